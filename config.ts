@@ -1,0 +1,82 @@
+/**
+ * Configuration (DECISIONS.md D6): the base URL and `built_at` of a build, from flags or the
+ * environment. Web standards only: every entry point (CLI, Node server, handler) resolves the same way.
+ */
+import { isHttpUrl, isUtcTimestamp } from "./source.ts";
+
+/** The base URL used when the configuration names none. */
+export const DEFAULT_BASE_URL = "http://localhost:8787";
+
+/** The configuration a build needs. */
+export interface Config {
+  readonly baseUrl: string;
+  readonly builtAt: string;
+}
+
+/** The environment variables read, by name; a missing or empty one counts as unset. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Resolves a build's configuration. `built_at` is the explicit value, else `SOURCE_DATE_EPOCH`,
+ * else `now` truncated to the second; the base URL is the explicit value, else `BASE_URL`, else
+ * the default. Returns every problem, each naming the setting it is about.
+ */
+export function resolveConfig(
+  env: Env,
+  explicit: { baseUrl?: string | undefined; builtAt?: string | undefined } = {},
+  now: () => Date = () => new Date(),
+): { ok: Config } | { problems: string[] } {
+  const problems: string[] = [];
+  let baseUrl = DEFAULT_BASE_URL;
+  const rawBase = explicit.baseUrl ?? nonEmpty(env["BASE_URL"]);
+  if (rawBase !== undefined) {
+    const parsed = parseBaseUrl(rawBase);
+    if ("error" in parsed) problems.push(`${explicit.baseUrl !== undefined ? "--base-url" : "BASE_URL"}: ${parsed.error}`);
+    else baseUrl = parsed.ok;
+  }
+  let builtAt = "";
+  const epoch = nonEmpty(env["SOURCE_DATE_EPOCH"]);
+  if (explicit.builtAt !== undefined) {
+    if (isUtcTimestamp(explicit.builtAt)) builtAt = explicit.builtAt;
+    else problems.push(`--built-at: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${JSON.stringify(explicit.builtAt)}`);
+  } else if (epoch !== undefined) {
+    const parsed = builtAtFromEpoch(epoch);
+    if ("error" in parsed) problems.push(`SOURCE_DATE_EPOCH: ${parsed.error}`);
+    else builtAt = parsed.ok;
+  } else {
+    builtAt = formatTimestamp(now());
+  }
+  return problems.length > 0 ? { problems } : { ok: { baseUrl, builtAt } };
+}
+
+/**
+ * Normalizes a base URL: absolute http(s), no query, fragment or credentials, trailing slashes
+ * dropped. Returns the URL, or a message saying what is wrong.
+ */
+export function parseBaseUrl(raw: string): { ok: string } | { error: string } {
+  const problem = { error: `expected an absolute http or https URL without query, fragment or credentials, got ${JSON.stringify(raw)}` };
+  if (!isHttpUrl(raw) || raw.includes("?") || raw.includes("#")) return problem;
+  const url = new URL(raw);
+  if (url.username !== "" || url.password !== "") return problem;
+  return { ok: `${url.origin}${url.pathname.replace(/\/+$/, "")}` };
+}
+
+/** The latest instant that RFC 3339 can write with a four-digit year. */
+const LAST_EPOCH_SECOND = 253402300799;
+
+/** `built_at` from `SOURCE_DATE_EPOCH` (whole seconds since 1970), or what is wrong with it. */
+export function builtAtFromEpoch(raw: string): { ok: string } | { error: string } {
+  if (!/^\d{1,12}$/.test(raw) || Number(raw) > LAST_EPOCH_SECOND) {
+    return { error: `expected whole seconds since 1970-01-01 (at most ${LAST_EPOCH_SECOND}), got ${JSON.stringify(raw)}` };
+  }
+  return { ok: formatTimestamp(new Date(Number(raw) * 1000)) };
+}
+
+/** An instant as RFC 3339 UTC with whole seconds (`2026-11-14T08:30:00Z`). */
+export function formatTimestamp(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}

@@ -1,0 +1,7 @@
+/** Entry point of `npm run registry`: see `../cli.ts`. */
+import { runCli } from "../cli.ts";
+
+const result = await runCli(process.argv.slice(2), process.env);
+process.stderr.write(result.stderr);
+process.stdout.write(result.stdout);
+process.exitCode = result.code;

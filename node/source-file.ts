@@ -1,0 +1,41 @@
+/**
+ * Reads a source file from disk and validates it: the one way every Node entry point (CLI, server,
+ * build) loads a registry. Problems come back prefixed with the file's path, one per line.
+ */
+import { readFile } from "node:fs/promises";
+import { validateSource, type Source } from "../source.ts";
+import { locateJsonError } from "./json-error.ts";
+
+/** Reads, parses and validates `path`. Never throws. */
+export async function readSourceFile(path: string): Promise<{ ok: Source } | { problems: string[] }> {
+  let text: string;
+  try {
+    // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1).
+    text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
+  } catch (error: unknown) {
+    const code = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
+    return { problems: [`${path}: cannot read the file (${code})`] };
+  }
+  const parsed = parseJson(text);
+  if ("error" in parsed) return { problems: [`${path}: ${parsed.error}`] };
+  const result = validateSource(parsed.ok);
+  return result.ok ? { ok: result.source } : { problems: result.problems.map((p) => `${path}: ${p}`) };
+}
+
+/**
+ * Parses JSON text; on a syntax error, says where it is (line and column) and what was found.
+ */
+export function parseJson(text: string): { ok: unknown } | { error: string } {
+  if (text.trim() === "") return { error: "not valid JSON: the file is empty" };
+  try {
+    return { ok: JSON.parse(text) };
+  } catch {
+    let where: ReturnType<typeof locateJsonError>;
+    try {
+      where = locateJsonError(text);
+    } catch {
+      where = null; // nested deeper than the locator's stack: say less rather than fail
+    }
+    return { error: where === null ? "not valid JSON" : `not valid JSON at line ${where.line}, column ${where.column}: ${where.reason}` };
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The registry document, v1: from a validated source to the exact bytes every address serves.
+ *
+ * `buildRegistry` is the one function that makes the document (SPEC.md; DECISIONS.md D2–D5) and
+ * `serializeRegistry` the one that turns it into bytes. Every key written here is a literal in this
+ * file, so the output is an allow-list by construction. Web standards only.
+ */
+import { parseBaseUrl } from "./config.ts";
+import { isUtcTimestamp, type Source, type SourceVault } from "./source.ts";
+
+export { validateSource, type Source, type Validation } from "./source.ts";
+
+/** The contract version carried in `schema_version`. */
+export const SCHEMA_VERSION = "1.0";
+/** The paths the document is served at, relative to the base URL. */
+export const PATHS = {
+  canonical: "/vaults.json",
+  versioned: "/api/registry.v1.json",
+  schema: "/api/registry.v1.schema.json",
+} as const;
+
+/** What a build needs besides the source. */
+export interface BuildOptions {
+  /** Absolute http(s) base URL without a trailing slash; see `parseBaseUrl`. */
+  readonly baseUrl: string;
+  /** RFC 3339 UTC timestamp with seconds: when the bytes are serialized. */
+  readonly builtAt: string;
+}
+
+export type Tier = "in_use" | "chartered" | "planned";
+
+/** A vault that is published in full. Key order is the serialized order (D3). */
+export interface FullRow {
+  vault_slug: string;
+  display_name: string;
+  class: string | null;
+  class_label: string | null;
+  status: string;
+  status_label: string;
+  tier: Tier;
+  tier_label: string;
+  tier_meaning: string;
+  persona: string | null;
+  note: string | null;
+  url: string;
+  markdown_url: string;
+  last_synced: string | null;
+  tagline: null;
+}
+
+/** A suppressed vault: identity, class, status and persona only (D3). */
+export interface MinimalRow {
+  vault_slug: string;
+  display_name: string;
+  class: string | null;
+  class_label: string | null;
+  status: string;
+  status_label: string;
+  persona: string | null;
+  listing: "minimal";
+  listing_note: string;
+}
+
+export type Row = FullRow | MinimalRow;
+
+export interface Edge {
+  source: string;
+  target: string;
+  type: string;
+}
+
+export interface Coverage {
+  populated: number;
+  of: number;
+}
+
+/** Every row key that `field_coverage` reports, in its fixed order (D4). */
+export const COVERAGE_FIELDS = [
+  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "tier",
+  "tier_label", "tier_meaning", "persona", "note", "url", "markdown_url", "last_synced", "tagline",
+  "listing", "listing_note",
+] as const;
+
+export type CoverageField = (typeof COVERAGE_FIELDS)[number];
+
+/** The v1 registry document. Key order is the serialized order (D4). */
+export interface Registry {
+  schema_version: typeof SCHEMA_VERSION;
+  about: {
+    canonical_url: string;
+    versioned_url: string;
+    schema_url: string;
+    versioning_policy: string;
+    licence: { id: string; url: string } | null;
+  };
+  generated_at: string;
+  built_at: string;
+  snapshot_note: string;
+  registry_schema_version: string;
+  source_inventory_sha: string;
+  caveat: string;
+  vault_count: number;
+  edge_count: number;
+  field_coverage: Record<CoverageField, Coverage>;
+  vaults: Row[];
+  edges: Edge[];
+}
+
+const TIERS: Record<Tier, { label: string; meaning: string }> = {
+  in_use: {
+    label: "in use",
+    meaning: "The vault is declared active: it is in use on this node.",
+  },
+  chartered: {
+    label: "chartered",
+    meaning: "The vault is chartered: declared and approved, but not yet in use.",
+  },
+  planned: {
+    label: "planned",
+    meaning: "The vault is declared but neither in use nor chartered: its status is neither active nor pending.",
+  },
+};
+
+const VERSIONING_POLICY =
+  "This is contract version 1.0, served at the versioned URL. A breaking change is published at a new " +
+  "versioned URL (the next is /api/registry.v2.json); the previous versioned URL keeps serving for at " +
+  "least 90 days after the new one is published, and the canonical URL /vaults.json moves to the new " +
+  "version only after that window has closed. Adding a field is not a breaking change and may happen " +
+  "at any time: consumers must ignore keys they do not recognise. registry_schema_version is the " +
+  "separate version of the underlying registry's schema.";
+
+const CAVEAT =
+  "Self-declared: every vault, status and relationship in this document is as declared by the operator " +
+  "of one node, and nothing in it is corroborated by an external signal. It is not a census of adoption. " +
+  "Sparse fields are sparse on purpose (internal language was removed from the public projection; see " +
+  "field_coverage). last_synced records a registry sync, not vault activity, and is not a freshness signal.";
+
+const LISTING_NOTE =
+  "Minimal listing: this vault is real and governed, but its detail is private by ruling. " +
+  "Keys this row omits are withheld, not unknown.";
+
+/** The tier of a status (SPEC, States and transitions): it depends on the status alone. */
+export function tierOf(status: string): Tier {
+  if (status === "active") return "in_use";
+  if (status === "pending") return "chartered";
+  return "planned";
+}
+
+/**
+ * Builds the v1 document from a validated source. Pure: the same source and options give an equal
+ * document, whatever the order of the source's arrays.
+ *
+ * @example
+ * const result = validateSource(JSON.parse(text));
+ * if (result.ok) buildRegistry(result.source, { baseUrl: "https://example.org", builtAt: "2026-11-21T00:00:00Z" });
+ */
+export function buildRegistry(source: Source, options: BuildOptions): Registry {
+  const { baseUrl, builtAt } = checkOptions(options);
+  const classLabel = (raw: string | null): string | null =>
+    raw === null ? null : (source.classLabels.get(raw) ?? raw);
+  const statusLabel = (raw: string): string => source.statusLabels.get(raw) ?? raw;
+
+  const rowOf = (v: SourceVault): Row => {
+    const identity = {
+      vault_slug: v.vault_slug,
+      display_name: v.display_name,
+      class: v.class,
+      class_label: classLabel(v.class),
+      status: v.status,
+      status_label: statusLabel(v.status),
+    };
+    if (v.suppressed) {
+      return { ...identity, persona: v.persona, listing: "minimal", listing_note: LISTING_NOTE };
+    }
+    const tier = tierOf(v.status);
+    return {
+      ...identity,
+      tier,
+      tier_label: TIERS[tier].label,
+      tier_meaning: TIERS[tier].meaning,
+      persona: v.persona,
+      note: v.note,
+      url: `${baseUrl}/vaults/${v.vault_slug}/`,
+      markdown_url: `${baseUrl}/vaults/${v.vault_slug}.md`,
+      last_synced: v.last_synced,
+      tagline: null, // withheld in v1 whatever the source says (D2)
+    };
+  };
+
+  const suppressed = new Set(source.vaults.filter((v) => v.suppressed).map((v) => v.vault_slug));
+  const vaults = source.vaults.map(rowOf).sort((a, b) => compareCodeUnits(a.vault_slug, b.vault_slug));
+  const edges = source.edges
+    .filter((e) => !suppressed.has(e.source) && !suppressed.has(e.target))
+    .map((e): Edge => ({ source: e.source, target: e.target, type: e.type }))
+    .sort((a, b) => compareCodeUnits(a.source, b.source) || compareCodeUnits(a.target, b.target) || compareCodeUnits(a.type, b.type));
+
+  return {
+    schema_version: SCHEMA_VERSION,
+    about: {
+      canonical_url: baseUrl + PATHS.canonical,
+      versioned_url: baseUrl + PATHS.versioned,
+      schema_url: baseUrl + PATHS.schema,
+      versioning_policy: VERSIONING_POLICY,
+      licence: source.licence === null ? null : { id: source.licence.id, url: source.licence.url },
+    },
+    generated_at: source.generated_at,
+    built_at: builtAt,
+    snapshot_note:
+      `This document is a build-time snapshot of one operator-run node's registry declarations, ` +
+      `generated at ${source.generated_at}. It is not read live: it changes only when the registry is regenerated and rebuilt.`,
+    registry_schema_version: source.registry_schema_version,
+    source_inventory_sha: source.source_inventory_sha,
+    caveat: CAVEAT,
+    vault_count: vaults.length,
+    edge_count: edges.length,
+    field_coverage: coverageOf(vaults),
+    vaults,
+    edges,
+  };
+}
+
+/**
+ * How many rows populate each field: present, and not `null`, `""` or `[]` (D4).
+ * Exported so that tests and `verify` recompute it from the rows.
+ */
+export function coverageOf(rows: readonly object[]): Record<CoverageField, Coverage> {
+  const entries = COVERAGE_FIELDS.map((field): [CoverageField, Coverage] => {
+    const populated = rows.filter((row) => {
+      if (!Object.hasOwn(row, field)) return false;
+      const value: unknown = (row as Record<string, unknown>)[field];
+      return value !== null && value !== "" && !(Array.isArray(value) && value.length === 0);
+    }).length;
+    return [field, { populated, of: rows.length }];
+  });
+  return Object.fromEntries(entries) as Record<CoverageField, Coverage>;
+}
+
+/**
+ * The exact bytes of a document (D5): UTF-8 without BOM, two-space indentation, keys in the
+ * document's order, non-ASCII as is, one trailing newline.
+ */
+export function serializeRegistry(document: Registry): Uint8Array {
+  return new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
+}
+
+function checkOptions(options: BuildOptions): BuildOptions {
+  const base = parseBaseUrl(options.baseUrl);
+  if ("error" in base) throw new TypeError(`baseUrl: ${base.error}`);
+  if (!isUtcTimestamp(options.builtAt)) {
+    throw new TypeError(`builtAt: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${JSON.stringify(options.builtAt)}`);
+  }
+  return { baseUrl: base.ok, builtAt: options.builtAt };
+}
+
+/** Orders strings by UTF-16 code units, the same on every runtime and locale (D5). */
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,26 @@
+/** The fixture cases that goldens pin, and the fixed options they are built with. */
+import { readdirSync } from "node:fs";
+
+/** Build options for every golden: fixed, so the bytes depend on the source alone. */
+export const GOLDEN_OPTIONS = { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" } as const;
+
+export interface Case {
+  /** The fixture file, relative to the repository root. */
+  readonly fixture: string;
+  /** Its golden file, relative to `golden/`. */
+  readonly golden: string;
+}
+
+const jsonFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+
+/** The embedded default snapshot and every edge-case source: each must build to its golden bytes. */
+export const validCases: readonly Case[] = [
+  { fixture: "fixtures/registry.json", golden: "registry.json" },
+  ...jsonFiles("fixtures/valid").map((f) => ({ fixture: `fixtures/valid/${f}`, golden: `valid/${f}` })),
+];
+
+/** One invalid source per defect: each must be refused with its golden error output. */
+export const invalidCases: readonly Case[] = jsonFiles("fixtures/invalid").map((f) => ({
+  fixture: `fixtures/invalid/${f}`,
+  golden: `invalid/${f.replace(/\.json$/, ".txt")}`,
+}));

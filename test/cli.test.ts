@@ -1,0 +1,63 @@
+/** The CLI as a process, exactly as the README runs it. */
+import { readFileSync } from "node:fs";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { GOLDEN_OPTIONS } from "./cases.ts";
+import { cleanEnv, run } from "./process.ts";
+
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  run("node", ["--import", "tsx", "node/bin/registry.ts", ...args], { env: cleanEnv(env) });
+
+test("npm run --silent registry writes the golden bytes to stdout and nothing else", async () => {
+  const result = await run("npm", ["run", "--silent", "registry", "--", "fixtures/registry.json", "--base-url", GOLDEN_OPTIONS.baseUrl, "--built-at", GOLDEN_OPTIONS.builtAt], { env: cleanEnv() });
+  assert.is(result.stderr, "");
+  assert.is(result.code, 0);
+  assert.ok(result.stdout.equals(readFileSync("golden/registry.json")), "stdout is golden/registry.json byte for byte");
+});
+
+test("SOURCE_DATE_EPOCH and BASE_URL set built_at and the base URL when no flag does", async () => {
+  const result = await cli(["fixtures/valid/empty.json"], { SOURCE_DATE_EPOCH: "1700000000", BASE_URL: "https://env.example/" });
+  assert.is(result.code, 0);
+  const document = JSON.parse(result.stdout.toString("utf8"));
+  assert.is(document.built_at, "2023-11-14T22:13:20Z");
+  assert.is(document.about.canonical_url, "https://env.example/vaults.json");
+});
+
+test("without flags or SOURCE_DATE_EPOCH, built_at is the clock at the build, to the second", async () => {
+  const before = Math.floor(Date.now() / 1000) * 1000;
+  const result = await cli(["fixtures/valid/empty.json"]);
+  const builtAt = Date.parse(JSON.parse(result.stdout.toString("utf8")).built_at);
+  assert.ok(builtAt >= before && builtAt <= Date.now(), `${builtAt} within the run`);
+});
+
+test("an invalid source: every problem on stderr, one per line, nothing on stdout, exit 1", async () => {
+  const result = await cli(["fixtures/invalid/many-problems.json"]);
+  assert.is(result.code, 1);
+  assert.is(result.stdout.length, 0);
+  assert.is(result.stderr, readFileSync("golden/invalid/many-problems.txt", "utf8"));
+  assert.not.match(result.stderr, /\bat .*\.ts:\d+/, "no stack trace");
+});
+
+test("bad flags and unreadable files: a clear line each, exit 1, nothing on stdout", async () => {
+  const cases: [string[], RegExp][] = [
+    [[], /^usage: registry <source\.json>/m],
+    [["a.json", "b.json"], /^usage:/m],
+    [["fixtures/registry.json", "--colour"], /^Unknown option '--colour'/m],
+    [["fixtures/registry.json", "--base-url", "ftp://x"], /^--base-url: expected an absolute http or https URL/m],
+    [["fixtures/registry.json", "--built-at", "yesterday"], /^--built-at: expected an RFC 3339 UTC timestamp/m],
+    [["fixtures/does-not-exist.json"], /^fixtures\/does-not-exist\.json: cannot read the file \(ENOENT\)$/m],
+    [["fixtures"], /^fixtures: cannot read the file \(EISDIR\)$/m],
+  ];
+  for (const [args, expected] of cases) {
+    const result = await cli(args);
+    assert.is(result.code, 1, args.join(" "));
+    assert.is(result.stdout.length, 0, args.join(" "));
+    assert.match(result.stderr, expected);
+    assert.not.match(result.stderr, /\n\s+at /, "no stack trace");
+  }
+  const bad = await cli(["fixtures/valid/empty.json"], { SOURCE_DATE_EPOCH: "soon" });
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, /^SOURCE_DATE_EPOCH: /);
+});
+
+test.run();

@@ -1,0 +1,50 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { builtAtFromEpoch, DEFAULT_BASE_URL, parseBaseUrl, resolveConfig } from "../config.ts";
+
+const NOW = () => new Date("2026-11-21T09:08:07.654Z");
+
+test("base URL: absolute http(s), trailing slashes dropped, host lower-cased", () => {
+  assert.equal(parseBaseUrl("https://Registry.Example.org/"), { ok: "https://registry.example.org" });
+  assert.equal(parseBaseUrl("http://127.0.0.1:8787"), { ok: "http://127.0.0.1:8787" });
+  assert.equal(parseBaseUrl("https://example.org/reg//"), { ok: "https://example.org/reg" });
+  assert.equal(parseBaseUrl("https://example.org:443/"), { ok: "https://example.org" });
+  for (const bad of ["", "example.org", "/vaults", "ftp://example.org", "https://example.org/?a=1", "https://example.org/#x", "https://u:p@example.org", "javascript:alert(1)"]) {
+    assert.ok("error" in parseBaseUrl(bad), bad);
+  }
+});
+
+test("built_at: explicit, else SOURCE_DATE_EPOCH, else the clock truncated to the second", () => {
+  assert.equal(resolveConfig({}, {}, NOW), { ok: { baseUrl: DEFAULT_BASE_URL, builtAt: "2026-11-21T09:08:07Z" } });
+  assert.equal(resolveConfig({ SOURCE_DATE_EPOCH: "1763683200" }, {}, NOW), { ok: { baseUrl: DEFAULT_BASE_URL, builtAt: "2025-11-21T00:00:00Z" } });
+  assert.equal(
+    resolveConfig({ SOURCE_DATE_EPOCH: "1763683200" }, { builtAt: "2026-01-01T00:00:00Z" }, NOW),
+    { ok: { baseUrl: DEFAULT_BASE_URL, builtAt: "2026-01-01T00:00:00Z" } },
+  );
+  assert.equal(resolveConfig({ SOURCE_DATE_EPOCH: "" }, {}, NOW), { ok: { baseUrl: DEFAULT_BASE_URL, builtAt: "2026-11-21T09:08:07Z" } });
+});
+
+test("SOURCE_DATE_EPOCH: whole seconds within four-digit years only", () => {
+  assert.equal(builtAtFromEpoch("0"), { ok: "1970-01-01T00:00:00Z" });
+  assert.equal(builtAtFromEpoch("253402300799"), { ok: "9999-12-31T23:59:59Z" });
+  for (const bad of ["-1", "1.5", "1e9", " 1", "253402300800", "now"]) assert.ok("error" in builtAtFromEpoch(bad), bad);
+});
+
+test("base URL: explicit, else BASE_URL, else the default; problems name their setting", () => {
+  assert.equal(resolveConfig({ BASE_URL: "https://a.example/" }, {}, NOW), { ok: { baseUrl: "https://a.example", builtAt: "2026-11-21T09:08:07Z" } });
+  assert.equal(resolveConfig({ BASE_URL: "https://a.example/" }, { baseUrl: "https://b.example" }, NOW), { ok: { baseUrl: "https://b.example", builtAt: "2026-11-21T09:08:07Z" } });
+  assert.equal(resolveConfig({ BASE_URL: "nope", SOURCE_DATE_EPOCH: "x" }, {}, NOW), {
+    problems: [
+      'BASE_URL: expected an absolute http or https URL without query, fragment or credentials, got "nope"',
+      'SOURCE_DATE_EPOCH: expected whole seconds since 1970-01-01 (at most 253402300799), got "x"',
+    ],
+  });
+  assert.equal(resolveConfig({}, { baseUrl: "ftp://x", builtAt: "2026-11-21" }, NOW), {
+    problems: [
+      '--base-url: expected an absolute http or https URL without query, fragment or credentials, got "ftp://x"',
+      '--built-at: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got "2026-11-21"',
+    ],
+  });
+});
+
+test.run();

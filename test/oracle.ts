@@ -1,0 +1,80 @@
+/**
+ * D1 restated as one predicate, written apart from `source.ts` so the two can be checked against
+ * each other: `validateSource(x).ok` must equal `isValidSource(x)` for every input.
+ */
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const has = (o: Obj, k: string): boolean => Object.hasOwn(o, k);
+const str = (v: unknown): v is string => typeof v === "string";
+const nonEmpty = (v: unknown): boolean => str(v) && v !== "";
+const strOrNull = (v: unknown): boolean => v === null || str(v);
+
+function realDate(y: string, m: string, d: string): boolean {
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(m) - 1, Number(d));
+  return date.toISOString().startsWith(`${y}-${m}-${d}`);
+}
+
+function isTimestamp(v: unknown): boolean {
+  const m = str(v) ? /^(\d{4})-(\d\d)-(\d\d)T([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$/.exec(v) : null;
+  return m !== null && realDate(m[1]!, m[2]!, m[3]!);
+}
+
+function isDate(v: unknown): boolean {
+  const m = str(v) ? /^(\d{4})-(\d\d)-(\d\d)$/.exec(v) : null;
+  return m !== null && realDate(m[1]!, m[2]!, m[3]!);
+}
+
+function isHttpUrl(v: unknown): boolean {
+  if (!str(v)) return false;
+  try {
+    return ["http:", "https:"].includes(new URL(v).protocol);
+  } catch {
+    return false;
+  }
+}
+
+const optionalKey = (o: Obj, k: string, ok: (v: unknown) => boolean): boolean => !has(o, k) || ok(o[k]);
+
+const labelTableOk = (t: unknown): boolean =>
+  t === null || (isObj(t) && Object.values(t).every((label) => nonEmpty(label)));
+
+/** True exactly when `x` is a valid source under D1. */
+export function isValidSource(x: unknown): boolean {
+  if (!isObj(x)) return false;
+  if (!nonEmpty(x["registry_schema_version"]) || !has(x, "registry_schema_version")) return false;
+  if (!has(x, "generated_at") || !isTimestamp(x["generated_at"])) return false;
+  const sha = x["source_inventory_sha"];
+  if (!has(x, "source_inventory_sha") || !str(sha) || !/^[0-9a-f]+$/.test(sha) || ![40, 64].includes(sha.length)) return false;
+  const licence = has(x, "licence") ? x["licence"] : null;
+  if (licence !== null && !(isObj(licence) && has(licence, "id") && nonEmpty(licence["id"]) && has(licence, "url") && isHttpUrl(licence["url"]))) return false;
+  const labels = has(x, "labels") ? x["labels"] : null;
+  if (labels !== null && !(isObj(labels) && optionalKey(labels, "class", labelTableOk) && optionalKey(labels, "status", labelTableOk))) return false;
+
+  const vaults = x["vaults"];
+  const edges = x["edges"];
+  if (!has(x, "vaults") || !Array.isArray(vaults) || !has(x, "edges") || !Array.isArray(edges)) return false;
+  const slugs: string[] = [];
+  for (const v of vaults as unknown[]) {
+    if (!isObj(v) || !has(v, "vault_slug") || !has(v, "display_name") || !has(v, "status")) return false;
+    const s = v["vault_slug"];
+    if (!str(s) || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) || slugs.includes(s)) return false;
+    slugs.push(s);
+    if (!nonEmpty(v["display_name"]) || !str(v["status"])) return false;
+    if (!["class", "persona", "note"].every((k) => optionalKey(v, k, strOrNull))) return false;
+    if (!optionalKey(v, "last_synced", (d) => d === null || isDate(d))) return false;
+    if (!optionalKey(v, "suppressed", (b) => typeof b === "boolean")) return false;
+  }
+  const seen = new Set<string>();
+  for (const e of edges as unknown[]) {
+    if (!isObj(e) || !has(e, "source") || !has(e, "target") || !has(e, "type")) return false;
+    const { source, target, type } = { source: e["source"], target: e["target"], type: e["type"] };
+    if (!str(source) || !str(target) || !nonEmpty(type)) return false;
+    if (!slugs.includes(source) || !slugs.includes(target)) return false;
+    const key = JSON.stringify([source, target, type]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+  }
+  return true;
+}

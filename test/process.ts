@@ -1,0 +1,31 @@
+/** Runs a command to completion with a time limit, capturing its output as bytes. */
+import { spawn } from "node:child_process";
+
+export interface Finished {
+  readonly code: number | null;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+/** Spawns `command args` (no shell), stops it after `timeoutMs`, and resolves with what it wrote. */
+export function run(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") });
+    });
+  });
+}
+
+/** The environment of this process without the variables that change a build's output. */
+export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const { BASE_URL: _b, SOURCE_DATE_EPOCH: _s, ...rest } = process.env;
+  return { ...rest, ...extra };
+}

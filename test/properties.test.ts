@@ -1,0 +1,239 @@
+/**
+ * Laws of the registry over generated sources (fast-check). Replay a failure with FC_SEED=<seed>;
+ * run more cases with FC_RUNS=<n>.
+ */
+import fc from "fast-check";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { buildRegistry, serializeRegistry, validateSource, type Registry, type Row } from "../registry.ts";
+import { fcParams, nearValidSource, permutationOf, SECRET, status, validSource } from "./arbitraries.ts";
+import { isValidSource } from "./oracle.ts";
+
+const OPTIONS = { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" };
+
+const FULL_KEYS = [
+  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "tier", "tier_label",
+  "tier_meaning", "persona", "note", "url", "markdown_url", "last_synced", "tagline",
+];
+const MINIMAL_KEYS = [
+  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "persona", "listing", "listing_note",
+];
+const ENVELOPE_KEYS = [
+  "schema_version", "about", "generated_at", "built_at", "snapshot_note", "registry_schema_version",
+  "source_inventory_sha", "caveat", "vault_count", "edge_count", "field_coverage", "vaults", "edges",
+];
+
+type Json = Record<string, unknown>;
+
+function build(source: unknown): { document: Registry; bytes: Uint8Array; text: string } {
+  const result = validateSource(source);
+  if (!result.ok) throw new Error(`generated source was refused:\n${result.problems.join("\n")}`);
+  const document = buildRegistry(result.source, OPTIONS);
+  const bytes = serializeRegistry(document);
+  return { document, bytes, text: new TextDecoder().decode(bytes) };
+}
+
+const vaultsOf = (source: Json): Json[] => source["vaults"] as Json[];
+const edgesOf = (source: Json): Json[] => source["edges"] as Json[];
+const own = (o: Json, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+const isFull = (row: Row): boolean => !Object.hasOwn(row, "listing");
+
+test("tier depends on status alone: active -> in_use, pending -> chartered, anything else -> planned", () => {
+  fc.assert(
+    fc.property(validSource, status, (source, probe) => {
+      const probed = { ...source, vaults: [...vaultsOf(source), { vault_slug: "zz-probe", display_name: "Probe", status: probe }] };
+      const { document } = build(probed);
+      const byStatus = new Map<string, string>();
+      for (const row of document.vaults) {
+        if (!isFull(row)) continue;
+        const r = row as unknown as Json;
+        const expected = r["status"] === "active" ? "in_use" : r["status"] === "pending" ? "chartered" : "planned";
+        assert.is(r["tier"], expected);
+        assert.is(r["tier_label"], { in_use: "in use", chartered: "chartered", planned: "planned" }[expected]);
+        const signature = `${r["tier"]}|${r["tier_label"]}|${r["tier_meaning"]}`;
+        assert.is(byStatus.get(r["status"] as string) ?? signature, signature, "same status, same tier fields");
+        byStatus.set(r["status"] as string, signature);
+      }
+    }),
+    fcParams,
+  );
+});
+
+test("rows have exactly their keys in order; minimal exactly for suppressed; absent scalars are null", () => {
+  fc.assert(
+    fc.property(validSource, (source) => {
+      const { document } = build(source);
+      const declared = new Map(vaultsOf(source).map((v) => [v["vault_slug"] as string, v]));
+      assert.is(document.vaults.length, declared.size);
+      for (const row of document.vaults) {
+        const v = declared.get(row.vault_slug) as Json;
+        const r = row as unknown as Json;
+        const suppressed = own(v, "suppressed") === true;
+        assert.equal(Object.keys(row), suppressed ? MINIMAL_KEYS : FULL_KEYS);
+        assert.is(r["display_name"], v["display_name"]);
+        assert.is(r["status"], v["status"]);
+        for (const key of ["class", "persona"]) assert.is(r[key], own(v, key) ?? null, key);
+        if (suppressed) {
+          assert.is(r["listing"], "minimal");
+          continue;
+        }
+        for (const key of ["note", "last_synced"]) assert.is(r[key], own(v, key) ?? null, key);
+        assert.is(r["tagline"], null);
+        assert.is(r["url"], `${OPTIONS.baseUrl}/vaults/${row.vault_slug}/`);
+        assert.is(r["markdown_url"], `${OPTIONS.baseUrl}/vaults/${row.vault_slug}.md`);
+      }
+    }),
+    fcParams,
+  );
+});
+
+test("labels: a raw value is shown with its label, or itself when the table has none; null class, null label", () => {
+  fc.assert(
+    fc.property(validSource, (source) => {
+      const { document } = build(source);
+      const labels = (own(source, "labels") ?? {}) as Json;
+      const table = (name: string): Json => (own(labels, name) ?? {}) as Json;
+      for (const row of document.vaults) {
+        const classLabel = row.class === null ? null : (own(table("class"), row.class) ?? row.class);
+        assert.is(row.class_label, classLabel);
+        assert.is(row.status_label, own(table("status"), row.status) ?? row.status);
+      }
+    }),
+    fcParams,
+  );
+});
+
+test("envelope keys in order; counts equal array lengths; coverage recomputed from the rows matches", () => {
+  fc.assert(
+    fc.property(validSource, (source) => {
+      const { document } = build(source);
+      assert.equal(Object.keys(document), ENVELOPE_KEYS);
+      assert.is(document.vault_count, document.vaults.length);
+      assert.is(document.edge_count, document.edges.length);
+      const fields = [...FULL_KEYS, "listing", "listing_note"];
+      assert.equal(Object.keys(document.field_coverage), fields);
+      for (const field of fields) {
+        let populated = 0;
+        for (const row of document.vaults) {
+          const value = (row as unknown as Json)[field];
+          if (field in row && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) populated++;
+        }
+        assert.equal(document.field_coverage[field as keyof Registry["field_coverage"]], { populated, of: document.vaults.length }, field);
+      }
+      assert.is(document.field_coverage.tagline.populated, 0);
+    }),
+    fcParams,
+  );
+});
+
+test("rows sorted by slug, edges by (source, target, type), by UTF-16 code units, no duplicates", () => {
+  fc.assert(
+    fc.property(validSource, (source) => {
+      const { document } = build(source);
+      const slugs = document.vaults.map((r) => r.vault_slug);
+      slugs.slice(1).forEach((s, i) => assert.ok((slugs[i] as string) < s, `${slugs[i]} < ${s}`));
+      const keys = document.edges.map((e) => [e.source, e.target, e.type]);
+      keys.slice(1).forEach((k, i) => {
+        const prev = keys[i] as string[];
+        const order = prev[0] !== k[0] ? prev[0]! < k[0]! : prev[1] !== k[1] ? prev[1]! < k[1]! : prev[2]! < k[2]!;
+        assert.ok(order, `${JSON.stringify(prev)} before ${JSON.stringify(k)}`);
+      });
+    }),
+    fcParams,
+  );
+});
+
+test("bytes: reordering the source's arrays and keys, or building twice, changes no byte", () => {
+  const shuffledKeys = (o: Json, order: number[]): Json => {
+    const entries = Object.entries(o);
+    return Object.fromEntries(entries.map((_, i) => entries[order[i % order.length]! % entries.length]!).filter(
+      (e, i, all) => all.findIndex(([k]) => k === e[0]) === i,
+    ).concat(entries));
+  };
+  fc.assert(
+    fc.property(
+      validSource.chain((s) =>
+        fc.tuple(fc.constant(s), permutationOf(vaultsOf(s)), permutationOf(edgesOf(s)), fc.array(fc.nat(), { minLength: 1, maxLength: 8 })),
+      ),
+      ([source, vaults, edges, order]) => {
+        const reordered = shuffledKeys(
+          { ...source, vaults: vaults.map((v) => shuffledKeys(v, order)), edges: edges.map((e) => shuffledKeys(e, order)) },
+          order,
+        );
+        const first = build(source).bytes;
+        assert.ok(Buffer.from(first).equals(Buffer.from(build(source).bytes)), "same source, same bytes");
+        assert.ok(Buffer.from(first).equals(Buffer.from(build(reordered).bytes)), "reordered source, same bytes");
+      },
+    ),
+    fcParams,
+  );
+});
+
+test("bytes: UTF-8 without BOM, two-space JSON, one trailing newline, and they parse back to the document", () => {
+  fc.assert(
+    fc.property(validSource, (source) => {
+      const { document, bytes, text } = build(source);
+      assert.ok(bytes[0] === 0x7b, "starts with {, no BOM");
+      assert.ok(text.endsWith("}\n") && !text.endsWith("\n\n"), "exactly one trailing newline");
+      assert.ok(new TextDecoder("utf-8", { fatal: true }).decode(bytes) === text, "well-formed UTF-8");
+      assert.equal(JSON.parse(text), JSON.parse(JSON.stringify(document)));
+      assert.is(text, `${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+    }),
+    fcParams,
+  );
+});
+
+test("privacy: no internal key, tagline, suppressed detail or edge touching a suppressed vault is published", () => {
+  const allowed = new Set([
+    ...ENVELOPE_KEYS, ...FULL_KEYS, ...MINIMAL_KEYS, "canonical_url", "versioned_url", "schema_url",
+    "versioning_policy", "licence", "id", "url", "populated", "of", "source", "target", "type",
+  ]);
+  const keysOf = (value: unknown): string[] =>
+    typeof value !== "object" || value === null
+      ? []
+      : Array.isArray(value)
+        ? value.flatMap(keysOf)
+        : Object.entries(value).flatMap(([k, v]) => [k, ...keysOf(v)]);
+  fc.assert(
+    fc.property(validSource, (source) => {
+      const { text } = build(source);
+      assert.not.ok(text.includes(SECRET), "a private string leaked");
+      const parsed: unknown = JSON.parse(text);
+      assert.equal(keysOf(parsed).filter((k) => !allowed.has(k)), [], "only allow-listed keys");
+      const suppressed = new Set(vaultsOf(source).filter((v) => own(v, "suppressed") === true).map((v) => v["vault_slug"]));
+      for (const edge of (parsed as Registry).edges) {
+        assert.not.ok(suppressed.has(edge.source) || suppressed.has(edge.target), "edge touching a suppressed vault");
+      }
+    }),
+    fcParams,
+  );
+});
+
+test("validation accepts exactly the valid sources (D1 oracle) and never throws", () => {
+  fc.assert(
+    fc.property(fc.oneof({ weight: 8, arbitrary: nearValidSource }, validSource, fc.jsonValue()), (input) => {
+      const result = validateSource(input);
+      assert.is(result.ok, isValidSource(input), result.ok ? "accepted" : result.problems.join("\n"));
+      if (!result.ok) {
+        assert.ok(result.problems.length > 0);
+        for (const p of result.problems) assert.match(p, /^(\$|[a-z_]+(\[\d+\]|\.[a-z_]+|\["[^\n]*"\])*): \S/);
+      }
+    }),
+    { ...fcParams, numRuns: fcParams.numRuns * 10 }, // validation is cheap; broken fields need many draws
+  );
+  fc.assert(fc.property(fc.anything(), (input) => void validateSource(input)), fcParams);
+});
+
+test("hostile keys stay data: validating and building never touches Object.prototype", () => {
+  fc.assert(
+    fc.property(validSource, (source) => {
+      const before = Object.getOwnPropertyNames(Object.prototype).join();
+      build(JSON.parse(JSON.stringify(source)));
+      assert.is(Object.getOwnPropertyNames(Object.prototype).join(), before);
+      assert.is(({} as Json)["polluted"], undefined);
+    }),
+    fcParams,
+  );
+});
+
+test.run();
