@@ -220,6 +220,29 @@ export function buildRegistry(source: Source, options: BuildOptions): Registry {
 }
 
 /**
+ * The source re-declared with only what the document publishes: no internal keys, no tagline, no
+ * detail of suppressed vaults, no edge touching one. It validates, and builds to the same document
+ * as the source it came from, so an artifact can embed it instead of the private declaration.
+ */
+export function publishableSource(source: Source): Record<string, unknown> {
+  const suppressed = new Set(source.vaults.filter((v) => v.suppressed).map((v) => v.vault_slug));
+  return {
+    registry_schema_version: source.registry_schema_version,
+    generated_at: source.generated_at,
+    source_inventory_sha: source.source_inventory_sha,
+    licence: source.licence,
+    labels: { class: Object.fromEntries(source.classLabels), status: Object.fromEntries(source.statusLabels) },
+    vaults: source.vaults.map((v) => {
+      const identity = { vault_slug: v.vault_slug, display_name: v.display_name, class: v.class, status: v.status, persona: v.persona };
+      return v.suppressed ? { ...identity, suppressed: true } : { ...identity, note: v.note, last_synced: v.last_synced };
+    }),
+    edges: source.edges
+      .filter((e) => !suppressed.has(e.source) && !suppressed.has(e.target))
+      .map((e) => ({ source: e.source, target: e.target, type: e.type })),
+  };
+}
+
+/**
  * How many rows populate each field: present, and not `null`, `""` or `[]` (D4).
  * Exported so that tests and `verify` recompute it from the rows.
  */
@@ -239,7 +262,7 @@ export function coverageOf(rows: readonly object[]): Record<CoverageField, Cover
  * The exact bytes of a document (D5): UTF-8 without BOM, two-space indentation, keys in the
  * document's order, non-ASCII as is, one trailing newline.
  */
-export function serializeRegistry(document: Registry): Uint8Array {
+export function serializeRegistry(document: Registry): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
 }
 

@@ -1,0 +1,112 @@
+/**
+ * `npm run build [-- --out DIR]`: every deployable artifact, stamped with one `built_at`.
+ *
+ * - `DIR/lambda/index.mjs`: one minified ESM file exporting `handler` (Lambda's "index.handler"),
+ *   with the source, `built_at` and base URL baked in (BASE_URL set at run time overrides the last).
+ * - `DIR/static/`: `vaults.json`, `api/registry.v1.json`, `api/registry.v1.schema.json` and a
+ *   `_headers` file giving Netlify or Cloudflare Pages the same headers as the server.
+ *
+ * `built_at` is SOURCE_DATE_EPOCH, else the clock once; with SOURCE_DATE_EPOCH set, two builds are
+ * byte-identical. REGISTRY_SOURCE replaces the embedded snapshot. The bundle embeds only the
+ * publishable part of the source (`publishableSource`). Everything is written to a
+ * temporary folder first and swapped in whole, so a failed build leaves an existing DIR untouched.
+ */
+import { build as esbuild, type Plugin } from "esbuild";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { prepareBuild } from "../app.ts";
+import { resolveConfig } from "../config.ts";
+import { PATHS, publishableSource } from "../registry.ts";
+import type { Representation } from "../responses.ts";
+import { readSourceFile } from "./source-file.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const SNAPSHOT = join(ROOT, "fixtures", "registry.json");
+
+const { values } = parseArgs({ options: { out: { type: "string", default: "dist" } }, strict: true });
+const out = resolve(values.out);
+const sourcePath = process.env["REGISTRY_SOURCE"] || SNAPSHOT;
+
+const config = resolveConfig(process.env);
+const source = await readSourceFile(sourcePath);
+if ("problems" in config || "problems" in source) {
+  const problems = [...("problems" in config ? config.problems : []), ...("problems" in source ? source.problems : [])];
+  process.stderr.write(problems.map((p) => `${p}\n`).join(""));
+  process.exit(1);
+}
+const buildConfig = config.ok;
+const { builtAt, baseUrl } = buildConfig;
+const registrySource = source.ok;
+
+const temporary = `${out}.tmp-${process.pid}`;
+await rm(temporary, { recursive: true, force: true });
+try {
+  const served = await prepareBuild(registrySource, buildConfig);
+  await writeStatic(join(temporary, "static"), served.document, served.schema);
+  await bundleLambda(join(temporary, "lambda", "index.mjs"));
+  await swapIn(temporary, out);
+} catch (error: unknown) {
+  await rm(temporary, { recursive: true, force: true });
+  process.stderr.write(`build failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+console.log(`built ${out} (built_at ${builtAt}, base URL ${baseUrl})`);
+
+async function writeStatic(dir: string, document: Representation, schema: Representation): Promise<void> {
+  const files: [string, Representation][] = [
+    [PATHS.canonical, document],
+    [PATHS.versioned, document],
+    [PATHS.schema, schema],
+  ];
+  // Static hosts compute their own length and validators; the rest of the headers are ours.
+  const own = (rep: Representation) =>
+    Object.entries(rep.ok).filter(([name]) => !["content-length", "etag", "last-modified"].includes(name));
+  const headers = files.map(([path, rep]) => [path, ...own(rep).map(([n, v]) => `  ${n}: ${v}`)].join("\n"));
+  for (const [path, rep] of files) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), rep.body);
+  }
+  await writeFile(join(dir, "_headers"), `${headers.join("\n\n")}\n`);
+}
+
+async function bundleLambda(file: string): Promise<void> {
+  // The bundle carries this build's stamp and source instead of reading them at start.
+  const stamp: Plugin = {
+    name: "stamp",
+    setup(build) {
+      build.onLoad({ filter: /[\\/]build-info\.ts$/ }, () => ({
+        contents: `export const BUILT_AT = ${JSON.stringify(builtAt)}; export const BASE_URL = ${JSON.stringify(baseUrl)};`,
+        loader: "ts",
+      }));
+      // Only what the document publishes goes into the artifact: no internal keys, no private detail.
+      build.onLoad({ filter: /[\\/]fixtures[\\/]registry\.json$/ }, () => ({
+        contents: JSON.stringify(publishableSource(registrySource)),
+        loader: "json",
+      }));
+    },
+  };
+  await esbuild({
+    stdin: { contents: `export { lambdaHandler as handler } from "./handler.ts";`, resolveDir: ROOT, loader: "ts", sourcefile: "lambda-entry.ts" },
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outfile: file,
+    legalComments: "none",
+    plugins: [stamp],
+    logLevel: "error",
+  });
+}
+
+async function swapIn(from: string, to: string): Promise<void> {
+  const old = `${to}.old-${process.pid}`;
+  await rm(old, { recursive: true, force: true });
+  await rename(to, old).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+  });
+  await rename(from, to);
+  await rm(old, { recursive: true, force: true });
+}

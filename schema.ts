@@ -1,0 +1,107 @@
+/**
+ * The JSON Schema (draft 2020-12) of the v1 registry document, served at
+ * `/api/registry.v1.schema.json`. Unknown keys are allowed where SPEC allows fields to be added;
+ * a minimal row may not carry any key that a ruling withholds.
+ */
+
+import { COVERAGE_FIELDS } from "./registry.ts";
+
+const nullableString = { type: ["string", "null"] } as const;
+const utcTimestamp = { type: "string", format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$" } as const;
+const slug = { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$" } as const;
+const identity = {
+  vault_slug: slug,
+  display_name: { type: "string", minLength: 1 },
+  class: nullableString,
+  class_label: nullableString,
+  status: { type: "string" },
+  status_label: { type: "string" },
+  persona: nullableString,
+} as const;
+const WITHHELD = ["tier", "tier_label", "tier_meaning", "note", "url", "markdown_url", "last_synced", "tagline"];
+const coverage = {
+  type: "object",
+  required: ["populated", "of"],
+  properties: { populated: { type: "integer", minimum: 0 }, of: { type: "integer", minimum: 0 } },
+} as const;
+
+/** Builds the schema with absolute `$id` under the deployment's base URL. */
+export function registrySchema(baseUrl: string): Record<string, unknown> {
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: `${baseUrl}/api/registry.v1.schema.json`,
+    title: "Registry document, v1",
+    description:
+      "A build-time snapshot of one node's registry declarations. Consumers must ignore keys they do not recognise. " +
+      "In a minimal row, an omitted key is withheld by ruling; in any row, null means not known.",
+    type: "object",
+    required: [
+      "schema_version", "about", "generated_at", "built_at", "snapshot_note", "registry_schema_version",
+      "source_inventory_sha", "caveat", "vault_count", "edge_count", "field_coverage", "vaults", "edges",
+    ],
+    properties: {
+      schema_version: { const: "1.0" },
+      about: {
+        type: "object",
+        required: ["canonical_url", "versioned_url", "schema_url", "versioning_policy", "licence"],
+        properties: {
+          canonical_url: { type: "string", format: "uri" },
+          versioned_url: { type: "string", format: "uri" },
+          schema_url: { type: "string", format: "uri" },
+          versioning_policy: { type: "string", minLength: 1 },
+          licence: {
+            oneOf: [
+              { type: "null" },
+              { type: "object", required: ["id", "url"], properties: { id: { type: "string" }, url: { type: "string", format: "uri" } } },
+            ],
+          },
+        },
+      },
+      generated_at: utcTimestamp,
+      built_at: utcTimestamp,
+      snapshot_note: { type: "string", minLength: 1 },
+      registry_schema_version: { type: "string", minLength: 1 },
+      source_inventory_sha: { type: "string", pattern: "^([0-9a-f]{40}|[0-9a-f]{64})$" },
+      caveat: { type: "string", minLength: 1 },
+      vault_count: { type: "integer", minimum: 0 },
+      edge_count: { type: "integer", minimum: 0 },
+      field_coverage: {
+        type: "object",
+        required: [...COVERAGE_FIELDS],
+        properties: Object.fromEntries(COVERAGE_FIELDS.map((field) => [field, coverage])),
+      },
+      vaults: { type: "array", items: { $ref: "#/$defs/row" } },
+      edges: { type: "array", items: { $ref: "#/$defs/edge" } },
+    },
+    $defs: {
+      row: { oneOf: [{ $ref: "#/$defs/full_row" }, { $ref: "#/$defs/minimal_row" }] },
+      full_row: {
+        type: "object",
+        required: [...Object.keys(identity), "tier", "tier_label", "tier_meaning", "note", "url", "markdown_url", "last_synced", "tagline"],
+        properties: {
+          ...identity,
+          tier: { enum: ["in_use", "chartered", "planned"] },
+          tier_label: { enum: ["in use", "chartered", "planned"] },
+          tier_meaning: { type: "string", minLength: 1 },
+          note: nullableString,
+          url: { type: "string", format: "uri" },
+          markdown_url: { type: "string", format: "uri" },
+          last_synced: { type: ["string", "null"], format: "date", pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
+          tagline: { type: "null" },
+        },
+        not: { anyOf: [{ required: ["listing"] }, { required: ["listing_note"] }] },
+      },
+      minimal_row: {
+        type: "object",
+        required: [...Object.keys(identity), "listing", "listing_note"],
+        properties: { ...identity, listing: { const: "minimal" }, listing_note: { type: "string", minLength: 1 } },
+        not: { anyOf: WITHHELD.map((key) => ({ required: [key] })) },
+      },
+      edge: {
+        type: "object",
+        required: ["source", "target", "type"],
+        properties: { source: slug, target: slug, type: { type: "string", minLength: 1 } },
+      },
+    },
+  };
+}

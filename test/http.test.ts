@@ -1,0 +1,145 @@
+/** HTTP semantics of D7, through `app.request` (no socket). */
+import { readFileSync } from "node:fs";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { createApp, prepareBuild } from "../app.ts";
+import { validateSource } from "../registry.ts";
+import { GOLDEN_OPTIONS } from "./cases.ts";
+
+const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+if (!source.ok) throw new Error("fixture invalid");
+const app = createApp(await prepareBuild(source.source, GOLDEN_OPTIONS));
+const golden = readFileSync("golden/registry.json");
+const DOCS = ["/vaults.json", "/api/registry.v1.json"];
+const SCHEMA = "/api/registry.v1.schema.json";
+
+const get = (path: string, init: RequestInit = {}) => app.request(path, init);
+const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
+
+test("GET both paths: 200, the golden bytes, identical headers", async () => {
+  const [a, b] = await Promise.all(DOCS.map((p) => get(p)));
+  for (const res of [a!, b!]) {
+    assert.is(res.status, 200);
+    assert.ok((await bytes(res)).equals(golden), "body is golden/registry.json");
+  }
+  assert.equal(Object.fromEntries(a!.headers), Object.fromEntries(b!.headers));
+});
+
+test("headers: exact content type, strong ETag, length, caching, Last-Modified = built_at, CORS, nosniff, Link", async () => {
+  const res = await get("/vaults.json");
+  const h = res.headers;
+  assert.is(h.get("content-type"), "application/json");
+  assert.match(h.get("etag") ?? "", /^"[0-9a-f]{32}"$/);
+  assert.is(h.get("content-length"), String(golden.byteLength));
+  assert.is(h.get("cache-control"), "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400");
+  assert.is(h.get("last-modified"), "Sat, 21 Nov 2026 12:00:00 GMT");
+  assert.is(new Date(h.get("last-modified") ?? "").toISOString(), "2026-11-21T12:00:00.000Z");
+  assert.is(h.get("access-control-allow-origin"), "*");
+  assert.is(h.get("access-control-expose-headers"), "ETag, Link");
+  assert.is(h.get("x-content-type-options"), "nosniff");
+  assert.is(h.get("link"), `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby"`);
+  assert.is(h.get("set-cookie"), null);
+  assert.is(h.get("x-powered-by"), null);
+});
+
+test("the ETag is derived from the bytes: SHA-256, first 128 bits", async () => {
+  const digest = Buffer.from(await crypto.subtle.digest("SHA-256", golden)).subarray(0, 16).toString("hex");
+  assert.is((await get("/api/registry.v1.json")).headers.get("etag"), `"${digest}"`);
+});
+
+test("query strings are ignored", async () => {
+  for (const path of ["/vaults.json?x=1", "/api/registry.v1.json?v=2&callback=evil", "/vaults.json?"]) {
+    const res = await get(path);
+    assert.is(res.status, 200, path);
+    assert.ok((await bytes(res)).equals(golden), path);
+  }
+});
+
+test("HEAD: the GET headers, no body", async () => {
+  for (const path of [...DOCS, SCHEMA]) {
+    const [g, h] = await Promise.all([get(path), get(path, { method: "HEAD" })]);
+    assert.is(h.status, 200);
+    assert.equal(Object.fromEntries(h.headers), Object.fromEntries(g.headers));
+    assert.is((await bytes(h)).length, 0);
+  }
+});
+
+test("If-None-Match: the ETag, a list holding it, W/ of it, or * answer 304 with no body", async () => {
+  const etag = (await get("/vaults.json")).headers.get("etag") as string;
+  for (const value of [etag, `"nope", ${etag}`, `W/${etag}`, "*", ` ${etag} ,"x"`]) {
+    for (const method of ["GET", "HEAD"]) {
+      const res = await get("/api/registry.v1.json", { method, headers: { "if-none-match": value } });
+      assert.is(res.status, 304, `${method} ${value}`);
+      assert.is((await bytes(res)).length, 0);
+      assert.is(res.headers.get("etag"), etag);
+      assert.is(res.headers.get("access-control-allow-origin"), "*");
+      assert.is(res.headers.get("content-type"), null);
+    }
+  }
+  for (const value of ['"nope"', `W/"x"`, etag.slice(0, -2) + '"', "", etag.replaceAll('"', "")]) {
+    assert.is((await get("/vaults.json", { headers: { "if-none-match": value } })).status, 200, value);
+  }
+});
+
+test("If-Modified-Since: at or after built_at gives 304; before, or malformed, gives 200; If-None-Match wins", async () => {
+  const at = (iso: string) => new Date(iso).toUTCString();
+  assert.is((await get("/vaults.json", { headers: { "if-modified-since": at("2026-11-21T12:00:00Z") } })).status, 304);
+  assert.is((await get("/vaults.json", { headers: { "if-modified-since": at("2027-01-01T00:00:00Z") } })).status, 304);
+  assert.is((await get("/vaults.json", { headers: { "if-modified-since": at("2026-11-21T11:59:59Z") } })).status, 200);
+  assert.is((await get("/vaults.json", { headers: { "if-modified-since": "not a date" } })).status, 200);
+  const both = { "if-none-match": '"other"', "if-modified-since": at("2027-01-01T00:00:00Z") };
+  assert.is((await get("/vaults.json", { headers: both })).status, 200, "If-None-Match takes precedence");
+});
+
+test("OPTIONS: a CORS preflight answered 204", async () => {
+  const res = await get("/vaults.json", {
+    method: "OPTIONS",
+    headers: { origin: "https://app.example", "access-control-request-method": "GET", "access-control-request-headers": "if-none-match" },
+  });
+  assert.is(res.status, 204);
+  assert.is(res.headers.get("access-control-allow-origin"), "*");
+  assert.is(res.headers.get("access-control-allow-methods"), "GET, HEAD, OPTIONS");
+  assert.match(res.headers.get("access-control-allow-headers") ?? "", /If-None-Match/);
+  assert.is(res.headers.get("allow"), "GET, HEAD, OPTIONS");
+  assert.is((await bytes(res)).length, 0);
+});
+
+test("other methods on the registry's paths: 405 problem+json with Allow", async () => {
+  for (const method of ["POST", "PUT", "DELETE", "PATCH", "PROPFIND"]) {
+    for (const path of [...DOCS, SCHEMA]) {
+      const res = await get(path, { method, ...(method === "POST" || method === "PUT" ? { body: "{}" } : {}) });
+      assert.is(res.status, 405, `${method} ${path}`);
+      assert.is(res.headers.get("allow"), "GET, HEAD, OPTIONS");
+      assert.is(res.headers.get("content-type"), "application/problem+json");
+      assert.equal(JSON.parse((await bytes(res)).toString()), { type: "about:blank", title: "Method Not Allowed", status: 405 });
+    }
+  }
+});
+
+test("any other path, v2 included: 404 problem+json with CORS, no internal detail", async () => {
+  for (const path of ["/", "/api/registry.v2.json", "/vaults.json/", "/VAULTS.JSON", "/vaults", "/api/registry.v1.json.bak", "/vaults/harbour-ledger/"]) {
+    const res = await get(path);
+    assert.is(res.status, 404, path);
+    assert.is(res.headers.get("content-type"), "application/problem+json");
+    assert.is(res.headers.get("access-control-allow-origin"), "*");
+    const body = (await bytes(res)).toString();
+    assert.equal(JSON.parse(body), { type: "about:blank", title: "Not Found", status: 404 });
+  }
+});
+
+test("the schema: application/schema+json, cached and CORS like the document, $id under the base URL", async () => {
+  const res = await get(SCHEMA);
+  assert.is(res.status, 200);
+  assert.is(res.headers.get("content-type"), "application/schema+json");
+  assert.match(res.headers.get("etag") ?? "", /^"[0-9a-f]{32}"$/);
+  assert.not.equal(res.headers.get("etag"), (await get("/vaults.json")).headers.get("etag"));
+  assert.is(res.headers.get("access-control-allow-origin"), "*");
+  assert.is(res.headers.get("cache-control"), (await get("/vaults.json")).headers.get("cache-control"));
+  const schema = JSON.parse((await bytes(res)).toString());
+  assert.is(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
+  assert.is(schema.$id, `${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json`);
+  const etag = res.headers.get("etag") as string;
+  assert.is((await get(SCHEMA, { headers: { "if-none-match": etag } })).status, 304);
+});
+
+test.run();

@@ -1,0 +1,108 @@
+/** The Node server (`npm start`) over a real socket: transport, start-up refusal, graceful stop. */
+import { readFileSync } from "node:fs";
+import { connect } from "node:net";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { GOLDEN_OPTIONS } from "./cases.ts";
+import { cleanEnv, run } from "./process.ts";
+import { fetchRaw, startServer, type Running } from "./servers.ts";
+
+const EPOCH = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
+const env = cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: GOLDEN_OPTIONS.baseUrl, SOURCE_DATE_EPOCH: EPOCH });
+const golden = readFileSync("golden/registry.json");
+let server: Running;
+
+test.before(async () => {
+  server = await startServer("node", ["--import", "tsx", "node/server.ts"], env);
+});
+test.after(async () => {
+  await server.stop("SIGKILL");
+});
+
+test("prints one line naming both URLs", () => {
+  const line = server.output().trim();
+  assert.is(line.split("\n").length, 1);
+  assert.ok(line.includes(`${server.origin}/vaults.json`) && line.includes(`${server.origin}/api/registry.v1.json`), line);
+});
+
+test("both paths over the socket: 200, golden bytes, identical headers, exact content type and length", async () => {
+  const [a, b] = [await fetchRaw(`${server.origin}/vaults.json`), await fetchRaw(`${server.origin}/api/registry.v1.json?x=1`)];
+  for (const res of [a, b]) {
+    assert.is(res.status, 200);
+    assert.ok(res.body.equals(golden));
+    assert.is(res.headers["content-type"], "application/json");
+    assert.is(res.headers["content-length"], String(golden.byteLength));
+    assert.is(res.headers["last-modified"], "Sat, 21 Nov 2026 12:00:00 GMT");
+    assert.is(res.headers["access-control-allow-origin"], "*");
+    assert.is(res.headers["x-content-type-options"], "nosniff");
+    assert.is(res.headers["transfer-encoding"], undefined, "sent with Content-Length, not chunked");
+  }
+  const { date: _a, ...ha } = a.headers;
+  const { date: _b, ...hb } = b.headers;
+  assert.equal(ha, hb);
+});
+
+test("HEAD, 304, OPTIONS, 405 and 404 over the socket", async () => {
+  const head = await fetchRaw(`${server.origin}/vaults.json`, { method: "HEAD" });
+  assert.is(head.status, 200);
+  assert.is(head.body.length, 0);
+  assert.is(head.headers["content-length"], String(golden.byteLength));
+  const etag = head.headers["etag"] as string;
+  const cached = await fetchRaw(`${server.origin}/api/registry.v1.json`, { headers: { "if-none-match": etag } });
+  assert.is(cached.status, 304);
+  assert.is(cached.body.length, 0);
+  assert.is((await fetchRaw(`${server.origin}/vaults.json`, { method: "OPTIONS" })).status, 204);
+  const post = await fetchRaw(`${server.origin}/vaults.json`, { method: "POST" });
+  assert.is(post.status, 405);
+  assert.is(post.headers["allow"], "GET, HEAD, OPTIONS");
+  const missing = await fetchRaw(`${server.origin}/api/registry.v2.json`);
+  assert.is(missing.status, 404);
+  assert.is(missing.headers["content-type"], "application/problem+json");
+});
+
+test("SIGTERM lets an in-flight request finish, then exits 0", async () => {
+  const own = await startServer("node", ["--import", "tsx", "node/server.ts"], env);
+  const port = Number(new URL(own.origin).port);
+  const socket = connect(port, "127.0.0.1");
+  await new Promise<void>((resolve) => socket.on("connect", resolve));
+  const received: Buffer[] = [];
+  socket.on("data", (c: Buffer) => received.push(c));
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  socket.write("GET /vaults.json HTTP/1.1\r\nHost: 127.0.0.1\r\n"); // the request is under way
+  await new Promise((r) => setTimeout(r, 200));
+  own.child.kill("SIGTERM");
+  await new Promise((r) => setTimeout(r, 200));
+  socket.write("Connection: close\r\n\r\n"); // ...and completes after the signal
+  await closed;
+  const code = await own.stop("SIGTERM", 5_000);
+  const answer = Buffer.concat(received);
+  assert.match(answer.subarray(0, 20).toString(), /^HTTP\/1\.1 200 OK/);
+  assert.ok(answer.subarray(answer.length - golden.length).equals(golden), "the whole body arrived");
+  assert.is(code, 0);
+});
+
+test("an invalid source or configuration: problems on stderr, exit 1, never listening", async () => {
+  for (const extra of [{ REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" }, { REGISTRY_SOURCE: "nope.json" }, { BASE_URL: "ftp://x" }, { PORT: "99999" }]) {
+    const started = Date.now();
+    const result = await run("node", ["--import", "tsx", "node/server.ts"], { env: { ...env, ...extra }, timeoutMs: 20_000 });
+    assert.is(result.code, 1, JSON.stringify(extra));
+    assert.is(result.stdout.toString(), "", "nothing listened");
+    assert.ok(result.stderr.length > 0);
+    assert.not.match(result.stderr, /\n\s+at /, "no stack trace");
+    assert.ok(Date.now() - started < 15_000);
+  }
+  const many = await run("node", ["--import", "tsx", "node/server.ts"], { env: { ...env, REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" } });
+  assert.is(many.stderr, readFileSync("golden/invalid/many-problems.txt", "utf8"));
+});
+
+test("REGISTRY_SOURCE serves another source", async () => {
+  const own = await startServer("node", ["--import", "tsx", "node/server.ts"], { ...env, REGISTRY_SOURCE: "fixtures/valid/unicode.json" });
+  try {
+    const res = await fetchRaw(`${own.origin}/vaults.json`);
+    assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")));
+  } finally {
+    assert.is(await own.stop(), 0);
+  }
+});
+
+test.run();

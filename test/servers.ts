@@ -1,0 +1,75 @@
+/**
+ * Servers under test as child processes: each listens on 127.0.0.1 on a free port (port 0), is
+ * found by the URL it prints, and is stopped through its own handle. Every wait is bounded.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
+
+export interface Running {
+  readonly origin: string;
+  readonly child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Sends `signal` and resolves with the exit code, killing it outright after `graceMs`. */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
+}
+
+/** Starts `command` and waits (at most `timeoutMs`) for it to print an http://127.0.0.1:PORT URL. */
+export function startServer(command: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Running> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    const running = (origin: string): Running => ({
+      origin,
+      child,
+      output: () => text,
+      stop: async (signal = "SIGTERM", graceMs = 10_000) => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+        const code = await exited;
+        clearTimeout(timer);
+        return code;
+      },
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${command} did not print a URL within ${timeoutMs} ms:\n${text}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString("utf8");
+      const match = /http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+      if (match !== null && match[1] !== "0") {
+        clearTimeout(timer);
+        resolve(running(`http://127.0.0.1:${match[1]}`));
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited (${code}) before listening:\n${text}`));
+    });
+  });
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Buffer;
+}
+
+/** One HTTP/1.1 request with node:http, so headers arrive exactly as the server wrote them. */
+export function fetchRaw(url: string, init: { method?: string; headers?: Record<string, string> } = {}, timeoutMs = 10_000): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method ?? "GET", headers: init.headers ?? {}, timeout: timeoutMs, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer from ${url} within ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
