@@ -6,23 +6,33 @@ import { HonoBase as Hono } from "hono/hono-base";
 import { RegExpRouter } from "hono/router/reg-exp-router";
 import type { Config } from "./config.ts";
 import { buildRegistry, PATHS, serializeRegistry, type Source } from "./registry.ts";
-import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, problem, representation, type Representation } from "./responses.ts";
+import type { Compress, Encoding } from "./encoding.ts";
+import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, prepareResource, problem, type Resource } from "./responses.ts";
 import { registrySchema } from "./schema.ts";
 
 /** Everything one build serves: the document's bytes and the schema's, with their answers. */
 export interface Build {
-  readonly document: Representation;
-  readonly schema: Representation;
+  readonly document: Resource;
+  readonly schema: Resource;
 }
 
-/** Precomputes the answers of one build from a validated source and its configuration. */
-export async function prepareBuild(source: Source, config: Config): Promise<Build> {
+/** How a build precompresses: the runtime's compressor and the codings to offer (default all). */
+export interface Compression {
+  readonly compress?: Compress | undefined;
+  readonly encodings?: readonly Encoding[];
+}
+
+/**
+ * Precomputes the answers of one build from a validated source and its configuration, with each
+ * body precompressed in every coding on offer when a compressor is given.
+ */
+export async function prepareBuild(source: Source, config: Config, compression: Compression = {}): Promise<Build> {
   const documentBytes = serializeRegistry(buildRegistry(source, config));
   const schemaBytes = new TextEncoder().encode(`${JSON.stringify(registrySchema(config.baseUrl), null, 2)}\n`);
-  const link = { link: `<${config.baseUrl}${PATHS.schema}>; rel="describedby"` };
+  const link = `<${config.baseUrl}${PATHS.schema}>; rel="describedby"`;
   return {
-    document: await representation(documentBytes, "application/json", config.builtAt, link),
-    schema: await representation(schemaBytes, "application/schema+json", config.builtAt),
+    document: await prepareResource(documentBytes, "application/json", config.builtAt, { ...compression, headers: { link } }),
+    schema: await prepareResource(schemaBytes, "application/schema+json", config.builtAt, compression),
   };
 }
 
@@ -48,18 +58,20 @@ const INTERNAL_ERROR = problem(500, "Internal Server Error");
 export function createApp(build: Build): Hono {
   // RegExpRouter matches paths exactly; the tiny and quick presets' routers also accept a trailing slash.
   const app = new Hono({ router: new RegExpRouter() });
-  const routes: [string, Representation][] = [
+  const routes: [string, Resource][] = [
     [PATHS.canonical, build.document],
     [PATHS.versioned, build.document],
     [PATHS.schema, build.schema],
   ];
-  for (const [path, rep] of routes) {
+  for (const [path, resource] of routes) {
     // Hono answers HEAD from the GET route, keeping the headers and dropping the body.
-    app.get(path, (c) =>
-      isNotModified(c.req.raw.headers, rep)
-        ? new Response(null, { status: 304, headers: rep.notModified })
-        : new Response(rep.body, { status: 200, headers: rep.ok }),
-    );
+    app.get(path, (c) => {
+      const headers = c.req.raw.headers;
+      const variant = resource.select(headers.get("accept-encoding"));
+      return isNotModified(headers, variant, resource.lastModified)
+        ? new Response(null, { status: 304, headers: variant.notModified })
+        : new Response(variant.body, { status: 200, headers: variant.ok });
+    });
     app.options(path, () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
     app.all(path, () => respond(METHOD_NOT_ALLOWED));
   }

@@ -25,7 +25,7 @@ export { createApp, prepareBuild } from "./app.ts";
 /** Netlify Functions v2 routing: the function answers exactly the registry's addresses. */
 export const config = { path: [PATHS.canonical, PATHS.versioned, PATHS.schema] };
 
-const app = createApp(await prepareBuild(embeddedSource(), embeddedConfig()));
+const app = createApp(await prepareBuild(embeddedSource(), embeddedConfig(), { compress: gzipWithStreams, encodings: ["gzip"] }));
 export default app;
 
 const lambda = handle(app);
@@ -35,7 +35,8 @@ const BAD_EVENT = problem(400, "Bad Request");
  * The AWS Lambda entry point. The registry reads neither the Host nor a body, so both are made
  * harmless before the adapter sees them: a host that would not make a valid URL (the Function URL
  * sample's `<url-id>`) is replaced, and a body is dropped (a GET with a body would otherwise be
- * refused). An event that is not an HTTP event at all gets a 400 problem, never an exception.
+ * refused). Accept-Encoding is dropped too (see `withoutAcceptEncoding`). An event that is not an
+ * HTTP event at all gets a 400 problem, never an exception.
  */
 export async function lambdaHandler(event: LambdaEvent, context?: Parameters<typeof lambda>[1]): Promise<Awaited<ReturnType<typeof lambda>>> {
   try {
@@ -51,11 +52,33 @@ export async function lambdaHandler(event: LambdaEvent, context?: Parameters<typ
 }
 
 function harmless(event: LambdaEvent): LambdaEvent {
-  const copy = { ...event, body: null, isBase64Encoded: false } as LambdaEvent;
+  const copy = {
+    ...event,
+    body: null,
+    isBase64Encoded: false,
+    headers: withoutAcceptEncoding((event as { headers?: unknown }).headers),
+    ...("multiValueHeaders" in event && event.multiValueHeaders ? { multiValueHeaders: withoutAcceptEncoding(event.multiValueHeaders) } : {}),
+  } as LambdaEvent;
   const context: unknown = (event as { requestContext?: unknown }).requestContext;
   if (typeof context !== "object" || context === null || !("domainName" in context)) return copy;
   if (URL.canParse(`https://${String(context.domainName)}/`)) return copy;
   return { ...copy, requestContext: { ...context, domainName: "lambda-url.invalid" } } as LambdaEvent;
+}
+
+/** gzip with the web's CompressionStream: the coding every runtime can make (brotli is Node's). */
+async function gzipWithStreams(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/**
+ * Lambda answers in identity: a compressed body must travel base64-encoded, which API Gateway REST
+ * APIs pass to clients undecoded unless binary media types are configured. CloudFront or the API
+ * in front compresses instead.
+ */
+function withoutAcceptEncoding<T>(headers: T): T {
+  if (typeof headers !== "object" || headers === null) return headers;
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== "accept-encoding")) as T;
 }
 
 function embeddedSource() {

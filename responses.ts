@@ -1,19 +1,28 @@
 /**
- * HTTP representations, computed once per build (DECISIONS.md D7): bytes, strong ETag, headers.
- * A request only picks a precomputed response and evaluates its conditional headers. Web
- * standards only (`crypto.subtle` for the ETag).
+ * HTTP representations, computed once per build (DECISIONS.md D7): bytes in each content coding,
+ * strong ETags, headers. A request only picks a precomputed variant and evaluates its conditional
+ * headers. Web standards only (`crypto.subtle` for the ETag).
  */
+import { ENCODINGS, negotiator, type Compress, type Encoding } from "./encoding.ts";
 
-/** A resource's precomputed answers. */
-export interface Representation {
+/** One precomputed representation of a resource: its bytes in one content coding, and its answers. */
+export interface Variant {
   readonly body: Uint8Array<ArrayBuffer>;
   readonly etag: string;
-  /** Last-Modified as epoch milliseconds, whole seconds. */
-  readonly lastModified: number;
   /** Headers of a 200 answer. */
   readonly ok: Readonly<Record<string, string>>;
   /** Headers of a 304 answer. */
   readonly notModified: Readonly<Record<string, string>>;
+}
+
+/** A resource: its identity bytes, any precompressed codings, and how to pick one per request. */
+export interface Resource {
+  readonly identity: Variant;
+  readonly encoded: Readonly<Partial<Record<Encoding, Variant>>>;
+  /** Last-Modified as epoch milliseconds (whole seconds). */
+  readonly lastModified: number;
+  /** Picks the variant for a request's Accept-Encoding. */
+  select(acceptEncoding: string | null): Variant;
 }
 
 /** The methods every registry address allows. */
@@ -39,40 +48,62 @@ export async function strongEtag(bytes: Uint8Array<ArrayBuffer>): Promise<string
   return `"${Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")}"`;
 }
 
-/** Precomputes a resource's 200 and 304 answers. */
-export async function representation(
+/**
+ * Precomputes a resource's answers: identity, plus each of `encodings` made by `compress`. Each
+ * variant has its own strong ETag, from its own bytes; with codings on offer, every answer says
+ * `Vary: Accept-Encoding`.
+ */
+export async function prepareResource(
   body: Uint8Array<ArrayBuffer>,
   contentType: string,
   builtAt: string,
-  extraHeaders: Readonly<Record<string, string>> = {},
-): Promise<Representation> {
-  const etag = await strongEtag(body);
+  options: { headers?: Readonly<Record<string, string>>; compress?: Compress | undefined; encodings?: readonly Encoding[] } = {},
+): Promise<Resource> {
   const lastModified = Date.parse(builtAt);
-  const validators = {
-    etag,
+  const encodings = options.compress === undefined ? [] : (options.encodings ?? ENCODINGS);
+  const shared = {
     "last-modified": new Date(lastModified).toUTCString(),
     "cache-control": CACHE_CONTROL,
+    ...(encodings.length > 0 ? { vary: "Accept-Encoding" } : {}),
     ...COMMON_HEADERS,
-    ...extraHeaders,
+    ...options.headers,
   };
+  const variant = async (bytes: Uint8Array<ArrayBuffer>, coding: Record<string, string>): Promise<Variant> => {
+    const etag = await strongEtag(bytes);
+    const validators = { etag, ...shared };
+    return {
+      body: bytes,
+      etag,
+      ok: { "content-type": contentType, ...coding, "content-length": String(bytes.byteLength), ...validators },
+      notModified: validators,
+    };
+  };
+  const identity = await variant(body, {});
+  const encoded: Partial<Record<Encoding, Variant>> = {};
+  for (const encoding of encodings) {
+    encoded[encoding] = await variant(await (options.compress as Compress)(body, encoding), { "content-encoding": encoding });
+  }
+  const negotiate = negotiator(encodings);
   return {
-    body,
-    etag,
+    identity,
+    encoded,
     lastModified,
-    ok: { "content-type": contentType, "content-length": String(body.byteLength), ...validators },
-    notModified: validators,
+    select: (acceptEncoding) => {
+      const coding = negotiate(acceptEncoding);
+      return coding === "identity" ? identity : (encoded[coding] ?? identity);
+    },
   };
 }
 
 /**
  * True when a GET or HEAD may be answered 304 (RFC 9110 §13.1): `If-None-Match` by weak
- * comparison against the ETag (`*` matches); only without it, `If-Modified-Since` at or after
- * Last-Modified. A malformed date is ignored.
+ * comparison against the selected variant's ETag (`*` matches); only without it,
+ * `If-Modified-Since` at or after Last-Modified. A malformed date is ignored.
  */
-export function isNotModified(headers: Headers, rep: Representation): boolean {
+export function isNotModified(headers: Headers, variant: Variant, lastModified: number): boolean {
   const ifNoneMatch = headers.get("if-none-match");
   if (ifNoneMatch !== null) {
-    const wanted = rep.etag;
+    const wanted = variant.etag;
     return ifNoneMatch.split(",").some((raw) => {
       const tag = raw.trim();
       return tag === "*" || tag === wanted || tag === `W/${wanted}`;
@@ -81,7 +112,7 @@ export function isNotModified(headers: Headers, rep: Representation): boolean {
   const ifModifiedSince = headers.get("if-modified-since");
   if (ifModifiedSince === null) return false;
   const since = Date.parse(ifModifiedSince);
-  return !Number.isNaN(since) && rep.lastModified <= since;
+  return !Number.isNaN(since) && lastModified <= since;
 }
 
 /** An RFC 9457 problem document and its headers, precomputed for one status. */

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { prepareBuild } from "../app.ts";
 import { resolveConfig } from "../config.ts";
 import { PATHS, publishableSource } from "../registry.ts";
-import type { Representation } from "../responses.ts";
+import type { Resource } from "../responses.ts";
 import { readSourceFile } from "./source-file.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -54,19 +54,19 @@ try {
 }
 console.log(`built ${out} (built_at ${builtAt}, base URL ${baseUrl})`);
 
-async function writeStatic(dir: string, document: Representation, schema: Representation): Promise<void> {
-  const files: [string, Representation][] = [
+async function writeStatic(dir: string, document: Resource, schema: Resource): Promise<void> {
+  const files: [string, Resource][] = [
     [PATHS.canonical, document],
     [PATHS.versioned, document],
     [PATHS.schema, schema],
   ];
-  // Static hosts compute their own length and validators; the rest of the headers are ours.
-  const own = (rep: Representation) =>
-    Object.entries(rep.ok).filter(([name]) => !["content-length", "etag", "last-modified"].includes(name));
+  // Static hosts compute their own length and validators and compress on their own.
+  const own = (resource: Resource) =>
+    Object.entries(resource.identity.ok).filter(([name]) => !["content-length", "etag", "last-modified", "vary"].includes(name));
   const headers = files.map(([path, rep]) => [path, ...own(rep).map(([n, v]) => `  ${n}: ${v}`)].join("\n"));
-  for (const [path, rep] of files) {
+  for (const [path, resource] of files) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), rep.body);
+    await writeFile(join(dir, path), resource.identity.body);
   }
   await writeFile(join(dir, "_headers"), `${headers.join("\n\n")}\n`);
 }

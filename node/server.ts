@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { createApp, prepareBuild } from "../app.ts";
 import { resolveConfig } from "../config.ts";
 import { PATHS, validateSource, type Source } from "../registry.ts";
+import { zlibCompress } from "./compress.ts";
 import { readSourceFile } from "./source-file.ts";
 import snapshot from "../fixtures/registry.json" with { type: "json" };
 
@@ -32,7 +33,7 @@ if ("problems" in config || "problems" in source || problems.length > 0) {
   process.exit(1);
 }
 
-const app = createApp(await prepareBuild(source.ok, config.ok));
+const app = createApp(await prepareBuild(source.ok, config.ok, { compress: zlibCompress }));
 const server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
   const origin = `http://${info.family === "IPv6" ? `[${info.address}]` : info.address}:${info.port}`;
   console.log(`registry listening on ${origin}${PATHS.canonical} and ${origin}${PATHS.versioned} (base URL ${config.ok.baseUrl}, built_at ${config.ok.builtAt})`);

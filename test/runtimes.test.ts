@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp, prepareBuild } from "../app.ts";
@@ -37,6 +38,10 @@ async function sameAsNode(origin: string): Promise<void> {
   assert.is((await fetchRaw(`${origin}/vaults.json`, { method: "HEAD" })).body.length, 0);
   assert.ok((await fetchRaw(`${origin}/api/registry.v1.schema.json`)).body.equals(nodeSchema), "the same schema");
   assert.is((await fetchRaw(`${origin}/api/registry.v2.json`)).status, 404);
+  const gz = await fetchRaw(`${origin}/vaults.json`, { headers: { "accept-encoding": "gzip" } });
+  assert.is(gz.headers["content-encoding"], "gzip");
+  assert.is(gz.headers["vary"], "Accept-Encoding");
+  assert.ok(gunzipSync(gz.body).equals(golden), "gzip decodes to the golden bytes");
   assert.is((await fetchRaw(`${origin}/vaults.json`, { method: "DELETE" })).status, 405);
 }
 
@@ -120,6 +125,15 @@ test("Lambda bundle: GET on both paths for every event kind, headers shaped as t
       assert.is(header("content-type"), "application/json");
       assert.is(header("last-modified"), "Sat, 21 Nov 2026 12:00:00 GMT", "built_at stamped at build");
     }
+  }
+});
+
+test("Lambda bundle: answers identity even to clients that accept gzip (base64 bodies break REST APIs)", async () => {
+  for (const name of EVENTS) {
+    const result = await lambda(retarget(event(name), "GET", "/vaults.json", { "accept-encoding": "gzip, br" }));
+    assert.is(result["statusCode"], 200, name);
+    assert.is(result["isBase64Encoded"], false, name);
+    assert.is(result["body"], golden.toString("utf8"), name);
   }
 });
 

@@ -1,6 +1,7 @@
 /** The Node server (`npm start`) over a real socket: transport, start-up refusal, graceful stop. */
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GOLDEN_OPTIONS } from "./cases.ts";
@@ -58,6 +59,16 @@ test("HEAD, 304, OPTIONS, 405 and 404 over the socket", async () => {
   const missing = await fetchRaw(`${server.origin}/api/registry.v2.json`);
   assert.is(missing.status, 404);
   assert.is(missing.headers["content-type"], "application/problem+json");
+});
+
+test("gzip and br over the socket decode to the golden bytes", async () => {
+  const gz = await fetchRaw(`${server.origin}/vaults.json`, { headers: { "accept-encoding": "gzip" } });
+  const br = await fetchRaw(`${server.origin}/vaults.json`, { headers: { "accept-encoding": "gzip, deflate, br" } });
+  assert.is(gz.headers["content-encoding"], "gzip");
+  assert.is(br.headers["content-encoding"], "br");
+  assert.ok(gunzipSync(gz.body).equals(golden));
+  assert.ok(brotliDecompressSync(br.body).equals(golden));
+  assert.is(br.headers["content-length"], String(br.body.length));
 });
 
 test("SIGTERM lets an in-flight request finish, then exits 0", async () => {

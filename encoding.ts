@@ -1,0 +1,76 @@
+/**
+ * Content coding negotiation (RFC 9110 §12.5.3) over the codings a build precomputed. Web
+ * standards only. The answer depends on the `Accept-Encoding` text alone, so it is memoized.
+ */
+
+/** The content codings a build may precompute, in the server's order of preference. */
+export const ENCODINGS = ["br", "gzip"] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+export type Coding = Encoding | "identity";
+
+/** Compresses bytes with one coding; supplied by the runtime (zlib on Node, CompressionStream elsewhere). */
+export type Compress = (bytes: Uint8Array<ArrayBuffer>, encoding: Encoding) => Promise<Uint8Array<ArrayBuffer>>;
+
+const MEMO_LIMIT = 256;
+
+/**
+ * Makes a negotiator for the codings on offer. It picks the coding with the highest q-value the
+ * client allows, preferring `br`, then `gzip`, then `identity` on ties. `*` covers codings not
+ * named; `q=0` refuses; identity is acceptable unless refused. When the client refuses every
+ * coding on offer, identity is sent anyway (RFC 9110 allows this rather than a 406).
+ */
+export function negotiator(offered: readonly Encoding[]): (acceptEncoding: string | null) => Coding {
+  const order: Coding[] = [...ENCODINGS.filter((e) => offered.includes(e)), "identity"];
+  const memo = new Map<string, Coding>();
+  return (header) => {
+    if (header === null || header === "" || order.length === 1) return "identity";
+    const known = memo.get(header);
+    if (known !== undefined) return known;
+    const chosen = choose(header, order);
+    if (memo.size >= MEMO_LIMIT) memo.clear(); // bounded: arbitrary client headers cannot grow it
+    memo.set(header, chosen);
+    return chosen;
+  };
+}
+
+function choose(header: string, order: readonly Coding[]): Coding {
+  const weights = new Map<string, number>();
+  for (const part of header.split(",")) {
+    const [rawName, ...params] = part.split(";");
+    const name = (rawName ?? "").trim().toLowerCase();
+    if (name === "") continue;
+    let q = 1;
+    for (const param of params) {
+      const [key, value] = param.split("=").map((s) => s.trim().toLowerCase());
+      if (key === "q") q = parseQ(value);
+    }
+    // A coding named twice keeps its highest weight.
+    weights.set(name, Math.max(q, weights.get(name) ?? -1));
+  }
+  // x-gzip is an alias of gzip (RFC 9110 §8.4.1.3).
+  const gzip = Math.max(weights.get("gzip") ?? -1, weights.get("x-gzip") ?? -1);
+  if (gzip >= 0) weights.set("gzip", gzip);
+  const star = weights.get("*");
+  // Identity, when neither named nor covered by *, is acceptable at the lowest weight the client
+  // gave anything, so that a client naming only gzip;q=0.5 still gets gzip (ties go to the server).
+  const positive = [...weights.values()].filter((q) => q > 0);
+  const identityDefault = positive.length === 0 ? 1 : Math.min(...positive);
+  const weightOf = (coding: Coding): number =>
+    weights.get(coding) ?? star ?? (coding === "identity" ? identityDefault : 0);
+  let best: Coding = "identity";
+  let bestQ = 0;
+  for (const coding of order) {
+    const q = weightOf(coding);
+    if (q > bestQ) {
+      best = coding;
+      bestQ = q;
+    }
+  }
+  return best;
+}
+
+/** A qvalue: 0 to 1 with at most three decimals; anything else counts as 0 (refused). */
+function parseQ(text: string | undefined): number {
+  if (text === undefined || !/^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(text)) return 0;
+  return Number(text);
+}

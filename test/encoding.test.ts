@@ -1,0 +1,102 @@
+/** Content negotiation: q-values, `*`, identity, and precompressed variants with their own ETags. */
+import { readFileSync } from "node:fs";
+import { gunzipSync, brotliDecompressSync } from "node:zlib";
+import fc from "fast-check";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { createApp, prepareBuild } from "../app.ts";
+import { negotiator } from "../encoding.ts";
+import { zlibCompress } from "../node/compress.ts";
+import { validateSource } from "../registry.ts";
+import { fcParams } from "./arbitraries.ts";
+import { GOLDEN_OPTIONS } from "./cases.ts";
+
+const both = negotiator(["br", "gzip"]);
+const gzipOnly = negotiator(["gzip"]);
+const none = negotiator([]);
+
+test("negotiation: q-values, *, q=0, identity and aliases", () => {
+  const cases: [string | null, string, string][] = [
+    [null, "identity", "identity"],
+    ["", "identity", "identity"],
+    ["gzip, deflate, br", "br", "gzip"],
+    ["gzip", "gzip", "gzip"],
+    ["br", "br", "identity"],
+    ["br;q=0.5, gzip;q=0.8", "gzip", "gzip"],
+    ["br;q=1, gzip;q=1", "br", "gzip"],
+    ["*", "br", "gzip"],
+    ["*;q=0", "identity", "identity"],
+    ["*;q=0, gzip", "gzip", "gzip"],
+    ["gzip;q=0", "identity", "identity"],
+    ["identity;q=0", "identity", "identity"],
+    ["identity;q=0.5, gzip;q=0.4", "identity", "identity"],
+    ["gzip;q=0.5", "gzip", "gzip"],
+    ["x-gzip", "gzip", "gzip"],
+    ["GZip, BR", "br", "gzip"],
+    ["br;q=1.5, gzip;q=0.1", "gzip", "gzip"],
+    ["br;q=abc", "identity", "identity"],
+    ["deflate, compress", "identity", "identity"],
+    [" br ; q=0.001 ", "br", "identity"],
+    [",,;;=,", "identity", "identity"],
+  ];
+  for (const [header, withBoth, withGzip] of cases) {
+    assert.is(both(header), withBoth, `br+gzip on offer, ${JSON.stringify(header)}`);
+    assert.is(gzipOnly(header), withGzip, `gzip on offer, ${JSON.stringify(header)}`);
+    assert.is(none(header), "identity");
+  }
+});
+
+test("negotiation never answers a coding the client refused or the build lacks, for any header", () => {
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.array(fc.tuple(fc.constantFrom("br", "gzip", "identity", "*", "x-gzip", "deflate", "BR"), fc.option(fc.constantFrom("0", "0.5", "1", "1.000", "2", "x", ""))), { maxLength: 5 }).map((parts) => parts.map(([c, q]) => (q === null ? c : `${c};q=${q}`)).join(", "))), (header) => {
+      const chosen = gzipOnly(header);
+      assert.ok(["gzip", "identity"].includes(chosen));
+      if (chosen === "gzip") assert.match(header.toLowerCase(), /gzip|\*/);
+      assert.is(gzipOnly(header), chosen, "memoized answer is the same");
+    }),
+    fcParams,
+  );
+});
+
+const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+if (!source.ok) throw new Error("fixture invalid");
+const app = createApp(await prepareBuild(source.source, GOLDEN_OPTIONS, { compress: zlibCompress }));
+const golden = readFileSync("golden/registry.json");
+const request = (headers: Record<string, string>, method = "GET") => app.request("/vaults.json", { method, headers });
+const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
+
+test("gzip and br: precompressed bodies that decode to the golden bytes, each with its own strong ETag", async () => {
+  const identity = await request({});
+  const gz = await request({ "accept-encoding": "gzip" });
+  const br = await request({ "accept-encoding": "br, gzip" });
+  assert.is(identity.headers.get("content-encoding"), null);
+  assert.is(gz.headers.get("content-encoding"), "gzip");
+  assert.is(br.headers.get("content-encoding"), "br");
+  const [gzBody, brBody] = [await bytes(gz), await bytes(br)];
+  assert.ok(gunzipSync(gzBody).equals(golden));
+  assert.ok(brotliDecompressSync(brBody).equals(golden));
+  assert.is(gz.headers.get("content-length"), String(gzBody.length));
+  assert.ok(gzBody.length < golden.length * 0.2 && brBody.length < gzBody.length, `${golden.length} -> gzip ${gzBody.length}, br ${brBody.length}`);
+  const etags = [identity, gz, br].map((r) => r.headers.get("etag"));
+  assert.is(new Set(etags).size, 3, "a distinct ETag per coding");
+  for (const res of [identity, gz, br]) {
+    assert.is(res.headers.get("vary"), "Accept-Encoding");
+    assert.match(res.headers.get("etag") ?? "", /^"[0-9a-f]{32}"$/);
+  }
+});
+
+test("conditional requests compare with the selected variant's ETag; 304 and HEAD keep Vary and the coding's ETag", async () => {
+  const gzEtag = (await request({ "accept-encoding": "gzip" })).headers.get("etag") as string;
+  const idEtag = (await request({})).headers.get("etag") as string;
+  const hit = await request({ "accept-encoding": "gzip", "if-none-match": gzEtag });
+  assert.is(hit.status, 304);
+  assert.is(hit.headers.get("etag"), gzEtag);
+  assert.is(hit.headers.get("vary"), "Accept-Encoding");
+  assert.is((await request({ "accept-encoding": "gzip", "if-none-match": idEtag })).status, 200);
+  assert.is((await request({ "if-none-match": gzEtag })).status, 200);
+  const head = await request({ "accept-encoding": "gzip" }, "HEAD");
+  assert.is(head.headers.get("content-encoding"), "gzip");
+  assert.is((await bytes(head)).length, 0);
+});
+
+test.run();
