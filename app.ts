@@ -1,39 +1,17 @@
 /**
- * The HTTP app: the registry's addresses over precomputed representations (DECISIONS.md D7).
- * One Hono app serves every runtime; nothing is serialized, hashed or assembled per request.
+ * The HTTP app: the registry's addresses over precomputed resources (DECISIONS.md D7). One Hono
+ * app serves every runtime; a request only looks its path up, picks a variant and checks its
+ * validators. Nothing is serialized, hashed or assembled per request.
  */
 import { HonoBase as Hono } from "hono/hono-base";
-import { RegExpRouter } from "hono/router/reg-exp-router";
-import type { Config } from "./config.ts";
-import { buildRegistry, PATHS, serializeRegistry, type Source } from "./registry.ts";
-import type { Compress, Encoding } from "./encoding.ts";
-import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, prepareResource, problem, type Resource } from "./responses.ts";
-import { registrySchema } from "./schema.ts";
+import { LinearRouter } from "hono/router/linear-router";
+import { PATHS } from "./paths.ts";
+import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, problem, type Problem, type Resource } from "./responses.ts";
 
-/** Everything one build serves: the document's bytes and the schema's, with their answers. */
+/** Everything one build serves: the document and its schema, with their answers. */
 export interface Build {
   readonly document: Resource;
   readonly schema: Resource;
-}
-
-/** How a build precompresses: the runtime's compressor and the codings to offer (default all). */
-export interface Compression {
-  readonly compress?: Compress | undefined;
-  readonly encodings?: readonly Encoding[];
-}
-
-/**
- * Precomputes the answers of one build from a validated source and its configuration, with each
- * body precompressed in every coding on offer when a compressor is given.
- */
-export async function prepareBuild(source: Source, config: Config, compression: Compression = {}): Promise<Build> {
-  const documentBytes = serializeRegistry(buildRegistry(source, config));
-  const schemaBytes = new TextEncoder().encode(`${JSON.stringify(registrySchema(config.baseUrl), null, 2)}\n`);
-  const link = `<${config.baseUrl}${PATHS.schema}>; rel="describedby"`;
-  return {
-    document: await prepareResource(documentBytes, "application/json", config.builtAt, { ...compression, headers: { link } }),
-    schema: await prepareResource(schemaBytes, "application/schema+json", config.builtAt, compression),
-  };
 }
 
 const PREFLIGHT_HEADERS = {
@@ -49,37 +27,44 @@ const INTERNAL_ERROR = problem(500, "Internal Server Error");
 
 /**
  * Makes the app that serves `build`: `/vaults.json` and `/api/registry.v1.json` (identical bytes)
- * and `/api/registry.v1.schema.json`.
+ * and `/api/registry.v1.schema.json`. Paths match exactly (a trailing slash is another path).
  *
  * @example
  * const app = createApp(await prepareBuild(source, { baseUrl, builtAt }));
  * const res = await app.request("/vaults.json");
  */
 export function createApp(build: Build): Hono {
-  // RegExpRouter matches paths exactly; the tiny and quick presets' routers also accept a trailing slash.
-  const app = new Hono({ router: new RegExpRouter() });
-  const routes: [string, Resource][] = [
+  const resources = new Map<string, Resource>([
     [PATHS.canonical, build.document],
     [PATHS.versioned, build.document],
     [PATHS.schema, build.schema],
-  ];
-  for (const [path, resource] of routes) {
-    // Hono answers HEAD from the GET route, keeping the headers and dropping the body.
-    app.get(path, (c) => {
-      const headers = c.req.raw.headers;
-      const variant = resource.select(headers.get("accept-encoding"));
-      return isNotModified(headers, variant, resource.lastModified)
-        ? new Response(null, { status: 304, headers: variant.notModified })
-        : new Response(variant.body, { status: 200, headers: variant.ok });
-    });
-    app.options(path, () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
-    app.all(path, () => respond(METHOD_NOT_ALLOWED));
-  }
-  app.notFound(() => respond(NOT_FOUND));
+  ]);
+  // One catch-all route and a Map: the three paths are static, so no router needs to do more.
+  const app = new Hono({ router: new LinearRouter() });
+  app.all("*", (c) => answer(c.req.raw, resources.get(c.req.path)));
   app.onError(() => respond(INTERNAL_ERROR));
   return app;
 }
 
-function respond(answer: ReturnType<typeof problem>): Response {
+function answer(request: Request, resource: Resource | undefined): Response {
+  if (resource === undefined) return respond(NOT_FOUND);
+  switch (request.method) {
+    case "GET":
+    case "HEAD": {
+      // For HEAD, Hono keeps these headers and drops the body.
+      const headers = request.headers;
+      const variant = resource.select(headers.get("accept-encoding"));
+      return isNotModified(headers, variant, resource.lastModified)
+        ? new Response(null, { status: 304, headers: variant.notModified })
+        : new Response(variant.body, { status: 200, headers: variant.ok });
+    }
+    case "OPTIONS":
+      return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
+    default:
+      return respond(METHOD_NOT_ALLOWED);
+  }
+}
+
+function respond(answer: Problem): Response {
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }

@@ -6,18 +6,14 @@
  * file, so the output is an allow-list by construction. Web standards only.
  */
 import { parseBaseUrl } from "./config.ts";
+import { PATHS } from "./paths.ts";
 import { isUtcTimestamp, type Source, type SourceVault } from "./source.ts";
 
 export { validateSource, type Source, type Validation } from "./source.ts";
 
 /** The contract version carried in `schema_version`. */
 export const SCHEMA_VERSION = "1.0";
-/** The paths the document is served at, relative to the base URL. */
-export const PATHS = {
-  canonical: "/vaults.json",
-  versioned: "/api/registry.v1.json",
-  schema: "/api/registry.v1.schema.json",
-} as const;
+export { PATHS } from "./paths.ts";
 
 /** What a build needs besides the source. */
 export interface BuildOptions {
@@ -160,21 +156,29 @@ export function buildRegistry(source: Source, options: BuildOptions): Registry {
     raw === null ? null : (source.classLabels.get(raw) ?? raw);
   const statusLabel = (raw: string): string => source.statusLabels.get(raw) ?? raw;
 
+  // Each row is one complete object literal, so every row of a kind shares one compact shape.
   const rowOf = (v: SourceVault): Row => {
-    const identity = {
+    if (v.suppressed) {
+      return {
+        vault_slug: v.vault_slug,
+        display_name: v.display_name,
+        class: v.class,
+        class_label: classLabel(v.class),
+        status: v.status,
+        status_label: statusLabel(v.status),
+        persona: v.persona,
+        listing: "minimal",
+        listing_note: LISTING_NOTE,
+      };
+    }
+    const tier = tierOf(v.status);
+    return {
       vault_slug: v.vault_slug,
       display_name: v.display_name,
       class: v.class,
       class_label: classLabel(v.class),
       status: v.status,
       status_label: statusLabel(v.status),
-    };
-    if (v.suppressed) {
-      return { ...identity, persona: v.persona, listing: "minimal", listing_note: LISTING_NOTE };
-    }
-    const tier = tierOf(v.status);
-    return {
-      ...identity,
       tier,
       tier_label: TIERS[tier].label,
       tier_meaning: TIERS[tier].meaning,
@@ -220,42 +224,20 @@ export function buildRegistry(source: Source, options: BuildOptions): Registry {
 }
 
 /**
- * The source re-declared with only what the document publishes: no internal keys, no tagline, no
- * detail of suppressed vaults, no edge touching one. It validates, and builds to the same document
- * as the source it came from, so an artifact can embed it instead of the private declaration.
- */
-export function publishableSource(source: Source): Record<string, unknown> {
-  const suppressed = new Set(source.vaults.filter((v) => v.suppressed).map((v) => v.vault_slug));
-  return {
-    registry_schema_version: source.registry_schema_version,
-    generated_at: source.generated_at,
-    source_inventory_sha: source.source_inventory_sha,
-    licence: source.licence,
-    labels: { class: Object.fromEntries(source.classLabels), status: Object.fromEntries(source.statusLabels) },
-    vaults: source.vaults.map((v) => {
-      const identity = { vault_slug: v.vault_slug, display_name: v.display_name, class: v.class, status: v.status, persona: v.persona };
-      return v.suppressed ? { ...identity, suppressed: true } : { ...identity, note: v.note, last_synced: v.last_synced };
-    }),
-    edges: source.edges
-      .filter((e) => !suppressed.has(e.source) && !suppressed.has(e.target))
-      .map((e) => ({ source: e.source, target: e.target, type: e.type })),
-  };
-}
-
-/**
  * How many rows populate each field: present, and not `null`, `""` or `[]` (D4).
  * Exported so that tests and `verify` recompute it from the rows.
  */
 export function coverageOf(rows: readonly object[]): Record<CoverageField, Coverage> {
-  const entries = COVERAGE_FIELDS.map((field): [CoverageField, Coverage] => {
-    const populated = rows.filter((row) => {
-      if (!Object.hasOwn(row, field)) return false;
-      const value: unknown = (row as Record<string, unknown>)[field];
-      return value !== null && value !== "" && !(Array.isArray(value) && value.length === 0);
-    }).length;
-    return [field, { populated, of: rows.length }];
-  });
-  return Object.fromEntries(entries) as Record<CoverageField, Coverage>;
+  const populated = COVERAGE_FIELDS.map(() => 0);
+  for (const row of rows) {
+    const record = row as Record<string, unknown>;
+    COVERAGE_FIELDS.forEach((field, i) => {
+      if (!Object.hasOwn(record, field)) return;
+      const value = record[field];
+      if (value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) populated[i]! += 1;
+    });
+  }
+  return Object.fromEntries(COVERAGE_FIELDS.map((field, i) => [field, { populated: populated[i] as number, of: rows.length }])) as Record<CoverageField, Coverage>;
 }
 
 /**

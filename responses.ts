@@ -95,6 +95,27 @@ export async function prepareResource(
   };
 }
 
+/** A resource's identity answer as plain data, for an artifact to embed (see `restoreResource`). */
+export interface ResourceStamp {
+  readonly text: string;
+  readonly etag: string;
+  readonly ok: Readonly<Record<string, string>>;
+  readonly notModified: Readonly<Record<string, string>>;
+  readonly lastModified: number;
+}
+
+/** The identity answer of `resource` as plain data; its body is UTF-8 text (JSON). */
+export function stampResource(resource: Resource): ResourceStamp {
+  const { body, etag, ok, notModified } = resource.identity;
+  return { text: new TextDecoder().decode(body), etag, ok, notModified, lastModified: resource.lastModified };
+}
+
+/** A resource offering identity only, from a stamp: no hashing or serializing at start. */
+export function restoreResource(stamp: ResourceStamp): Resource {
+  const identity: Variant = { body: new TextEncoder().encode(stamp.text), etag: stamp.etag, ok: stamp.ok, notModified: stamp.notModified };
+  return { identity, encoded: {}, lastModified: stamp.lastModified, select: () => identity };
+}
+
 /**
  * True when a GET or HEAD may be answered 304 (RFC 9110 §13.1): `If-None-Match` by weak
  * comparison against the selected variant's ETag (`*` matches); only without it,
@@ -115,8 +136,15 @@ export function isNotModified(headers: Headers, variant: Variant, lastModified: 
   return !Number.isNaN(since) && lastModified <= since;
 }
 
+/** A precomputed error answer. */
+export interface Problem {
+  readonly status: number;
+  readonly body: Uint8Array<ArrayBuffer>;
+  readonly headers: Record<string, string>;
+}
+
 /** An RFC 9457 problem document and its headers, precomputed for one status. */
-export function problem(status: number, title: string, extraHeaders: Readonly<Record<string, string>> = {}): { body: Uint8Array<ArrayBuffer>; headers: Record<string, string>; status: number } {
+export function problem(status: number, title: string, extraHeaders: Readonly<Record<string, string>> = {}): Problem {
   const body = new TextEncoder().encode(`${JSON.stringify({ type: "about:blank", title, status })}\n`);
   return {
     status,

@@ -273,15 +273,22 @@ function readVaults(root: JsonObject, report: Report): { vaults?: SourceVault[];
     }
     const displayName = required(item, "display_name", at, report, nonEmptyString);
     const status = required(item, "status", at, report, anyString);
-    const vault = {
-      class: optional(item, "class", at, report, stringOrNull, null),
-      persona: optional(item, "persona", at, report, stringOrNull, null),
-      note: optional(item, "note", at, report, stringOrNull, null),
-      last_synced: optional(item, "last_synced", at, report, dateOrNull, null),
-      suppressed: optional(item, "suppressed", at, report, boolean, false),
-    };
+    const vaultClass = optional(item, "class", at, report, stringOrNull, null);
+    const persona = optional(item, "persona", at, report, stringOrNull, null);
+    const note = optional(item, "note", at, report, stringOrNull, null);
+    const lastSynced = optional(item, "last_synced", at, report, dateOrNull, null);
+    const suppressed = optional(item, "suppressed", at, report, boolean, false);
     if (vaultSlug === undefined || displayName === undefined || status === undefined) return;
-    vaults.push({ vault_slug: vaultSlug, display_name: displayName, status, ...vault });
+    vaults.push({
+      vault_slug: vaultSlug,
+      display_name: displayName,
+      class: vaultClass,
+      status,
+      persona,
+      note,
+      last_synced: lastSynced,
+      suppressed,
+    });
   });
   return { vaults, declared: new Set([...firstIndex.keys(), ...malformed]) };
 }

@@ -2,24 +2,24 @@
  * `npm run build [-- --out DIR]`: every deployable artifact, stamped with one `built_at`.
  *
  * - `DIR/lambda/index.mjs`: one minified ESM file exporting `handler` (Lambda's "index.handler"),
- *   with the source, `built_at` and base URL baked in (BASE_URL set at run time overrides the last).
+ *   serving exactly this build's bytes (see `bundle.ts`).
  * - `DIR/static/`: `vaults.json`, `api/registry.v1.json`, `api/registry.v1.schema.json` and a
  *   `_headers` file giving Netlify or Cloudflare Pages the same headers as the server.
  *
  * `built_at` is SOURCE_DATE_EPOCH, else the clock once; with SOURCE_DATE_EPOCH set, two builds are
- * byte-identical. REGISTRY_SOURCE replaces the embedded snapshot. The bundle embeds only the
- * publishable part of the source (`publishableSource`). Everything is written to a
+ * byte-identical. REGISTRY_SOURCE replaces the embedded snapshot. No artifact embeds the source:
+ * only the document, so nothing private is in `DIR`. Everything is written to a
  * temporary folder first and swapped in whole, so a failed build leaves an existing DIR untouched.
  */
-import { build as esbuild, type Plugin } from "esbuild";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { prepareBuild } from "../app.ts";
+import { prepareBuild } from "../prepare.ts";
 import { resolveConfig } from "../config.ts";
-import { PATHS, publishableSource } from "../registry.ts";
+import { PATHS } from "../registry.ts";
 import type { Resource } from "../responses.ts";
+import { bundleLambda } from "./bundle.ts";
 import { readSourceFile } from "./source-file.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -45,7 +45,7 @@ await rm(temporary, { recursive: true, force: true });
 try {
   const served = await prepareBuild(registrySource, buildConfig);
   await writeStatic(join(temporary, "static"), served.document, served.schema);
-  await bundleLambda(join(temporary, "lambda", "index.mjs"));
+  await bundleLambda(served, join(temporary, "lambda", "index.mjs"));
   await swapIn(temporary, out);
 } catch (error: unknown) {
   await rm(temporary, { recursive: true, force: true });
@@ -69,36 +69,6 @@ async function writeStatic(dir: string, document: Resource, schema: Resource): P
     await writeFile(join(dir, path), resource.identity.body);
   }
   await writeFile(join(dir, "_headers"), `${headers.join("\n\n")}\n`);
-}
-
-async function bundleLambda(file: string): Promise<void> {
-  // The bundle carries this build's stamp and source instead of reading them at start.
-  const stamp: Plugin = {
-    name: "stamp",
-    setup(build) {
-      build.onLoad({ filter: /[\\/]build-info\.ts$/ }, () => ({
-        contents: `export const BUILT_AT = ${JSON.stringify(builtAt)}; export const BASE_URL = ${JSON.stringify(baseUrl)};`,
-        loader: "ts",
-      }));
-      // Only what the document publishes goes into the artifact: no internal keys, no private detail.
-      build.onLoad({ filter: /[\\/]fixtures[\\/]registry\.json$/ }, () => ({
-        contents: JSON.stringify(publishableSource(registrySource)),
-        loader: "json",
-      }));
-    },
-  };
-  await esbuild({
-    stdin: { contents: `export { lambdaHandler as handler } from "./handler.ts";`, resolveDir: ROOT, loader: "ts", sourcefile: "lambda-entry.ts" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outfile: file,
-    legalComments: "none",
-    plugins: [stamp],
-    logLevel: "error",
-  });
 }
 
 async function swapIn(from: string, to: string): Promise<void> {

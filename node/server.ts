@@ -8,7 +8,8 @@
  */
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
-import { createApp, prepareBuild } from "../app.ts";
+import { createApp } from "../app.ts";
+import { prepareBuild } from "../prepare.ts";
 import { resolveConfig } from "../config.ts";
 import { PATHS, validateSource, type Source } from "../registry.ts";
 import { zlibCompress } from "./compress.ts";

@@ -52,7 +52,7 @@ test("a successful build replaces the output folder whole", async () => {
   assert.ok(existsSync(join(out, "lambda", "index.mjs")));
 });
 
-test("no private string of the source is in any artifact (the bundle embeds only the publishable source)", async () => {
+test("no private string of the source is in any artifact (the bundle embeds the answers, not the source)", async () => {
   const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
   const PUBLIC_VAULT_KEYS = ["vault_slug", "display_name", "class", "status", "persona", "note", "last_synced", "suppressed"];
   const strings = (value: unknown): string[] =>

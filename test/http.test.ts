@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createApp, prepareBuild } from "../app.ts";
+import { createApp } from "../app.ts";
+import { prepareBuild } from "../prepare.ts";
 import { validateSource } from "../registry.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 

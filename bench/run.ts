@@ -1,0 +1,372 @@
+/**
+ * `npm run bench`: every figure is a ratio against a baseline measured in the same run, A and B
+ * alternated (ABBA) over several rounds, median taken, because these machines are shared and noisy.
+ * Loopback only, bounded, stops by itself. Prints one markdown table and writes bench/RESULTS.md.
+ *
+ * Knobs: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4), BENCH_CONNECTIONS (50).
+ */
+import autocannon from "autocannon";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, release, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { prepareBuild } from "../prepare.ts";
+import { validateSource, type Source } from "../registry.ts";
+import { fetchRaw, startServer, type Running } from "../test/servers.ts";
+import { bundleLambda } from "../node/bundle.ts";
+import { generateSource } from "./generate.ts";
+
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 4);
+const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 4);
+const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 50);
+const CONFIG = { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" };
+const EPOCH = String(Date.parse(CONFIG.builtAt) / 1000);
+const work = mkdtempSync(join(tmpdir(), "registry-bench-"));
+const env = { ...process.env, HOST: "127.0.0.1", PORT: "0", BASE_URL: CONFIG.baseUrl, SOURCE_DATE_EPOCH: EPOCH };
+const TSX = ["--import", "tsx"];
+
+interface Row {
+  readonly what: string;
+  readonly measured: string;
+  readonly target: string;
+  readonly met: boolean | null;
+}
+const rows: Row[] = [];
+const row = (what: string, measured: string, target = "", met: boolean | null = null): void => {
+  rows.push({ what, measured, target, met });
+  console.error(`  ${what}: ${measured}${target ? ` (target ${target}: ${met ? "met" : "NOT met"})` : ""}`);
+};
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+const fmt = (x: number, digits = 2): string => x.toFixed(digits);
+
+interface Load {
+  readonly rps: number;
+  readonly p99: number;
+  readonly bytesPerRequest: number;
+  readonly non2xx: number;
+  readonly errors: number;
+}
+
+/** wrk where it is installed (less overhead per byte than a load generator written in JS), else autocannon. */
+const WRK = spawnSync("wrk", ["--version"]).error === undefined;
+const GENERATOR = WRK ? "wrk (1 thread)" : "autocannon";
+
+async function load(url: string, headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS): Promise<Load> {
+  if (WRK) return loadWithWrk(url, headers, seconds, connections);
+  const result = await autocannon({ url, connections, duration: seconds, headers });
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    bytesPerRequest: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function loadWithWrk(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Load> {
+  const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "--timeout", "30s", ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), url];
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    child.stdout.on("data", (c: Buffer) => (text += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), (seconds + 60) * 1000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(text);
+      else reject(new Error(`wrk exited ${code}: ${text}`));
+    });
+  });
+  const unit = (n: string, u: string | undefined): number =>
+    Number(n) * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, us: 0.001, ms: 1, s: 1000 }[u ?? "B"] ?? 1);
+  const requests = /(\d+) requests in [\d.]+\w+, ([\d.]+)(\w+) read/.exec(out);
+  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (requests === null || p99 === null || rps === null) throw new Error(`unreadable wrk output:\n${out}`);
+  return {
+    rps: Number(rps[1]),
+    p99: unit(p99[1] as string, p99[2]),
+    bytesPerRequest: unit(requests[2] as string, requests[3]) / Math.max(1, Number(requests[1])),
+    non2xx: Number(non2xx?.[1] ?? 0),
+    errors: errors === null ? 0 : errors.slice(1).reduce((sum, n) => sum + Number(n), 0),
+  };
+}
+
+/** Alternates A and B (ABBA) for ROUNDS rounds; the median ratios of A to B. */
+async function compare(a: () => Promise<Load>, b: () => Promise<Load>): Promise<{ rps: number; p99: number; a: Load; b: Load }> {
+  const ratios: number[] = [];
+  const p99s: number[] = [];
+  let last: [Load, Load] | undefined;
+  for (let round = 0; round < ROUNDS; round++) {
+    const [ra, rb] = round % 2 === 0 ? [await a(), await b()] : (([y, x]) => [x, y] as [Load, Load])([await b(), await a()]);
+    if (ra.errors + rb.errors > 0) throw new Error(`load errors: ${ra.errors} and ${rb.errors}`);
+    ratios.push(ra.rps / rb.rps);
+    p99s.push(Math.max(ra.p99, 0.5) / Math.max(rb.p99, 0.5));
+    last = [ra, rb];
+  }
+  const [la, lb] = last as [Load, Load];
+  return { rps: median(ratios), p99: median(p99s), a: la, b: lb };
+}
+
+function validated(source: unknown): Source {
+  const result = validateSource(source);
+  if (!result.ok) throw new Error(result.problems.slice(0, 5).join("\n"));
+  return result.source;
+}
+
+/** Writes a source file and the spec (body file and 200 headers) a raw server serves for it. */
+async function prepare(name: string, source: unknown): Promise<{ sourcePath: string; specPath: string; bytes: number }> {
+  const sourcePath = join(work, `${name}.source.json`);
+  writeFileSync(sourcePath, JSON.stringify(source));
+  const build = await prepareBuild(validated(source), CONFIG);
+  const bodyPath = join(work, `${name}.body.json`);
+  writeFileSync(bodyPath, build.document.identity.body);
+  const specPath = join(work, `${name}.spec.json`);
+  writeFileSync(specPath, JSON.stringify({ body: bodyPath, headers: build.document.identity.ok }));
+  return { sourcePath, specPath, bytes: build.document.identity.body.byteLength };
+}
+
+async function withServers<T>(starts: (() => Promise<Running>)[], body: (servers: Running[]) => Promise<T>): Promise<T> {
+  const servers: Running[] = [];
+  try {
+    for (const start of starts) servers.push(await start());
+    return await body(servers);
+  } finally {
+    for (const s of servers) await s.stop("SIGTERM", 5_000);
+  }
+}
+
+const ours = (sourcePath: string) => () => startServer("node", [...TSX, "node/server.ts"], { ...env, REGISTRY_SOURCE: sourcePath }, 120_000);
+const rawNode = (specPath: string) => () => startServer("node", [...TSX, "bench/servers/raw-node.ts", specPath], env);
+const fastify = (specPath: string) => () => startServer("node", [...TSX, "bench/servers/fastify.ts", specPath], env);
+
+async function servingNode(label: string, prepared: { sourcePath: string; specPath: string; bytes: number }, targets: boolean): Promise<void> {
+  const { sourcePath, specPath, bytes } = prepared;
+  await withServers([ours(sourcePath), rawNode(specPath), fastify(specPath)], async ([o, r, f]) => {
+    const path = "/api/registry.v1.json";
+    const connections = bytes > 1 << 20 ? 10 : CONNECTIONS; // megabytes per answer: fewer in flight
+    const vsRaw = await compare(() => load(o!.origin + path, {}, SECONDS, connections), () => load(r!.origin + path, {}, SECONDS, connections));
+    row(`Node server / raw node:http, ${label} (${(bytes / 1024).toFixed(0)} KB), req/s`, `${fmt(vsRaw.rps)}x (${fmt(vsRaw.a.rps, 0)} vs ${fmt(vsRaw.b.rps, 0)} req/s)`, targets ? ">= 0.95x" : "", targets ? vsRaw.rps >= 0.95 : null);
+    row(`Node server / raw node:http, ${label}, p99 latency`, `${fmt(vsRaw.p99)}x (${vsRaw.a.p99} vs ${vsRaw.b.p99} ms)`, targets ? "<= 1.15x" : "", targets ? vsRaw.p99 <= 1.15 : null);
+    const vsFastify = await compare(() => load(o!.origin + path, {}, SECONDS, connections), () => load(f!.origin + path, {}, SECONDS, connections));
+    row(`Node server / Fastify, ${label}, req/s`, `${fmt(vsFastify.rps)}x (${fmt(vsFastify.a.rps, 0)} vs ${fmt(vsFastify.b.rps, 0)} req/s)`, targets ? "> 1.00x" : "", targets ? vsFastify.rps > 1 : null);
+  });
+}
+
+async function conditionalAndEncodings(largeSourcePath: string): Promise<void> {
+  const { sourcePath } = await prepare("fixture-304", JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+  await withServers([ours(sourcePath)], async ([o]) => {
+    const url = `${o!.origin}/vaults.json`;
+    const etag = (await fetchRaw(url)).headers["etag"] as string;
+    const r = await compare(() => load(url, { "if-none-match": etag }), () => load(url));
+    row("304 answers / 200 answers (If-None-Match), fixture, req/s", `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s)`, ">= 1.0x", r.rps >= 1.0);
+  });
+  await withServers([ours(largeSourcePath)], async ([o]) => {
+    const url = `${o!.origin}/vaults.json`;
+    for (const [coding, header] of [["gzip", "gzip"], ["brotli", "br"]] as const) {
+      const r = await compare(() => load(url, { "accept-encoding": header }, SECONDS, 10), () => load(url, {}, SECONDS, 10));
+      const wire = r.a.bytesPerRequest / r.b.bytesPerRequest;
+      const isGzip = coding === "gzip";
+      row(`${coding} client / identity client, large document, req/s`, `${fmt(r.rps)}x (${fmt(r.a.rps, 1)} vs ${fmt(r.b.rps, 1)} req/s)`, isGzip ? ">= 5x" : "", isGzip ? r.rps >= 5 : null);
+      row(`${coding} client / identity client, large document, bytes on the wire`, `${fmt(wire * 100, 1)}%`, isGzip ? "<= 20%" : "", isGzip ? wire <= 0.2 : null);
+    }
+  });
+}
+
+async function deno(): Promise<void> {
+  const { specPath } = await prepare("deno", JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+  const denoBin = "node_modules/.bin/deno";
+  await withServers(
+    [
+      () => startServer(denoBin, ["serve", "--host", "127.0.0.1", "--port", "0", "--allow-env=BASE_URL,SOURCE_DATE_EPOCH", "handler.ts"], env),
+      () => startServer(denoBin, ["run", "--allow-read", "--allow-net=127.0.0.1", "bench/servers/raw-deno.ts", specPath], env),
+    ],
+    async ([ourDeno, raw]) => {
+      const r = await compare(() => load(`${ourDeno!.origin}/vaults.json`), () => load(`${raw!.origin}/vaults.json`));
+      row("deno serve handler.ts / raw Deno.serve, fixture, req/s", `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s)`, ">= 0.95x", r.rps >= 0.95);
+      row("deno serve handler.ts / raw Deno.serve, fixture, p99 latency", `${fmt(r.p99)}x (${r.a.p99} vs ${r.b.p99} ms)`);
+    },
+  );
+}
+
+/** Wall time of a command, from spawn to exit, in ms; rejects on a non-zero exit. */
+function timed(command: string, args: string[], stdoutTo?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stdout.resume();
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(performance.now() - started);
+      else reject(new Error(`${command} ${args.join(" ")} exited ${code}: ${err}${stdoutTo ?? ""}`));
+    });
+  });
+}
+
+async function alternateTimes(a: () => Promise<number>, b: () => Promise<number>, rounds: number): Promise<{ a: number; b: number; ratio: number }> {
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2 === 0) {
+      as.push(await a());
+      bs.push(await b());
+    } else {
+      bs.push(await b());
+      as.push(await a());
+    }
+  }
+  return { a: median(as), b: median(bs), ratio: median(as.map((x, i) => x / (bs[i] as number))) };
+}
+
+async function builds(): Promise<string> {
+  const times = new Map<number, number>();
+  let largest = "";
+  for (const n of [1_000, 10_000, 20_000, 100_000]) {
+    const { sourcePath, bytes } = await prepare(`build-${n}`, generateSource(n));
+    const cli = () => timed("node", [...TSX, "node/bin/registry.ts", sourcePath, "--built-at", CONFIG.builtAt]);
+    const floor = () => timed("node", [...TSX, "bench/floor.ts", sourcePath, String(bytes)]);
+    const r = await alternateTimes(cli, floor, n >= 20_000 ? 3 : 5);
+    times.set(n, r.a);
+    const isTarget = n === 100_000;
+    row(`build of ${n / 1000}k vaults through the CLI / floor (parse + pretty-print)`, `${fmt(r.ratio)}x (${fmt(r.a, 0)} vs ${fmt(r.b, 0)} ms)`, isTarget ? "<= 2.0x" : "", isTarget ? r.ratio <= 2 : null);
+    largest = sourcePath;
+  }
+  const [t20, t100] = [times.get(20_000) as number, times.get(100_000) as number];
+  row("build time growth, 20k -> 100k vaults (5x the vaults)", `${fmt(t100 / t20)}x (${fmt(t20, 0)} -> ${fmt(t100, 0)} ms)`, "<= 6.5x", t100 / t20 <= 6.5);
+  return largest;
+}
+
+async function coldStart(): Promise<void> {
+  const nodeNothing = () => timed("node", ["-e", "0"]);
+  const serverToFirst200 = async (): Promise<number> => {
+    const started = performance.now();
+    const s = await startServer("node", [...TSX, "node/server.ts"], env);
+    const res = await fetchRaw(`${s.origin}/vaults.json`);
+    const elapsed = performance.now() - started;
+    await s.stop("SIGTERM", 5_000);
+    if (res.status !== 200) throw new Error(`status ${res.status}`);
+    return elapsed;
+  };
+  const server = await alternateTimes(serverToFirst200, nodeNothing, 5);
+  row("cold start: spawn to first 200, Node server / node -e 0", `${fmt(server.ratio)}x (${fmt(server.a, 0)} vs ${fmt(server.b, 0)} ms)`);
+
+  const source = validated(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+  const bundle = join(work, "lambda", "index.mjs");
+  const meta = await bundleLambda(await prepareBuild(source, CONFIG), bundle);
+  const event = JSON.parse(readFileSync("fixtures/aws-events/apigw-http-v2.json", "utf8"));
+  event.rawPath = "/vaults.json";
+  event.requestContext.http.path = "/vaults.json";
+  const script = `const m = await import(${JSON.stringify(bundle)}); const r = await m.handler(${JSON.stringify(event)}); if (r.statusCode !== 200) process.exit(1);`;
+  const lambda = await alternateTimes(() => timed("node", ["--input-type=module", "-e", script]), nodeNothing, 11);
+  const added = lambda.a - lambda.b;
+  row("cold start: Lambda bundle imported and invoked once, minus node -e 0", `+${fmt(added, 1)} ms (${fmt(lambda.a, 0)} vs ${fmt(lambda.b, 0)} ms)`, "<= 30 ms", added <= 30);
+
+  const output = Object.values(meta.outputs)[0];
+  const total = statSync(bundle).size;
+  const snapshot = Object.entries(output?.inputs ?? {}).filter(([file]) => file.includes("stamp.json")).reduce((sum, [, v]) => sum + v.bytesInOutput, 0);
+  const code = total - snapshot;
+  row("Lambda bundle, minified code without the embedded answers", `${fmt(code / 1024, 1)} KB`, "<= 30 KB", code <= 30 * 1024);
+  row("Lambda bundle, whole file minified / gzipped", `${fmt(total / 1024, 1)} KB / ${fmt(gzipSync(readFileSync(bundle)).length / 1024, 1)} KB`);
+}
+
+function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+async function memory(largestSourcePath: string): Promise<void> {
+  await withServers([ours(largestSourcePath)], async ([o]) => {
+    const pid = o!.child.pid as number;
+    const first = await fetchRaw(`${o!.origin}/vaults.json`, {}, 60_000);
+    const docBytes = first.body.length;
+    await new Promise((r) => setTimeout(r, 2_000));
+    const idle = rssOf(pid);
+    await load(`${o!.origin}/vaults.json`, {}, 10, 10);
+    await load(`${o!.origin}/vaults.json`, { "accept-encoding": "gzip, br" }, 5, 10);
+    const after = rssOf(pid);
+    const growth = after - idle;
+    row(
+      `Node server RSS after load, 100k document (${fmt(docBytes / 1048576, 1)} MB)`,
+      `idle ${fmt(idle / 1048576, 0)} MB, after ${fmt(after / 1048576, 0)} MB: +${fmt(growth / docBytes, 2)}x the document`,
+      "<= idle + 3x document",
+      growth <= 3 * docBytes,
+    );
+  });
+}
+
+async function routers(): Promise<void> {
+  // In-process: the cost of Hono's routing alone, on our three static routes, per router.
+  const { HonoBase: Hono } = await import("hono/hono-base");
+  const { RegExpRouter } = await import("hono/router/reg-exp-router");
+  const { LinearRouter } = await import("hono/router/linear-router");
+  const { PatternRouter } = await import("hono/router/pattern-router");
+  const { TrieRouter } = await import("hono/router/trie-router");
+  const paths = ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json"];
+  const body = new Uint8Array(64);
+  const make = (router: unknown) => {
+    const app = new Hono({ router: router as never });
+    for (const p of paths) app.get(p, () => new Response(body));
+    return app;
+  };
+  const requests = Array.from({ length: 30 }, (_, i) => new Request(`http://x${paths[i % 3]}`));
+  const spin = async (app: ReturnType<typeof make>): Promise<number> => {
+    const started = performance.now();
+    for (let i = 0; i < 60_000; i++) await app.fetch(requests[i % requests.length] as Request);
+    return 60_000 / ((performance.now() - started) / 1000);
+  };
+  const candidates: [string, unknown][] = [["RegExpRouter", new RegExpRouter()], ["LinearRouter", new LinearRouter()], ["PatternRouter", new PatternRouter()], ["TrieRouter", new TrieRouter()]];
+  const base = make(new RegExpRouter());
+  for (const [name, router] of candidates.slice(1)) {
+    const app = make(router);
+    const r = await alternateTimes(() => spin(app), () => spin(base), 6);
+    row(`Hono ${name} / RegExpRouter, app.fetch in process`, `${fmt(r.ratio)}x`);
+  }
+}
+
+const started = Date.now();
+try {
+  console.error(`bench: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${GENERATOR}, scratch in ${work}`);
+  const fixture = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
+  await servingNode("fixture", await prepare("fixture", fixture), true);
+  const large = await prepare("large", generateSource(20_000));
+  await servingNode("20k vaults", large, false);
+  await conditionalAndEncodings(large.sourcePath);
+  await deno();
+  const largest = await builds();
+  await coldStart();
+  await memory(largest);
+  await routers();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+const table = [
+  "| what | measured (ratio to the baseline of the same run) | target | met |",
+  "| --- | --- | --- | --- |",
+  ...rows.map((r) => `| ${r.what} | ${r.measured} | ${r.target} | ${r.met === null ? "" : r.met ? "yes" : "**no**"} |`),
+].join("\n");
+const machine = `${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Linux ${release()}, Node ${process.version}`;
+const report = [
+  "# Benchmark results",
+  "",
+  `Command: \`npm run bench\` (${ROUNDS} rounds, ${SECONDS} s per load run, ${CONNECTIONS} connections, ${GENERATOR} on loopback).`,
+  `Machine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}. Took ${fmt((Date.now() - started) / 1000, 0)} s.`,
+  "",
+  "Every ratio is ours over the baseline, both measured in this run with A and B alternated; the",
+  "median over the rounds is shown, with the last round's absolute figures in brackets.",
+  "",
+  table,
+  "",
+].join("\n");
+writeFileSync("bench/RESULTS.md", report);
+console.log(table);
