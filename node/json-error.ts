@@ -89,3 +89,70 @@ class SyntaxAt {
 function shown(char: string | undefined): string {
   return char === undefined ? "the end of the text" : JSON.stringify(char);
 }
+
+/**
+ * Every object key that appears twice in the same object of valid JSON text, as
+ * `path: duplicate key "name"` (paths as validation writes them). `JSON.parse` silently keeps the
+ * last one, so a source could say `"suppressed": true` to a reader and `false` to the build.
+ * Iterative and linear: strings are skipped with indexOf, nesting depth costs no stack.
+ */
+export function findDuplicateKeys(text: string): string[] {
+  interface Frame {
+    readonly path: string;
+    readonly keys: Set<string> | null; // null for an array
+    key: string;
+    index: number;
+  }
+  const problems: string[] = [];
+  const stack: Frame[] = [];
+  const valuePath = (): string => {
+    const top = stack[stack.length - 1];
+    if (top === undefined) return "$";
+    return top.keys === null ? `${top.path}[${top.index}]` : memberPath(top.path, top.key);
+  };
+  let previous = 0; // the last structural character: a string after { or , in an object is a key
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
+      stack.push({ path: valuePath(), keys: c === 0x7b ? new Set() : null, key: "", index: 0 });
+      previous = c;
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+      previous = c;
+    } else if (c === 0x2c) {
+      const top = stack[stack.length - 1];
+      if (top !== undefined) top.index++;
+      previous = c;
+    } else if (c === 0x3a) {
+      previous = c;
+    } else if (c === 0x22) {
+      let end = text.indexOf('"', i + 1);
+      while (isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      const top = stack[stack.length - 1];
+      if (top?.keys && (previous === 0x7b || previous === 0x2c)) {
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes("\\") ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        if (top.keys.has(key)) problems.push(`${top.path}: duplicate key ${JSON.stringify(key)}`);
+        top.keys.add(key);
+        top.key = key;
+      }
+      previous = 0x22;
+      i = end;
+    }
+  }
+  return problems;
+}
+
+/** True when the quote at `at` is escaped by an odd run of backslashes before it. */
+function isEscaped(text: string, at: number): boolean {
+  let k = at - 1;
+  while (text.charCodeAt(k) === 0x5c) k--;
+  return (at - 1 - k) % 2 === 1;
+}
+
+/** The path of `key` in the object at `path`, written as validation writes paths. */
+function memberPath(path: string, key: string): string {
+  const name = /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? key : JSON.stringify(key);
+  if (path === "$") return name.startsWith('"') ? `[${name}]` : name;
+  return name.startsWith('"') ? `${path}[${name}]` : `${path}.${name}`;
+}

@@ -4,9 +4,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { validateSource, type Source } from "../source.ts";
-import { locateJsonError } from "./json-error.ts";
+import { findDuplicateKeys, locateJsonError } from "./json-error.ts";
 
-/** Reads, parses and validates `path`. Never throws. */
+/** Reads, parses and validates `path`; a key repeated within one object is refused too. Never throws. */
 export async function readSourceFile(path: string): Promise<{ ok: Source } | { problems: string[] }> {
   let text: string;
   try {
@@ -18,8 +18,10 @@ export async function readSourceFile(path: string): Promise<{ ok: Source } | { p
   }
   const parsed = parseJson(text);
   if ("error" in parsed) return { problems: [`${path}: ${parsed.error}`] };
+  const duplicates = findDuplicateKeys(text);
   const result = validateSource(parsed.ok);
-  return result.ok ? { ok: result.source } : { problems: result.problems.map((p) => `${path}: ${p}`) };
+  const problems = [...duplicates, ...(result.ok ? [] : result.problems)];
+  return result.ok && problems.length === 0 ? { ok: result.source } : { problems: problems.map((p) => `${path}: ${p}`) };
 }
 
 /**

@@ -1,0 +1,61 @@
+/** Reading JSON text: where a syntax error is, and keys repeated within one object. */
+import fc from "fast-check";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { findDuplicateKeys, locateJsonError } from "../node/json-error.ts";
+import { parseJson } from "../node/source-file.ts";
+import { fcParams } from "./arbitraries.ts";
+
+test("duplicate keys: found at any depth, by decoded name, with the object's path", () => {
+  const cases: [string, string[]][] = [
+    ['{"a":1,"a":2}', ['$: duplicate key "a"']],
+    ['{"vaults":[{"s":1},{"s":1,"t":"a\\"b","s":3}]}', ['vaults[1]: duplicate key "s"']],
+    ['{"k\\u0061":1,"ka":2}', ['$: duplicate key "ka"']],
+    ['{"odd key":{"z":1,"z":1}}', ['["odd key"]: duplicate key "z"']],
+    ['{"a":"{\\"a\\":1,\\"a\\":2}"}', []],
+    ['[{"x":1},{"x":2}]', []],
+    ['{"\\\\":1,"\\\\":2}', ['$: duplicate key "\\\\"']],
+  ];
+  for (const [text, expected] of cases) assert.equal(findDuplicateKeys(text), expected, text);
+});
+
+test("duplicate keys: JSON.stringify never writes one; repeating any member of any object is found", () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (value) => {
+      const text = JSON.stringify(value);
+      assert.equal(findDuplicateKeys(text), []);
+      // Repeat the first member of the outermost object that has one.
+      const member = /\{("(?:[^"\\]|\\.)*":(?:null|true|false|-?\d[^,}\]]*|"(?:[^"\\]|\\.)*"))/.exec(text);
+      if (member !== null) {
+        const doubled = text.replace(member[0], `{${member[1]},${member[1]}`);
+        assert.ok(findDuplicateKeys(doubled).length > 0, doubled);
+      }
+    }),
+    fcParams,
+  );
+});
+
+test("syntax errors: line, column and what was found, in the same words on every runtime", () => {
+  assert.equal(locateJsonError('{"a": 1,\n  "b": }'), { line: 2, column: 8, reason: 'unexpected "}"' });
+  assert.equal(locateJsonError("[1, 2"), { line: 1, column: 6, reason: "expected ',' or ']', found the end of the text" });
+  assert.equal(locateJsonError('{"a" 1}'), { line: 1, column: 6, reason: "expected ':', found \"1\"" });
+  assert.equal(locateJsonError('"\\x"'), { line: 1, column: 2, reason: "invalid escape in string" });
+  assert.equal(locateJsonError("{} {}"), { line: 1, column: 4, reason: 'unexpected "{" after the JSON value' });
+  assert.is(locateJsonError('{"a": [1, 2.5e3, "x", null, true]}'), null);
+});
+
+test("parseJson: every text either parses or says where it breaks; never throws, even nested 100k deep", () => {
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.json().map((j) => j.slice(0, Math.max(0, j.length - 1)))), (text) => {
+      const result = parseJson(text);
+      if ("ok" in result) assert.equal(result.ok, JSON.parse(text));
+      else assert.match(result.error, /^not valid JSON/);
+    }),
+    fcParams,
+  );
+  const deep = `${"[".repeat(100_000)}${"]".repeat(99_999)}`;
+  assert.match((parseJson(deep) as { error: string }).error, /^not valid JSON/);
+  assert.equal(findDuplicateKeys(`${"[".repeat(100_000)}${"]".repeat(100_000)}`), []);
+});
+
+test.run();
