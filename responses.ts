@@ -35,11 +35,19 @@ export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
  */
 export const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400";
 
-/** Headers every answer carries, errors included: CORS for any origin, and no content sniffing. */
+/**
+ * Headers every answer carries, errors included: CORS for any origin (the data is public and read
+ * without credentials), and what a public read-only JSON API should say to browsers: never sniff,
+ * never render or frame this as a page, send no referrer, and may be embedded cross-origin.
+ * Strict-Transport-Security belongs to whatever terminates TLS, not to this origin.
+ */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers": "ETag, Link",
   "x-content-type-options": "nosniff",
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+  "cross-origin-resource-policy": "cross-origin",
+  "referrer-policy": "no-referrer",
 };
 
 /** The strong ETag of some bytes: the first 128 bits of their SHA-256, in hex, quoted. */

@@ -5,8 +5,7 @@
  *
  * Knobs: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4), BENCH_CONNECTIONS (50).
  */
-import autocannon from "autocannon";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -16,6 +15,7 @@ import { validateSource, type Source } from "../registry.ts";
 import { fetchRaw, startServer, type Running } from "../test/servers.ts";
 import { bundleLambda } from "../node/bundle.ts";
 import { generateSource } from "./generate.ts";
+import { GENERATOR, load as loadWith, type Load } from "./load.ts";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 4);
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 4);
@@ -38,66 +38,15 @@ const row = (what: string, measured: string, target = "", met: boolean | null = 
   console.error(`  ${what}: ${measured}${target ? ` (target ${target}: ${met ? "met" : "NOT met"})` : ""}`);
 };
 
+const load = (url: string, headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS): Promise<Load> =>
+  loadWith(url, headers, seconds, connections);
+
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 };
 const fmt = (x: number, digits = 2): string => x.toFixed(digits);
-
-interface Load {
-  readonly rps: number;
-  readonly p99: number;
-  readonly bytesPerRequest: number;
-  readonly non2xx: number;
-  readonly errors: number;
-}
-
-/** wrk where it is installed (less overhead per byte than a load generator written in JS), else autocannon. */
-const WRK = spawnSync("wrk", ["--version"]).error === undefined;
-const GENERATOR = WRK ? "wrk (1 thread)" : "autocannon";
-
-async function load(url: string, headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS): Promise<Load> {
-  if (WRK) return loadWithWrk(url, headers, seconds, connections);
-  const result = await autocannon({ url, connections, duration: seconds, headers });
-  return {
-    rps: result.requests.average,
-    p99: result.latency.p99,
-    bytesPerRequest: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-  };
-}
-
-async function loadWithWrk(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Load> {
-  const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "--timeout", "30s", ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), url];
-  const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] });
-    let text = "";
-    child.stdout.on("data", (c: Buffer) => (text += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), (seconds + 60) * 1000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(text);
-      else reject(new Error(`wrk exited ${code}: ${text}`));
-    });
-  });
-  const unit = (n: string, u: string | undefined): number =>
-    Number(n) * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, us: 0.001, ms: 1, s: 1000 }[u ?? "B"] ?? 1);
-  const requests = /(\d+) requests in [\d.]+\w+, ([\d.]+)(\w+) read/.exec(out);
-  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
-  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  if (requests === null || p99 === null || rps === null) throw new Error(`unreadable wrk output:\n${out}`);
-  return {
-    rps: Number(rps[1]),
-    p99: unit(p99[1] as string, p99[2]),
-    bytesPerRequest: unit(requests[2] as string, requests[3]) / Math.max(1, Number(requests[1])),
-    non2xx: Number(non2xx?.[1] ?? 0),
-    errors: errors === null ? 0 : errors.slice(1).reduce((sum, n) => sum + Number(n), 0),
-  };
-}
 
 /** Alternates A and B (ABBA) for ROUNDS rounds; the median ratios of A to B. */
 async function compare(a: () => Promise<Load>, b: () => Promise<Load>): Promise<{ rps: number; p99: number; a: Load; b: Load }> {

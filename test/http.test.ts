@@ -43,6 +43,18 @@ test("headers: exact content type, strong ETag, length, caching, Last-Modified =
   assert.is(h.get("x-powered-by"), null);
 });
 
+test("security headers on every answer, errors included; no cookies, no X-Powered-By or Server version", async () => {
+  const answers = [await get("/vaults.json"), await get("/vaults.json", { method: "HEAD" }), await get("/nope"), await get("/vaults.json", { method: "POST" }), await get(SCHEMA)];
+  for (const res of answers) {
+    assert.is(res.headers.get("x-content-type-options"), "nosniff");
+    assert.is(res.headers.get("content-security-policy"), "default-src 'none'; frame-ancestors 'none'");
+    assert.is(res.headers.get("cross-origin-resource-policy"), "cross-origin");
+    assert.is(res.headers.get("referrer-policy"), "no-referrer");
+    assert.is(res.headers.get("access-control-allow-origin"), "*");
+    for (const leak of ["set-cookie", "x-powered-by", "server", "access-control-allow-credentials"]) assert.is(res.headers.get(leak), null, leak);
+  }
+});
+
 test("the ETag is derived from the bytes: SHA-256, first 128 bits", async () => {
   const digest = Buffer.from(await crypto.subtle.digest("SHA-256", golden)).subarray(0, 16).toString("hex");
   assert.is((await get("/api/registry.v1.json")).headers.get("etag"), `"${digest}"`);

@@ -37,6 +37,7 @@ test("both paths over the socket: 200, golden bytes, identical headers, exact co
     assert.is(res.headers["access-control-allow-origin"], "*");
     assert.is(res.headers["x-content-type-options"], "nosniff");
     assert.is(res.headers["transfer-encoding"], undefined, "sent with Content-Length, not chunked");
+    for (const leak of ["set-cookie", "x-powered-by", "server"]) assert.is(res.headers[leak], undefined, leak);
   }
   const { date: _a, ...ha } = a.headers;
   const { date: _b, ...hb } = b.headers;

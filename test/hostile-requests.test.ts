@@ -1,0 +1,149 @@
+/**
+ * Hostile requests: odd methods, encoded and enormous paths, malformed and enormous headers,
+ * bodies on GET. Only deliberate answers come back (2xx, 304, 4xx), never a 5xx, a hang or a
+ * stack trace, and the server keeps serving. Through `app.request`, raw over a socket to the Node
+ * server, and as malformed Lambda events.
+ */
+import fc from "fast-check";
+import { readFileSync } from "node:fs";
+import { connect } from "node:net";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { createApp } from "../app.ts";
+import { lambdaHandlerFor } from "../lambda.ts";
+import { zlibCompress } from "../node/compress.ts";
+import { prepareBuild } from "../prepare.ts";
+import { validateSource } from "../registry.ts";
+import { fcParams } from "./arbitraries.ts";
+import { GOLDEN_OPTIONS } from "./cases.ts";
+import { cleanEnv } from "./process.ts";
+import { fetchRaw, startServer } from "./servers.ts";
+
+const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+if (!source.ok) throw new Error("fixture invalid");
+const app = createApp(await prepareBuild(source.source, GOLDEN_OPTIONS, { compress: zlibCompress }));
+const golden = readFileSync("golden/registry.json");
+
+const method = fc.oneof(
+  fc.constantFrom("GET", "HEAD", "OPTIONS", "POST", "PUT", "DELETE", "PATCH", "TRACE", "PROPFIND", "get", "M-SEARCH"),
+  fc.stringMatching(/^[A-Z][A-Z-]{0,11}$/),
+);
+const path = fc.oneof(
+  fc.constantFrom(
+    "/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/vaults%2Ejson", "/vaults.json%00",
+    "/%2e%2e/vaults.json", "//vaults.json", "/api%2Fregistry.v1.json", "/vaults.json/..", "/./vaults.json",
+    "/vaults.json?%%%", "/vaults.json#frag", "/%", "/%zz", "/\u00e9", "/api/registry.v2.json",
+  ),
+  fc.string({ maxLength: 40 }).map((s) => `/${encodeURIComponent(s)}`),
+  fc.integer({ min: 1, max: 9 }).map((k) => `/${"a".repeat(k * 1024)}`),
+);
+const headerValue = fc.oneof(
+  fc.constantFrom('"x"', "*", "W/", '"', ",,,", "W/\"\"", "gzip;q=abc", "br;q=-1, *;q=2", "identity;q=0, *;q=0", "bytes=0-10", "Thu, 01 Jan 1970 00:00:00 GMT", "not a date"),
+  fc.string({ maxLength: 30 }).map((s) => s.replace(/[\r\n\0]/g, " ")),
+  fc.integer({ min: 1, max: 9 }).map((k) => `"${"e".repeat(k * 1024)}"`),
+);
+const headers = fc.dictionary(
+  fc.constantFrom("if-none-match", "if-modified-since", "accept-encoding", "range", "if-range", "origin", "accept", "x-forwarded-host", "content-length"),
+  headerValue,
+  { maxKeys: 4 },
+);
+
+const DELIBERATE = new Set([200, 204, 304, 400, 404, 405]);
+/** A stack frame or a source location: what an answer must never show. */
+const STACK_TRACE = /\n\s+at \S|\.(ts|js|mjs|cjs):\d+:\d+|node:internal/;
+
+test("app.request: any method, path and headers get a deliberate answer, never a 5xx or a stack trace", async () => {
+  await fc.assert(
+    fc.asyncProperty(method, path, headers, async (m, p, h) => {
+      let res: Response;
+      try {
+        res = await app.request(p, { method: m, headers: h });
+      } catch (error: unknown) {
+        // The test's own Request refused the input (a forbidden method or header): not the app's.
+        if (error instanceof TypeError) return;
+        throw error;
+      }
+      assert.ok(DELIBERATE.has(res.status), `${m} ${p} ${JSON.stringify(h)} -> ${res.status}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      if (res.headers.get("content-encoding") === null) assert.not.match(body.toString("latin1"), STACK_TRACE, "no stack trace");
+      if (res.status >= 400) assert.is(res.headers.get("content-type"), "application/problem+json");
+      if (res.status === 200 && m === "GET" && res.headers.get("content-encoding") === null && res.headers.get("content-type") === "application/json") {
+        assert.ok(body.equals(golden), "a 200 is the whole document, Range or not");
+      }
+    }),
+    fcParams,
+  );
+});
+
+/** Sends raw bytes over one connection; resolves with what came back before close or a 5 s limit. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    const done = () => resolve(Buffer.concat(chunks).toString("latin1"));
+    socket.setTimeout(5_000, () => socket.destroy());
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("close", done);
+    socket.on("error", () => undefined);
+    socket.on("connect", () => socket.end(bytes));
+  });
+}
+
+test("raw socket to the Node server: hostile requests get a deliberate status line, and it keeps serving", async () => {
+  const epoch = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
+  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: GOLDEN_OPTIONS.baseUrl, SOURCE_DATE_EPOCH: epoch }));
+  const port = Number(new URL(server.origin).port);
+  const rawHeader = fc.oneof(
+    headers.map((h) => Object.entries(h).map(([k, v]) => `${k}: ${v}`)),
+    fc.constantFrom(["X: \u0001\u007f"], ["Bad Header: x"], [`X-Long: ${"v".repeat(20_000)}`], ["Transfer-Encoding: chunked"], ["Content-Length: -1"], ["Content-Length: 5", "Content-Length: 6"]),
+  );
+  const body = fc.constantFrom("", "hello", "{}", "\u0000\u0001");
+  const version = fc.constantFrom("HTTP/1.1", "HTTP/1.0", "HTTP/9.9", "");
+  const seen = new Set<string>();
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(method, fc.constant("GET")),
+        fc.oneof(path, fc.constantFrom("/vaults.json", "/api/registry.v1.json")),
+        fc.oneof(rawHeader, fc.constant([])),
+        body,
+        fc.oneof(version, fc.constant("HTTP/1.1")),
+        async (m, p, h, b, v) => {
+        const request = `${m} ${p} ${v}\r\nHost: 127.0.0.1\r\nConnection: close\r\n${h.map((l) => `${l}\r\n`).join("")}${b ? `Content-Length: ${b.length}\r\n` : ""}\r\n${b}`;
+        const answer = await rawExchange(port, request);
+        const status = /^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1];
+        seen.add(status ?? "closed");
+        // Node itself closes some malformed requests without a status line (or answers 400/431/505).
+        if (status !== undefined) assert.ok(Number(status) < 500 || status === "505", `${JSON.stringify(request.slice(0, 120))} -> ${status}`);
+        assert.not.match(answer, STACK_TRACE, "no stack trace");
+        },
+      ),
+      { ...fcParams, numRuns: Math.min(fcParams.numRuns, 120) },
+    );
+    for (const expected of ["200", "404", "400"]) assert.ok(seen.has(expected), `saw ${[...seen].join(", ")}`);
+    const after = await fetchRaw(`${server.origin}/vaults.json`);
+    assert.is(after.status, 200, "still serving");
+    assert.ok(after.body.equals(golden));
+  } finally {
+    await server.stop();
+  }
+});
+
+test("Lambda: any event, however malformed, gets a 4xx or a deliberate answer, never an exception", async () => {
+  const lambda = lambdaHandlerFor(app);
+  const event = fc.oneof(
+    fc.anything(),
+    fc.record({ httpMethod: fc.oneof(method, fc.anything()), path: fc.oneof(path, fc.anything()), headers: fc.oneof(fc.anything(), fc.dictionary(fc.string(), fc.string())), multiValueHeaders: fc.anything(), body: fc.anything(), isBase64Encoded: fc.anything(), requestContext: fc.anything() }, { requiredKeys: [] }),
+    fc.record({ version: fc.constant("2.0"), rawPath: fc.oneof(path, fc.anything()), rawQueryString: fc.anything(), headers: fc.anything(), cookies: fc.anything(), requestContext: fc.record({ domainName: fc.oneof(fc.string(), fc.constant("<url-id>.lambda-url.on.aws")), http: fc.record({ method: fc.oneof(method, fc.anything()) }) }) }, { requiredKeys: [] }),
+  );
+  await fc.assert(
+    fc.asyncProperty(event, async (e) => {
+      const result = await lambda(e as never);
+      assert.ok(DELIBERATE.has(result.statusCode), `${JSON.stringify(e)?.slice(0, 200)} -> ${result.statusCode}`);
+      if (!result.isBase64Encoded) assert.not.match(String(result.body), STACK_TRACE);
+    }),
+    fcParams,
+  );
+});
+
+test.run();

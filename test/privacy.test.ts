@@ -1,0 +1,86 @@
+/**
+ * Privacy: generated sources plant SECRET in every internal key and value, in every suppressed
+ * vault's private detail and in edges touching suppressed vaults. No answer of any route, method,
+ * coding or condition carries it (errors included), nor the Lambda entry, nor `dist/`.
+ */
+import fc from "fast-check";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { createApp } from "../app.ts";
+import { lambdaHandlerFor } from "../lambda.ts";
+import { zlibCompress } from "../node/compress.ts";
+import { prepareBuild } from "../prepare.ts";
+import { validateSource } from "../registry.ts";
+import { fcParams, SECRET, validSource } from "./arbitraries.ts";
+import { GOLDEN_OPTIONS } from "./cases.ts";
+import { cleanEnv, run } from "./process.ts";
+
+const PATHS = ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/nope", "/api/registry.v2.json"];
+const METHODS = ["GET", "HEAD", "OPTIONS", "POST", "DELETE"];
+const CODINGS = [undefined, "gzip", "br", "gzip, br;q=0.5"];
+
+function decode(body: Buffer, coding: string | null): string {
+  if (body.length === 0) return ""; // HEAD and 304 answers name a coding but carry no body
+  if (coding === "gzip") return gunzipSync(body).toString("utf8");
+  if (coding === "br") return brotliDecompressSync(body).toString("utf8");
+  return body.toString("utf8");
+}
+
+test("no answer of any route, method, coding or condition carries a private string", async () => {
+  await fc.assert(
+    fc.asyncProperty(validSource, async (raw) => {
+      const source = validateSource(raw);
+      if (!source.ok) throw new Error(source.problems.join("\n"));
+      const app = createApp(await prepareBuild(source.source, GOLDEN_OPTIONS, { compress: zlibCompress }));
+      const etag = (await app.request("/vaults.json")).headers.get("etag") as string;
+      for (const path of PATHS) {
+        for (const method of METHODS) {
+          for (const coding of CODINGS) {
+            for (const condition of [{}, { "if-none-match": etag }]) {
+              const headers: Record<string, string> = { ...condition, ...(coding === undefined ? {} : { "accept-encoding": coding }) };
+              const res = await app.request(path, { method, headers });
+              const text = decode(Buffer.from(await res.arrayBuffer()), res.headers.get("content-encoding"));
+              assert.not.ok(text.includes(SECRET), `${method} ${path} ${JSON.stringify(headers)}: body`);
+              assert.not.ok(JSON.stringify([...res.headers]).includes(SECRET), `${method} ${path}: headers`);
+            }
+          }
+        }
+      }
+      const lambda = lambdaHandlerFor(app);
+      for (const path of PATHS) {
+        const result = await lambda({ httpMethod: "GET", path, headers: {}, requestContext: {} } as never);
+        assert.not.ok(JSON.stringify(result).includes(SECRET), `Lambda GET ${path}`);
+      }
+    }),
+    { ...fcParams, numRuns: Math.max(10, Math.round(fcParams.numRuns / 5)) },
+  );
+});
+
+test("dist/: no private string in the Lambda bundle or the static site", async () => {
+  // One generated source with private detail everywhere, several suppressed vaults among them.
+  const [raw] = fc.sample(
+    validSource.filter((s) => JSON.stringify(s).split(SECRET).length > 20 && (s["vaults"] as { suppressed?: boolean }[]).filter((v) => v.suppressed === true).length >= 2),
+    { seed: 20261121, numRuns: 1 },
+  );
+  const work = mkdtempSync(join(tmpdir(), "registry-privacy-"));
+  try {
+    writeFileSync(join(work, "source.json"), JSON.stringify(raw));
+    const out = join(work, "dist");
+    const built = await run("node", ["--import", "tsx", "node/build.ts", "--out", out], { env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }), timeoutMs: 120_000 });
+    assert.is(built.code, 0, built.stderr);
+    const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    assert.ok(files.length >= 5);
+    for (const file of files) {
+      const text = readFileSync(join(file.parentPath, file.name), "utf8");
+      assert.not.ok(text.includes(SECRET), `${file.name} carries a private string`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test.run();
