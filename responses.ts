@@ -52,7 +52,7 @@ export const COMMON_HEADERS: Readonly<Record<string, string>> = {
 
 /** The strong ETag of some bytes: the first 128 bits of their SHA-256, in hex, quoted. */
 export async function strongEtag(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return `"${Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")}"`;
 }
 

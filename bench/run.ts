@@ -105,7 +105,7 @@ async function servingNode(label: string, prepared: { sourcePath: string; specPa
     row(`Node server / raw node:http, ${label} (${(bytes / 1024).toFixed(0)} KB), req/s`, `${fmt(vsRaw.rps)}x (${fmt(vsRaw.a.rps, 0)} vs ${fmt(vsRaw.b.rps, 0)} req/s)`, targets ? ">= 0.95x" : "", targets ? vsRaw.rps >= 0.95 : null);
     row(`Node server / raw node:http, ${label}, p99 latency`, `${fmt(vsRaw.p99)}x (${vsRaw.a.p99} vs ${vsRaw.b.p99} ms)`, targets ? "<= 1.15x" : "", targets ? vsRaw.p99 <= 1.15 : null);
     const vsFastify = await compare(() => load(o!.origin + path, {}, SECONDS, connections), () => load(f!.origin + path, {}, SECONDS, connections));
-    row(`Node server / Fastify, ${label}, req/s`, `${fmt(vsFastify.rps)}x (${fmt(vsFastify.a.rps, 0)} vs ${fmt(vsFastify.b.rps, 0)} req/s)`, targets ? "> 1.00x" : "", targets ? vsFastify.rps > 1 : null);
+    row(`Node server / Fastify, ${label}, req/s`, `${fmt(vsFastify.rps)}x (${fmt(vsFastify.a.rps, 0)} vs ${fmt(vsFastify.b.rps, 0)} req/s); p99 ${fmt(vsFastify.p99)}x`, targets ? "> 1.00x" : "", targets ? vsFastify.rps > 1 : null);
   });
 }
 
@@ -115,7 +115,7 @@ async function conditionalAndEncodings(largeSourcePath: string): Promise<void> {
     const url = `${o!.origin}/vaults.json`;
     const etag = (await fetchRaw(url)).headers["etag"] as string;
     const r = await compare(() => load(url, { "if-none-match": etag }), () => load(url));
-    row("304 answers / 200 answers (If-None-Match), fixture, req/s", `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s)`, ">= 1.0x", r.rps >= 1.0);
+    row("304 answers / 200 answers (If-None-Match), fixture, req/s", `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s); p99 ${fmt(r.p99)}x`, ">= 1.0x", r.rps >= 1.0);
   });
   await withServers([ours(largeSourcePath)], async ([o]) => {
     const url = `${o!.origin}/vaults.json`;
@@ -123,7 +123,7 @@ async function conditionalAndEncodings(largeSourcePath: string): Promise<void> {
       const r = await compare(() => load(url, { "accept-encoding": header }, SECONDS, 10), () => load(url, {}, SECONDS, 10));
       const wire = r.a.bytesPerRequest / r.b.bytesPerRequest;
       const isGzip = coding === "gzip";
-      row(`${coding} client / identity client, large document, req/s`, `${fmt(r.rps)}x (${fmt(r.a.rps, 1)} vs ${fmt(r.b.rps, 1)} req/s)`, isGzip ? ">= 5x" : "", isGzip ? r.rps >= 5 : null);
+      row(`${coding} client / identity client, large document, req/s`, `${fmt(r.rps)}x (${fmt(r.a.rps, 1)} vs ${fmt(r.b.rps, 1)} req/s); p99 ${fmt(r.p99)}x`, isGzip ? ">= 5x" : "", isGzip ? r.rps >= 5 : null);
       row(`${coding} client / identity client, large document, bytes on the wire`, `${fmt(wire * 100, 1)}%`, isGzip ? "<= 20%" : "", isGzip ? wire <= 0.2 : null);
     }
   });

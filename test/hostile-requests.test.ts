@@ -75,6 +75,16 @@ test("app.request: any method, path and headers get a deliberate answer, never a
   );
 });
 
+test("Netlify's convention: fetch(request, context) with any context answers as app.request does", async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.anything(), fc.constantFrom("/vaults.json", "/api/registry.v1.schema.json", "/nope"), async (context, p) => {
+      const res = await app.fetch(new Request(`https://registry.netlify.app${p}`), context as never);
+      assert.is(res.status, p === "/nope" ? 404 : 200);
+    }),
+    fcParams,
+  );
+});
+
 /** Sends raw bytes over one connection; resolves with what came back before close or a 5 s limit. */
 function rawExchange(port: number, bytes: string): Promise<string> {
   return new Promise((resolve) => {
