@@ -4,12 +4,17 @@ import { builtAtFromEpoch, DEFAULT_BASE_URL, parseBaseUrl, resolveConfig } from 
 
 const NOW = () => new Date("2026-11-21T09:08:07.654Z");
 
+test("the default base URL is http://localhost:8787; an empty BASE_URL counts as unset", () => {
+  assert.is(DEFAULT_BASE_URL, "http://localhost:8787");
+  assert.equal(resolveConfig({ BASE_URL: "" }, {}, NOW), { ok: { baseUrl: "http://localhost:8787", builtAt: "2026-11-21T09:08:07Z" } });
+});
+
 test("base URL: absolute http(s), trailing slashes dropped, host lower-cased", () => {
   assert.equal(parseBaseUrl("https://Registry.Example.org/"), { ok: "https://registry.example.org" });
   assert.equal(parseBaseUrl("http://127.0.0.1:8787"), { ok: "http://127.0.0.1:8787" });
   assert.equal(parseBaseUrl("https://example.org/reg//"), { ok: "https://example.org/reg" });
   assert.equal(parseBaseUrl("https://example.org:443/"), { ok: "https://example.org" });
-  for (const bad of ["", "example.org", "/vaults", "ftp://example.org", "https://example.org/?a=1", "https://example.org/#x", "https://u:p@example.org", "javascript:alert(1)"]) {
+  for (const bad of ["", "example.org", "/vaults", "ftp://example.org", "https://example.org/?a=1", "https://example.org/#x", "https://u:p@example.org", "https://u@example.org", "https://:p@example.org", "javascript:alert(1)"]) {
     assert.ok("error" in parseBaseUrl(bad), bad);
   }
 });

@@ -39,6 +39,16 @@ test("negotiation: q-values, *, q=0, identity and aliases", () => {
     ["deflate, compress", "identity", "identity"],
     [" br ; q=0.001 ", "br", "identity"],
     [",,;;=,", "identity", "identity"],
+    ["gzip; q=0", "identity", "identity"],
+    ["gzip;Q=0", "identity", "identity"],
+    ["gzip;level=9", "gzip", "gzip"],
+    ["gzip;q=0.9, x-gzip;q=0.1, br;q=0.5", "gzip", "gzip"],
+    ["x-gzip;q=0, *", "br", "identity"],
+    ["gzip;q=0.5, br;q=1", "br", "gzip"],
+    ["br;q=0.5, gzip;q=20", "br", "identity"],
+    ["gzip;q=1.00", "gzip", "gzip"],
+    ["gzip;q=0.", "identity", "identity"],
+    ["*;q=0.5, identity;q=0.6", "identity", "identity"],
   ];
   for (const [header, withBoth, withGzip] of cases) {
     assert.is(both(header), withBoth, `br+gzip on offer, ${JSON.stringify(header)}`);

@@ -5,11 +5,13 @@ import * as assert from "uvu/assert";
 import { createApp } from "../app.ts";
 import { prepareBuild } from "../prepare.ts";
 import { validateSource } from "../registry.ts";
+import { restoreResource, stampResource } from "../responses.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 
 const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
 if (!source.ok) throw new Error("fixture invalid");
-const app = createApp(await prepareBuild(source.source, GOLDEN_OPTIONS));
+const build = await prepareBuild(source.source, GOLDEN_OPTIONS);
+const app = createApp(build);
 const golden = readFileSync("golden/registry.json");
 const DOCS = ["/vaults.json", "/api/registry.v1.json"];
 const SCHEMA = "/api/registry.v1.schema.json";
@@ -114,7 +116,33 @@ test("OPTIONS: a CORS preflight answered 204", async () => {
   assert.is(res.headers.get("access-control-allow-methods"), "GET, HEAD, OPTIONS");
   assert.match(res.headers.get("access-control-allow-headers") ?? "", /If-None-Match/);
   assert.is(res.headers.get("allow"), "GET, HEAD, OPTIONS");
+  assert.is(res.headers.get("access-control-max-age"), "86400");
   assert.is((await bytes(res)).length, 0);
+});
+
+test("errors are not cached; without codings on offer there is no Vary", async () => {
+  assert.is((await get("/nope")).headers.get("cache-control"), "no-store");
+  assert.is((await get("/vaults.json", { method: "PUT" })).headers.get("cache-control"), "no-store");
+  assert.is((await get("/vaults.json")).headers.get("vary"), null);
+});
+
+test("an unexpected failure answers a bare 500 problem, no detail", async () => {
+  const broken = { ...build.document, select: () => { throw new Error("secret internal detail"); } };
+  const res = await createApp({ document: broken, schema: build.schema }).request("/vaults.json");
+  assert.is(res.status, 500);
+  assert.is(res.headers.get("content-type"), "application/problem+json");
+  assert.equal(JSON.parse((await bytes(res)).toString()), { type: "about:blank", title: "Internal Server Error", status: 500 });
+});
+
+test("a stamped resource (what the Lambda bundle embeds) serves the same bytes and headers", async () => {
+  const restored = { document: restoreResource(stampResource(build.document)), schema: restoreResource(stampResource(build.schema)) };
+  const again = createApp(restored);
+  for (const path of [...DOCS, SCHEMA]) {
+    const [a, b] = [await get(path), await again.request(path, { headers: { "accept-encoding": "gzip" } })];
+    assert.ok((await bytes(a)).equals(await bytes(b)), path);
+    assert.equal(Object.fromEntries(a.headers), Object.fromEntries(b.headers));
+  }
+  assert.is((await again.request("/vaults.json", { headers: { "if-none-match": build.document.identity.etag } })).status, 304);
 });
 
 test("other methods on the registry's paths: 405 problem+json with Allow", async () => {

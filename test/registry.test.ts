@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { buildRegistry, serializeRegistry, tierOf, validateSource, type Source } from "../registry.ts";
+import { buildRegistry, coverageOf, serializeRegistry, tierOf, validateSource, type Source } from "../registry.ts";
 
 const OPTIONS = { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" };
 const BASE = {
@@ -80,6 +80,13 @@ test("serialization writes non-ASCII as is and lone surrogates as escapes, so th
   const source = valid({ ...BASE, vaults: [{ vault_slug: "a", display_name: "Ζ 🐚 \ud800", status: "active" }] });
   const text = new TextDecoder("utf-8", { fatal: true }).decode(serializeRegistry(buildRegistry(source, OPTIONS)));
   assert.ok(text.includes('"display_name": "Ζ 🐚 \\ud800"'));
+});
+
+test("coverageOf: present and not null, \"\" or [] counts as populated", () => {
+  const rows = [{ note: [] }, { note: ["x"] }, { note: "" }, { note: null }, { note: "n" }, { note: 0 }, {}];
+  const coverage = coverageOf(rows);
+  assert.equal(coverage.note, { populated: 3, of: 7 });
+  assert.equal(coverage.listing, { populated: 0, of: 7 });
 });
 
 test.run();

@@ -1,0 +1,87 @@
+/** Validation edge cases, one example each, beside the properties' generated ones. */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { describe, isCalendarDate, isUtcTimestamp, validateSource } from "../source.ts";
+
+const BASE = {
+  registry_schema_version: "1",
+  generated_at: "2026-11-14T08:30:00Z",
+  source_inventory_sha: "9c1e4b7d2f8a6035e1d94c7b0a2f6e83d5b19c47",
+  vaults: [{ vault_slug: "a", display_name: "A", status: "active" }],
+  edges: [],
+};
+const problems = (source: unknown): readonly string[] => {
+  const result = validateSource(source);
+  return result.ok ? [] : result.problems;
+};
+
+test("timestamps: RFC 3339 UTC with whole seconds, a real instant, nothing around it", () => {
+  for (const ok of ["2026-11-14T08:30:00Z", "2024-02-29T23:59:59Z", "0050-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2026-11-14T00:00:00Z"]) {
+    assert.ok(isUtcTimestamp(ok), ok);
+  }
+  for (const bad of [
+    "2026-11-14T24:00:00Z", "2026-11-14T23:60:00Z", "2026-11-14T23:59:60Z", "2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z",
+    "2026-00-10T00:00:00Z", "2026-04-31T00:00:00Z", "2026-11-00T00:00:00Z", "x2026-11-14T08:30:00Z", "2026-11-14T08:30:00Zx",
+    "2026-11-14T08:30:00.5Z", "2026-11-14T08:30:00+00:00", "2026-11-14 08:30:00Z",
+  ]) {
+    assert.not.ok(isUtcTimestamp(bad), bad);
+  }
+});
+
+test("calendar dates: YYYY-MM-DD that exist, nothing around them", () => {
+  for (const ok of ["2024-02-29", "0050-06-15", "2026-12-31"]) assert.ok(isCalendarDate(ok), ok);
+  for (const bad of ["2026-02-29", "2026-04-31", "2026-13-01", "2026-00-01", "2026-01-00", "x2026-01-01", "2026-01-01x", "2026-1-01"]) {
+    assert.not.ok(isCalendarDate(bad), bad);
+  }
+});
+
+test("a valid string inside an array is still the wrong type, for every patterned field", () => {
+  const cases: [Record<string, unknown>, string][] = [
+    [{ ...BASE, generated_at: [BASE.generated_at] }, "generated_at"],
+    [{ ...BASE, source_inventory_sha: [BASE.source_inventory_sha] }, "source_inventory_sha"],
+    [{ ...BASE, vaults: [{ vault_slug: ["a"], display_name: "A", status: "active" }] }, "vaults[0].vault_slug"],
+    [{ ...BASE, vaults: [{ vault_slug: "a", display_name: "A", status: "active", last_synced: ["2026-01-01"] }] }, "vaults[0].last_synced"],
+    [{ ...BASE, licence: { id: "x", url: ["https://example.org/"] } }, "licence.url"],
+  ];
+  for (const [source, path] of cases) assert.equal(problems(source).map((p) => p.split(":")[0]), [path], path);
+});
+
+test("licence: each missing member is named with its path", () => {
+  assert.equal(problems({ ...BASE, licence: { url: "https://example.org/" } }), ["licence.id: required key is missing"]);
+  assert.equal(problems({ ...BASE, licence: { id: "CC0" } }), ["licence.url: required key is missing"]);
+});
+
+test("labels: an empty label is refused; odd raw values are named with bracket paths", () => {
+  assert.equal(problems({ ...BASE, labels: { class: { a: "" } } }), ['labels.class.a: expected a non-empty string label, got ""']);
+  assert.equal(problems({ ...BASE, labels: { status: { "odd key": 1, "9a": 2, a_1: 3 } } }), [
+    'labels.status["odd key"]: expected a non-empty string label, got 1',
+    'labels.status["9a"]: expected a non-empty string label, got 2',
+    "labels.status.a_1: expected a non-empty string label, got 3",
+  ]);
+});
+
+test("an edge to a malformed slug reports the slug, not a dangling edge", () => {
+  const source = { ...BASE, vaults: [...BASE.vaults, { vault_slug: "Bad Slug", display_name: "B", status: "active" }], edges: [{ source: "a", target: "Bad Slug", type: "t" }] };
+  assert.equal(problems(source), ['vaults[1].vault_slug: expected a slug matching ^[a-z0-9]+(-[a-z0-9]+)*$, got "Bad Slug"']);
+});
+
+test("missing pieces are reported once each, never as duplicates of one another", () => {
+  const vaults = [{ display_name: "A", status: "active" }, { display_name: "B", status: "active" }];
+  assert.equal(problems({ ...BASE, vaults }), ["vaults[0].vault_slug: required key is missing", "vaults[1].vault_slug: required key is missing"]);
+  for (const edge of [{ target: "a", type: "t" }, { source: "a", type: "t" }, { source: "a", target: "a" }]) {
+    const missing = ["source", "target", "type"].find((k) => !(k in edge));
+    assert.equal(problems({ ...BASE, edges: [edge, edge] }), [`edges[0].${missing}: required key is missing`, `edges[1].${missing}: required key is missing`]);
+  }
+});
+
+test("describe: values as JSON, long strings cut to an excerpt, other types by name", () => {
+  assert.is(describe("abc"), '"abc"');
+  assert.is(describe("x".repeat(60)), `"${"x".repeat(60)}"`);
+  assert.is(describe("x".repeat(61)), `"${"x".repeat(57)}..."`);
+  assert.is(describe(-0), "0");
+  assert.is(describe(false), "false");
+  assert.is(describe(undefined), "undefined");
+  assert.equal(problems(undefined), ["$: expected an object, got undefined"]);
+});
+
+test.run();
