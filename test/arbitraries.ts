@@ -208,7 +208,8 @@ export const nearValidSource: fc.Arbitrary<Json> = fc
       const pool = generic === 0 ? GENERIC : (NEAR_MISSES[name] ?? GENERIC);
       const value = pool[pick % pool.length];
       if (value === undefined) delete target[name];
-      else Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+      // A clone: the near misses are shared constants, and a later edit may write into this value.
+      else Object.defineProperty(target, name, { value: structuredClone(value), enumerable: true, writable: true, configurable: true });
     }
     return copy;
   });
