@@ -29,6 +29,14 @@ test("built_at: explicit, else SOURCE_DATE_EPOCH, else the clock truncated to th
   assert.equal(resolveConfig({ SOURCE_DATE_EPOCH: "" }, {}, NOW), { ok: { baseUrl: DEFAULT_BASE_URL, builtAt: "2026-11-21T09:08:07Z" } });
 });
 
+test("without an explicit clock, built_at is now, to the second", () => {
+  const before = Math.floor(Date.now() / 1000) * 1000;
+  const resolved = resolveConfig({});
+  assert.ok("ok" in resolved);
+  const builtAt = Date.parse(resolved.ok.builtAt);
+  assert.ok(builtAt >= before && builtAt <= Date.now(), resolved.ok.builtAt);
+});
+
 test("SOURCE_DATE_EPOCH: whole seconds within four-digit years only", () => {
   assert.equal(builtAtFromEpoch("0"), { ok: "1970-01-01T00:00:00Z" });
   assert.equal(builtAtFromEpoch("253402300799"), { ok: "9999-12-31T23:59:59Z" });

@@ -83,10 +83,10 @@ test("serialization writes non-ASCII as is and lone surrogates as escapes, so th
 });
 
 test("coverageOf: present and not null, \"\" or [] counts as populated", () => {
-  const rows = [{ note: [] }, { note: ["x"] }, { note: "" }, { note: null }, { note: "n" }, { note: 0 }, {}];
+  const rows = [{ note: [] }, { note: ["x"] }, { note: ["y", "z"] }, { note: "" }, { note: null }, { note: "n" }, { note: 0 }, {}];
   const coverage = coverageOf(rows);
-  assert.equal(coverage.note, { populated: 3, of: 7 });
-  assert.equal(coverage.listing, { populated: 0, of: 7 });
+  assert.equal(coverage.note, { populated: 4, of: 8 });
+  assert.equal(coverage.listing, { populated: 0, of: 8 });
 });
 
 test.run();
