@@ -158,6 +158,8 @@ export function buildRegistry(source: Source, options: BuildOptions): Registry {
   const statusLabel = (raw: string): string => source.statusLabels.get(raw) ?? raw;
 
   // Each row is one complete object literal, so every row of a kind shares one compact shape.
+  // The identity fields are written twice on purpose: building them once and spreading them left
+  // 100k rows in V8 dictionary mode (the build of 100k vaults took 2335 ms instead of 277 ms).
   const rowOf = (v: SourceVault): Row => {
     if (v.suppressed) {
       return {

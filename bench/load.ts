@@ -4,6 +4,7 @@
  */
 import autocannon from "autocannon";
 import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 /** What one load run measured. */
 export interface Load {
@@ -64,3 +65,8 @@ async function loadWithWrk(url: string, headers: Record<string, string>, seconds
   };
 }
 
+
+/** A process's resident memory in bytes, from /proc (Linux). */
+export function rssOf(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+}

@@ -15,7 +15,7 @@ import { validateSource, type Source } from "../registry.ts";
 import { fetchRaw, startServer, type Running } from "../test/servers.ts";
 import { bundleLambda } from "../node/bundle.ts";
 import { generateSource } from "./generate.ts";
-import { GENERATOR, load as loadWith, type Load } from "./load.ts";
+import { GENERATOR, load as loadWith, rssOf, type Load } from "./load.ts";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 4);
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 4);
@@ -226,11 +226,6 @@ async function coldStart(): Promise<void> {
   const code = total - snapshot;
   row("Lambda bundle, minified code without the embedded answers", `${fmt(code / 1024, 1)} KB`, "<= 30 KB", code <= 30 * 1024);
   row("Lambda bundle, whole file minified / gzipped", `${fmt(total / 1024, 1)} KB / ${fmt(gzipSync(readFileSync(bundle)).length / 1024, 1)} KB`);
-}
-
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
 async function memory(largestSourcePath: string): Promise<void> {

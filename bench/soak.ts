@@ -6,10 +6,10 @@
  * non-2xx answers; RSS growth after warm-up <= 10%; SIGTERM during load lets in-flight requests
  * finish and the process exits 0 within 5 s.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { startServer } from "../test/servers.ts";
-import { GENERATOR, load } from "./load.ts";
+import { GENERATOR, load, rssOf } from "./load.ts";
 
 const SECONDS = Number(process.env["SOAK_SECONDS"] ?? 60);
 const CONNECTIONS = Number(process.env["SOAK_CONNECTIONS"] ?? 100);
@@ -21,7 +21,6 @@ const check = (what: string, measured: string, target: string, ok: boolean): voi
   rows.push([what, measured, target, ok]);
   console.error(`  ${what}: ${measured} (${target}: ${ok ? "ok" : "FAILED"})`);
 };
-const rss = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
 const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
 
 /** Opens a connection and sends all of a request but its last CRLF: a request under way. */
@@ -48,9 +47,9 @@ const url = `${server.origin}/vaults.json`;
 try {
   console.error(`soak: ${SECONDS} s at ${CONNECTIONS} connections with ${GENERATOR} on ${url}`);
   await load(url, {}, 5, CONNECTIONS); // warm-up: JIT, buffers, pools
-  const warm = rss(pid);
+  const warm = rssOf(pid);
   const soak = await load(url, {}, SECONDS, CONNECTIONS);
-  const after = rss(pid);
+  const after = rssOf(pid);
   check(`${SECONDS} s at ${CONNECTIONS} connections`, `${soak.requests} requests, ${Math.round(soak.rps)} req/s, p99 ${soak.p99} ms`, "served", soak.requests > 0);
   check("errors (connect, read, write, timeout)", String(soak.errors), "0", soak.errors === 0);
   check("non-2xx answers", String(soak.non2xx), "0", soak.non2xx === 0);

@@ -13,32 +13,24 @@
  */
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { prepareBuild } from "../prepare.ts";
-import { resolveConfig } from "../config.ts";
 import { PATHS } from "../registry.ts";
 import type { Resource } from "../responses.ts";
 import { bundleLambda } from "./bundle.ts";
-import { readSourceFile } from "./source-file.ts";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const SNAPSHOT = join(ROOT, "fixtures", "registry.json");
+import { loadInputs, SNAPSHOT } from "./inputs.ts";
 
 const { values } = parseArgs({ options: { out: { type: "string", default: "dist" } }, strict: true });
 const out = resolve(values.out);
 const sourcePath = process.env["REGISTRY_SOURCE"] || SNAPSHOT;
 
-const config = resolveConfig(process.env);
-const source = await readSourceFile(sourcePath);
-if ("problems" in config || "problems" in source) {
-  const problems = [...("problems" in config ? config.problems : []), ...("problems" in source ? source.problems : [])];
-  process.stderr.write(problems.map((p) => `${p}\n`).join(""));
+const inputs = await loadInputs(sourcePath, process.env);
+if ("problems" in inputs) {
+  process.stderr.write(inputs.problems.map((p) => `${p}\n`).join(""));
   process.exit(1);
 }
-const buildConfig = config.ok;
+const { source: registrySource, config: buildConfig } = inputs.ok;
 const { builtAt, baseUrl } = buildConfig;
-const registrySource = source.ok;
 
 const temporary = `${out}.tmp-${process.pid}`;
 await rm(temporary, { recursive: true, force: true });

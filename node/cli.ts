@@ -4,9 +4,9 @@
  * one per line, nothing to stdout, and exits 1.
  */
 import { parseArgs } from "node:util";
-import { resolveConfig, type Env } from "../config.ts";
+import type { Env } from "../config.ts";
 import { buildRegistry, serializeRegistry } from "../registry.ts";
-import { readSourceFile } from "./source-file.ts";
+import { loadInputs } from "./inputs.ts";
 
 const USAGE = "usage: registry <source.json> [--base-url URL] [--built-at RFC3339]";
 
@@ -38,10 +38,8 @@ export async function runCli(args: readonly string[], env: Env): Promise<CliResu
   if (parsed.positionals.length !== 1) return fail([USAGE]);
   const [path] = parsed.positionals as [string];
 
-  const config = resolveConfig(env, { baseUrl: parsed.values["base-url"], builtAt: parsed.values["built-at"] });
-  const source = await readSourceFile(path);
-  const problems = [...("problems" in config ? config.problems : []), ...("problems" in source ? source.problems : [])];
-  if ("problems" in config || "problems" in source) return fail(problems);
-
-  return { code: 0, stdout: serializeRegistry(buildRegistry(source.ok, config.ok)), stderr: "" };
+  const inputs = await loadInputs(path, env, { baseUrl: parsed.values["base-url"], builtAt: parsed.values["built-at"] });
+  if ("problems" in inputs) return fail(inputs.problems);
+  const { source, config } = inputs.ok;
+  return { code: 0, stdout: serializeRegistry(buildRegistry(source, config)), stderr: "" };
 }

@@ -10,11 +10,9 @@ import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { createApp } from "../app.ts";
 import { prepareBuild } from "../prepare.ts";
-import { resolveConfig } from "../config.ts";
-import { PATHS, validateSource, type Source } from "../registry.ts";
+import { PATHS } from "../registry.ts";
 import { zlibCompress } from "./compress.ts";
-import { readSourceFile } from "./source-file.ts";
-import snapshot from "../fixtures/registry.json" with { type: "json" };
+import { loadInputs, SNAPSHOT } from "./inputs.ts";
 
 /** How long a graceful stop may wait for in-flight requests before it closes what is left. */
 const DRAIN_MS = 10_000;
@@ -24,20 +22,18 @@ const problems: string[] = [];
 const host = env["HOST"] || "127.0.0.1";
 const port = Number(env["PORT"] || "8787");
 if (!/^\d+$/.test(env["PORT"] || "8787") || port > 65535) problems.push(`PORT: expected a port number from 0 to 65535, got ${JSON.stringify(env["PORT"])}`);
-const config = resolveConfig(env);
-if ("problems" in config) problems.push(...config.problems);
-const source = await loadSource(env["REGISTRY_SOURCE"]);
-if ("problems" in source) problems.push(...source.problems);
-
-if ("problems" in config || "problems" in source || problems.length > 0) {
+const inputs = await loadInputs(env["REGISTRY_SOURCE"] || SNAPSHOT, env);
+if ("problems" in inputs) problems.push(...inputs.problems);
+if ("problems" in inputs || problems.length > 0) {
   process.stderr.write(problems.map((p) => `${p}\n`).join(""));
   process.exit(1);
 }
+const { source, config } = inputs.ok;
 
-const app = createApp(await prepareBuild(source.ok, config.ok, { compress: zlibCompress }));
+const app = createApp(await prepareBuild(source, config, { compress: zlibCompress }));
 const server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
   const origin = `http://${info.family === "IPv6" ? `[${info.address}]` : info.address}:${info.port}`;
-  console.log(`registry listening on ${origin}${PATHS.canonical} and ${origin}${PATHS.versioned} (base URL ${config.ok.baseUrl}, built_at ${config.ok.builtAt})`);
+  console.log(`registry listening on ${origin}${PATHS.canonical} and ${origin}${PATHS.versioned} (base URL ${config.baseUrl}, built_at ${config.builtAt})`);
 });
 server.on("error", (error: Error) => {
   process.stderr.write(`cannot listen on ${host}:${port}: ${error.message}\n`);
@@ -58,8 +54,3 @@ const stop = (): void => {
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
 
-async function loadSource(path: string | undefined): Promise<{ ok: Source } | { problems: string[] }> {
-  if (path !== undefined && path !== "") return readSourceFile(path);
-  const result = validateSource(snapshot);
-  return result.ok ? { ok: result.source } : { problems: result.problems.map((p) => `fixtures/registry.json: ${p}`) };
-}

@@ -1,0 +1,27 @@
+/**
+ * What every Node entry point needs before it can build: the configuration and a validated source,
+ * or every problem with both, so that the CLI, the server and the build refuse alike.
+ */
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { resolveConfig, type Config, type Env } from "../config.ts";
+import type { Source } from "../source.ts";
+import { readSourceFile } from "./source-file.ts";
+
+/** The embedded default snapshot, read from disk like any other source. */
+export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), ".."), "fixtures", "registry.json");
+
+/**
+ * Resolves the configuration from `env` (and explicit flags) and reads `path`; returns both, or
+ * every problem of either, configuration first.
+ */
+export async function loadInputs(
+  path: string,
+  env: Env,
+  explicit: Parameters<typeof resolveConfig>[1] = {},
+): Promise<{ ok: { source: Source; config: Config } } | { problems: string[] }> {
+  const config = resolveConfig(env, explicit);
+  const source = await readSourceFile(path);
+  if ("ok" in config && "ok" in source) return { ok: { source: source.ok, config: config.ok } };
+  return { problems: [...("problems" in config ? config.problems : []), ...("problems" in source ? source.problems : [])] };
+}
