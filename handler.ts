@@ -13,16 +13,16 @@
  * Configuration comes from the environment on every runtime: `BASE_URL` and `SOURCE_DATE_EPOCH`
  * (DECISIONS.md D6).
  */
-import { createApp } from "./app.ts";
-import { resolveConfig, type Env } from "./config.ts";
-import { lambdaHandlerFor } from "./lambda.ts";
-import { PATHS } from "./paths.ts";
-import { prepareBuild } from "./prepare.ts";
+import { createApp } from "./http/app.ts";
+import { resolveConfig, type Env } from "./contract/config.ts";
+import { lambdaHandlerFor } from "./http/lambda.ts";
+import { PATHS } from "./contract/paths.ts";
+import { prepareBuild } from "./http/prepare.ts";
 import { validateSource } from "./registry.ts";
 import snapshot from "./fixtures/registry.json" with { type: "json" };
 
-export { createApp } from "./app.ts";
-export { prepareBuild } from "./prepare.ts";
+export { createApp } from "./http/app.ts";
+export { prepareBuild } from "./http/prepare.ts";
 
 /** Netlify Functions v2 routing: the function answers exactly the registry's addresses. */
 export const config = { path: [PATHS.canonical, PATHS.versioned, PATHS.schema] };
@@ -30,7 +30,7 @@ export const config = { path: [PATHS.canonical, PATHS.versioned, PATHS.schema] }
 const app = createApp(await prepareBuild(embeddedSource(), embeddedConfig(), { compress: gzipWithStreams, encodings: ["gzip"] }));
 export default app;
 
-/** The AWS Lambda entry point (see lambda.ts). */
+/** The AWS Lambda entry point (see http/lambda.ts). */
 export const lambdaHandler = lambdaHandlerFor(app);
 
 /** gzip with the web's CompressionStream: the coding every runtime can make (brotli is Node's). */

@@ -14,9 +14,9 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { prepareBuild } from "../prepare.ts";
+import { prepareBuild } from "../http/prepare.ts";
 import { PATHS } from "../registry.ts";
-import type { Resource } from "../responses.ts";
+import type { Resource } from "../http/responses.ts";
 import { bundleLambda } from "./bundle.ts";
 import { loadInputs, SNAPSHOT } from "./inputs.ts";
 

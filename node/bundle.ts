@@ -6,15 +6,15 @@
 import { build, type Metafile } from "esbuild";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Build } from "../app.ts";
-import { stampResource } from "../responses.ts";
+import type { Build } from "../http/app.ts";
+import { stampResource } from "../http/responses.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 const ENTRY = `
-import { createApp } from "./app.ts";
-import { lambdaHandlerFor } from "./lambda.ts";
-import { restoreResource } from "./responses.ts";
+import { createApp } from "./http/app.ts";
+import { lambdaHandlerFor } from "./http/lambda.ts";
+import { restoreResource } from "./http/responses.ts";
 import stamp from "registry:stamp";
 export const handler = lambdaHandlerFor(createApp({ document: restoreResource(stamp.document), schema: restoreResource(stamp.schema) }));
 `;

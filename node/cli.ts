@@ -4,7 +4,7 @@
  * one per line, nothing to stdout, and exits 1.
  */
 import { parseArgs } from "node:util";
-import type { Env } from "../config.ts";
+import type { Env } from "../contract/config.ts";
 import { buildRegistry, serializeRegistry } from "../registry.ts";
 import { loadInputs } from "./inputs.ts";
 

@@ -4,8 +4,8 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveConfig, type Config, type Env } from "../config.ts";
-import type { Source } from "../source.ts";
+import { resolveConfig, type Config, type Env } from "../contract/config.ts";
+import type { Source } from "../contract/source.ts";
 import { readSourceFile } from "./source-file.ts";
 
 /** The embedded default snapshot, read from disk like any other source. */

@@ -8,8 +8,8 @@
  */
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
-import { createApp } from "../app.ts";
-import { prepareBuild } from "../prepare.ts";
+import { createApp } from "../http/app.ts";
+import { prepareBuild } from "../http/prepare.ts";
 import { PATHS } from "../registry.ts";
 import { zlibCompress } from "./compress.ts";
 import { loadInputs, SNAPSHOT } from "./inputs.ts";

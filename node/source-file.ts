@@ -3,7 +3,7 @@
  * build) loads a registry. Problems come back prefixed with the file's path, one per line.
  */
 import { readFile } from "node:fs/promises";
-import { validateSource, type Source } from "../source.ts";
+import { validateSource, type Source } from "../contract/source.ts";
 import { findDuplicateKeys, locateJsonError } from "./json-error.ts";
 
 /** Reads, parses and validates `path`; a key repeated within one object is refused too. Never throws. */

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { builtAtFromEpoch, DEFAULT_BASE_URL, parseBaseUrl, resolveConfig } from "../config.ts";
+import { builtAtFromEpoch, DEFAULT_BASE_URL, parseBaseUrl, resolveConfig } from "../contract/config.ts";
 
 const NOW = () => new Date("2026-11-21T09:08:07.654Z");
 

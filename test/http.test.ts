@@ -2,10 +2,10 @@
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createApp } from "../app.ts";
-import { prepareBuild } from "../prepare.ts";
+import { createApp } from "../http/app.ts";
+import { prepareBuild } from "../http/prepare.ts";
 import { validateSource } from "../registry.ts";
-import { restoreResource, stampResource } from "../responses.ts";
+import { restoreResource, stampResource } from "../http/responses.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 
 const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));

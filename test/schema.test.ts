@@ -3,7 +3,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { registrySchema } from "../schema.ts";
+import { registrySchema } from "../contract/schema.ts";
 import { validCases } from "./cases.ts";
 
 // strictRequired is off: `not: { required: [...] }` (a key a minimal row must not carry) names keys on purpose.

@@ -1,7 +1,7 @@
 /** Validation edge cases, one example each, beside the properties' generated ones. */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { describe, isCalendarDate, isUtcTimestamp, validateSource } from "../source.ts";
+import { describe, isCalendarDate, isUtcTimestamp, validateSource } from "../contract/source.ts";
 
 const BASE = {
   registry_schema_version: "1",

@@ -1,11 +1,12 @@
 /** The type checkers: tsc over the whole project, and Deno over the web-standard modules. */
 import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { run } from "./process.ts";
 
 /** The modules every runtime loads: web standards only. */
-const WEB_MODULES = ["handler.ts", "app.ts", "lambda.ts", "prepare.ts", "responses.ts", "encoding.ts", "paths.ts", "schema.ts", "registry.ts", "source.ts", "config.ts"];
+const WEB_MODULES = ["handler.ts", "registry.ts", ...["http", "contract"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
 
 test("tsc --noEmit passes on the whole project", async () => {
   const result = await run("node_modules/.bin/tsc", ["--noEmit", "-p", "tsconfig.json"], { timeoutMs: 180_000 });
@@ -24,6 +25,17 @@ test("web-standard modules use nothing of Node; relative imports name .ts, JSON 
     for (const [statement, spec] of text.matchAll(/from "(\.[^"]+)"[^;\n]*/g)) {
       const named = spec?.endsWith(".ts") || (spec?.endsWith(".json") && statement.endsWith('with { type: "json" }'));
       assert.ok(named, `${file}: ${statement}`);
+    }
+  }
+});
+
+test("every import points down a layer: contract/ < registry.ts < http/ < handler.ts, node/", () => {
+  const rank = (file: string): number =>
+    file.startsWith("contract/") ? 0 : file === "registry.ts" ? 1 : file.startsWith("http/") ? 2 : file === "handler.ts" ? 3 : 4;
+  for (const file of WEB_MODULES) {
+    for (const [, spec] of readFileSync(file, "utf8").matchAll(/from "(\.[^"]+\.ts)"/g)) {
+      const target = join(dirname(file), spec as string);
+      assert.ok(rank(target) <= rank(file) && !target.startsWith("node/"), `${file} imports ${target}, a layer above it`);
     }
   }
 });

@@ -2,7 +2,7 @@
  * `npm run verify -- <base-url>`: checks a live deployment against the v1 contract and prints a
  * pass/fail table (markdown). Exits 1 if any check fails, 2 on a usage error.
  */
-import { parseBaseUrl } from "../../config.ts";
+import { parseBaseUrl } from "../../contract/config.ts";
 import { table, verify } from "../verify.ts";
 
 const args = process.argv.slice(2);

@@ -5,7 +5,7 @@
  */
 import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
-import { PATHS } from "./paths.ts";
+import { PATHS } from "../contract/paths.ts";
 import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, problem, type Problem, type Resource } from "./responses.ts";
 
 /** Everything one build serves: the document and its schema, with their answers. */

@@ -4,7 +4,7 @@
  * a minimal row may not carry any key that a ruling withholds.
  */
 
-import { COVERAGE_FIELDS } from "./registry.ts";
+import { COVERAGE_FIELDS } from "./document.ts";
 
 const nullableString = { type: ["string", "null"] } as const;
 const utcTimestamp = { type: "string", format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$" } as const;

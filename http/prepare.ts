@@ -3,12 +3,12 @@
  * and schema bytes, each precompressed in every coding on offer. Web standards only.
  */
 import type { Build } from "./app.ts";
-import type { Config } from "./config.ts";
+import type { Config } from "../contract/config.ts";
 import type { Compress, Encoding } from "./encoding.ts";
-import { PATHS } from "./paths.ts";
-import { buildRegistry, serializeRegistry, type Source } from "./registry.ts";
+import { PATHS } from "../contract/paths.ts";
+import { buildRegistry, serializeRegistry, type Source } from "../registry.ts";
 import { prepareResource } from "./responses.ts";
-import { registrySchema } from "./schema.ts";
+import { registrySchema } from "../contract/schema.ts";
 
 /** How a build precompresses: the runtime's compressor and the codings to offer (default all). */
 export interface Compression {

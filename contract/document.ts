@@ -1,0 +1,86 @@
+/**
+ * The shape of the v1 document (SPEC.md; DECISIONS.md D3, D4): its types and fixed key orders.
+ * The contract layer: `registry.ts` builds values of these types and `schema.ts` describes them.
+ */
+
+/** The contract version carried in `schema_version`. */
+export const SCHEMA_VERSION = "1.0";
+
+export type Tier = "in_use" | "chartered" | "planned";
+
+/** A vault that is published in full. Key order is the serialized order (D3). */
+export interface FullRow {
+  vault_slug: string;
+  display_name: string;
+  class: string | null;
+  class_label: string | null;
+  status: string;
+  status_label: string;
+  tier: Tier;
+  tier_label: string;
+  tier_meaning: string;
+  persona: string | null;
+  note: string | null;
+  url: string;
+  markdown_url: string;
+  last_synced: string | null;
+  tagline: null;
+}
+
+/** A suppressed vault: identity, class, status and persona only (D3). */
+export interface MinimalRow {
+  vault_slug: string;
+  display_name: string;
+  class: string | null;
+  class_label: string | null;
+  status: string;
+  status_label: string;
+  persona: string | null;
+  listing: "minimal";
+  listing_note: string;
+}
+
+export type Row = FullRow | MinimalRow;
+
+export interface Edge {
+  source: string;
+  target: string;
+  type: string;
+}
+
+export interface Coverage {
+  populated: number;
+  of: number;
+}
+
+/** Every row key that `field_coverage` reports, in its fixed order (D4). */
+export const COVERAGE_FIELDS = [
+  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "tier",
+  "tier_label", "tier_meaning", "persona", "note", "url", "markdown_url", "last_synced", "tagline",
+  "listing", "listing_note",
+] as const;
+
+export type CoverageField = (typeof COVERAGE_FIELDS)[number];
+
+/** The v1 registry document. Key order is the serialized order (D4). */
+export interface Registry {
+  schema_version: typeof SCHEMA_VERSION;
+  about: {
+    canonical_url: string;
+    versioned_url: string;
+    schema_url: string;
+    versioning_policy: string;
+    licence: { id: string; url: string } | null;
+  };
+  generated_at: string;
+  built_at: string;
+  snapshot_note: string;
+  registry_schema_version: string;
+  source_inventory_sha: string;
+  caveat: string;
+  vault_count: number;
+  edge_count: number;
+  field_coverage: Record<CoverageField, Coverage>;
+  vaults: Row[];
+  edges: Edge[];
+}
