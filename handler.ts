@@ -1,23 +1,26 @@
 /**
- * The single-file function: the registry built once from the embedded snapshot, for every runtime.
+ * The single-file function, for development and the embedded snapshot: the registry from
+ * `fixtures/registry.json`, for every runtime, unbundled. Deploy artifacts with an operator's own
+ * source are made by `npm run build` (`dist/fetch/index.mjs` exports the same app over answers
+ * stamped at build).
  *
  * - `default`: the Hono app (`{ fetch }`), for `deno serve`, Bun, Cloudflare Workers and Netlify
  *   Functions v2.
- * - `config`: Netlify's routing for the three addresses.
+ * - `config`: Netlify's routing for the three addresses. Netlify reads it by static analysis and
+ *   accepts only literals, so the paths are written out (a test checks them against the routes).
  * - `lambdaHandler`: AWS Lambda (API Gateway REST and HTTP APIs, ALB, Function URLs). It is not
  *   named `handler`, because Netlify treats a file exporting `handler` as a v1 function and ignores
- *   `config.path`. `npm run build` makes the deployable bundle (`handler`), with the answers
- *   precomputed at build instead of at start.
- * - `createApp`, `prepareBuild`: the same app from any source and configuration.
+ *   `config.path`.
  *
  * Configuration comes from the environment on every runtime: `BASE_URL` and `SOURCE_DATE_EPOCH`
- * (DECISIONS.md D6).
+ * (DECISIONS.md D6), read and checked at import, so a bad value stops the start. `built_at` is
+ * stamped then too: unbundled, each start stamps its own unless `SOURCE_DATE_EPOCH` is set. The
+ * answers are hashed and gzipped on the first request, because Workers forbid both at import.
  */
-import { createApp } from "./http/app.ts";
 import { resolveConfig, type Env } from "./contract/config.ts";
+import { createApp } from "./http/app.ts";
 import { lambdaHandlerFor } from "./http/lambda.ts";
-import { PATHS } from "./contract/paths.ts";
-import { prepareBuild } from "./http/prepare.ts";
+import { prepareBuild, type Build } from "./http/prepare.ts";
 import { validateSource } from "./registry.ts";
 import snapshot from "./fixtures/registry.json" with { type: "json" };
 
@@ -25,13 +28,18 @@ export { createApp } from "./http/app.ts";
 export { prepareBuild } from "./http/prepare.ts";
 
 /** Netlify Functions v2 routing: the function answers exactly the registry's addresses. */
-export const config = { path: [PATHS.canonical, PATHS.versioned, PATHS.schema] };
+export const config = { path: ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json"] };
 
-const app = createApp(await prepareBuild(embeddedSource(), embeddedConfig(), { compress: gzipWithStreams, encodings: ["gzip"] }));
+const source = embeddedSource();
+const buildConfig = embeddedConfig();
+let build: Promise<Build> | undefined;
+const prepared = (): Promise<Build> => (build ??= prepareBuild(source, buildConfig, { compress: gzipWithStreams, encodings: ["gzip"] }));
+
+const app = createApp(prepared);
 export default app;
 
 /** The AWS Lambda entry point (see http/lambda.ts). */
-export const lambdaHandler = lambdaHandlerFor(app);
+export const lambdaHandler = lambdaHandlerFor(prepared);
 
 /** gzip with the web's CompressionStream: the coding every runtime can make (brotli is Node's). */
 async function gzipWithStreams(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {

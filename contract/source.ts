@@ -39,8 +39,17 @@ export interface Source {
 
 /** The outcome of validation: the normalized source, or every problem found. */
 export type Validation =
-  | { readonly ok: true; readonly source: Source }
+  | { readonly ok: true; readonly source: Source; readonly warnings: readonly string[] }
   | { readonly ok: false; readonly problems: readonly string[] };
+
+/** The keys the source format knows at each level (D1); any other key is internal. */
+export const KNOWN_KEYS = {
+  top: ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"],
+  licence: ["id", "url"],
+  labels: ["class", "status"],
+  vault: ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"],
+  edge: ["source", "target", "type"],
+} as const;
 
 /** The pattern D1 fixes for `vault_slug`. */
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -69,13 +78,15 @@ export function validateSource(value: unknown): Validation {
     report("$", `expected an object, got ${describe(value)}`);
     return { ok: false, problems };
   }
+  const warnings: string[] = [];
+  reportNearMisses(value, KNOWN_KEYS.top, "$", report);
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
   const generatedAt = required(value, "generated_at", "", report, timestamp);
   const sha = required(value, "source_inventory_sha", "", report, inventorySha);
   const licence = readLicence(value, report);
   const { classLabels, statusLabels } = readLabels(value, report);
-  const { vaults, declared } = readVaults(value, report);
+  const { vaults, declared } = readVaults(value, report, (path, message) => warnings.push(`${path}: ${message}`));
   const edges = readEdges(value, declared, report);
 
   if (problems.length > 0) return { ok: false, problems };
@@ -95,6 +106,7 @@ export function validateSource(value: unknown): Validation {
       vaults,
       edges,
     },
+    warnings,
   };
 }
 
@@ -208,6 +220,7 @@ function readLicence(root: JsonObject, report: Report): Source["licence"] {
     report("licence", `expected an object with id and url, or null, got ${describe(licence)}`);
     return null;
   }
+  reportNearMisses(licence, KNOWN_KEYS.licence, "licence", report);
   const id = required(licence, "id", "licence", report, nonEmptyString);
   const url = required(licence, "url", "licence", report, httpUrl);
   // Stryker disable next-line ConditionalExpression,LogicalOperator: either is undefined only when a problem was reported
@@ -222,6 +235,7 @@ function readLabels(root: JsonObject, report: Report): Pick<Source, "classLabels
     report("labels", `expected an object, got ${describe(labels)}`);
     return empty;
   }
+  reportNearMisses(labels, KNOWN_KEYS.labels, "labels", report);
   return {
     classLabels: readLabelTable(labels, "class", report),
     statusLabels: readLabelTable(labels, "status", report),
@@ -244,7 +258,7 @@ function readLabelTable(labels: JsonObject, key: "class" | "status", report: Rep
 }
 
 /** The valid vaults, and every slug declared (valid vault or not) for edges to refer to. */
-function readVaults(root: JsonObject, report: Report): { vaults?: SourceVault[]; declared?: Set<string> } {
+function readVaults(root: JsonObject, report: Report, warn: Report): { vaults?: SourceVault[]; declared?: Set<string> } {
   if (!Object.hasOwn(root, "vaults")) {
     report("vaults", "required key is missing");
     return {};
@@ -263,6 +277,7 @@ function readVaults(root: JsonObject, report: Report): { vaults?: SourceVault[];
       report(at, `expected an object, got ${describe(item)}`);
       return;
     }
+    reportNearMisses(item, KNOWN_KEYS.vault, at, report);
     const vaultSlug = required(item, "vault_slug", at, report, slug);
     // A malformed slug is still declared: its edges are not dangling, only the slug is wrong.
     if (vaultSlug === undefined && typeof item["vault_slug"] === "string") malformed.add(item["vault_slug"]);
@@ -273,6 +288,8 @@ function readVaults(root: JsonObject, report: Report): { vaults?: SourceVault[];
     }
     const displayName = required(item, "display_name", at, report, nonEmptyString);
     const status = required(item, "status", at, report, anyString);
+    const meant = status === undefined ? undefined : (["active", "pending"] as const).find((s) => s !== status && s === status.trim().toLowerCase());
+    if (meant !== undefined) warn(`${at}.status`, `${JSON.stringify(status)} is not "${meant}": its tier is planned, not ${tierNameOf(meant)} (tier follows the exact value)`);
     const vaultClass = optional(item, "class", at, report, stringOrNull, null);
     const persona = optional(item, "persona", at, report, stringOrNull, null);
     const note = optional(item, "note", at, report, stringOrNull, null);
@@ -313,6 +330,7 @@ function readEdges(root: JsonObject, declared: ReadonlySet<string> | undefined, 
       report(at, `expected an object, got ${describe(item)}`);
       return;
     }
+    reportNearMisses(item, KNOWN_KEYS.edge, at, report);
     const source = required(item, "source", at, report, anyString);
     const target = required(item, "target", at, report, anyString);
     const type = required(item, "type", at, report, nonEmptyString);
@@ -332,6 +350,66 @@ function readEdges(root: JsonObject, declared: ReadonlySet<string> | undefined, 
     edges.push({ source, target, type });
   });
   return edges;
+}
+
+// --- near misses ---------------------------------------------------------------------------------
+
+function tierNameOf(status: "active" | "pending"): string {
+  return status === "active" ? "in_use" : "chartered";
+}
+
+/**
+ * Refuses every unknown key of `obj` that is a near miss of a key the format knows there: equal
+ * ignoring case, `_` and `-`, or within edit distance 2 (transpositions count as one edit) of a
+ * known key of 5 or more letters. Unknown keys are internal and never published, so a misspelled
+ * `suppressed` would otherwise publish a private row: when in doubt, refuse.
+ */
+function reportNearMisses(obj: JsonObject, known: readonly string[], at: string, report: Report): void {
+  for (const key of Object.keys(obj)) {
+    if (known.includes(key)) continue;
+    const meant = nearMissOf(key, known);
+    if (meant !== undefined) {
+      report(at, `unknown key ${JSON.stringify(key)}: did you mean ${JSON.stringify(meant)}? (rename it, or give an internal key a name that is not a near miss)`);
+    }
+  }
+}
+
+/** The known key that `key` nearly spells, if any. */
+export function nearMissOf(key: string, known: readonly string[]): string | undefined {
+  const folded = fold(key);
+  const lower = key.toLowerCase();
+  return known.find((k) => fold(k) === folded || (k.length >= 5 && Math.abs(lower.length - k.length) <= 2 && editDistance(lower, k) <= 2));
+}
+
+const fold = (key: string): string => key.toLowerCase().replace(/[_-]/g, "");
+
+/**
+ * Damerau-Levenshtein distance (insertions, deletions, substitutions and adjacent transpositions,
+ * any edit may touch a transposed pair: "uasppressed" is 2 from "suppressed"), Lowrance-Wagner.
+ */
+function editDistance(a: string, b: string): number {
+  const inf = a.length + b.length;
+  const lastRow = new Map<string, number>();
+  const d: number[][] = [Array.from({ length: b.length + 2 }, () => inf)];
+  for (let i = 0; i <= a.length; i++) d.push([inf, ...Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0))]);
+  for (let i = 1; i <= a.length; i++) {
+    let lastMatchColumn = 0;
+    for (let j = 1; j <= b.length; j++) {
+      const i1 = lastRow.get(b[j - 1] as string) ?? 0;
+      const j1 = lastMatchColumn;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      if (cost === 0) lastMatchColumn = j;
+      const row = d[i + 1] as number[];
+      row[j + 1] = Math.min(
+        (d[i] as number[])[j]! + cost,
+        row[j]! + 1,
+        (d[i] as number[])[j + 1]! + 1,
+        (d[i1] as number[])[j1]! + (i - i1 - 1) + 1 + (j - j1 - 1),
+      );
+    }
+    lastRow.set(a[i - 1] as string, i);
+  }
+  return (d[a.length + 1] as number[])[b.length + 1] as number;
 }
 
 // --- helpers -------------------------------------------------------------------------------------

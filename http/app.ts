@@ -1,70 +1,46 @@
 /**
- * The HTTP app: the registry's addresses over precomputed resources (DECISIONS.md D7). One Hono
- * app serves every runtime; a request only looks its path up, picks a variant and checks its
- * validators. Nothing is serialized, hashed or assembled per request.
+ * The Hono app: the registry's addresses over precomputed answers (DECISIONS.md D7). One Hono app
+ * serves every fetch runtime; a request is answered by `answer.ts`, the same function the Lambda
+ * mapping and the Node server use. Nothing is serialized, hashed or assembled per request.
  */
 import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
-import { PATHS } from "../contract/paths.ts";
-import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, problem, type Problem, type Resource } from "./responses.ts";
-
-/** Everything one build serves: the document and its schema, with their answers. */
-export interface Build {
-  readonly document: Resource;
-  readonly schema: Resource;
-}
-
-const PREFLIGHT_HEADERS = {
-  ...COMMON_HEADERS,
-  allow: ALLOWED_METHODS,
-  "access-control-allow-methods": ALLOWED_METHODS,
-  "access-control-allow-headers": "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control",
-  "access-control-max-age": "86400",
-};
-const METHOD_NOT_ALLOWED = problem(405, "Method Not Allowed", { allow: ALLOWED_METHODS });
-const NOT_FOUND = problem(404, "Not Found");
-const INTERNAL_ERROR = problem(500, "Internal Server Error");
+import { answerer, INTERNAL_ERROR, problemAnswer, type Answer, type Answerer } from "./answer.ts";
+import type { Build } from "./prepare.ts";
 
 /**
  * Makes the app that serves `build`: `/vaults.json` and `/api/registry.v1.json` (identical bytes)
  * and `/api/registry.v1.schema.json`. Paths match exactly (a trailing slash is another path).
+ * Given a function instead, the app calls it once, on the first request, and answers from its
+ * result: how `handler.ts` defers hashing and compressing until a runtime allows them.
  *
  * @example
  * const app = createApp(await prepareBuild(source, { baseUrl, builtAt }));
  * const res = await app.request("/vaults.json");
  */
-export function createApp(build: Build): Hono {
-  const resources = new Map<string, Resource>([
-    [PATHS.canonical, build.document],
-    [PATHS.versioned, build.document],
-    [PATHS.schema, build.schema],
-  ]);
-  // One catch-all route and a Map: the three paths are static, so no router needs to do more.
+export function createApp(build: Build | (() => Promise<Build>)): Hono {
+  let answer: Answerer | undefined = typeof build === "function" ? undefined : answerer(build.routes);
+  let pending: Promise<Answerer> | undefined;
+  const ready = (): Promise<Answerer> => (pending ??= (build as () => Promise<Build>)().then((b) => (answer = answerer(b.routes))));
   const app = new Hono({ router: new LinearRouter() });
-  app.all("*", (c) => answer(c.req.raw, resources.get(c.req.path)));
-  app.onError(() => respond(INTERNAL_ERROR));
+  // One catch-all route: the paths are static, so no router needs to do more.
+  app.all("*", (c): Response | Promise<Response> => {
+    const raw = c.req.raw;
+    const header = (name: string) => raw.headers.get(name);
+    if (answer !== undefined) return toResponse(answer(raw.method, c.req.path, header));
+    return ready().then((a): Response => toResponse(a(raw.method, c.req.path, header)));
+  });
+  app.onError(() => toResponse(problemAnswer(INTERNAL_ERROR)));
   return app;
 }
 
-function answer(request: Request, resource: Resource | undefined): Response {
-  if (resource === undefined) return respond(NOT_FOUND);
-  switch (request.method) {
-    case "GET":
-    case "HEAD": {
-      // For HEAD, Hono keeps these headers and drops the body.
-      const headers = request.headers;
-      const variant = resource.select(headers.get("accept-encoding"));
-      return isNotModified(headers, variant, resource.lastModified)
-        ? new Response(null, { status: 304, headers: variant.notModified })
-        : new Response(variant.body, { status: 200, headers: variant.ok });
-    }
-    case "OPTIONS":
-      return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
-    default:
-      return respond(METHOD_NOT_ALLOWED);
-  }
-}
-
-function respond(answer: Problem): Response {
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+/**
+ * An answer as a web Response. A precompressed body says `encodeBody: "manual"`, so that
+ * Cloudflare Workers send it as is instead of compressing it a second time; other runtimes ignore
+ * the option.
+ */
+export function toResponse(answer: Answer): Response {
+  const init = { status: answer.status, headers: answer.headers as Record<string, string> };
+  if (answer.headers["content-encoding"] !== undefined) Object.assign(init, { encodeBody: "manual" });
+  return new Response(answer.body, init);
 }

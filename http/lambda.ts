@@ -1,51 +1,117 @@
 /**
- * AWS Lambda in front of any registry app: API Gateway REST (payload 1.0) and HTTP APIs (2.0),
- * ALB and Function URLs, through Hono's adapter. Web standards only in this file.
+ * AWS Lambda: API Gateway REST APIs (payload 1.0), HTTP APIs (2.0), Application Load Balancers
+ * (single- and multi-value headers) and Function URLs, mapped straight to the answer function.
+ * No `Request`, `Headers` or `Response` is built: the first of those in a process loads Node's
+ * fetch implementation, about 30 ms of a cold start. Web standards only.
  */
-import type { HonoBase } from "hono/hono-base";
-import { handle, type LambdaEvent } from "hono/aws-lambda";
-import { problem } from "./responses.ts";
+import { answerer, BAD_REQUEST, problemAnswer, type Answer, type Answerer } from "./answer.ts";
+import type { Build } from "./prepare.ts";
 
-const BAD_EVENT = problem(400, "Bad Request");
+/** What a Lambda proxy integration expects back. */
+export interface LambdaResult {
+  statusCode: number;
+  statusDescription?: string;
+  headers?: Record<string, string>;
+  multiValueHeaders?: Record<string, string[]>;
+  body: string;
+  isBase64Encoded: false;
+}
 
-/** A Lambda result: what the adapter returns, headers or multiValueHeaders as the event had. */
-export type LambdaResult = Awaited<ReturnType<ReturnType<typeof handle>>>;
+/** The Lambda handler's signature: any event in, a result out; it never throws. */
+export type LambdaHandler = (event: unknown, context?: unknown) => Promise<LambdaResult>;
+
+/** Where the one log line of a malformed event goes (console.error unless a test captures it). */
+export type Log = (line: string) => void;
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: "OK", 204: "No Content", 304: "Not Modified", 400: "Bad Request", 404: "Not Found",
+  405: "Method Not Allowed", 410: "Gone", 500: "Internal Server Error",
+};
 
 /**
- * Makes the Lambda handler of `app`. The registry reads neither the Host nor a body, so both are
- * made harmless before the adapter sees them: a host that would not make a valid URL (the Function
- * URL sample's `<url-id>`) is replaced, and a body is dropped (a GET with a body would otherwise
- * be refused). Accept-Encoding is dropped too: a compressed body travels base64-encoded, which API
- * Gateway REST APIs pass to clients undecoded unless binary media types are configured, so Lambda
- * answers identity and leaves compression to CloudFront or the API in front. An event that is not
- * an HTTP event at all gets a 400 problem, never an exception.
+ * Makes the Lambda handler over `build` (or, given a function, over the build it returns on the
+ * first invocation). Lambda answers identity whatever the client accepts: a compressed body travels
+ * base64-encoded, which API Gateway REST APIs pass to clients undecoded unless binary media types
+ * are configured; compression is left to CloudFront or the API in front. An event that is not an
+ * HTTP request gets a 400 problem and one log line naming its top-level keys, never a stack trace.
+ *
+ * @example
+ * export const handler = lambdaHandlerFor(restoreBuild(stamp));
  */
-export function lambdaHandlerFor(app: HonoBase): (event: LambdaEvent, context?: unknown) => Promise<LambdaResult> {
-  const lambda = handle(app);
-  return async (event, context) => {
-    try {
-      return await lambda(harmless(event), context as Parameters<typeof lambda>[1]);
-    } catch {
-      return { statusCode: BAD_EVENT.status, headers: BAD_EVENT.headers, body: new TextDecoder().decode(BAD_EVENT.body), isBase64Encoded: false };
+export function lambdaHandlerFor(build: Build | (() => Promise<Build>), log: Log = (line) => console.error(line)): LambdaHandler {
+  let answer: Answerer | undefined = typeof build === "function" ? undefined : answerer(build.routes);
+  return async (event) => {
+    answer ??= answerer((await (build as () => Promise<Build>)()).routes);
+    const request = readEvent(event);
+    if (request === undefined) {
+      const keys = isRecord(event) ? Object.keys(event).slice(0, 10).join(", ") : typeof event;
+      log(`registry: 400 for a Lambda event that is not an HTTP request (top-level keys: ${keys || "none"})`);
+      return toResult(problemAnswer(BAD_REQUEST), event);
     }
+    // Accept-Encoding is not read: Lambda answers identity (see above).
+    return toResult(answer(request.method, request.path, (name) => (name === "accept-encoding" ? null : request.header(name))), event);
   };
 }
 
-function harmless(event: LambdaEvent): LambdaEvent {
-  const copy = {
-    ...event,
-    body: null,
-    isBase64Encoded: false,
-    headers: withoutAcceptEncoding((event as { headers?: unknown }).headers),
-    ...("multiValueHeaders" in event && event.multiValueHeaders ? { multiValueHeaders: withoutAcceptEncoding(event.multiValueHeaders) } : {}),
-  } as LambdaEvent;
-  const context: unknown = (event as { requestContext?: unknown }).requestContext;
-  if (typeof context !== "object" || context === null || !("domainName" in context)) return copy;
-  if (URL.canParse(`https://${String(context.domainName)}/`)) return copy;
-  return { ...copy, requestContext: { ...context, domainName: "lambda-url.invalid" } } as LambdaEvent;
+interface EventRequest {
+  readonly method: string;
+  readonly path: string;
+  header(name: string): string | undefined;
 }
 
-function withoutAcceptEncoding<T>(headers: T): T {
-  if (typeof headers !== "object" || headers === null) return headers;
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== "accept-encoding")) as T;
+/** The method, path and headers of an HTTP event of any of the four kinds, or undefined. */
+function readEvent(event: unknown): EventRequest | undefined {
+  if (!isRecord(event)) return undefined;
+  const context = isRecord(event["requestContext"]) ? event["requestContext"] : {};
+  const http = isRecord(context["http"]) ? context["http"] : undefined;
+  // Payload 2.0 (HTTP APIs, Function URLs): rawPath and requestContext.http.method.
+  const method = http !== undefined ? http["method"] : event["httpMethod"];
+  const path = http !== undefined ? event["rawPath"] : event["path"];
+  if (typeof method !== "string" || typeof path !== "string" || method === "" || !path.startsWith("/")) return undefined;
+  const single = isRecord(event["headers"]) ? event["headers"] : {};
+  const multi = isRecord(event["multiValueHeaders"]) ? event["multiValueHeaders"] : undefined;
+  return {
+    method: method.toUpperCase(),
+    path,
+    header(name) {
+      // Header names arrive in any case (REST APIs keep the client's); multi-value lists are joined.
+      for (const [key, value] of Object.entries(multi ?? single)) {
+        if (key.toLowerCase() !== name) continue;
+        if (typeof value === "string") return value;
+        if (Array.isArray(value)) return value.filter((v) => typeof v === "string").join(", ");
+      }
+      return undefined;
+    },
+  };
+}
+
+/** The answer in the event's own shape: multiValueHeaders exactly when the event used them. */
+function toResult(answer: Answer, event: unknown): LambdaResult {
+  const body = answer.body === null ? "" : textOf(answer.body);
+  const result: LambdaResult = { statusCode: answer.status, body, isBase64Encoded: false };
+  const record = isRecord(event) ? event : {};
+  const context = isRecord(record["requestContext"]) ? record["requestContext"] : {};
+  if (isRecord(context["elb"])) result.statusDescription = `${answer.status} ${STATUS_TEXT[answer.status] ?? ""}`.trim();
+  if (isRecord(record["multiValueHeaders"])) {
+    result.multiValueHeaders = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, [value]]));
+  } else {
+    result.headers = { ...answer.headers };
+  }
+  return result;
+}
+
+const texts = new WeakMap<Uint8Array, string>();
+
+/** The UTF-8 text of a body (every body Lambda sends is identity JSON), decoded once per body. */
+function textOf(bytes: Uint8Array): string {
+  let text = texts.get(bytes);
+  if (text === undefined) {
+    text = new TextDecoder().decode(bytes);
+    texts.set(bytes, text);
+  }
+  return text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

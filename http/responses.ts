@@ -43,7 +43,7 @@ export const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400,
  */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers": "ETag, Link",
+  "access-control-expose-headers": "ETag, Link, Allow",
   "x-content-type-options": "nosniff",
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
   "cross-origin-resource-policy": "cross-origin",
@@ -91,38 +91,34 @@ export async function prepareResource(
   for (const encoding of encodings) {
     encoded[encoding] = await variant(await (options.compress as Compress)(body, encoding), { "content-encoding": encoding });
   }
-  const negotiate = negotiator(encodings);
-  return {
-    identity,
-    encoded,
-    lastModified,
-    select: (acceptEncoding) => {
-      const coding = negotiate(acceptEncoding);
-      // Stryker disable next-line ConditionalExpression: encoded has no identity entry, so ?? gives identity too
-      return coding === "identity" ? identity : (encoded[coding] ?? identity);
+  return { identity, encoded, lastModified, select: selector(identity, encoded, encodings) };
+}
+
+/** The same resource with `extra` headers on every answer; the bodies and ETags are shared. */
+export function withHeaders(resource: Resource, extra: Readonly<Record<string, string>>): Resource {
+  const add = (v: Variant): Variant => ({
+    get body() {
+      return v.body;
     },
+    etag: v.etag,
+    ok: { ...v.ok, ...extra },
+    notModified: { ...v.notModified, ...extra },
+  });
+  const identity = add(resource.identity);
+  const encoded: Partial<Record<Encoding, Variant>> = {};
+  for (const [coding, v] of Object.entries(resource.encoded) as [Encoding, Variant][]) encoded[coding] = add(v);
+  const offered = Object.keys(encoded) as Encoding[];
+  return { identity, encoded, lastModified: resource.lastModified, select: selector(identity, encoded, offered) };
+}
+
+/** Picks, per Accept-Encoding, one of the variants on offer (identity when nothing else fits). */
+export function selector(identity: Variant, encoded: Readonly<Partial<Record<Encoding, Variant>>>, offered: readonly Encoding[]): (acceptEncoding: string | null) => Variant {
+  const negotiate = negotiator(offered);
+  return (acceptEncoding) => {
+    const coding = negotiate(acceptEncoding);
+    // Stryker disable next-line ConditionalExpression: encoded has no identity entry, so ?? gives identity too
+    return coding === "identity" ? identity : (encoded[coding] ?? identity);
   };
-}
-
-/** A resource's identity answer as plain data, for an artifact to embed (see `restoreResource`). */
-export interface ResourceStamp {
-  readonly text: string;
-  readonly etag: string;
-  readonly ok: Readonly<Record<string, string>>;
-  readonly notModified: Readonly<Record<string, string>>;
-  readonly lastModified: number;
-}
-
-/** The identity answer of `resource` as plain data; its body is UTF-8 text (JSON). */
-export function stampResource(resource: Resource): ResourceStamp {
-  const { body, etag, ok, notModified } = resource.identity;
-  return { text: new TextDecoder().decode(body), etag, ok, notModified, lastModified: resource.lastModified };
-}
-
-/** A resource offering identity only, from a stamp: no hashing or serializing at start. */
-export function restoreResource(stamp: ResourceStamp): Resource {
-  const identity: Variant = { body: new TextEncoder().encode(stamp.text), etag: stamp.etag, ok: stamp.ok, notModified: stamp.notModified };
-  return { identity, encoded: {}, lastModified: stamp.lastModified, select: () => identity };
 }
 
 /**
@@ -130,17 +126,17 @@ export function restoreResource(stamp: ResourceStamp): Resource {
  * comparison against the selected variant's ETag (`*` matches); only without it,
  * `If-Modified-Since` at or after Last-Modified. A malformed date is ignored.
  */
-export function isNotModified(headers: Headers, variant: Variant, lastModified: number): boolean {
-  const ifNoneMatch = headers.get("if-none-match");
-  if (ifNoneMatch !== null) {
+export function isNotModified(header: (name: string) => string | null | undefined, variant: Variant, lastModified: number): boolean {
+  const ifNoneMatch = header("if-none-match");
+  if (ifNoneMatch !== null && ifNoneMatch !== undefined) {
     const wanted = variant.etag;
     return ifNoneMatch.split(",").some((raw) => {
       const tag = raw.trim();
       return tag === "*" || tag === wanted || tag === `W/${wanted}`;
     });
   }
-  const ifModifiedSince = headers.get("if-modified-since");
-  if (ifModifiedSince === null) return false;
+  const ifModifiedSince = header("if-modified-since");
+  if (ifModifiedSince === null || ifModifiedSince === undefined) return false;
   const since = Date.parse(ifModifiedSince);
   return !Number.isNaN(since) && lastModified <= since;
 }

@@ -1,47 +1,82 @@
 /**
- * The Lambda bundle: one minified ESM file exporting `handler`, with one build's answers (bytes,
- * ETags, headers) stamped in. It embeds no source and does no validating, serializing or hashing
- * at start, so every instance serves exactly the build's bytes and a cold start costs little.
+ * The deploy artifacts that run code, each one minified ESM file with one build's answers (bytes,
+ * ETags, headers) stamped in. None embeds the source, and none validates, serializes, hashes or
+ * compresses at start, so every instance serves exactly the build's bytes and a cold start costs
+ * little.
+ *
+ * - `fetch/index.mjs`: `export default { fetch }` and a literal `export const config`, web
+ *   standards only: Netlify Functions v2, Cloudflare Workers, Deno (Deploy) and Bun.
+ * - `lambda/index.mjs`: `export const handler`, for AWS Lambda (identity answers only).
+ * - `node/server.mjs`: the Node server, run with plain `node`.
  */
-import { build, type Metafile } from "esbuild";
+import { build, type Metafile, type Plugin } from "esbuild";
+import { appendFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Build } from "../http/app.ts";
-import { stampResource } from "../http/responses.ts";
+import { PATHS } from "../contract/paths.ts";
+import type { Build } from "../http/prepare.ts";
+import { stampBuild } from "./stamp.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-const ENTRY = `
+/** The paths the fetch artifact routes; Netlify reads them from a literal `config`. */
+export const FETCH_PATHS = [PATHS.canonical, PATHS.versioned, PATHS.schema] as const;
+
+const FETCH_ENTRY = `
 import { createApp } from "./http/app.ts";
-import { lambdaHandlerFor } from "./http/lambda.ts";
-import { restoreResource } from "./http/responses.ts";
+import { restoreBuild } from "./http/restore.ts";
 import stamp from "registry:stamp";
-export const handler = lambdaHandlerFor(createApp({ document: restoreResource(stamp.document), schema: restoreResource(stamp.schema) }));
+const app = createApp(restoreBuild(stamp));
+export default { fetch: (request, env, context) => app.fetch(request, env, context) };
 `;
 
-/** Bundles the Lambda entry over `served` into `outfile`; returns esbuild's metafile (sizes per input). */
-export async function bundleLambda(served: Build, outfile: string): Promise<Metafile> {
-  const stamp = JSON.stringify({ document: stampResource(served.document), schema: stampResource(served.schema) });
+const LAMBDA_ENTRY = `
+import { lambdaHandlerFor } from "./http/lambda.ts";
+import { restoreBuild } from "./http/restore.ts";
+import stamp from "registry:stamp";
+export const handler = lambdaHandlerFor(restoreBuild(stamp));
+`;
+
+/** Sizes per input of each artifact (esbuild's metafiles), for the benchmarks. */
+export interface Bundles {
+  readonly fetch: Metafile;
+  readonly lambda: Metafile;
+  readonly node: Metafile;
+}
+
+/** Writes the three code artifacts of `served` under `dir`. `sourceName` is named on the Node server's start line. */
+export async function bundleArtifacts(served: Build, dir: string, sourceName: string): Promise<Bundles> {
+  const withCodings = stampBuild(served, ["br", "gzip"]);
+  const fetchFile = resolve(dir, "fetch", "index.mjs");
+  const fetch = await bundle({ contents: FETCH_ENTRY }, fetchFile, withCodings, "neutral");
+  // Netlify reads config by static analysis and accepts only literal values in this exact form.
+  await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(FETCH_PATHS)} };\n`);
+  const lambda = await bundle({ contents: LAMBDA_ENTRY }, resolve(dir, "lambda", "index.mjs"), stampBuild(served, []), "node");
+  const node = await bundle({ file: resolve(ROOT, "node", "artifact-server.ts") }, resolve(dir, "node", "server.mjs"), { ...withCodings, sourceName }, "node");
+  return { fetch, lambda, node };
+}
+
+async function bundle(entry: { contents: string } | { file: string }, outfile: string, stamp: unknown, platform: "node" | "neutral"): Promise<Metafile> {
+  const stampPlugin: Plugin = {
+    name: "stamp",
+    setup(b) {
+      b.onResolve({ filter: /^registry:stamp$/ }, () => ({ path: "stamp.json", namespace: "registry-stamp" }));
+      b.onLoad({ filter: /.*/, namespace: "registry-stamp" }, () => ({ contents: JSON.stringify(stamp), loader: "json" }));
+    },
+  };
   const result = await build({
-    stdin: { contents: ENTRY, resolveDir: ROOT, loader: "ts", sourcefile: "lambda-entry.ts" },
+    ...("file" in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: ROOT, loader: "ts", sourcefile: "entry.ts" } }),
     bundle: true,
     minify: true,
     format: "esm",
-    platform: "node",
-    target: "node20",
+    platform,
+    target: platform === "node" ? "node20" : "es2022",
+    mainFields: ["module", "main"],
     outfile,
     legalComments: "none",
     metafile: true,
     logLevel: "error",
-    plugins: [
-      {
-        name: "stamp",
-        setup(b) {
-          b.onResolve({ filter: /^registry:stamp$/ }, () => ({ path: "stamp.json", namespace: "registry-stamp" }));
-          b.onLoad({ filter: /.*/, namespace: "registry-stamp" }, () => ({ contents: stamp, loader: "json" }));
-        },
-      },
-    ],
+    plugins: [stampPlugin],
   });
   return result.metafile;
 }

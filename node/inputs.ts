@@ -12,16 +12,16 @@ import { readSourceFile } from "./source-file.ts";
 export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), ".."), "fixtures", "registry.json");
 
 /**
- * Resolves the configuration from `env` (and explicit flags) and reads `path`; returns both, or
- * every problem of either, configuration first.
+ * Resolves the configuration from `env` (and explicit flags) and reads `path`; returns both (with
+ * the source's warnings, which never stop a build), or every problem of either, configuration first.
  */
 export async function loadInputs(
   path: string,
   env: Env,
   explicit: Parameters<typeof resolveConfig>[1] = {},
-): Promise<{ ok: { source: Source; config: Config } } | { problems: string[] }> {
+): Promise<{ ok: { source: Source; config: Config; warnings: string[] } } | { problems: string[] }> {
   const config = resolveConfig(env, explicit);
   const source = await readSourceFile(path);
-  if ("ok" in config && "ok" in source) return { ok: { source: source.ok, config: config.ok } };
+  if ("ok" in config && "ok" in source) return { ok: { source: source.ok, config: config.ok, warnings: source.warnings } };
   return { problems: [...("problems" in config ? config.problems : []), ...("problems" in source ? source.problems : [])] };
 }

@@ -1,56 +1,52 @@
 /**
- * `npm start`: the registry on a plain Node server.
- *
- * Environment: HOST (default 127.0.0.1), PORT (default 8787; 0 picks a free port), REGISTRY_SOURCE
- * (a source file; default the embedded snapshot), BASE_URL, SOURCE_DATE_EPOCH. Any problem is
- * printed to stderr and the process exits 1 before listening. SIGTERM and SIGINT stop accepting
- * connections, let in-flight requests finish, and exit 0.
+ * `npm start`: the development server, from source. It builds at start from REGISTRY_SOURCE (default
+ * the embedded snapshot) and serves the Hono app that `handler.ts` exports, through
+ * @hono/node-server, so development answers exactly as the fetch runtimes do. Production runs the
+ * bundled `dist/node/server.mjs` instead (see `npm run build`).
  */
-import { serve } from "@hono/node-server";
-import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import type { Server } from "node:http";
+import { relative } from "node:path";
 import { createApp } from "../http/app.ts";
 import { prepareBuild } from "../http/prepare.ts";
-import { PATHS } from "../registry.ts";
+import { parseProcessArgs } from "./args.ts";
 import { zlibCompress } from "./compress.ts";
 import { loadInputs, SNAPSHOT } from "./inputs.ts";
+import { runServer, serverEnv } from "./lifecycle.ts";
 
-/** How long a graceful stop may wait for in-flight requests before it closes what is left. */
-const DRAIN_MS = 10_000;
+parseProcessArgs({
+  usage: "npm start [-- --help]",
+  help: `
+Serves the registry from source on a plain Node server (development; production runs the
+bundled dist/node/server.mjs that \`npm run build\` writes). The document is built once at start.
+
+Environment:
+  REGISTRY_SOURCE    the source file (default: the embedded snapshot, fixtures/registry.json)
+  BASE_URL           the public base of every URL in the document (default http://localhost:8787)
+  SOURCE_DATE_EPOCH  built_at, in whole seconds since 1970 (default: the clock at start)
+  HOST               the interface to listen on (default 127.0.0.1)
+  PORT               the port (default 8787; 0 picks a free one)
+  LOG_REQUESTS       1: one JSON line per request on stdout (method, path, status, bytes, ms)
+
+SIGTERM or SIGINT: stop accepting connections, let requests under way finish (at most 10 s),
+exit 0. Signal the node process itself (its pid is on the start line): \`npm start\` runs it
+with exec, so the process npm started is node.
+
+Exit codes: 0 stopped by a signal; 1 a bad source or setting, or the port is taken; 2 a bad flag.`,
+  options: {},
+  positionals: { min: 0, max: 0 },
+});
 
 const env = process.env;
-const problems: string[] = [];
-const host = env["HOST"] || "127.0.0.1";
-const port = Number(env["PORT"] || "8787");
-if (!/^\d+$/.test(env["PORT"] || "8787") || port > 65535) problems.push(`PORT: expected a port number from 0 to 65535, got ${JSON.stringify(env["PORT"])}`);
-const inputs = await loadInputs(env["REGISTRY_SOURCE"] || SNAPSHOT, env);
-if ("problems" in inputs) problems.push(...inputs.problems);
-if ("problems" in inputs || problems.length > 0) {
+const sourceName = env["REGISTRY_SOURCE"] || relative(process.cwd(), SNAPSHOT);
+const listen = serverEnv(env);
+const inputs = await loadInputs(sourceName, env);
+const problems = [...("problems" in listen ? listen.problems : []), ...("problems" in inputs ? inputs.problems : [])];
+if ("problems" in listen || "problems" in inputs) {
   process.stderr.write(problems.map((p) => `${p}\n`).join(""));
   process.exit(1);
 }
-const { source, config } = inputs.ok;
-
-const app = createApp(await prepareBuild(source, config, { compress: zlibCompress }));
-const server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
-  const origin = `http://${info.family === "IPv6" ? `[${info.address}]` : info.address}:${info.port}`;
-  console.log(`registry listening on ${origin}${PATHS.canonical} and ${origin}${PATHS.versioned} (base URL ${config.baseUrl}, built_at ${config.builtAt})`);
-});
-server.on("error", (error: Error) => {
-  process.stderr.write(`cannot listen on ${host}:${port}: ${error.message}\n`);
-  process.exit(1);
-});
-
-let stopping = false;
-const stop = (): void => {
-  if (stopping) return;
-  stopping = true;
-  server.close(() => process.exit(0));
-  // Idle keep-alive connections would hold close() open; in-flight requests are left to finish.
-  if ("closeIdleConnections" in server) server.closeIdleConnections();
-  setTimeout(() => {
-    if ("closeAllConnections" in server) server.closeAllConnections();
-  }, DRAIN_MS).unref();
-};
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
-
+process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
+const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress });
+const server = createAdaptorServer({ fetch: createApp(build).fetch }) as Server;
+runServer(server, { ...listen.ok, sourceName, meta: build.meta });

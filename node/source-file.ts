@@ -7,7 +7,7 @@ import { validateSource, type Source } from "../contract/source.ts";
 import { findDuplicateKeys, locateJsonError } from "./json-error.ts";
 
 /** Reads, parses and validates `path`; a key repeated within one object is refused too. Never throws. */
-export async function readSourceFile(path: string): Promise<{ ok: Source } | { problems: string[] }> {
+export async function readSourceFile(path: string): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
   let text: string;
   try {
     // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1).
@@ -21,7 +21,8 @@ export async function readSourceFile(path: string): Promise<{ ok: Source } | { p
   const duplicates = findDuplicateKeys(text);
   const result = validateSource(parsed.ok);
   const problems = [...duplicates, ...(result.ok ? [] : result.problems)];
-  return result.ok && problems.length === 0 ? { ok: result.source } : { problems: problems.map((p) => `${path}: ${p}`) };
+  if (result.ok && problems.length === 0) return { ok: result.source, warnings: result.warnings.map((w) => `${path}: warning: ${w}`) };
+  return { problems: problems.map((p) => `${path}: ${p}`) };
 }
 
 /**

@@ -1,4 +1,4 @@
-/** `npm run build`: reproducible, all-or-nothing, and nothing private in the artifacts. */
+/** `npm run build`: reproducible, all-or-nothing, owns only what it makes, nothing private in the artifacts. */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -7,9 +7,11 @@ import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-builds-"));
-const env = cleanEnv({ SOURCE_DATE_EPOCH: "1763726400", BASE_URL: "https://registry.example.org" });
-const build = (out: string, extra: NodeJS.ProcessEnv = {}) =>
-  run("node", ["--import", "tsx", "node/build.ts", "--out", out], { env: { ...env, ...extra }, timeoutMs: 120_000 });
+const env = cleanEnv({ SOURCE_DATE_EPOCH: "1763726400" });
+const BASE = ["--base-url", "https://registry.example.org"];
+const build = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+  run("node", ["--import", "tsx", "node/build.ts", ...args], { env: { ...env, ...extra }, timeoutMs: 120_000 });
+const buildInto = (out: string, extra: string[] = []) => build(["--source", "fixtures/registry.json", ...BASE, "--out", out, ...extra]);
 
 function files(dir: string): Map<string, Buffer> {
   const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
@@ -18,41 +20,96 @@ function files(dir: string): Map<string, Buffer> {
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-test("with SOURCE_DATE_EPOCH set, two builds are byte-identical", async () => {
+test("with SOURCE_DATE_EPOCH set, two builds are byte-identical, every artifact included", async () => {
   const [a, b] = [join(work, "a"), join(work, "b")];
   for (const out of [a, b]) {
-    const result = await build(out);
+    const result = await buildInto(out);
     assert.is(result.code, 0, result.stderr);
+    assert.match(result.stdout.toString(), /^built .*: 48 vaults, 35 edges, built_at 2025-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\n$/);
   }
   const [fa, fb] = [files(a), files(b)];
-  assert.equal([...fa.keys()].sort(), ["lambda/index.mjs", "static/_headers", "static/api/registry.v1.json", "static/api/registry.v1.schema.json", "static/vaults.json"]);
+  assert.equal([...fa.keys()].sort(), [
+    ".registry-build", "fetch/index.mjs", "lambda/index.mjs", "node/server.mjs",
+    "static/_headers", "static/api/registry.v1.json", "static/api/registry.v1.schema.json", "static/vaults.json",
+  ]);
   for (const [name, bytes] of fa) assert.ok(bytes.equals(fb.get(name) as Buffer), name);
   assert.match(fa.get("static/vaults.json")?.toString() ?? "", /"built_at": "2025-11-21T12:00:00Z"/);
 });
 
-test("a failed build leaves an existing output folder untouched and no temporary folder behind", async () => {
+test("a build needs a source and an explicit base URL: localhost is for development", async () => {
+  const out = join(work, "never");
+  const noBase = await build(["--source", "fixtures/registry.json", "--out", out]);
+  assert.is(noBase.code, 1);
+  assert.match(noBase.stderr, /^--base-url: required \(or BASE_URL\): a build is a deploy artifact, and http:\/\/localhost:8787 serves development only$/m);
+  const noSource = await build([...BASE, "--out", out]);
+  assert.is(noSource.code, 1);
+  assert.match(noSource.stderr, /^--source: required \(or REGISTRY_SOURCE\)/m);
+  assert.not.ok(existsSync(out));
+  const fromEnv = await build(["--out", out], { REGISTRY_SOURCE: "fixtures/valid/empty.json", BASE_URL: "https://env.example" });
+  assert.is(fromEnv.code, 0, fromEnv.stderr);
+  assert.match(readFileSync(join(out, "static", "vaults.json"), "utf8"), /"canonical_url": "https:\/\/env\.example\/vaults\.json"/);
+});
+
+test("a folder holding files the build did not make is refused and left exactly as it was", async () => {
+  const out = join(work, "mine");
+  mkdirSync(out);
+  writeFileSync(join(out, "notes.txt"), "the operator's own file\n");
+  const result = await buildInto(out);
+  assert.is(result.code, 1);
+  assert.match(result.stderr, /^--out .*mine: holds files this build did not make \(notes\.txt\); choose an empty or new folder$/m);
+  assert.equal([...files(out).keys()], ["notes.txt"]);
+  assert.equal(readdirSync(dirname(out)).filter((n) => n.startsWith("mine.")), [], "no temporary folder left behind");
+});
+
+test("a previous build's output is replaced whole; one with a foreign file in it is refused", async () => {
+  const out = join(work, "replaced");
+  assert.is((await buildInto(out)).code, 0);
+  assert.is((await buildInto(out)).code, 0, "a build's own output may be rebuilt");
+  writeFileSync(join(out, "static", "extra.html"), "added by hand");
+  const refused = await buildInto(out);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /a previous build's output, but it also holds files the build did not make \(static\/extra\.html\)/);
+  assert.ok(existsSync(join(out, "static", "extra.html")), "the foreign file is still there");
+});
+
+test("an output folder inside a previous build's output is refused (no dist/static/static)", async () => {
+  const out = join(work, "outer");
+  assert.is((await buildInto(out)).code, 0);
+  const before = files(out);
+  const nested = await buildInto(join(out, "static"));
+  assert.is(nested.code, 1);
+  assert.match(nested.stderr, /inside the output of an earlier build/);
+  assert.equal([...files(out).keys()], [...before.keys()]);
+});
+
+test("a failed build leaves the previous output untouched and no temporary folder behind", async () => {
   const out = join(work, "kept");
-  mkdirSync(join(out, "static"), { recursive: true });
-  writeFileSync(join(out, "static", "vaults.json"), "previous deploy\n");
+  assert.is((await buildInto(out)).code, 0);
+  const before = files(out);
   for (const extra of [{ REGISTRY_SOURCE: "fixtures/invalid/dangling-edge.json" }, { BASE_URL: "not a url" }]) {
-    const result = await build(out, extra);
+    const result = await build(["--out", out], { ...extra, BASE_URL: extra.BASE_URL ?? "https://registry.example.org", REGISTRY_SOURCE: extra.REGISTRY_SOURCE ?? "fixtures/registry.json" });
     assert.is(result.code, 1);
     assert.ok(result.stderr.length > 0);
-    assert.is(readFileSync(join(out, "static", "vaults.json"), "utf8"), "previous deploy\n");
+    const after = files(out);
+    for (const [name, bytes] of before) assert.ok(bytes.equals(after.get(name) as Buffer), name);
     assert.equal(readdirSync(dirname(out)).filter((n) => n.startsWith("kept.")), []);
   }
 });
 
-test("a successful build replaces the output folder whole", async () => {
-  const out = join(work, "replaced");
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, "stale.txt"), "left from an older build");
-  assert.is((await build(out)).code, 0);
-  assert.not.ok(existsSync(join(out, "stale.txt")));
-  assert.ok(existsSync(join(out, "lambda", "index.mjs")));
+test("--help explains every flag and exit code; a bad flag or stray argument is one line and exit 2", async () => {
+  const help = await build(["--help"]);
+  assert.is(help.code, 0);
+  for (const text of ["usage: npm run build", "--source FILE", "--base-url URL", "--out DIR", "SOURCE_DATE_EPOCH", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
+  for (const args of [["--colour"], ["stray"], ["--out"]]) {
+    const bad = await build(args);
+    assert.is(bad.code, 2, args.join(" "));
+    assert.is(bad.stderr.split("\n").filter(Boolean).length, 1, bad.stderr);
+    assert.match(bad.stderr, /--help for more\)$/m);
+    assert.not.match(bad.stderr, /\n\s+at /);
+  }
 });
 
-test("no private string of the source is in any artifact (the bundle embeds the answers, not the source)", async () => {
+test("no private string of the source is in any artifact (each embeds the answers, not the source)", async () => {
   const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
   const PUBLIC_VAULT_KEYS = ["vault_slug", "display_name", "class", "status", "persona", "note", "last_synced", "suppressed"];
   const strings = (value: unknown): string[] =>
@@ -73,7 +130,7 @@ test("no private string of the source is in any artifact (the bundle embeds the 
   assert.ok(privateStrings.size >= 15, `found ${privateStrings.size} private strings in the fixture`);
 
   const out = join(work, "privacy");
-  assert.is((await build(out)).code, 0);
+  assert.is((await buildInto(out)).code, 0);
   for (const [name, bytes] of files(out)) {
     const text = bytes.toString("utf8");
     for (const secret of privateStrings) assert.not.ok(text.includes(secret), `${name} contains ${JSON.stringify(secret)}`);

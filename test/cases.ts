@@ -9,14 +9,16 @@ export interface Case {
   readonly fixture: string;
   /** Its golden file, relative to `golden/`. */
   readonly golden: string;
+  /** For a valid source, the golden of its warnings on stderr (usually empty), relative to `golden/`. */
+  readonly warnings?: string;
 }
 
 const jsonFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
 
 /** The embedded default snapshot and every edge-case source: each must build to its golden bytes. */
 export const validCases: readonly Case[] = [
-  { fixture: "fixtures/registry.json", golden: "registry.json" },
-  ...jsonFiles("fixtures/valid").map((f) => ({ fixture: `fixtures/valid/${f}`, golden: `valid/${f}` })),
+  { fixture: "fixtures/registry.json", golden: "registry.json", warnings: "warnings/registry.txt" },
+  ...jsonFiles("fixtures/valid").map((f) => ({ fixture: `fixtures/valid/${f}`, golden: `valid/${f}`, warnings: `warnings/${f.replace(/\.json$/, ".txt")}` })),
 ];
 
 /** One invalid source per defect: each must be refused with its golden error output. */

@@ -38,11 +38,27 @@ test("an invalid source: every problem on stderr, one per line, nothing on stdou
   assert.not.match(result.stderr, /\bat .*\.ts:\d+/, "no stack trace");
 });
 
-test("bad flags and unreadable files: a clear line each, exit 1, nothing on stdout", async () => {
+test("bad flags and stray arguments: one line, exit 2; --help: usage, flags and exit codes, exit 0", async () => {
   const cases: [string[], RegExp][] = [
-    [[], /^usage: registry <source\.json>/m],
-    [["a.json", "b.json"], /^usage:/m],
-    [["fixtures/registry.json", "--colour"], /^Unknown option '--colour'/m],
+    [[], /^missing argument \(usage: npm run --silent registry -- <source\.json>/],
+    [["a.json", "b.json"], /^unexpected argument "b\.json" \(usage:/],
+    [["fixtures/registry.json", "--colour"], /^Unknown option '--colour' \(usage: .*; --help for more\)\n$/],
+    [["fixtures/registry.json", "--base-url"], /^Option '--base-url <value>' argument missing \(usage:/],
+  ];
+  for (const [args, expected] of cases) {
+    const result = await cli(args);
+    assert.is(result.code, 2, args.join(" "));
+    assert.is(result.stdout.length, 0);
+    assert.is(result.stderr.split("\n").filter(Boolean).length, 1, result.stderr);
+    assert.match(result.stderr, expected);
+  }
+  const help = await cli(["--help"]);
+  assert.is(help.code, 0);
+  for (const text of ["usage: npm run --silent registry", "--base-url URL", "--built-at RFC3339", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
+});
+
+test("bad values and unreadable files: a clear line each, exit 1, nothing on stdout", async () => {
+  const cases: [string[], RegExp][] = [
     [["fixtures/registry.json", "--base-url", "ftp://x"], /^--base-url: expected an absolute http or https URL/m],
     [["fixtures/registry.json", "--built-at", "yesterday"], /^--built-at: expected an RFC 3339 UTC timestamp/m],
     [["fixtures/does-not-exist.json"], /^fixtures\/does-not-exist\.json: cannot read the file \(ENOENT\)$/m],

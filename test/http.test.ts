@@ -5,7 +5,8 @@ import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { validateSource } from "../registry.ts";
-import { restoreResource, stampResource } from "../http/responses.ts";
+import { restoreBuild } from "../http/restore.ts";
+import { stampBuild } from "../node/stamp.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 
 const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
@@ -25,7 +26,11 @@ test("GET both paths: 200, the golden bytes, identical headers", async () => {
     assert.is(res.status, 200);
     assert.ok((await bytes(res)).equals(golden), "body is golden/registry.json");
   }
-  assert.equal(Object.fromEntries(a!.headers), Object.fromEntries(b!.headers));
+  // The same headers, but /vaults.json also names the versioned path whose bytes it serves.
+  const { "content-location": location, ...canonical } = Object.fromEntries(a!.headers);
+  assert.is(location, "/api/registry.v1.json");
+  assert.is(b!.headers.get("content-location"), null);
+  assert.equal(canonical, Object.fromEntries(b!.headers));
 });
 
 test("headers: exact content type, strong ETag, length, caching, Last-Modified = built_at, CORS, nosniff, Link", async () => {
@@ -38,7 +43,7 @@ test("headers: exact content type, strong ETag, length, caching, Last-Modified =
   assert.is(h.get("last-modified"), "Sat, 21 Nov 2026 12:00:00 GMT");
   assert.is(new Date(h.get("last-modified") ?? "").toISOString(), "2026-11-21T12:00:00.000Z");
   assert.is(h.get("access-control-allow-origin"), "*");
-  assert.is(h.get("access-control-expose-headers"), "ETag, Link");
+  assert.is(h.get("access-control-expose-headers"), "ETag, Link, Allow");
   assert.is(h.get("x-content-type-options"), "nosniff");
   assert.is(h.get("link"), `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby"`);
   assert.is(h.get("set-cookie"), null);
@@ -127,22 +132,22 @@ test("errors are not cached; without codings on offer there is no Vary", async (
 });
 
 test("an unexpected failure answers a bare 500 problem, no detail", async () => {
-  const broken = { ...build.document, select: () => { throw new Error("secret internal detail"); } };
-  const res = await createApp({ document: broken, schema: build.schema }).request("/vaults.json");
+  const document = build.routes.get("/vaults.json")!;
+  const broken = { ...document, select: () => { throw new Error("secret internal detail"); } };
+  const res = await createApp({ ...build, routes: new Map([["/vaults.json", broken]]) }).request("/vaults.json");
   assert.is(res.status, 500);
   assert.is(res.headers.get("content-type"), "application/problem+json");
   assert.equal(JSON.parse((await bytes(res)).toString()), { type: "about:blank", title: "Internal Server Error", status: 500 });
 });
 
-test("a stamped resource (what the Lambda bundle embeds) serves the same bytes and headers", async () => {
-  const restored = { document: restoreResource(stampResource(build.document)), schema: restoreResource(stampResource(build.schema)) };
-  const again = createApp(restored);
+test("a stamped build (what every artifact embeds) serves the same bytes and headers", async () => {
+  const again = createApp(restoreBuild(JSON.parse(JSON.stringify(stampBuild(build, [])))));
   for (const path of [...DOCS, SCHEMA]) {
     const [a, b] = [await get(path), await again.request(path, { headers: { "accept-encoding": "gzip" } })];
     assert.ok((await bytes(a)).equals(await bytes(b)), path);
     assert.equal(Object.fromEntries(a.headers), Object.fromEntries(b.headers));
   }
-  assert.is((await again.request("/vaults.json", { headers: { "if-none-match": build.document.identity.etag } })).status, 304);
+  assert.is((await again.request("/vaults.json", { headers: { "if-none-match": build.meta.etag } })).status, 304);
 });
 
 test("other methods on the registry's paths: 405 problem+json with Allow", async () => {

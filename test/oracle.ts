@@ -37,20 +37,49 @@ function isHttpUrl(v: unknown): boolean {
 
 const optionalKey = (o: Obj, k: string, ok: (v: unknown) => boolean): boolean => !has(o, k) || ok(o[k]);
 
+/** Every string one edit from `s` (insert, delete, replace, swap neighbours), letters from `alphabet`. */
+function oneEdit(s: string, alphabet: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i <= s.length; i++) {
+    for (const c of alphabet) out.push(s.slice(0, i) + c + s.slice(i), s.slice(0, i) + c + s.slice(i + 1));
+    if (i < s.length) out.push(s.slice(0, i) + s.slice(i + 1));
+    if (i + 1 < s.length) out.push(s.slice(0, i) + s[i + 1] + s[i] + s.slice(i + 2));
+  }
+  return out;
+}
+
+/** True when two edits in sequence can turn `known` into `key` (letters inserted come from `key`). */
+function withinTwoEdits(key: string, known: string): boolean {
+  if (Math.abs(key.length - known.length) > 2) return false;
+  const alphabet = [...new Set(key)];
+  const first = oneEdit(known, alphabet);
+  return key === known || first.includes(key) || first.some((n) => Math.abs(n.length - key.length) <= 1 && oneEdit(n, alphabet).includes(key));
+}
+
+/** D1: an unknown key that nearly spells a known one (case, `_`, `-`; or 2 edits of a 5+ letter key). */
+export function isNearMiss(key: string, known: readonly string[]): boolean {
+  if (known.includes(key)) return false;
+  const squash = (k: string) => k.toLowerCase().split("").filter((c) => c !== "_" && c !== "-").join("");
+  return known.some((k) => squash(k) === squash(key) || (k.length >= 5 && withinTwoEdits(key.toLowerCase(), k)));
+}
+
+const noNearMiss = (o: Obj, known: readonly string[]): boolean => Object.keys(o).every((k) => !isNearMiss(k, known));
+
 const labelTableOk = (t: unknown): boolean =>
   t === null || (isObj(t) && Object.values(t).every((label) => nonEmpty(label)));
 
 /** True exactly when `x` is a valid source under D1. */
 export function isValidSource(x: unknown): boolean {
   if (!isObj(x)) return false;
+  if (!noNearMiss(x, ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"])) return false;
   if (!nonEmpty(x["registry_schema_version"]) || !has(x, "registry_schema_version")) return false;
   if (!has(x, "generated_at") || !isTimestamp(x["generated_at"])) return false;
   const sha = x["source_inventory_sha"];
   if (!has(x, "source_inventory_sha") || !str(sha) || !/^[0-9a-f]+$/.test(sha) || ![40, 64].includes(sha.length)) return false;
   const licence = has(x, "licence") ? x["licence"] : null;
-  if (licence !== null && !(isObj(licence) && has(licence, "id") && nonEmpty(licence["id"]) && has(licence, "url") && isHttpUrl(licence["url"]))) return false;
+  if (licence !== null && !(isObj(licence) && noNearMiss(licence, ["id", "url"]) && has(licence, "id") && nonEmpty(licence["id"]) && has(licence, "url") && isHttpUrl(licence["url"]))) return false;
   const labels = has(x, "labels") ? x["labels"] : null;
-  if (labels !== null && !(isObj(labels) && optionalKey(labels, "class", labelTableOk) && optionalKey(labels, "status", labelTableOk))) return false;
+  if (labels !== null && !(isObj(labels) && noNearMiss(labels, ["class", "status"]) && optionalKey(labels, "class", labelTableOk) && optionalKey(labels, "status", labelTableOk))) return false;
 
   const vaults = x["vaults"];
   const edges = x["edges"];
@@ -58,6 +87,7 @@ export function isValidSource(x: unknown): boolean {
   const slugs: string[] = [];
   for (const v of vaults as unknown[]) {
     if (!isObj(v) || !has(v, "vault_slug") || !has(v, "display_name") || !has(v, "status")) return false;
+    if (!noNearMiss(v, ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"])) return false;
     const s = v["vault_slug"];
     if (!str(s) || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) || slugs.includes(s)) return false;
     slugs.push(s);
@@ -69,6 +99,7 @@ export function isValidSource(x: unknown): boolean {
   const seen = new Set<string>();
   for (const e of edges as unknown[]) {
     if (!isObj(e) || !has(e, "source") || !has(e, "target") || !has(e, "type")) return false;
+    if (!noNearMiss(e, ["source", "target", "type"])) return false;
     const { source, target, type } = { source: e["source"], target: e["target"], type: e["type"] };
     if (!str(source) || !str(target) || !nonEmpty(type)) return false;
     if (!slugs.includes(source) || !slugs.includes(target)) return false;

@@ -35,7 +35,8 @@ test("no answer of any route, method, coding or condition carries a private stri
     fc.asyncProperty(validSource, async (raw) => {
       const source = validateSource(raw);
       if (!source.ok) throw new Error(source.problems.join("\n"));
-      const app = createApp(await prepareBuild(source.source, GOLDEN_OPTIONS, { compress: zlibCompress }));
+      const build = await prepareBuild(source.source, GOLDEN_OPTIONS, { compress: zlibCompress });
+      const app = createApp(build);
       const etag = (await app.request("/vaults.json")).headers.get("etag") as string;
       for (const path of PATHS) {
         for (const method of METHODS) {
@@ -50,7 +51,7 @@ test("no answer of any route, method, coding or condition carries a private stri
           }
         }
       }
-      const lambda = lambdaHandlerFor(app);
+      const lambda = lambdaHandlerFor(build, () => undefined);
       for (const path of PATHS) {
         const result = await lambda({ httpMethod: "GET", path, headers: {}, requestContext: {} } as never);
         assert.not.ok(JSON.stringify(result).includes(SECRET), `Lambda GET ${path}`);
@@ -60,7 +61,7 @@ test("no answer of any route, method, coding or condition carries a private stri
   );
 });
 
-test("dist/: no private string in the Lambda bundle or the static site", async () => {
+test("dist/: no private string in any artifact (Node server, fetch, Lambda, static)", async () => {
   // One generated source with private detail everywhere, several suppressed vaults among them.
   const [raw] = fc.sample(
     validSource.filter((s) => JSON.stringify(s).split(SECRET).length > 20 && (s["vaults"] as { suppressed?: boolean }[]).filter((v) => v.suppressed === true).length >= 2),
@@ -70,7 +71,7 @@ test("dist/: no private string in the Lambda bundle or the static site", async (
   try {
     writeFileSync(join(work, "source.json"), JSON.stringify(raw));
     const out = join(work, "dist");
-    const built = await run("node", ["--import", "tsx", "node/build.ts", "--out", out], { env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }), timeoutMs: 120_000 });
+    const built = await run("node", ["--import", "tsx", "node/build.ts", "--out", out, "--base-url", GOLDEN_OPTIONS.baseUrl], { env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }), timeoutMs: 120_000 });
     assert.is(built.code, 0, built.stderr);
     const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
     assert.ok(files.length >= 5);

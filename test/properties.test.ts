@@ -224,6 +224,41 @@ test("validation accepts exactly the valid sources (D1 oracle) and never throws"
   fc.assert(fc.property(fc.anything(), (input) => void validateSource(input)), fcParams);
 });
 
+/** "suppressed" misspelled: one or two edits (insert, delete, replace, swap), case changes, `_` and `-`. */
+const misspelledSuppressed = fc
+  .array(fc.tuple(fc.constantFrom("insert", "delete", "replace", "swap", "upper", "dash"), fc.nat(), fc.constantFrom(..."abcdeprsuz_-")), { minLength: 1, maxLength: 2 })
+  .map((edits) => {
+    let key = "suppressed";
+    for (const [edit, at, char] of edits) {
+      const i = at % key.length;
+      if (edit === "insert") key = key.slice(0, i) + char + key.slice(i);
+      else if (edit === "delete") key = key.slice(0, i) + key.slice(i + 1);
+      else if (edit === "replace") key = key.slice(0, i) + char + key.slice(i + 1);
+      else if (edit === "swap" && i + 1 < key.length) key = key.slice(0, i) + key[i + 1] + key[i] + key.slice(i + 2);
+      else if (edit === "upper") key = key.slice(0, i) + key.charAt(i).toUpperCase() + key.slice(i + 1);
+      else key = `${key.slice(0, i)}-${key.slice(i)}`;
+    }
+    return key;
+  })
+  .filter((key) => key !== "suppressed");
+
+test("no near miss of `suppressed` on any vault ever yields a full row: the source is refused", () => {
+  fc.assert(
+    fc.property(validSource.filter((s) => (s["vaults"] as unknown[]).length > 0), fc.nat(), misspelledSuppressed, (source, pick, key) => {
+      const vaults = source["vaults"] as Json[];
+      const index = pick % vaults.length;
+      const target = vaults[index] as Record<string, Json>;
+      // The vault means to be suppressed but says so with a misspelled key.
+      const meant = Object.fromEntries([...Object.entries(target).filter(([k]) => k !== "suppressed"), [key, true]]);
+      const mutated = { ...source, vaults: vaults.map((v, i) => (i === index ? meant : v)) };
+      const result = validateSource(mutated);
+      assert.not.ok(result.ok, `"${key}" was accepted`);
+      if (!result.ok) assert.ok(result.problems.some((p) => p.startsWith(`vaults[${index}]: unknown key ${JSON.stringify(key)}: did you mean "suppressed"?`)), result.problems.join("\n"));
+    }),
+    fcParams,
+  );
+});
+
 test("hostile keys stay data: validating and building never touches Object.prototype", () => {
   fc.assert(
     fc.property(validSource, (source) => {

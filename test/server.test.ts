@@ -20,9 +20,10 @@ test.after(async () => {
   await server.stop("SIGKILL");
 });
 
-test("prints one line naming both URLs", () => {
+test("prints one start line naming the source, counts, built_at, base URL, ETag and both URLs", () => {
   const line = server.output().trim();
   assert.is(line.split("\n").length, 1);
+  assert.match(line, /^registry: serving fixtures\/registry\.json \(48 vaults, 35 edges, built_at 2026-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\) on /);
   assert.ok(line.includes(`${server.origin}/vaults.json`) && line.includes(`${server.origin}/api/registry.v1.json`), line);
 });
 
@@ -39,8 +40,9 @@ test("both paths over the socket: 200, golden bytes, identical headers, exact co
     assert.is(res.headers["transfer-encoding"], undefined, "sent with Content-Length, not chunked");
     for (const leak of ["set-cookie", "x-powered-by", "server"]) assert.is(res.headers[leak], undefined, leak);
   }
-  const { date: _a, ...ha } = a.headers;
+  const { date: _a, "content-location": location, ...ha } = a.headers;
   const { date: _b, ...hb } = b.headers;
+  assert.is(location, "/api/registry.v1.json");
   assert.equal(ha, hb);
 });
 
@@ -115,6 +117,41 @@ test("REGISTRY_SOURCE serves another source", async () => {
   } finally {
     assert.is(await own.stop(), 0);
   }
+});
+
+test("LOG_REQUESTS=1: one JSON line per request, the path without its query, never header values", async () => {
+  const own = await startServer("node", ["--import", "tsx", "node/server.ts"], { ...env, LOG_REQUESTS: "1" });
+  try {
+    await fetchRaw(`${own.origin}/vaults.json?token=secret-value`, { headers: { authorization: "Bearer hidden" } });
+    await fetchRaw(`${own.origin}/nope`, { method: "HEAD" });
+    await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    await own.stop();
+  }
+  const lines = own.output().split("\n").filter((l) => l.startsWith("{"));
+  assert.is(lines.length, 2, own.output());
+  const [get, head] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(Object.keys(get ?? {}), ["time", "method", "path", "status", "bytes", "ms"]);
+  assert.equal({ ...get, time: 0, ms: 0 }, { time: 0, method: "GET", path: "/vaults.json", status: 200, bytes: golden.length, ms: 0 });
+  assert.equal({ ...head, time: 0, ms: 0 }, { time: 0, method: "HEAD", path: "/nope", status: 404, bytes: 0, ms: 0 });
+  assert.not.match(own.output(), /secret-value|hidden/);
+  assert.match(own.output(), /^registry: SIGTERM: stopping; .*\nregistry: stopped after \d+ ms$/m);
+});
+
+test("npm start: SIGTERM to the process npm started stops the server (npm start runs node with exec)", async () => {
+  const npm = await startServer("npm", ["start"], env);
+  const code = await npm.stop("SIGTERM", 10_000);
+  assert.match(npm.output(), /registry: stopped after \d+ ms/);
+  assert.is(code, 0);
+});
+
+test("--help says what the server reads and its exit codes; a bad flag is one line and exit 2", async () => {
+  const help = await run("node", ["--import", "tsx", "node/server.ts", "--help"], { env });
+  assert.is(help.code, 0);
+  for (const text of ["usage: npm start", "REGISTRY_SOURCE", "BASE_URL", "SOURCE_DATE_EPOCH", "HOST", "PORT", "LOG_REQUESTS", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
+  const bad = await run("node", ["--import", "tsx", "node/server.ts", "--port", "1"], { env });
+  assert.is(bad.code, 2);
+  assert.is(bad.stderr, "Unknown option '--port' (usage: npm start [-- --help]; --help for more)\n");
 });
 
 test.run();

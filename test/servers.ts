@@ -14,10 +14,19 @@ export interface Running {
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
 }
 
-/** Starts `command` and waits (at most `timeoutMs`) for it to print an http://127.0.0.1:PORT URL. */
-export function startServer(command: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Running> {
+/**
+ * Starts `command` and waits (at most `timeoutMs`) for it to print an http://127.0.0.1:PORT URL, or
+ * a line matching `options.ready` whose first group is the origin.
+ */
+export function startServer(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 30_000,
+  options: { cwd?: string; ready?: RegExp } = {},
+): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     let text = "";
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
     const running = (origin: string): Running => ({
@@ -38,6 +47,14 @@ export function startServer(command: string, args: readonly string[], env: NodeJ
     }, timeoutMs);
     const onData = (chunk: Buffer): void => {
       text += chunk.toString("utf8");
+      if (options.ready !== undefined) {
+        const ready = options.ready.exec(text);
+        if (ready?.[1] !== undefined) {
+          clearTimeout(timer);
+          resolve(running(ready[1]));
+        }
+        return;
+      }
       const match = /http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
       if (match !== null && match[1] !== "0") {
         clearTimeout(timer);

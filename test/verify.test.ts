@@ -1,24 +1,55 @@
-/** `npm run verify`: passes on the real server, fails on a deployment whose two paths disagree. */
+/** `npm run verify`: passes on the real server, fails on a deployment that names another base, knows static hosts. */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { extname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
 import { startServer } from "./servers.ts";
 
-const verify = (base: string) => run("node", ["--import", "tsx", "node/bin/verify.ts", base], { env: cleanEnv(), timeoutMs: 60_000 });
+const verify = (args: string[]) => run("node", ["--import", "tsx", "node/bin/verify.ts", ...args], { env: cleanEnv(), timeoutMs: 60_000 });
+const work = mkdtempSync(join(tmpdir(), "registry-verify-"));
+test.after(() => rmSync(work, { recursive: true, force: true }));
 
-test("the Node server passes every check; exit 0", async () => {
-  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0" }));
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+async function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+test("the Node server, built for the base URL it is reached at, passes every check; exit 0", async () => {
+  const probe = createServer();
+  const origin = await listen(probe);
+  await close(probe);
+  const port = new URL(origin).port;
+  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: port, BASE_URL: origin }));
   try {
-    const result = await verify(server.origin);
+    const result = await verify([server.origin]);
     const out = result.stdout.toString();
     assert.is(result.code, 0, out);
     assert.match(out, /^\| check \| result \| detail \|$/m);
-    assert.not.match(out, /\| FAIL \|/);
-    assert.match(out, /^16 passed, 0 failed$/m);
+    assert.not.match(out, /\| (FAIL|warn) \|/);
+    assert.match(out, /^\d+ passed, 0 warned, 0 failed$/m);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a deployment built for another base URL fails: about, every row's url, and Link; exit 1", async () => {
+  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: "https://staging.example.org" }));
+  try {
+    const result = await verify([server.origin]);
+    const out = result.stdout.toString();
+    assert.is(result.code, 1, out);
+    assert.match(out, /^\| about names http:\/\/127\.0\.0\.1:\d+ \| FAIL \| canonical_url: https:\/\/staging\.example\.org\/vaults\.json/m);
+    assert.match(out, /^\| every row's url and markdown_url start with .* \| FAIL \|/m);
+    assert.match(out, /^\| Link: rel=describedby names .* \| FAIL \|/m);
   } finally {
     await server.stop();
   }
@@ -32,24 +63,70 @@ test("a deployment whose two paths disagree fails; exit 1", async () => {
     res.writeHead(200, { "content-type": "application/json", etag: `"${createHash("sha256").update(body).digest("hex")}"`, "access-control-allow-origin": "*" });
     res.end(req.method === "HEAD" ? undefined : body);
   });
-  await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
+  const origin = await listen(fake);
   try {
-    const result = await verify(`http://127.0.0.1:${(fake.address() as AddressInfo).port}`);
+    const result = await verify([origin]);
     const out = result.stdout.toString();
     assert.is(result.code, 1, out);
     assert.match(out, /^\| identical bytes on both paths \| FAIL \|/m);
     assert.match(out, /^\| strong ETag, the same on both paths \| FAIL \|/m);
   } finally {
-    fake.closeAllConnections();
-    await new Promise((resolve) => fake.close(resolve));
+    await close(fake);
   }
 });
 
-test("a bad argument is a usage error; exit 2", async () => {
-  for (const args of [[], ["ftp://x"], ["a", "b"]]) {
-    const result = await run("node", ["--import", "tsx", "node/bin/verify.ts", ...args], { env: cleanEnv() });
+/** A static host as common ones behave: files of a folder, `; charset=utf-8`, weak ETags from size and mtime, `_headers` applied. */
+function staticHost(dir: string): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0] as string;
+    const file = join(dir, path);
+    if (!existsSync(file) || statSync(file).isDirectory()) return void res.writeHead(404).end();
+    const stat = statSync(file);
+    const etag = `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+    const headers: Record<string, string> = { "content-type": `${extname(file) === ".json" && path.includes("schema") ? "application/schema+json" : "application/json"}; charset=utf-8`, etag };
+    const rules = readFileSync(join(dir, "_headers"), "utf8").split("\n\n").map((block) => block.split("\n"));
+    for (const [target, ...lines] of rules) {
+      if (target === path) for (const line of lines.filter((l) => l.trim() !== "")) headers[line.trim().split(": ")[0] as string] = line.trim().split(": ").slice(1).join(": ");
+    }
+    headers["content-type"] = `${headers["content-type"]?.split(";")[0]}; charset=utf-8`;
+    if (req.headers["if-none-match"] === etag) return void res.writeHead(304, headers).end();
+    res.writeHead(200, headers).end(req.method === "HEAD" ? undefined : readFileSync(file));
+  });
+}
+
+test("dist/static on a static host: charset and weak ETags are warnings, with --static or detected; exit 0", async () => {
+  const probe = createServer();
+  const origin = await listen(probe);
+  await close(probe);
+  const out = join(work, "dist");
+  const built = await run("node", ["--import", "tsx", "node/build.ts", "--source", "fixtures/registry.json", "--base-url", origin, "--out", out], { env: cleanEnv(), timeoutMs: 120_000 });
+  assert.is(built.code, 0, built.stderr);
+  const host = staticHost(join(out, "static"));
+  await new Promise<void>((resolve) => host.listen(Number(new URL(origin).port), "127.0.0.1", resolve));
+  try {
+    for (const args of [[origin, "--static"], [origin]]) {
+      const result = await verify(args);
+      const text = result.stdout.toString();
+      assert.is(result.code, 0, text);
+      assert.match(text, /^\| Content-Type is application\/json \| warn \|/m);
+      assert.match(text, /^\| strong ETag, the same on both paths \| warn \|/m);
+      assert.not.match(text, /\| FAIL \|/);
+      assert.match(text, /^\d+ passed, [1-9]\d* warned, 0 failed$/m);
+    }
+  } finally {
+    await close(host);
+  }
+});
+
+test("--help, a bad flag and a bad argument: help and exit 0, one line and exit 2", async () => {
+  const help = await verify(["--help"]);
+  assert.is(help.code, 0);
+  for (const text of ["usage: npm run verify -- <base-url> [--static]", "--static", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
+  for (const args of [[], ["ftp://x"], ["a", "b"], ["https://x.example", "--colour"]]) {
+    const result = await verify(args);
     assert.is(result.code, 2, args.join(" "));
-    assert.match(result.stderr, /^usage: npm run verify -- <base-url>/);
+    assert.is(result.stderr.split("\n").filter(Boolean).length, 1, result.stderr);
+    assert.not.match(result.stderr, /\n\s+at /);
   }
 });
 

@@ -1,0 +1,69 @@
+/**
+ * The one answer function (DECISIONS.md D7): a method, a path and a way to read request headers in,
+ * a precomputed status, headers and body out. The Hono app, the Lambda mapping and the Node server
+ * all answer through it, so the routes are defined once. It builds no `Request`, `Headers` or
+ * `Response`: on Lambda, the first of those would load Node's fetch implementation (about 30 ms).
+ */
+import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, problem, type Problem, type Resource } from "./responses.ts";
+
+/** One answer: what a runtime adapter writes out. `body` is null for HEAD, 204, 304. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array<ArrayBuffer> | null;
+}
+
+/** Reads one request header by its lower-case name; null or undefined when absent. */
+export type HeaderReader = (name: string) => string | null | undefined;
+
+/** Answers one request. */
+export type Answerer = (method: string, path: string, header: HeaderReader) => Answer;
+
+const PREFLIGHT: Answer = {
+  status: 204,
+  headers: {
+    ...COMMON_HEADERS,
+    allow: ALLOWED_METHODS,
+    "access-control-allow-methods": ALLOWED_METHODS,
+    "access-control-allow-headers": "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control",
+    "access-control-max-age": "86400",
+  },
+  body: null,
+};
+
+/** A problem document as an answer (HEAD gets its headers without the body). */
+export function problemAnswer(p: Problem, method = "GET"): Answer {
+  return { status: p.status, headers: p.headers, body: method === "HEAD" ? null : p.body };
+}
+
+export const NOT_FOUND = problem(404, "Not Found");
+export const METHOD_NOT_ALLOWED = problem(405, "Method Not Allowed", { allow: ALLOWED_METHODS });
+export const BAD_REQUEST = problem(400, "Bad Request");
+export const INTERNAL_ERROR = problem(500, "Internal Server Error");
+
+/**
+ * Makes the answer function over `routes` (path to resource). Paths match exactly: a trailing
+ * slash or another case is another path, and a query string is never part of `path`.
+ *
+ * @example
+ * const answer = answerer(build.routes);
+ * answer("GET", "/vaults.json", (name) => request.headers.get(name));
+ */
+export function answerer(routes: ReadonlyMap<string, Resource>): Answerer {
+  return (method, path, header) => {
+    const resource = routes.get(path);
+    if (resource === undefined) return problemAnswer(NOT_FOUND, method);
+    switch (method) {
+      case "GET":
+      case "HEAD": {
+        const variant = resource.select(header("accept-encoding") ?? null);
+        if (isNotModified(header, variant, resource.lastModified)) return { status: 304, headers: variant.notModified, body: null };
+        return { status: 200, headers: variant.ok, body: method === "HEAD" ? null : variant.body };
+      }
+      case "OPTIONS":
+        return PREFLIGHT;
+      default:
+        return problemAnswer(METHOD_NOT_ALLOWED, method);
+    }
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * A build as plain data, for a deploy artifact to embed (`node/stamp.ts` writes it at build time):
+ * every route's headers and ETags, and each distinct body once. Restoring it hashes, compresses
+ * and serializes nothing, and decodes a body only when it is first served, so nothing happens at
+ * import that Cloudflare Workers forbid and a Lambda cold start stays cheap. Web standards only.
+ */
+import type { Encoding } from "./encoding.ts";
+import type { Build, BuildMeta } from "./prepare.ts";
+import { selector, type Resource, type Variant } from "./responses.ts";
+
+/** One variant without its body: the body is `bodies[etag]` of the stamp. */
+export interface VariantStamp {
+  readonly etag: string;
+  readonly ok: Readonly<Record<string, string>>;
+  readonly notModified: Readonly<Record<string, string>>;
+}
+
+/** One route: its identity variant, the codings on offer, Last-Modified in epoch milliseconds. */
+export interface RouteStamp {
+  readonly lastModified: number;
+  readonly identity: VariantStamp;
+  readonly encoded: Readonly<Partial<Record<Encoding, VariantStamp>>>;
+}
+
+/** A whole build as JSON-safe data. Bodies are UTF-8 text (identity) or base64 (a coding), by ETag. */
+export interface BuildStamp {
+  readonly meta: BuildMeta;
+  readonly routes: Readonly<Record<string, RouteStamp>>;
+  readonly bodies: Readonly<Record<string, { readonly text: string } | { readonly base64: string }>>;
+}
+
+/** The build a stamp describes; bodies are decoded on first use and kept. */
+export function restoreBuild(stamp: BuildStamp): Build {
+  const decoded = new Map<string, Uint8Array<ArrayBuffer>>();
+  const bodyOf = (etag: string): Uint8Array<ArrayBuffer> => {
+    let bytes = decoded.get(etag);
+    if (bytes === undefined) {
+      const body = stamp.bodies[etag];
+      if (body === undefined) throw new Error(`the stamp has no body for ETag ${etag}`);
+      bytes = "text" in body ? new TextEncoder().encode(body.text) : fromBase64(body.base64);
+      decoded.set(etag, bytes);
+    }
+    return bytes;
+  };
+  const variant = (v: VariantStamp): Variant => ({
+    get body() {
+      return bodyOf(v.etag);
+    },
+    etag: v.etag,
+    ok: v.ok,
+    notModified: v.notModified,
+  });
+  const routes = new Map<string, Resource>();
+  for (const [path, route] of Object.entries(stamp.routes)) {
+    const identity = variant(route.identity);
+    const encoded: Partial<Record<Encoding, Variant>> = {};
+    for (const [coding, v] of Object.entries(route.encoded) as [Encoding, VariantStamp][]) encoded[coding] = variant(v);
+    const offered = Object.keys(encoded) as Encoding[];
+    routes.set(path, { identity, encoded, lastModified: route.lastModified, select: selector(identity, encoded, offered) });
+  }
+  return { routes, meta: stamp.meta };
+}
+
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}

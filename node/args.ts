@@ -1,0 +1,49 @@
+/**
+ * Flag parsing every command shares: `--help` prints the command's help and exits 0; an unknown
+ * flag, a missing value or a stray argument prints one line and exits 2 (1 is kept for "the
+ * source or the deployment is wrong"). Never a stack trace.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** A command's flags and help text. */
+export interface CommandSpec {
+  /** How to run it, e.g. `npm run build -- [flags]`. */
+  readonly usage: string;
+  /** The rest of `--help`: what it does, every flag, environment, exit codes. */
+  readonly help: string;
+  readonly options: NonNullable<ParseArgsConfig["options"]>;
+  /** How many positional arguments it takes. */
+  readonly positionals: { readonly min: number; readonly max: number };
+}
+
+/** Parsed flags and positionals, or what to print and the exit code. */
+export type Parsed =
+  | { readonly ok: { values: Record<string, string | boolean | undefined>; positionals: string[] } }
+  | { readonly exit: 0 | 2; readonly text: string };
+
+/** Parses `args` against `spec` without touching the process. */
+export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options: { ...spec.options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (error: unknown) {
+    // Node's message goes on with advice that quotes unevenly; its first sentence says it all.
+    const message = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0];
+    return { exit: 2, text: `${message} (usage: ${spec.usage}; --help for more)\n` };
+  }
+  if (parsed.values["help"] === true) return { exit: 0, text: `usage: ${spec.usage}\n\n${spec.help.trim()}\n` };
+  const count = parsed.positionals.length;
+  if (count < spec.positionals.min || count > spec.positionals.max) {
+    const what = count > spec.positionals.max ? `unexpected argument ${JSON.stringify(parsed.positionals[spec.positionals.max])}` : "missing argument";
+    return { exit: 2, text: `${what} (usage: ${spec.usage}; --help for more)\n` };
+  }
+  return { ok: { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals } };
+}
+
+/** Parses the process's own arguments; prints and exits on `--help` or a usage error. */
+export function parseProcessArgs(spec: CommandSpec): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const parsed = parseCommand(spec, process.argv.slice(2));
+  if ("ok" in parsed) return parsed.ok;
+  (parsed.exit === 0 ? process.stdout : process.stderr).write(parsed.text);
+  process.exit(parsed.exit);
+}

@@ -1,0 +1,54 @@
+/**
+ * The entry of `dist/node/server.mjs`: the bundled production server. It serves one build's
+ * answers, stamped in at build, with plain node:http: no tsx, no node_modules, no work at start.
+ * `registry:stamp` is provided by the bundler (see `bundle.ts`).
+ */
+import { createServer } from "node:http";
+import { parseBaseUrl } from "../contract/config.ts";
+import { answerer } from "../http/answer.ts";
+import { restoreBuild, type BuildStamp } from "../http/restore.ts";
+// @ts-expect-error: a virtual module, resolved by the bundler
+import stampData from "registry:stamp";
+import { answerListener } from "./answer-server.ts";
+import { parseProcessArgs } from "./args.ts";
+import { runServer, serverEnv } from "./lifecycle.ts";
+
+const stamp = stampData as BuildStamp & { readonly sourceName: string };
+
+parseProcessArgs({
+  usage: "node dist/node/server.mjs [--help]",
+  help: `
+Serves one build of the registry, made by \`npm run build\`: the bytes, ETags and headers were
+stamped in then (built_at ${stamp.meta.builtAt}, base URL ${stamp.meta.baseUrl}), so every
+instance serves the same bytes. Needs only node (20 or later).
+
+Environment:
+  HOST           the interface to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
+  PORT           the port (default 8787; 0 picks a free one)
+  LOG_REQUESTS   1: one JSON line per request on stdout (method, path, status, bytes, ms)
+  BASE_URL       not read: the base URL is fixed at build. If set to another one, the server
+                 refuses to start, because it would serve URLs the operator did not mean.
+
+SIGTERM or SIGINT: stop accepting connections, let requests under way finish (at most 10 s),
+exit 0.
+
+Exit codes: 0 stopped by a signal; 1 a bad setting or the port is taken; 2 a bad flag.`,
+  options: {},
+  positionals: { min: 0, max: 0 },
+});
+
+const listen = serverEnv(process.env);
+const problems = "problems" in listen ? [...listen.problems] : [];
+const runtimeBase = process.env["BASE_URL"];
+if (runtimeBase !== undefined && runtimeBase !== "") {
+  const parsed = parseBaseUrl(runtimeBase);
+  if (!("ok" in parsed) || parsed.ok !== stamp.meta.baseUrl) {
+    problems.push(`BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${JSON.stringify(runtimeBase)}: set BASE_URL when building (npm run build -- --base-url URL), or unset it here`);
+  }
+}
+if (problems.length > 0 || !("ok" in listen)) {
+  process.stderr.write(problems.map((p) => `${p}\n`).join(""));
+  process.exit(1);
+}
+const build = restoreBuild(stamp);
+runServer(createServer(answerListener(answerer(build.routes))), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });

@@ -1,0 +1,105 @@
+/**
+ * What every Node server of the registry does around answering: listen, say so in one line, log
+ * requests when asked, and stop gracefully on SIGTERM or SIGINT. Shared by `npm start` (the Hono
+ * app through @hono/node-server) and the bundled `dist/node/server.mjs` (plain node:http).
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PATHS } from "../contract/paths.ts";
+import type { BuildMeta } from "../http/prepare.ts";
+
+/** How long a graceful stop may wait for in-flight requests before it closes what is left. */
+export const DRAIN_MS = 10_000;
+
+/** Where a server listens and what it says. */
+export interface ServerOptions {
+  readonly host: string;
+  readonly port: number;
+  /** The source file the build was made from, for the start line. */
+  readonly sourceName: string;
+  readonly meta: BuildMeta;
+  /** LOG_REQUESTS=1: one JSON line per request on stdout. */
+  readonly logRequests: boolean;
+}
+
+/** HOST, PORT and LOG_REQUESTS from the environment, or every problem with them. */
+export function serverEnv(env: NodeJS.ProcessEnv): { ok: { host: string; port: number; logRequests: boolean } } | { problems: string[] } {
+  const problems: string[] = [];
+  const rawPort = env["PORT"] || "8787";
+  if (!/^\d{1,5}$/.test(rawPort) || Number(rawPort) > 65535) problems.push(`PORT: expected a port number from 0 to 65535, got ${JSON.stringify(env["PORT"])}`);
+  const log = env["LOG_REQUESTS"] ?? "";
+  if (!["", "0", "1"].includes(log)) problems.push(`LOG_REQUESTS: expected 1 (log each request) or 0, got ${JSON.stringify(log)}`);
+  if (problems.length > 0) return { problems };
+  return { ok: { host: env["HOST"] || "127.0.0.1", port: Number(rawPort), logRequests: log === "1" } };
+}
+
+/** Listens, prints the start line, and stops gracefully on SIGTERM and SIGINT (exit 0). */
+export function runServer(server: Server, options: ServerOptions): void {
+  // Before the app's own listener, which may answer synchronously.
+  if (options.logRequests) server.prependListener("request", logRequest);
+  server.on("error", (error: Error) => {
+    process.stderr.write(`cannot listen on ${options.host}:${options.port}: ${error.message}\n`);
+    process.exit(1);
+  });
+  server.listen(options.port, options.host, () => {
+    const info = server.address() as AddressInfo;
+    const origin = `http://${info.family === "IPv6" ? `[${info.address}]` : info.address}:${info.port}`;
+    const { meta } = options;
+    console.log(
+      `registry: serving ${options.sourceName} (${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, ` +
+        `base URL ${meta.baseUrl}, ETag ${meta.etag}) on ${origin}${PATHS.canonical} and ${origin}${PATHS.versioned} (pid ${process.pid})`,
+    );
+  });
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    const started = Date.now();
+    console.log(`registry: ${signal}: stopping; no new connections, requests under way may finish (at most ${DRAIN_MS / 1000} s)`);
+    server.close(() => {
+      console.log(`registry: stopped after ${Date.now() - started} ms`);
+      process.exit(0);
+    });
+    // Idle keep-alive connections would hold close() open; in-flight requests are left to finish.
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+/**
+ * One JSON line per request: method, path, status, bytes sent, duration. The query string and
+ * request headers and bodies are never logged: only the path, which names a public address.
+ */
+function logRequest(req: IncomingMessage, res: ServerResponse): void {
+  const started = performance.now();
+  // Count the body bytes as they are written: headers given to writeHead are not kept for getHeader.
+  let bytes = 0;
+  const count = (chunk: unknown): void => {
+    if (typeof chunk === "string") bytes += Buffer.byteLength(chunk);
+    else if (chunk instanceof Uint8Array) bytes += chunk.byteLength;
+  };
+  const { write, end } = res;
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    count(chunk);
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof res.write;
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    if (typeof chunk !== "function") count(chunk);
+    return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as typeof res.end;
+  res.on("finish", () => {
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    const line = {
+      time: new Date().toISOString(),
+      method: req.method,
+      path: query === -1 ? url : url.slice(0, query),
+      status: res.statusCode,
+      bytes,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+    };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  });
+}

@@ -1,0 +1,376 @@
+/**
+ * Every deploy artifact in its platform's own runtime, all from npm: one build of an operator's
+ * source (not the embedded snapshot) serves the golden bytes and one ETag per coding everywhere.
+ *
+ * - Node: `node dist/node/server.mjs`, copied where there is no node_modules;
+ * - Deno: `deno serve dist/fetch/index.mjs`; Bun: `Bun.serve` over its default export;
+ * - Cloudflare Workers: workerd, without nodejs_compat, port read back from its control fd;
+ * - Netlify: @netlify/dev on a site made by the README's recipe, followed literally;
+ * - AWS Lambda: serverless-offline (osls) in front of `dist/lambda/index.mjs`, REST (payload 1.0)
+ *   and HTTP API (2.0) over real HTTP; ALB and Function URL events, which no emulator covers, are
+ *   the recorded ones in fixtures/aws-events/.
+ */
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { strongEtag } from "../http/responses.ts";
+import { GOLDEN_OPTIONS } from "./cases.ts";
+import { cleanEnv, run } from "./process.ts";
+import { fetchRaw, startServer, type Running } from "./servers.ts";
+
+const ROOT = resolve(".");
+const SOURCE = "fixtures/valid/unicode.json";
+const golden = readFileSync("golden/valid/unicode.json");
+const EPOCH = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
+const work = mkdtempSync(join(tmpdir(), "registry-platforms-"));
+const dist = join(work, "dist");
+const home = join(work, "home");
+mkdirSync(home);
+const env = cleanEnv({ HOME: home, SOURCE_DATE_EPOCH: EPOCH });
+const etag = await strongEtag(new Uint8Array(golden));
+/** The ETag each runtime sent for each coding: one value per coding across all of them. */
+const etagsByCoding = new Map<string, Map<string, string>>();
+
+test.before(async () => {
+  const built = await run("node", ["--import", "tsx", "node/build.ts", "--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], { env, timeoutMs: 120_000 });
+  if (built.code !== 0) throw new Error(built.stderr);
+});
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+/** The contract over HTTP at `origin` + `prefix`: bytes, ETag, HEAD, 304, 405, 404, each coding decoded once. */
+async function conforms(runtime: string, origin: string, options: { prefix?: string; contentType?: RegExp; notFound?: (status: number, headers: Record<string, unknown>) => void } = {}): Promise<void> {
+  const url = (path: string) => `${origin}${options.prefix ?? ""}${path}`;
+  for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
+    const res = await fetchRaw(url(path));
+    assert.is(res.status, 200, `${runtime} ${path}`);
+    assert.ok(res.body.equals(golden), `${runtime} ${path}: the golden bytes`);
+    assert.is(res.headers["etag"], etag, `${runtime} ${path}: the ETag of the golden bytes`);
+    assert.match(String(res.headers["content-type"]), options.contentType ?? /^application\/json$/, `${runtime}: content type`);
+    assert.is(res.headers["content-length"], String(golden.length), `${runtime}: content length`);
+    assert.is(res.headers["last-modified"], "Sat, 21 Nov 2026 12:00:00 GMT", `${runtime}: built_at stamped at build`);
+    assert.is(res.headers["access-control-allow-origin"], "*");
+  }
+  assert.is((await fetchRaw(url("/vaults.json"))).headers["content-location"], "/api/registry.v1.json", `${runtime}: Content-Location`);
+  const head = await fetchRaw(url("/vaults.json"), { method: "HEAD" });
+  assert.is(head.status, 200, `${runtime} HEAD`);
+  assert.is(head.body.length, 0, `${runtime} HEAD: no body`);
+  assert.is(head.headers["etag"], etag, `${runtime} HEAD: the GET's ETag`);
+  const notModified = await fetchRaw(url("/api/registry.v1.json"), { headers: { "if-none-match": etag } });
+  assert.is(notModified.status, 304, `${runtime} conditional GET`);
+  assert.is(notModified.body.length, 0);
+  const post = await fetchRaw(url("/vaults.json"), { method: "POST" });
+  assert.is(post.status, 405, `${runtime} POST`);
+  assert.is(post.headers["allow"], "GET, HEAD, OPTIONS", `${runtime}: Allow`);
+  const missing = await fetchRaw(url("/api/registry.v2.json"));
+  if (options.notFound) options.notFound(missing.status, missing.headers);
+  else {
+    assert.is(missing.status, 404, `${runtime} unknown path`);
+    assert.is(missing.headers["content-type"], "application/problem+json");
+  }
+  for (const coding of ["gzip", "br"]) {
+    const res = await fetchRaw(url("/vaults.json"), { headers: { "accept-encoding": coding } });
+    assert.is(res.status, 200);
+    const sent = res.headers["content-encoding"];
+    // Decoded exactly once, the body is the identity bytes: compressed twice, it would not be.
+    const once = sent === "gzip" ? gunzipSync(res.body) : sent === "br" ? brotliDecompressSync(res.body) : res.body;
+    assert.ok(once.equals(golden), `${runtime} ${coding}: decoded once (${String(sent)}) gives the golden bytes`);
+    if (typeof sent === "string") {
+      const seen = etagsByCoding.get(sent) ?? new Map<string, string>();
+      seen.set(runtime, String(res.headers["etag"]));
+      etagsByCoding.set(sent, seen);
+    }
+  }
+}
+
+test("Node: node dist/node/server.mjs, with no node_modules anywhere above it", async () => {
+  const alone = join(work, "node-alone");
+  mkdirSync(alone);
+  cpSync(join(dist, "node", "server.mjs"), join(alone, "server.mjs"));
+  const server = await startServer(process.execPath, [join(alone, "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" });
+  try {
+    await conforms("node", server.origin);
+    assert.match(server.output(), new RegExp(`serving ${SOURCE.replaceAll(".", "\\.")} \\(4 vaults, 3 edges, built_at ${GOLDEN_OPTIONS.builtAt}, base URL ${GOLDEN_OPTIONS.baseUrl}, ETag ${etag}\\)`));
+  } finally {
+    assert.is(await server.stop(), 0, "SIGTERM: exit 0");
+  }
+});
+
+test("Deno: deno serve dist/fetch/index.mjs", async () => {
+  const server = await startServer("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", join(dist, "fetch", "index.mjs")], env, 60_000);
+  try {
+    await conforms("deno", server.origin);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("Bun: Bun.serve over dist/fetch/index.mjs's default export", async () => {
+  const server = await startServer("node_modules/.bin/bun", ["test/runtimes/bun-serve.ts", join(dist, "fetch", "index.mjs")], env, 60_000);
+  try {
+    await conforms("bun", server.origin);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("Cloudflare Workers: workerd serves dist/fetch/index.mjs without nodejs_compat, compressing nothing twice", async () => {
+  const dir = join(work, "workerd");
+  mkdirSync(dir);
+  cpSync(join(dist, "fetch", "index.mjs"), join(dir, "index.mjs"));
+  writeFileSync(
+    join(dir, "config.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .registry) ],
+  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
+);
+const registry :Workerd.Worker = (
+  modules = [ (name = "index.mjs", esModule = embed "index.mjs") ],
+  compatibilityDate = "2025-09-01",
+);
+`,
+  );
+  const child = spawn(resolve("node_modules/.bin/workerd"), ["serve", join(dir, "config.capnp"), "--control-fd=3"], { env, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<void>((done) => child.on("exit", () => done()));
+  try {
+    const port = await new Promise<number>((resolvePort, reject) => {
+      const timer = setTimeout(() => reject(new Error(`workerd did not listen within 30 s:\n${output}`)), 30_000);
+      let control = "";
+      (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: Buffer) => {
+        control += chunk.toString();
+        for (const line of control.split("\n").filter((l) => l.trim() !== "")) {
+          const event = JSON.parse(line) as { event: string; socket?: string; port?: number };
+          if (event.event === "listen" && event.socket === "http" && event.port !== undefined) {
+            clearTimeout(timer);
+            resolvePort(event.port);
+          }
+        }
+      });
+      child.on("exit", (code) => reject(new Error(`workerd exited (${code}):\n${output}`)));
+    });
+    await conforms("workerd", `http://127.0.0.1:${port}`);
+    assert.not.match(output, /Disallowed operation|Uncaught/, output);
+  } finally {
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+});
+
+test("Netlify: @netlify/dev serves a site made by the README's recipe, followed literally", async () => {
+  const readme = readFileSync("README.md", "utf8");
+  const recipe = /<!-- netlify-recipe -->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(recipe !== undefined, "README has the marked Netlify recipe");
+  const site = join(work, "netlify-site");
+  mkdirSync(site);
+  symlinkSync(dist, join(site, "dist"));
+  // The recipe's build line is what this test did in before(); every other line runs as written.
+  const steps = recipe.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("#") && !line.startsWith("npm run build"));
+  assert.ok(steps.length > 0, recipe);
+  for (const step of steps) {
+    const done = await run("sh", ["-c", step], { env: { ...env, PWD: site }, timeoutMs: 10_000, cwd: site });
+    assert.is(done.code, 0, `${step}: ${done.stderr}`);
+  }
+  const server = await startServer("node", ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site], env, 90_000);
+  try {
+    await conforms("netlify", server.origin, {
+      // Only the function's three paths reach it; any other is Netlify's own 404 page.
+      notFound: (status, headers) => {
+        assert.is(status, 404);
+        assert.is(headers["x-test-netlify"], "no match");
+      },
+    });
+  } finally {
+    await server.stop();
+  }
+});
+
+/** A port that was free a moment ago (serverless-offline cannot be given port 0). */
+function freePort(): Promise<number> {
+  return new Promise((done, reject) => {
+    const probe = createServer();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => done(port));
+    });
+  });
+}
+
+let sls: Running | undefined;
+
+test("AWS Lambda behind serverless-offline: REST API (payload 1.0) and HTTP API (2.0) over real HTTP", async () => {
+  const project = join(work, "sls");
+  mkdirSync(join(project, "dist"), { recursive: true });
+  cpSync(join(dist, "lambda"), join(project, "dist", "lambda"), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(project, "node_modules"));
+  writeFileSync(
+    join(project, "serverless.yml"),
+    `service: registry
+provider:
+  name: aws
+  runtime: nodejs20.x
+functions:
+  registry:
+    handler: dist/lambda/index.handler
+    events:
+      - http: { path: "{proxy+}", method: any }
+      - httpApi: "*"
+plugins:
+  - serverless-offline
+`,
+  );
+  const [httpPort, lambdaPort] = [await freePort(), await freePort()];
+  sls = await startServer(
+    join(ROOT, "node_modules/.bin/serverless"),
+    ["offline", "start", "--host", "127.0.0.1", "--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort), "--noTimeout"],
+    { ...env, SLS_TELEMETRY_DISABLED: "1", SLS_NOTIFICATIONS_MODE: "off", SLS_DEPRECATION_DISABLE: "*" },
+    90_000,
+    { cwd: project, ready: /Server ready: (http:\/\/127\.0\.0\.1:\d+)/ },
+  );
+  try {
+    // The emulator's HTTP layer (hapi) appends "; charset=utf-8"; API Gateway does not.
+    const contentType = /^application\/json(; charset=utf-8)?$/;
+    await conforms("lambda REST API", sls.origin, { prefix: "/dev", contentType });
+    await conforms("lambda HTTP API", sls.origin, { contentType });
+  } finally {
+    await sls.stop();
+  }
+});
+
+test("every runtime sent one ETag per coding, and Node, Deno, Bun, workerd and Netlify all offered gzip and br", () => {
+  for (const coding of ["gzip", "br"]) {
+    const seen = etagsByCoding.get(coding) ?? new Map<string, string>();
+    for (const runtime of ["node", "deno", "bun", "workerd", "netlify"]) assert.ok(seen.has(runtime), `${runtime} offered ${coding}`);
+    const ours = [...seen].filter(([runtime]) => !runtime.startsWith("lambda"));
+    assert.is(new Set(ours.map(([, tag]) => tag)).size, 1, `${coding}: ${JSON.stringify(ours)}`);
+  }
+});
+
+// --- The recorded AWS events (ALB and Function URLs have no faithful emulator) ------------------
+
+type Event = Record<string, any>;
+const EVENTS = ["apigw-rest-v1", "apigw-rest-v1-stage", "apigw-http-v2", "alb-multivalue-headers", "alb-headers-only", "lambda-function-url"];
+const event = (name: string): Event => JSON.parse(readFileSync(`fixtures/aws-events/${name}.json`, "utf8"));
+
+/** The event with only its method, path and (added) headers changed, in the event's own shape. */
+function retarget(e: Event, method: string, path: string, headers: Record<string, string> = {}): Event {
+  const copy = structuredClone(e);
+  if (copy["version"] === "2.0") {
+    copy["rawPath"] = path;
+    copy["requestContext"].http.method = method;
+    copy["requestContext"].http.path = path;
+  } else {
+    copy["httpMethod"] = method;
+    copy["path"] = path;
+    if (copy["requestContext"]?.httpMethod !== undefined) copy["requestContext"].httpMethod = method;
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    if (copy["headers"]) copy["headers"][name] = value;
+    if (copy["multiValueHeaders"]) copy["multiValueHeaders"][name] = [value];
+  }
+  return copy;
+}
+
+async function lambdaBundle(): Promise<(event: unknown) => Promise<Event>> {
+  return (await import(pathToFileURL(join(dist, "lambda", "index.mjs")).href)).handler;
+}
+
+test("Lambda bundle: every recorded event kind, GET/HEAD/conditional/POST, headers shaped as the event's", async () => {
+  const handler = await lambdaBundle();
+  for (const name of EVENTS) {
+    const sample = event(name);
+    const multi = sample["multiValueHeaders"] !== undefined && sample["multiValueHeaders"] !== null;
+    for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
+      const result = await handler(retarget(sample, "GET", path, { "accept-encoding": "gzip, br" }));
+      assert.is(result["statusCode"], 200, `${name} ${path}`);
+      assert.is(result["body"], golden.toString("utf8"), `${name}: identity bytes even to a client that accepts gzip`);
+      assert.is(result["isBase64Encoded"], false);
+      assert.is("multiValueHeaders" in result, multi, `${name}: multiValueHeaders exactly when the event used them`);
+      const header = (h: string) => (multi ? result["multiValueHeaders"][h]?.[0] : result["headers"][h]);
+      assert.is(header("etag"), etag, `${name}: the one ETag`);
+      assert.is(header("content-type"), "application/json");
+      assert.is("statusDescription" in result, name.startsWith("alb"), `${name}: statusDescription for ALB only`);
+    }
+    const head = await handler(retarget(sample, "HEAD", "/vaults.json"));
+    assert.is(head["statusCode"], 200, `${name} HEAD`);
+    assert.is(head["body"], "");
+    assert.is((await handler(retarget(sample, "GET", "/vaults.json", { "If-None-Match": etag })))["statusCode"], 304, `${name}: header names in any case`);
+    const post = await handler(retarget(sample, "POST", "/vaults.json"));
+    assert.is(post["statusCode"], 405, `${name} POST`);
+    assert.is(post["multiValueHeaders"]?.["allow"]?.[0] ?? post["headers"]?.["allow"], "GET, HEAD, OPTIONS");
+    assert.is((await handler(retarget(sample, "GET", "/api/registry.v2.json")))["statusCode"], 404);
+  }
+});
+
+test("Lambda bundle: a malformed event is a 400 problem and one log line, never a throw or a stack trace", async () => {
+  const handler = await lambdaBundle();
+  const logged: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void logged.push(args.join(" "));
+  try {
+    for (const bad of [{}, null, "GET /vaults.json", { httpMethod: "GET" }, { version: "2.0" }, { requestContext: { http: {} } }]) {
+      const result = await handler(bad);
+      assert.is(result["statusCode"], 400, JSON.stringify(bad));
+      assert.is(JSON.parse(result["body"]).status, 400);
+    }
+  } finally {
+    console.error = original;
+  }
+  assert.is(logged.length, 6);
+  for (const line of logged) {
+    assert.match(line, /^registry: 400 for a Lambda event that is not an HTTP request/);
+    assert.not.match(line, /\n|\bat .*:\d+/);
+  }
+});
+
+test("dist/fetch/index.mjs imports nothing of Node, and its literal config names exactly the routes", async () => {
+  const text = readFileSync(join(dist, "fetch", "index.mjs"), "utf8");
+  assert.not.match(text, /["']node:|require\(/);
+  const literal = /^export const config = (\{ path: \[[^\]]*\] \});$/m.exec(text)?.[1];
+  assert.ok(literal !== undefined, "a literal export const config");
+  const paths = (JSON.parse(literal.replace("path:", '"path":')) as { path: string[] }).path;
+  const served = JSON.parse(readFileSync(join(dist, "static", "_headers"), "utf8").split("\n").filter((l) => l.startsWith("/")).map((l) => `"${l}"`).join(",").replace(/^/, "[").replace(/$/, "]")) as string[];
+  assert.equal([...paths].sort(), [...served].sort());
+});
+
+// --- handler.ts unbundled: the development entry and the embedded snapshot ---------------------
+
+test("deno serve handler.ts serves the embedded snapshot; without --allow-env it refuses to start, saying why", async () => {
+  const devEnv = { ...env, BASE_URL: GOLDEN_OPTIONS.baseUrl };
+  const server = await startServer("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", "--allow-env=BASE_URL,SOURCE_DATE_EPOCH", "handler.ts"], devEnv, 60_000);
+  try {
+    const res = await fetchRaw(`${server.origin}/vaults.json`);
+    assert.is(res.status, 200);
+    assert.ok(res.body.equals(readFileSync("golden/registry.json")), "golden/registry.json");
+    const gz = await fetchRaw(`${server.origin}/vaults.json`, { headers: { "accept-encoding": "gzip" } });
+    assert.ok(gunzipSync(gz.body).equals(readFileSync("golden/registry.json")), "gzip made on the first request decodes to the same bytes");
+  } finally {
+    await server.stop();
+  }
+  const refused = await run("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", "handler.ts"], { env: devEnv, timeoutMs: 60_000 });
+  assert.is.not(refused.code, 0);
+  assert.match(refused.stderr, /--allow-env=BASE_URL,SOURCE_DATE_EPOCH/);
+});
+
+test("handler.ts: Netlify's config is a literal naming exactly the routes; no export named handler", async () => {
+  const text = readFileSync("handler.ts", "utf8");
+  const literal = /^export const config = \{ path: (\[[^\]]*\]) \};$/m.exec(text)?.[1];
+  assert.ok(literal !== undefined, "a literal export const config");
+  const mod = await import("../handler.ts");
+  assert.equal(mod.config.path, JSON.parse(literal));
+  for (const path of mod.config.path) assert.is((await mod.default.request(path)).status, 200, path);
+  assert.not.ok("handler" in mod, "a named export `handler` would make Netlify treat the file as a v1 function");
+});
+
+test.run();
