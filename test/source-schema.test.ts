@@ -1,0 +1,65 @@
+/**
+ * `source.schema.json`, the JSON Schema an operator's editor checks a source against: it accepts
+ * every valid fixture and refuses every invalid one, except the defects JSON Schema cannot state
+ * (each listed here with why). The build stays the final word on all of them.
+ */
+import Ajv2020 from "ajv/dist/2020.js";
+import { readFileSync } from "node:fs";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { invalidCases, validCases } from "./cases.ts";
+
+const ajv = new Ajv2020.default({ strict: true, allErrors: true, validateFormats: false });
+const validate = ajv.compile(JSON.parse(readFileSync("source.schema.json", "utf8")));
+
+/** Invalid fixtures whose defect a schema cannot express, and why. */
+const BEYOND_A_SCHEMA: Readonly<Record<string, string>> = {
+  "not-json": "not JSON at all: nothing to validate",
+  "empty-file": "not JSON at all: nothing to validate",
+  "duplicate-key": "a repeated key is gone once parsed",
+  "duplicate-slug": "uniqueness of a property across array items",
+  "dangling-edge": "a reference from edges to vaults",
+  "duplicate-edge": "uniqueness of a (source, target, type) triple",
+  "bad-generated-at-date": "a calendar-impossible date matches any date pattern",
+  "bad-last-synced": "a calendar-impossible date matches any date pattern",
+  "near-miss-suppressed": "a near miss is an edit distance, not a pattern",
+  "near-miss-licence": "a near miss is an edit distance, not a pattern",
+  "near-miss-every-level": "a near miss is an edit distance, not a pattern",
+  "many-problems": "",
+};
+
+test("the schema accepts every valid fixture", () => {
+  for (const c of validCases) {
+    assert.ok(validate(JSON.parse(readFileSync(c.fixture, "utf8"))), `${c.fixture}: ${JSON.stringify(validate.errors)}`);
+  }
+});
+
+test("the schema refuses every invalid fixture whose defect a schema can state", () => {
+  let refused = 0;
+  for (const c of invalidCases) {
+    const name = c.fixture.replace(/^fixtures\/invalid\//, "").replace(/\.json$/, "");
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(c.fixture, "utf8"));
+    } catch {
+      assert.ok(name in BEYOND_A_SCHEMA, `${name} is not JSON but not listed`);
+      continue;
+    }
+    const ok = validate(value);
+    if (name in BEYOND_A_SCHEMA && BEYOND_A_SCHEMA[name] !== "") {
+      assert.ok(ok, `${name} is listed as beyond a schema, but the schema refuses it: take it off the list`);
+      continue;
+    }
+    assert.not.ok(ok, `${name}: the schema accepts it`);
+    refused++;
+  }
+  assert.ok(refused >= 30, `${refused} refused`);
+});
+
+test("the schema allows internal keys at every level, as the build does", () => {
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as Record<string, unknown>;
+  assert.ok(Object.keys(source).includes("node_operator"), "the snapshot has internal keys");
+  assert.ok(validate(source));
+});
+
+test.run();
