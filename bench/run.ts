@@ -13,8 +13,24 @@ import { gzipSync } from "node:zlib";
 import { prepareBuild } from "../http/prepare.ts";
 import { validateSource, type Source } from "../registry.ts";
 import { fetchRaw, startServer, type Running } from "../test/servers.ts";
+import { parseProcessArgs } from "../node/args.ts";
 import { generateSource } from "./generate.ts";
 import { GENERATOR, load as loadWith, rssOf, type Load } from "./load.ts";
+
+parseProcessArgs({
+  usage: "npm run bench [-- --help]",
+  help: `
+Runs every benchmark on loopback (about 8 minutes) and writes bench/RESULTS.md. Every figure is a
+ratio against a baseline measured in the same run, A and B alternated, median of the rounds.
+The load generator is wrk when installed, else autocannon.
+
+Environment: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4),
+BENCH_CONNECTIONS (default 50).
+
+Exit codes: 0 measured (a target not met is reported, not an error); 1 a run failed; 2 a bad flag.`,
+  options: {},
+  positionals: { min: 0, max: 0 },
+});
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 4);
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 4);

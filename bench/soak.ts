@@ -8,8 +8,23 @@
  */
 import { writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { parseProcessArgs } from "../node/args.ts";
 import { startServer } from "../test/servers.ts";
 import { GENERATOR, load, rssOf } from "./load.ts";
+
+parseProcessArgs({
+  usage: "npm run soak [-- --help]",
+  help: `
+The Node server under sustained load on loopback, then stopped under load (about 90 s); writes
+bench/SOAK.md. Checks: zero errors and non-2xx answers; RSS growth after warm-up <= 10%; SIGTERM
+during load lets in-flight requests finish and the process exits 0 within 5 s.
+
+Environment: SOAK_SECONDS (default 60), SOAK_CONNECTIONS (default 100).
+
+Exit codes: 0 every check passed; 1 a check failed; 2 a bad flag.`,
+  options: {},
+  positionals: { min: 0, max: 0 },
+});
 
 const SECONDS = Number(process.env["SOAK_SECONDS"] ?? 60);
 const CONNECTIONS = Number(process.env["SOAK_CONNECTIONS"] ?? 100);

@@ -76,4 +76,16 @@ test("bad values and unreadable files: a clear line each, exit 1, nothing on std
   assert.match(bad.stderr, /^SOURCE_DATE_EPOCH: /);
 });
 
+test("every other command: --help prints usage and exit codes; a bad flag is one line and exit 2", async () => {
+  for (const [script, usage] of [["bench/run.ts", "npm run bench"], ["bench/soak.ts", "npm run soak"]] as const) {
+    const help = await run("node", ["--import", "tsx", script, "--help"], { env: cleanEnv() });
+    assert.is(help.code, 0, script);
+    assert.ok(help.stdout.toString().startsWith(`usage: ${usage}`), help.stdout.toString());
+    assert.match(help.stdout.toString(), /Exit codes/);
+    const bad = await run("node", ["--import", "tsx", script, "--fast"], { env: cleanEnv() });
+    assert.is(bad.code, 2, script);
+    assert.is(bad.stderr, `Unknown option '--fast' (usage: ${usage} [-- --help]; --help for more)\n`);
+  }
+});
+
 test.run();
