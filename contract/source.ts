@@ -42,14 +42,17 @@ export type Validation =
   | { readonly ok: true; readonly source: Source; readonly warnings: readonly string[] }
   | { readonly ok: false; readonly problems: readonly string[] };
 
+/** The levels of a source that have keys of their own. */
+type Level = "top" | "licence" | "labels" | "vault" | "edge";
+
 /** The keys the source format knows at each level (D1); any other key is internal. */
-export const KNOWN_KEYS = {
+export const KNOWN_KEYS: Readonly<Record<Level, readonly string[]>> = {
   top: ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"],
   licence: ["id", "url"],
   labels: ["class", "status"],
   vault: ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"],
   edge: ["source", "target", "type"],
-} as const;
+};
 
 /** The pattern D1 fixes for `vault_slug`. */
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -79,7 +82,7 @@ export function validateSource(value: unknown): Validation {
     return { ok: false, problems };
   }
   const warnings: string[] = [];
-  reportNearMisses(value, KNOWN_KEYS.top, "$", report);
+  reportNearMisses(value, "top", "$", report);
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
   const generatedAt = required(value, "generated_at", "", report, timestamp);
@@ -220,7 +223,7 @@ function readLicence(root: JsonObject, report: Report): Source["licence"] {
     report("licence", `expected an object with id and url, or null, got ${describe(licence)}`);
     return null;
   }
-  reportNearMisses(licence, KNOWN_KEYS.licence, "licence", report);
+  reportNearMisses(licence, "licence", "licence", report);
   const id = required(licence, "id", "licence", report, nonEmptyString);
   const url = required(licence, "url", "licence", report, httpUrl);
   // Stryker disable next-line ConditionalExpression,LogicalOperator: either is undefined only when a problem was reported
@@ -235,7 +238,7 @@ function readLabels(root: JsonObject, report: Report): Pick<Source, "classLabels
     report("labels", `expected an object, got ${describe(labels)}`);
     return empty;
   }
-  reportNearMisses(labels, KNOWN_KEYS.labels, "labels", report);
+  reportNearMisses(labels, "labels", "labels", report);
   return {
     classLabels: readLabelTable(labels, "class", report),
     statusLabels: readLabelTable(labels, "status", report),
@@ -277,7 +280,7 @@ function readVaults(root: JsonObject, report: Report, warn: Report): { vaults?: 
       report(at, `expected an object, got ${describe(item)}`);
       return;
     }
-    reportNearMisses(item, KNOWN_KEYS.vault, at, report);
+    reportNearMisses(item, "vault", at, report);
     const vaultSlug = required(item, "vault_slug", at, report, slug);
     // A malformed slug is still declared: its edges are not dangling, only the slug is wrong.
     if (vaultSlug === undefined && typeof item["vault_slug"] === "string") malformed.add(item["vault_slug"]);
@@ -330,7 +333,7 @@ function readEdges(root: JsonObject, declared: ReadonlySet<string> | undefined, 
       report(at, `expected an object, got ${describe(item)}`);
       return;
     }
-    reportNearMisses(item, KNOWN_KEYS.edge, at, report);
+    reportNearMisses(item, "edge", at, report);
     const source = required(item, "source", at, report, anyString);
     const target = required(item, "target", at, report, anyString);
     const type = required(item, "type", at, report, nonEmptyString);
@@ -364,24 +367,34 @@ function tierNameOf(status: "active" | "pending"): string {
  * known key of 5 or more letters. Unknown keys are internal and never published, so a misspelled
  * `suppressed` would otherwise publish a private row: when in doubt, refuse.
  */
-function reportNearMisses(obj: JsonObject, known: readonly string[], at: string, report: Report): void {
+function reportNearMisses(obj: JsonObject, level: Level, at: string, report: Report): void {
   for (const key of Object.keys(obj)) {
-    if (known.includes(key)) continue;
-    const meant = nearMissOf(key, known);
+    if (KNOWN_KEYS[level].includes(key)) continue;
+    const meant = nearMissOf(key, FOLDED[level]);
     if (meant !== undefined) {
       report(at, `unknown key ${JSON.stringify(key)}: did you mean ${JSON.stringify(meant)}? (rename it, or give an internal key a name that is not a near miss)`);
     }
   }
 }
 
-/** The known key that `key` nearly spells, if any. */
-export function nearMissOf(key: string, known: readonly string[]): string | undefined {
+/** The known key that `key` nearly spells, if any; `known` pairs each known key with its folded form. */
+function nearMissOf(key: string, known: readonly (readonly [string, string])[]): string | undefined {
   const folded = fold(key);
   const lower = key.toLowerCase();
-  return known.find((k) => fold(k) === folded || (k.length >= 5 && Math.abs(lower.length - k.length) <= 2 && editDistance(lower, k) <= 2));
+  return known.find(([k, f]) => f === folded || (k.length >= 5 && Math.abs(lower.length - k.length) <= 2 && editDistance(lower, k) <= 2))?.[0];
 }
 
 const fold = (key: string): string => key.toLowerCase().replace(/[_-]/g, "");
+
+/** Each level's known keys with their folded forms, computed once rather than per unknown key. */
+const withFolds = (keys: readonly string[]) => keys.map((k) => [k, fold(k)] as const);
+const FOLDED: Readonly<Record<Level, readonly (readonly [string, string])[]>> = {
+  top: withFolds(KNOWN_KEYS.top),
+  licence: withFolds(KNOWN_KEYS.licence),
+  labels: withFolds(KNOWN_KEYS.labels),
+  vault: withFolds(KNOWN_KEYS.vault),
+  edge: withFolds(KNOWN_KEYS.edge),
+};
 
 /**
  * Damerau-Levenshtein distance (insertions, deletions, substitutions and adjacent transpositions,

@@ -4,6 +4,7 @@
  * all answer through it, so the routes are defined once. It builds no `Request`, `Headers` or
  * `Response`: on Lambda, the first of those would load Node's fetch implementation (about 30 ms).
  */
+import type { Build } from "./prepare.ts";
 import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, problem, type Problem, type Resource } from "./responses.ts";
 
 /** One answer: what a runtime adapter writes out. `body` is null for HEAD, 204, 304. */
@@ -65,5 +66,30 @@ export function answerer(routes: ReadonlyMap<string, Resource>): Answerer {
       default:
         return problemAnswer(METHOD_NOT_ALLOWED, method);
     }
+  };
+}
+
+/** The answer function of a build, now or once a deferred build is ready. */
+export interface Answers {
+  /** The answer function, when the build is ready. */
+  current(): Answerer | undefined;
+  /** The answer function, making the build on the first call (once, however many ask). */
+  ready(): Promise<Answerer>;
+}
+
+/**
+ * The answers of `build`, or of the build a function makes when first asked: how `handler.ts`
+ * defers hashing and compressing until a runtime allows them (Workers forbid both at import).
+ */
+export function answersOf(build: Build | (() => Promise<Build>)): Answers {
+  if (typeof build !== "function") {
+    const answer = answerer(build.routes);
+    return { current: () => answer, ready: () => Promise.resolve(answer) };
+  }
+  let answer: Answerer | undefined;
+  let pending: Promise<Answerer> | undefined;
+  return {
+    current: () => answer,
+    ready: () => (pending ??= build().then((b) => (answer = answerer(b.routes)))),
   };
 }

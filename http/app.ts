@@ -5,7 +5,7 @@
  */
 import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
-import { answerer, INTERNAL_ERROR, problemAnswer, type Answer, type Answerer } from "./answer.ts";
+import { answersOf, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
 import type { Build } from "./prepare.ts";
 
 /**
@@ -19,16 +19,15 @@ import type { Build } from "./prepare.ts";
  * const res = await app.request("/vaults.json");
  */
 export function createApp(build: Build | (() => Promise<Build>)): Hono {
-  let answer: Answerer | undefined = typeof build === "function" ? undefined : answerer(build.routes);
-  let pending: Promise<Answerer> | undefined;
-  const ready = (): Promise<Answerer> => (pending ??= (build as () => Promise<Build>)().then((b) => (answer = answerer(b.routes))));
+  const answers = answersOf(build);
   const app = new Hono({ router: new LinearRouter() });
   // One catch-all route: the paths are static, so no router needs to do more.
   app.all("*", (c): Response | Promise<Response> => {
     const raw = c.req.raw;
     const header = (name: string) => raw.headers.get(name);
+    const answer = answers.current();
     if (answer !== undefined) return toResponse(answer(raw.method, c.req.path, header));
-    return ready().then((a): Response => toResponse(a(raw.method, c.req.path, header)));
+    return answers.ready().then((a): Response => toResponse(a(raw.method, c.req.path, header)));
   });
   app.onError(() => toResponse(problemAnswer(INTERNAL_ERROR)));
   return app;

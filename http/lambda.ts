@@ -4,7 +4,7 @@
  * No `Request`, `Headers` or `Response` is built: the first of those in a process loads Node's
  * fetch implementation, about 30 ms of a cold start. Web standards only.
  */
-import { answerer, BAD_REQUEST, problemAnswer, type Answer, type Answerer } from "./answer.ts";
+import { answersOf, BAD_REQUEST, problemAnswer, type Answer } from "./answer.ts";
 import type { Build } from "./prepare.ts";
 
 /** What a Lambda proxy integration expects back. */
@@ -39,9 +39,9 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
  * export const handler = lambdaHandlerFor(restoreBuild(stamp));
  */
 export function lambdaHandlerFor(build: Build | (() => Promise<Build>), log: Log = (line) => console.error(line)): LambdaHandler {
-  let answer: Answerer | undefined = typeof build === "function" ? undefined : answerer(build.routes);
+  const answers = answersOf(build);
   return async (event) => {
-    answer ??= answerer((await (build as () => Promise<Build>)()).routes);
+    const answer = answers.current() ?? (await answers.ready());
     const request = readEvent(event);
     if (request === undefined) {
       const keys = isRecord(event) ? Object.keys(event).slice(0, 10).join(", ") : typeof event;

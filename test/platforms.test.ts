@@ -340,7 +340,7 @@ test("dist/fetch/index.mjs imports nothing of Node, and its literal config names
   const literal = /^export const config = (\{ path: \[[^\]]*\] \});$/m.exec(text)?.[1];
   assert.ok(literal !== undefined, "a literal export const config");
   const paths = (JSON.parse(literal.replace("path:", '"path":')) as { path: string[] }).path;
-  const served = JSON.parse(readFileSync(join(dist, "static", "_headers"), "utf8").split("\n").filter((l) => l.startsWith("/")).map((l) => `"${l}"`).join(",").replace(/^/, "[").replace(/$/, "]")) as string[];
+  const served = readFileSync(join(dist, "static", "_headers"), "utf8").split("\n").filter((l) => l.startsWith("/"));
   assert.equal([...paths].sort(), [...served].sort());
 });
 
