@@ -99,6 +99,14 @@ test("Node: node dist/node/server.mjs, with no node_modules anywhere above it", 
   } finally {
     assert.is(await server.stop(), 0, "SIGTERM: exit 0");
   }
+  // The base URL is stamped at build: another one set at run time is refused, not ignored.
+  const refused = await run(process.execPath, [join(alone, "server.mjs")], { env: { ...env, HOST: "127.0.0.1", PORT: "0", BASE_URL: "https://other.example" }, timeoutMs: 20_000 });
+  assert.is(refused.code, 1);
+  assert.is(refused.stdout.length, 0, "never listened");
+  assert.match(refused.stderr, /^BASE_URL: this build serves https:\/\/registry\.example\.org, not "https:\/\/other\.example": set BASE_URL when building/);
+  // The same base, written with a trailing slash, is the same base: the server starts.
+  const same = await startServer(process.execPath, [join(alone, "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0", BASE_URL: `${GOLDEN_OPTIONS.baseUrl}/` });
+  assert.is(await same.stop(), 0);
 });
 
 test("Deno: deno serve dist/fetch/index.mjs", async () => {
@@ -190,6 +198,30 @@ test("Netlify: @netlify/dev serves a site made by the README's recipe, followed 
         assert.is(headers["x-test-netlify"], "no match");
       },
     });
+  } finally {
+    await server.stop();
+  }
+});
+
+test("Netlify static: dist/static as the publish folder; Netlify applies _headers, the bytes are the golden ones", async () => {
+  const site = join(work, "netlify-static");
+  mkdirSync(site);
+  cpSync(join(dist, "static"), join(site, "public"), { recursive: true });
+  writeFileSync(join(site, "netlify.toml"), '[build]\n  publish = "public"\n');
+  const server = await startServer("node", ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site, "--static"], env, 90_000);
+  try {
+    for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
+      const res = await fetchRaw(`${server.origin}${path}`);
+      assert.is(res.status, 200, path);
+      assert.ok(res.body.equals(golden), `${path}: the golden bytes`);
+      assert.is(res.headers["content-type"], "application/json");
+      assert.is(res.headers["cache-control"], "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400");
+      assert.is(res.headers["access-control-allow-origin"], "*");
+      assert.is(res.headers["x-content-type-options"], "nosniff");
+      assert.is(res.headers["link"], `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby"`);
+    }
+    assert.is((await fetchRaw(`${server.origin}/vaults.json`)).headers["content-location"], "/api/registry.v1.json");
+    assert.is((await fetchRaw(`${server.origin}/api/registry.v1.schema.json`)).headers["content-type"], "application/schema+json");
   } finally {
     await server.stop();
   }

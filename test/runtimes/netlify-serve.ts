@@ -3,7 +3,8 @@
  * `handle(request)` per request) and exposes it on 127.0.0.1 and a free port, so the platform
  * tests can speak HTTP to it like to every other runtime. Bodies pass through untouched. A request
  * Netlify does not route answers 404 with `x-test-netlify: no match` (Netlify's own 404 page).
- * Usage: node --import tsx test/runtimes/netlify-serve.ts <site folder>
+ * Usage: node --import tsx test/runtimes/netlify-serve.ts <site folder> [--static]
+ * (`--static`: serve the site's publish folder too, with its `_headers`, as Netlify's CDN does).
  */
 import { NetlifyDev } from "@netlify/dev";
 import { createServer } from "node:http";
@@ -13,7 +14,8 @@ const off = { enabled: false };
 const dev = new NetlifyDev({
   projectRoot: String(process.argv[2]),
   // Only functions: no network look-ups (geolocation, AI gateway), no other emulated features.
-  aiGateway: off, blobs: off, database: off, edgeFunctions: off, environmentVariables: off, geolocation: off, images: off, staticFiles: off,
+  aiGateway: off, blobs: off, database: off, edgeFunctions: off, environmentVariables: off, geolocation: off, images: off,
+  staticFiles: process.argv[3] === "--static" ? { enabled: true } : off,
   serverAddress: "http://127.0.0.1:9", // required by the API; used only by edge functions and images, both off
   logger: { log: () => undefined, warn: (...args: unknown[]) => console.error(...args), error: (...args: unknown[]) => console.error(...args) } as never,
 });
