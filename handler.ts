@@ -6,8 +6,8 @@
  *
  * - `default`: the Hono app (`{ fetch }`), for `deno serve`, Bun, Cloudflare Workers and Netlify
  *   Functions v2.
- * - `config`: Netlify's routing for the three addresses. Netlify reads it by static analysis and
- *   accepts only literals, so the paths are written out (a test checks them against the routes).
+ * - `config`: Netlify's routing for the version table's addresses. Netlify reads it by static
+ *   analysis and accepts only literals, so the paths are written out (a test checks them).
  * - `lambdaHandler`: AWS Lambda (API Gateway REST and HTTP APIs, ALB, Function URLs). It is not
  *   named `handler`, because Netlify treats a file exporting `handler` as a v1 function and ignores
  *   `config.path`.
@@ -27,7 +27,10 @@ import snapshot from "./fixtures/registry.json" with { type: "json" };
 export { createApp } from "./http/app.ts";
 export { prepareBuild } from "./http/prepare.ts";
 
-/** Netlify Functions v2 routing: the function answers exactly the registry's addresses. */
+/**
+ * Netlify Functions v2 routing: every path of the version table (`tablePaths(VERSIONS)`, which a
+ * test checks this literal against), so a version past its sunset still answers its own 410.
+ */
 export const config = { path: ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json"] };
 
 const source = embeddedSource();

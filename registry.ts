@@ -6,13 +6,10 @@
  * file, so the output is an allow-list by construction. Web standards only.
  */
 import { parseBaseUrl } from "./contract/config.ts";
-import { PATHS } from "./contract/paths.ts";
 import { COVERAGE_FIELDS, SCHEMA_VERSION, type Coverage, type CoverageField, type Edge, type Registry, type Row, type Tier } from "./contract/document.ts";
 import { isUtcTimestamp, type Source, type SourceVault } from "./contract/source.ts";
 
 export { validateSource, type Source, type Validation } from "./contract/source.ts";
-
-export { PATHS } from "./contract/paths.ts";
 export * from "./contract/document.ts";
 
 /** What a build needs besides the source. */
@@ -21,6 +18,8 @@ export interface BuildOptions {
   readonly baseUrl: string;
   /** RFC 3339 UTC timestamp with seconds: when the bytes are serialized. */
   readonly builtAt: string;
+  /** The addresses `about` names, relative to the base URL: from the version table (http/versions.ts). */
+  readonly paths: { readonly canonical: string; readonly versioned: string; readonly schema: string };
 }
 
 const TIERS: Record<Tier, { label: string; meaning: string }> = {
@@ -69,10 +68,10 @@ export function tierOf(status: string): Tier {
  *
  * @example
  * const result = validateSource(JSON.parse(text));
- * if (result.ok) buildRegistry(result.source, { baseUrl: "https://example.org", builtAt: "2026-11-21T00:00:00Z" });
+ * if (result.ok) buildRegistry(result.source, contextOf(VERSIONS[0], { baseUrl: "https://example.org", builtAt: "2026-11-21T00:00:00Z" }));
  */
 export function buildRegistry(source: Source, options: BuildOptions): Registry {
-  const { baseUrl, builtAt } = checkOptions(options);
+  const { baseUrl, builtAt, paths } = checkOptions(options);
   const classLabel = (raw: string | null): string | null =>
     // Stryker disable next-line ConditionalExpression: a Map has no null key, so get(null) ?? null is null too
     raw === null ? null : (source.classLabels.get(raw) ?? raw);
@@ -125,9 +124,9 @@ export function buildRegistry(source: Source, options: BuildOptions): Registry {
   return {
     schema_version: SCHEMA_VERSION,
     about: {
-      canonical_url: baseUrl + PATHS.canonical,
-      versioned_url: baseUrl + PATHS.versioned,
-      schema_url: baseUrl + PATHS.schema,
+      canonical_url: baseUrl + paths.canonical,
+      versioned_url: baseUrl + paths.versioned,
+      schema_url: baseUrl + paths.schema,
       versioning_policy: VERSIONING_POLICY,
       licence: source.licence === null ? null : { id: source.licence.id, url: source.licence.url },
     },
@@ -178,7 +177,7 @@ function checkOptions(options: BuildOptions): BuildOptions {
   if (!isUtcTimestamp(options.builtAt)) {
     throw new TypeError(`builtAt: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${JSON.stringify(options.builtAt)}`);
   }
-  return { baseUrl: base.ok, builtAt: options.builtAt };
+  return { baseUrl: base.ok, builtAt: options.builtAt, paths: options.paths };
 }
 
 /** Orders strings by UTF-16 code units, the same on every runtime and locale (D5). */

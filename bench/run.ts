@@ -10,7 +10,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { CANONICAL_PATH, tablePaths, type ContractVersion } from "../http/lifecycle.ts";
 import { prepareBuild } from "../http/prepare.ts";
+import { VERSIONS } from "../http/versions.ts";
 import { validateSource, type Source } from "../registry.ts";
 import { fetchRaw, startServer, type Running } from "../test/servers.ts";
 import { parseProcessArgs } from "../node/args.ts";
@@ -92,7 +94,7 @@ async function prepare(name: string, source: unknown): Promise<{ sourcePath: str
   const sourcePath = join(work, `${name}.source.json`);
   writeFileSync(sourcePath, JSON.stringify(source));
   const build = await prepareBuild(validated(source), CONFIG);
-  const document = build.routes.get("/api/registry.v1.json")!.identity;
+  const document = build.routes.get(build.meta.canonicalOf)!.identity;
   const bodyPath = join(work, `${name}.body.json`);
   writeFileSync(bodyPath, document.body);
   const specPath = join(work, `${name}.spec.json`);
@@ -124,12 +126,12 @@ async function withServers<T>(starts: (() => Promise<Running>)[], body: (servers
 /** The production Node server: `node dist/node/server.mjs` of a build of the source. */
 const ours = (sourcePath: string) => async () => startServer("node", [join(await artifacts(sourcePath), "node", "server.mjs")], env, 120_000);
 const rawNode = (specPath: string) => () => startServer("node", [...TSX, "bench/servers/raw-node.ts", specPath], env);
-const fastify = (specPath: string) => () => startServer("node", [...TSX, "bench/servers/fastify.ts", specPath], env);
+const fastify = (specPath: string) => () => startServer("node", [...TSX, "bench/servers/fastify.ts", specPath, CANONICAL_PATH, ...VERSIONS.map((v) => v.path)], env);
 
 async function servingNode(label: string, prepared: { sourcePath: string; specPath: string; bytes: number }, targets: boolean): Promise<void> {
   const { sourcePath, specPath, bytes } = prepared;
   await withServers([ours(sourcePath), rawNode(specPath), fastify(specPath)], async ([o, r, f]) => {
-    const path = "/api/registry.v1.json";
+    const path = (VERSIONS[0] as ContractVersion).path;
     const connections = bytes > 1 << 20 ? 10 : CONNECTIONS; // megabytes per answer: fewer in flight
     const vsRaw = await compare(() => load(o!.origin + path, {}, SECONDS, connections), () => load(r!.origin + path, {}, SECONDS, connections));
     row(`dist/node/server.mjs / raw node:http, ${label} (${(bytes / 1024).toFixed(0)} KB), req/s`, `${fmt(vsRaw.rps)}x (${fmt(vsRaw.a.rps, 0)} vs ${fmt(vsRaw.b.rps, 0)} req/s)`, targets ? ">= 0.95x" : "", targets ? vsRaw.rps >= 0.95 : null);
@@ -301,7 +303,7 @@ async function routers(): Promise<void> {
   const { LinearRouter } = await import("hono/router/linear-router");
   const { PatternRouter } = await import("hono/router/pattern-router");
   const { TrieRouter } = await import("hono/router/trie-router");
-  const paths = ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json"];
+  const paths = tablePaths(VERSIONS);
   const body = new Uint8Array(64);
   const make = (router: unknown) => {
     const app = new Hono({ router: router as never });

@@ -29,7 +29,7 @@ Exit codes: 0 every check passed; 1 a check failed; 2 a bad flag.`,
 const SECONDS = Number(process.env["SOAK_SECONDS"] ?? 60);
 const CONNECTIONS = Number(process.env["SOAK_CONNECTIONS"] ?? 100);
 const IN_FLIGHT = 20;
-const env = { ...process.env, HOST: "127.0.0.1", PORT: "0", SOURCE_DATE_EPOCH: "1763726400" };
+const env = { ...process.env, HOST: "127.0.0.1", PORT: "0", SOURCE_DATE_EPOCH: "1795262400" };
 
 const rows: [string, string, string, boolean][] = [];
 const check = (what: string, measured: string, target: string, ok: boolean): void => {

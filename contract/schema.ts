@@ -1,6 +1,6 @@
 /**
- * The JSON Schema (draft 2020-12) of the v1 registry document, served at
- * `/api/registry.v1.schema.json`. Unknown keys are allowed where SPEC allows fields to be added;
+ * The JSON Schema (draft 2020-12) of the v1 registry document, served at the schema path the
+ * version table gives v1. Unknown keys are allowed where SPEC allows fields to be added;
  * a minimal row may not carry any key that a ruling withholds.
  */
 
@@ -25,11 +25,11 @@ const coverage = {
   properties: { populated: { type: "integer", minimum: 0 }, of: { type: "integer", minimum: 0 } },
 } as const;
 
-/** Builds the schema with absolute `$id` under the deployment's base URL. */
-export function registrySchema(baseUrl: string): Record<string, unknown> {
+/** Builds the schema with the absolute `$id` it is served at (the version table names the path). */
+export function registrySchema(id: string): Record<string, unknown> {
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: `${baseUrl}/api/registry.v1.schema.json`,
+    $id: id,
     title: "Registry document, v1",
     description:
       "A build-time snapshot of one node's registry declarations. Consumers must ignore keys they do not recognise. " +

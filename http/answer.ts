@@ -5,7 +5,7 @@
  * `Response`: on Lambda, the first of those would load Node's fetch implementation (about 30 ms).
  */
 import type { Build } from "./prepare.ts";
-import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, problem, type Problem, type Resource } from "./responses.ts";
+import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, problem, type Problem } from "./responses.ts";
 
 /** One answer: what a runtime adapter writes out. `body` is null for HEAD, 204, 304. */
 export interface Answer {
@@ -43,17 +43,23 @@ export const BAD_REQUEST = problem(400, "Bad Request");
 export const INTERNAL_ERROR = problem(500, "Internal Server Error");
 
 /**
- * Makes the answer function over `routes` (path to resource). Paths match exactly: a trailing
- * slash or another case is another path, and a query string is never part of `path`.
+ * Makes the answer function over a build's `routes` (path to resource) and `gone` paths (path to
+ * its 410). Paths match exactly: a trailing slash or another case is another path, and a query
+ * string is never part of `path`.
  *
  * @example
- * const answer = answerer(build.routes);
+ * const answer = answerer(build);
  * answer("GET", "/vaults.json", (name) => request.headers.get(name));
  */
-export function answerer(routes: ReadonlyMap<string, Resource>): Answerer {
+export function answerer({ routes, gone }: Pick<Build, "routes" | "gone">): Answerer {
   return (method, path, header) => {
     const resource = routes.get(path);
-    if (resource === undefined) return problemAnswer(NOT_FOUND, method);
+    if (resource === undefined) {
+      const sunset = gone.get(path);
+      if (sunset === undefined) return problemAnswer(NOT_FOUND, method);
+      if (method === "OPTIONS") return PREFLIGHT;
+      return problemAnswer(method === "GET" || method === "HEAD" ? sunset : METHOD_NOT_ALLOWED, method);
+    }
     switch (method) {
       case "GET":
       case "HEAD": {
@@ -83,13 +89,13 @@ export interface Answers {
  */
 export function answersOf(build: Build | (() => Promise<Build>)): Answers {
   if (typeof build !== "function") {
-    const answer = answerer(build.routes);
+    const answer = answerer(build);
     return { current: () => answer, ready: () => Promise.resolve(answer) };
   }
   let answer: Answerer | undefined;
   let pending: Promise<Answerer> | undefined;
   return {
     current: () => answer,
-    ready: () => (pending ??= build().then((b) => (answer = answerer(b.routes)))),
+    ready: () => (pending ??= build().then((b) => (answer = answerer(b)))),
   };
 }

@@ -9,8 +9,9 @@ import { answersOf, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.
 import type { Build } from "./prepare.ts";
 
 /**
- * Makes the app that serves `build`: `/vaults.json` and `/api/registry.v1.json` (identical bytes)
- * and `/api/registry.v1.schema.json`. Paths match exactly (a trailing slash is another path).
+ * Makes the app that serves `build`: `/vaults.json`, and each served version's document (the
+ * same bytes, for the version `/vaults.json` serves) and schema. Paths match exactly (a trailing
+ * slash is another path).
  * Given a function instead, the app calls it once, on the first request, and answers from its
  * result: how `handler.ts` defers hashing and compressing until a runtime allows them.
  *

@@ -1,13 +1,14 @@
 /**
- * One build's answers, precomputed from a validated source and its configuration: the document
- * and schema bytes, each precompressed in every coding on offer, per route. Web standards only.
+ * One build's answers, precomputed from a validated source and its configuration: for every
+ * version the table serves at `built_at`, the document and schema bytes, each precompressed in every
+ * coding on offer; for every version past its sunset, a 410. Web standards only.
  */
 import type { Config } from "../contract/config.ts";
-import { PATHS } from "../contract/paths.ts";
-import { registrySchema } from "../contract/schema.ts";
-import { buildRegistry, serializeRegistry, type Source } from "../registry.ts";
+import type { Source } from "../contract/source.ts";
 import type { Compress, Encoding } from "./encoding.ts";
-import { prepareResource, withHeaders, type Resource } from "./responses.ts";
+import { CANONICAL_PATH, contextOf, planAt, type ContractVersion, type ServedVersion } from "./lifecycle.ts";
+import { exposeHeaders, prepareResource, problem, withHeaders, type Problem, type Resource } from "./responses.ts";
+import { VERSIONS } from "./versions.ts";
 
 /** How a build precompresses: the runtime's compressor and the codings to offer (default all). */
 export interface Compression {
@@ -21,42 +22,101 @@ export interface BuildMeta {
   readonly baseUrl: string;
   readonly vaultCount: number;
   readonly edgeCount: number;
-  /** The strong ETag of the document's identity bytes. */
+  /** The strong ETag of the identity bytes `/vaults.json` serves. */
   readonly etag: string;
+  /** The versioned path whose bytes `/vaults.json` serves. */
+  readonly canonicalOf: string;
 }
 
-/** Everything one build serves: each route's resource, and what it was built from. */
+/** Everything one build serves: each route's resource, each sunset path's 410, and what it was built from. */
 export interface Build {
   readonly routes: ReadonlyMap<string, Resource>;
+  readonly gone: ReadonlyMap<string, Problem>;
   readonly meta: BuildMeta;
 }
 
+/** A version table that breaks the policy, or a `built_at` at which nothing is published. */
+export class VersionPolicyError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(problems.join("\n"));
+    this.name = "VersionPolicyError";
+    this.problems = problems;
+  }
+}
+
 /**
- * Precomputes the answers of one build. Without a compressor, only identity is offered.
- * `/vaults.json` carries `Content-Location` naming the versioned path whose bytes it serves.
+ * Precomputes the answers of one build from `table` (default: the shipped versions). Without a
+ * compressor, only identity is offered. `/vaults.json` serves the bytes of the version the policy
+ * names, with `Content-Location` naming its versioned path. Throws `VersionPolicyError` when the
+ * table breaks the policy.
  *
  * @example
  * const build = await prepareBuild(source, { baseUrl: "https://example.org", builtAt: "2026-11-21T12:00:00Z" });
  */
-export async function prepareBuild(source: Source, config: Config, compression: Compression = {}): Promise<Build> {
-  const document = buildRegistry(source, config);
-  const documentBytes = serializeRegistry(document);
-  const schemaBytes = new TextEncoder().encode(`${JSON.stringify(registrySchema(config.baseUrl), null, 2)}\n`);
-  const link = `<${config.baseUrl}${PATHS.schema}>; rel="describedby"`;
-  const versioned = await prepareResource(documentBytes, "application/json", config.builtAt, { ...compression, headers: { link } });
-  const schema = await prepareResource(schemaBytes, "application/schema+json", config.builtAt, compression);
+export async function prepareBuild(source: Source, config: Config, compression: Compression = {}, table: readonly ContractVersion[] = VERSIONS): Promise<Build> {
+  const plan = planAt(table, config.builtAt);
+  if ("problems" in plan) throw new VersionPolicyError(plan.problems);
+  const { baseUrl, builtAt } = config;
+  const routes = new Map<string, Resource>();
+  const gone = new Map<string, Problem>();
+  let canonical: { resource: Resource; vaultCount: number; edgeCount: number } | undefined;
+
+  for (const served of plan.ok.served) {
+    const { version } = served;
+    const context = contextOf(version, config);
+    const document = version.build(source, context);
+    const schemaBytes = new TextEncoder().encode(`${JSON.stringify(version.schema(context), null, 2)}\n`);
+    const signals = lifecycleHeaders(served);
+    const describedBy = `<${baseUrl}${version.schemaPath}>; rel="describedby"`;
+    const docLink = [describedBy, ...successorLink(served.successor?.path, baseUrl)].join(", ");
+    const schemaLink = successorLink(served.successor?.schemaPath, baseUrl);
+    const resource = await prepareResource(document.bytes, "application/json", builtAt, {
+      ...compression,
+      headers: { link: docLink, ...signals, "access-control-expose-headers": exposeHeaders(Object.keys(signals)) },
+    });
+    const schema = await prepareResource(schemaBytes, "application/schema+json", builtAt, {
+      ...compression,
+      headers: { ...(schemaLink.length > 0 ? { link: schemaLink[0] as string } : {}), ...signals, "access-control-expose-headers": exposeHeaders(Object.keys(signals)) },
+    });
+    routes.set(version.path, resource);
+    routes.set(version.schemaPath, schema);
+    if (version === plan.ok.canonical) canonical = { resource, vaultCount: document.vaultCount, edgeCount: document.edgeCount };
+  }
+  for (const { version, successor } of plan.ok.gone) {
+    for (const [path, next] of [[version.path, successor.path], [version.schemaPath, successor.schemaPath]] as const) {
+      gone.set(path, problem(410, "Gone", { link: successorLink(next, baseUrl)[0] as string }));
+    }
+  }
+  if (canonical === undefined) throw new VersionPolicyError([`v${plan.ok.canonical.number} serves /vaults.json but is not served`]);
+  // /vaults.json is not itself deprecated and never sunsets: it moves to the successor instead.
+  const canonicalResource = withHeaders(
+    canonical.resource,
+    { "content-location": plan.ok.canonical.path, "access-control-expose-headers": exposeHeaders(["content-location"]) },
+    ["deprecation", "sunset"],
+  );
   return {
-    routes: new Map([
-      [PATHS.canonical, withHeaders(versioned, { "content-location": PATHS.versioned })],
-      [PATHS.versioned, versioned],
-      [PATHS.schema, schema],
-    ]),
+    routes: new Map([[CANONICAL_PATH, canonicalResource], ...routes]),
+    gone,
     meta: {
-      builtAt: config.builtAt,
-      baseUrl: config.baseUrl,
-      vaultCount: document.vault_count,
-      edgeCount: document.edge_count,
-      etag: versioned.identity.etag,
+      builtAt,
+      baseUrl,
+      vaultCount: canonical.vaultCount,
+      edgeCount: canonical.edgeCount,
+      etag: canonical.resource.identity.etag,
+      canonicalOf: plan.ok.canonical.path,
     },
   };
+}
+
+/** `Deprecation` and `Sunset` of a served version: none until its successor is published. */
+function lifecycleHeaders(served: ServedVersion): Record<string, string> {
+  return {
+    ...(served.deprecation !== undefined ? { deprecation: served.deprecation } : {}),
+    ...(served.sunset !== undefined ? { sunset: served.sunset } : {}),
+  };
+}
+
+function successorLink(path: string | undefined, baseUrl: string): string[] {
+  return path === undefined ? [] : [`<${baseUrl}${path}>; rel="successor-version"`];
 }

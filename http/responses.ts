@@ -43,12 +43,21 @@ export const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400,
  */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers": "ETag, Link, Allow",
+  "access-control-expose-headers": exposeHeaders([]),
   "x-content-type-options": "nosniff",
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
   "cross-origin-resource-policy": "cross-origin",
   "referrer-policy": "no-referrer",
 };
+
+/**
+ * `Access-Control-Expose-Headers` for an answer that also sends `extra` (lower-case names): the
+ * non-safelisted headers a browser consumer may read. `Allow` is always named, for the 405.
+ */
+export function exposeHeaders(extra: readonly string[]): string {
+  const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+  return ["ETag", "Link", "Allow", ...extra.map(title)].join(", ");
+}
 
 /** The strong ETag of some bytes: the first 128 bits of their SHA-256, in hex, quoted. */
 export async function strongEtag(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
@@ -94,15 +103,19 @@ export async function prepareResource(
   return { identity, encoded, lastModified, select: selector(identity, encoded, encodings) };
 }
 
-/** The same resource with `extra` headers on every answer; the bodies and ETags are shared. */
-export function withHeaders(resource: Resource, extra: Readonly<Record<string, string>>): Resource {
+/**
+ * The same resource with `extra` headers on every answer and the `drop` ones removed; the bodies
+ * and ETags are shared.
+ */
+export function withHeaders(resource: Resource, extra: Readonly<Record<string, string>>, drop: readonly string[] = []): Resource {
+  const edit = (headers: Readonly<Record<string, string>>) => ({ ...Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.includes(name))), ...extra });
   const add = (v: Variant): Variant => ({
     get body() {
       return v.body;
     },
     etag: v.etag,
-    ok: { ...v.ok, ...extra },
-    notModified: { ...v.notModified, ...extra },
+    ok: edit(v.ok),
+    notModified: edit(v.notModified),
   });
   const identity = add(resource.identity);
   const encoded: Partial<Record<Encoding, Variant>> = {};

@@ -6,7 +6,7 @@
  */
 import type { Encoding } from "./encoding.ts";
 import type { Build, BuildMeta } from "./prepare.ts";
-import { selector, type Resource, type Variant } from "./responses.ts";
+import { selector, type Problem, type Resource, type Variant } from "./responses.ts";
 
 /** One variant without its body: the body is `bodies[etag]` of the stamp. */
 export interface VariantStamp {
@@ -26,6 +26,8 @@ export interface RouteStamp {
 export interface BuildStamp {
   readonly meta: BuildMeta;
   readonly routes: Readonly<Record<string, RouteStamp>>;
+  /** Paths past their version's sunset: the 410 problem each answers. */
+  readonly gone: Readonly<Record<string, { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly text: string }>>;
   readonly bodies: Readonly<Record<string, { readonly text: string } | { readonly base64: string }>>;
 }
 
@@ -58,7 +60,9 @@ export function restoreBuild(stamp: BuildStamp): Build {
     const offered = Object.keys(encoded) as Encoding[];
     routes.set(path, { identity, encoded, lastModified: route.lastModified, select: selector(identity, encoded, offered) });
   }
-  return { routes, meta: stamp.meta };
+  const gone = new Map<string, Problem>();
+  for (const [path, p] of Object.entries(stamp.gone)) gone.set(path, { status: p.status, headers: { ...p.headers }, body: new TextEncoder().encode(p.text) });
+  return { routes, gone, meta: stamp.meta };
 }
 
 function fromBase64(text: string): Uint8Array<ArrayBuffer> {

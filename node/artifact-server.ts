@@ -51,4 +51,4 @@ if (problems.length > 0 || !("ok" in listen)) {
   process.exit(1);
 }
 const build = restoreBuild(stamp);
-runServer(createServer(answerListener(answerer(build.routes))), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });
+runServer(createServer(answerListener(answerer(build))), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });

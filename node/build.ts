@@ -15,11 +15,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { prepareBuild, type Build } from "../http/prepare.ts";
+import { prepareBuild } from "../http/prepare.ts";
 import { parseProcessArgs } from "./args.ts";
 import { bundleArtifacts } from "./bundle.ts";
 import { zlibCompress } from "./compress.ts";
 import { loadInputs } from "./inputs.ts";
+import { writeStatic } from "./static.ts";
 
 /** The marker file a build writes at the top of its output. */
 export const MARKER = ".registry-build";
@@ -113,19 +114,6 @@ function walk(dir: string): string[] {
   const files = (d: string): string[] =>
     readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(d, e.name)) : [relative(dir, join(d, e.name)).split(sep).join("/")]));
   return files(dir).sort();
-}
-
-async function writeStatic(dir: string, served: Build): Promise<void> {
-  // Static hosts compute their own length and validators and compress on their own.
-  const own = (headers: Readonly<Record<string, string>>) =>
-    Object.entries(headers).filter(([name]) => !["content-length", "etag", "last-modified", "vary"].includes(name));
-  const blocks: string[] = [];
-  for (const [path, resource] of served.routes) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), resource.identity.body);
-    blocks.push([path, ...own(resource.identity.ok).map(([n, v]) => `  ${n}: ${v}`)].join("\n"));
-  }
-  await writeFile(join(dir, "_headers"), `${blocks.join("\n\n")}\n`);
 }
 
 /** Replaces `to` (absent, empty, or checked to hold only a build's own files) with `from`. */

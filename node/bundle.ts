@@ -13,14 +13,10 @@ import { build, type Metafile, type Plugin } from "esbuild";
 import { appendFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PATHS } from "../contract/paths.ts";
 import type { Build } from "../http/prepare.ts";
 import { stampBuild } from "./stamp.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-
-/** The paths the fetch artifact routes; Netlify reads them from a literal `config`. */
-export const FETCH_PATHS = [PATHS.canonical, PATHS.versioned, PATHS.schema] as const;
 
 const FETCH_ENTRY = `
 import { createApp } from "./http/app.ts";
@@ -50,7 +46,9 @@ export async function bundleArtifacts(served: Build, dir: string, sourceName: st
   const fetchFile = resolve(dir, "fetch", "index.mjs");
   const fetch = await bundle({ contents: FETCH_ENTRY }, fetchFile, withCodings, "neutral");
   // Netlify reads config by static analysis and accepts only literal values in this exact form.
-  await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(FETCH_PATHS)} };\n`);
+  // It names every path the build answers: those it serves and those past their sunset (410).
+  const paths = [...served.routes.keys(), ...served.gone.keys()];
+  await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(paths)} };\n`);
   const lambda = await bundle({ contents: LAMBDA_ENTRY }, resolve(dir, "lambda", "index.mjs"), stampBuild(served, []), "node");
   const node = await bundle({ file: resolve(ROOT, "node", "artifact-server.ts") }, resolve(dir, "node", "server.mjs"), { ...withCodings, sourceName }, "node");
   return { fetch, lambda, node };

@@ -1,17 +1,20 @@
 /**
  * The registry CLI: `npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339]`.
- * Writes the exact v1 bytes to stdout and exits 0; on any problem, writes every problem to stderr,
+ * Writes the exact bytes /vaults.json would serve to stdout and exits 0; on any problem, writes every problem to stderr,
  * one per line, nothing to stdout, and exits 1.
  */
 import type { Env } from "../contract/config.ts";
-import { buildRegistry, serializeRegistry } from "../registry.ts";
+import { contextOf, planAt } from "../http/lifecycle.ts";
+import { VERSIONS } from "../http/versions.ts";
 import { parseCommand, type CommandSpec } from "./args.ts";
 import { loadInputs } from "./inputs.ts";
 
 const COMMAND: CommandSpec = {
   usage: "npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339]",
   help: `
-Builds the v1 registry document from a source file and writes its exact bytes to stdout.
+
+Builds the registry document from a source file and writes its exact bytes to stdout: the
+version /vaults.json serves at built_at (see the README's version table).
 Warnings (a status that is "active" or "pending" only up to case or spaces) go to stderr and
 do not change the exit code.
 
@@ -44,5 +47,9 @@ export async function runCli(args: readonly string[], env: Env): Promise<CliResu
   const inputs = await loadInputs(path, env, { baseUrl: values["base-url"] as string | undefined, builtAt: values["built-at"] as string | undefined });
   if ("problems" in inputs) return { code: 1, stdout: new Uint8Array(), stderr: inputs.problems.map((p) => `${p}\n`).join("") };
   const { source, config, warnings } = inputs.ok;
-  return { code: 0, stdout: serializeRegistry(buildRegistry(source, config)), stderr: warnings.map((w) => `${w}\n`).join("") };
+  const plan = planAt(VERSIONS, config.builtAt);
+  if ("problems" in plan) return { code: 1, stdout: new Uint8Array(), stderr: plan.problems.map((p) => `${p}\n`).join("") };
+  const { canonical } = plan.ok;
+  return { code: 0, stdout: canonical.build(source, contextOf(canonical, config)).bytes, stderr: warnings.map((w) => `${w}\n`).join("") };
 }
+

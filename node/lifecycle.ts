@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PATHS } from "../contract/paths.ts";
+import { CANONICAL_PATH } from "../http/lifecycle.ts";
 import type { BuildMeta } from "../http/prepare.ts";
 
 /** How long a graceful stop may wait for in-flight requests before it closes what is left. */
@@ -47,7 +47,7 @@ export function runServer(server: Server, options: ServerOptions): void {
     const { meta } = options;
     console.log(
       `registry: serving ${options.sourceName} (${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, ` +
-        `base URL ${meta.baseUrl}, ETag ${meta.etag}) on ${origin}${PATHS.canonical} and ${origin}${PATHS.versioned} (pid ${process.pid})`,
+        `base URL ${meta.baseUrl}, ETag ${meta.etag}) on ${origin}${CANONICAL_PATH} and ${origin}${meta.canonicalOf} (pid ${process.pid})`,
     );
   });
   let stopping = false;

@@ -25,7 +25,8 @@ export function stampBuild(build: Build, codings: readonly Encoding[]): BuildSta
     const identity = Object.keys(encoded).length > 0 ? stamp(resource.identity, false) : withoutVary(stamp(resource.identity, false));
     routes[path] = { lastModified: resource.lastModified, identity, encoded };
   }
-  return { meta: build.meta, routes, bodies };
+  const gone = Object.fromEntries([...build.gone].map(([path, p]) => [path, { status: p.status, headers: p.headers, text: Buffer.from(p.body).toString("utf8") }]));
+  return { meta: build.meta, routes, gone, bodies };
 }
 
 function withoutVary(v: VariantStamp): VariantStamp {

@@ -3,7 +3,9 @@
  * (entry point in `bin/verify.ts`).
  */
 import Ajv2020 from "ajv/dist/2020.js";
-import { coverageOf, PATHS, tierOf } from "../registry.ts";
+import { CANONICAL_PATH, planAt, type ContractVersion } from "../http/lifecycle.ts";
+import { VERSIONS } from "../http/versions.ts";
+import { coverageOf, tierOf } from "../registry.ts";
 
 const FULL_KEYS = "vault_slug,display_name,class,class_label,status,status_label,tier,tier_label,tier_meaning,persona,note,url,markdown_url,last_synced,tagline";
 const MINIMAL_KEYS = "vault_slug,display_name,class,class_label,status,status_label,persona,listing,listing_note";
@@ -21,8 +23,9 @@ export interface Check {
  * host does on its own is a warning, not a failure: a weak or per-file ETag and
  * `; charset=utf-8` on a JSON content type.
  */
-export async function verify(base: string, options: { static?: boolean; timeoutMs?: number } = {}): Promise<Check[]> {
+export async function verify(base: string, options: { static?: boolean; timeoutMs?: number; now?: Date } = {}): Promise<Check[]> {
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const today = (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z");
   const checks: Check[] = [];
   let lenient = options.static === true;
   const check = (name: string, pass: boolean, detail = "", hostMay = false): boolean => {
@@ -32,14 +35,23 @@ export async function verify(base: string, options: { static?: boolean; timeoutM
   const get = async (path: string, headers: Record<string, string> = {}, method = "GET") =>
     fetch(`${base}${path}`, { method, headers, signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
 
+  // The version /vaults.json serves, by its Content-Location, else the one the table names today.
   let canonical: Response;
   let versioned: Response;
+  let version: ContractVersion;
   try {
-    [canonical, versioned] = [await get(PATHS.canonical), await get(PATHS.versioned)];
+    canonical = await get(CANONICAL_PATH);
+    const location = canonical.headers.get("content-location");
+    const named = VERSIONS.find((v) => v.path === location);
+    const plan = planAt(VERSIONS, today);
+    version = named ?? ("ok" in plan ? plan.ok.canonical : (VERSIONS[0] as ContractVersion));
+    check(`/vaults.json says Content-Location: a versioned path of the table`, named !== undefined, location ?? "none");
+    versioned = await get(version.path);
   } catch (error: unknown) {
     check("both paths answer", false, error instanceof Error ? error.message : String(error));
     return checks;
   }
+  const paths = { canonical: CANONICAL_PATH, versioned: version.path, schema: version.schemaPath };
   const etag = canonical.headers.get("etag");
   if (!lenient && etag?.startsWith("W/")) {
     lenient = true;
@@ -64,7 +76,7 @@ export async function verify(base: string, options: { static?: boolean; timeoutM
     return checks;
   }
   const about = (typeof document["about"] === "object" && document["about"] !== null ? document["about"] : {}) as Record<string, unknown>;
-  const expected = { canonical_url: base + PATHS.canonical, versioned_url: base + PATHS.versioned, schema_url: base + PATHS.schema };
+  const expected = { canonical_url: base + paths.canonical, versioned_url: base + paths.versioned, schema_url: base + paths.schema };
   const wrongAbout = Object.entries(expected).filter(([key, url]) => about[key] !== url);
   check(`about names ${base}`, wrongAbout.length === 0, wrongAbout.map(([key]) => `${key}: ${String(about[key])}`).join("; "));
   const rows = Array.isArray(document["vaults"]) ? (document["vaults"] as Record<string, unknown>[]) : [];
@@ -80,29 +92,53 @@ export async function verify(base: string, options: { static?: boolean; timeoutM
   const badShape = rows.filter((r) => ![FULL_KEYS, MINIMAL_KEYS].includes(Object.keys(r).join(",")) || (Object.hasOwn(r, "listing") && r["listing"] !== "minimal"));
   check("every row is exactly a full or a minimal row", badShape.length === 0, badShape.map((r) => String(r["vault_slug"])).join(", "));
 
-  for (const [path, own] of [[PATHS.canonical, etag], [PATHS.versioned, versioned.headers.get("etag")]] as const) {
+  for (const [path, own] of [[paths.canonical, etag], [paths.versioned, versioned.headers.get("etag")]] as const) {
     const res = await get(path, { "if-none-match": own ?? "" });
     await res.arrayBuffer();
     check(`304 on its own ETag at ${path}`, res.status === 304, String(res.status), true);
   }
-  const head = await get(PATHS.canonical, {}, "HEAD");
+  const head = await get(paths.canonical, {}, "HEAD");
   const headBody = await head.arrayBuffer();
   check("HEAD answers the GET headers without a body", head.status === 200 && headBody.byteLength === 0 && head.headers.get("etag") === etag);
 
-  const schemaResponse = await get(PATHS.schema);
+  const schemaResponse = await get(paths.schema);
   const schemaText = await schemaResponse.text();
   const schemaType = schemaResponse.headers.get("content-type");
   check("schema answers 200 as application/schema+json", schemaResponse.status === 200 && schemaType === "application/schema+json",
     `${schemaResponse.status} ${schemaType}`, schemaResponse.status === 200 && schemaType?.replace(/;\s*charset=utf-8$/i, "") === "application/schema+json");
   const link = canonical.headers.get("link") ?? "";
-  check(`Link: rel=describedby names ${base}${PATHS.schema}`, link === `<${base}${PATHS.schema}>; rel="describedby"`, link || "none");
-  check(`/vaults.json says Content-Location: ${PATHS.versioned}`, canonical.headers.get("content-location") === PATHS.versioned, canonical.headers.get("content-location") ?? "none");
+  check(`Link: rel=describedby names ${base}${paths.schema}`, link.split(", ")[0] === `<${base}${paths.schema}>; rel="describedby"`, link || "none");
+  checks.push(...(await lifecycleChecks(base, today, get)));
   try {
     const validate = new Ajv2020.default({ strict: false, validateFormats: false }).compile(JSON.parse(schemaText));
     const valid = validate(document);
     check("the document validates against the schema", valid, valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)));
   } catch (error: unknown) {
     check("the schema compiles", false, error instanceof Error ? error.message : String(error));
+  }
+  return checks;
+}
+
+/**
+ * Every version of the table as the policy wants it today: a version past its sunset answers 410
+ * (a deployment is a snapshot, so one built before the sunset must be rebuilt), and a superseded
+ * one says `Deprecation`.
+ */
+async function lifecycleChecks(base: string, today: string, get: (path: string) => Promise<Response>): Promise<Check[]> {
+  const plan = planAt(VERSIONS, today);
+  if ("problems" in plan) return [{ name: "the version table serves something today", result: "fail", detail: plan.problems.join("; ") }];
+  const checks: Check[] = [];
+  for (const { version, deprecation } of plan.ok.served) {
+    const res = await get(version.path);
+    await res.arrayBuffer();
+    const said = res.headers.get("deprecation");
+    const pass = res.status === 200 && said === (deprecation ?? null);
+    checks.push({ name: `v${version.number} (${version.path}) answers 200${deprecation === undefined ? "" : ` with Deprecation: ${deprecation}`}`, result: pass ? "pass" : "fail", detail: `${res.status}, Deprecation: ${said ?? "none"}${pass ? "" : " (rebuild to serve the table as it stands today)"}` });
+  }
+  for (const { version } of plan.ok.gone) {
+    const res = await get(version.path);
+    await res.arrayBuffer();
+    checks.push({ name: `v${version.number} (${version.path}) is past its sunset (${version.sunset}) and answers 410`, result: res.status === 410 ? "pass" : "fail", detail: `${res.status}${res.status === 410 ? "" : " (rebuild: a build made before the sunset keeps serving it)"}` });
   }
   return checks;
 }

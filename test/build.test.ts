@@ -7,7 +7,7 @@ import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-builds-"));
-const env = cleanEnv({ SOURCE_DATE_EPOCH: "1763726400" });
+const env = cleanEnv({ SOURCE_DATE_EPOCH: "1795262400" });
 const BASE = ["--base-url", "https://registry.example.org"];
 const build = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
   run("node", ["--import", "tsx", "node/build.ts", ...args], { env: { ...env, ...extra }, timeoutMs: 120_000 });
@@ -25,7 +25,7 @@ test("with SOURCE_DATE_EPOCH set, two builds are byte-identical, every artifact 
   for (const out of [a, b]) {
     const result = await buildInto(out);
     assert.is(result.code, 0, result.stderr);
-    assert.match(result.stdout.toString(), /^built .*: 48 vaults, 35 edges, built_at 2025-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\n$/);
+    assert.match(result.stdout.toString(), /^built .*: 48 vaults, 35 edges, built_at 2026-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\n$/);
   }
   const [fa, fb] = [files(a), files(b)];
   assert.equal([...fa.keys()].sort(), [
@@ -33,7 +33,7 @@ test("with SOURCE_DATE_EPOCH set, two builds are byte-identical, every artifact 
     "static/_headers", "static/api/registry.v1.json", "static/api/registry.v1.schema.json", "static/vaults.json",
   ]);
   for (const [name, bytes] of fa) assert.ok(bytes.equals(fb.get(name) as Buffer), name);
-  assert.match(fa.get("static/vaults.json")?.toString() ?? "", /"built_at": "2025-11-21T12:00:00Z"/);
+  assert.match(fa.get("static/vaults.json")?.toString() ?? "", /"built_at": "2026-11-21T12:00:00Z"/);
 });
 
 test("a build needs a source and an explicit base URL: localhost is for development", async () => {

@@ -1,5 +1,7 @@
 /** The fixture cases that goldens pin, and the fixed options they are built with. */
 import { readdirSync } from "node:fs";
+import { VERSIONS } from "../http/versions.ts";
+import { LIFECYCLE_DATES } from "./v2.ts";
 
 /** Build options for every golden: fixed, so the bytes depend on the source alone. */
 export const GOLDEN_OPTIONS = { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" } as const;
@@ -26,3 +28,11 @@ export const invalidCases: readonly Case[] = jsonFiles("fixtures/invalid").map((
   fixture: `fixtures/invalid/${f}`,
   golden: `invalid/${f.replace(/\.json$/, ".txt")}`,
 }));
+
+/** The goldens of every other public byte: each shipped schema, the static `_headers`, the HTTP answers, the lifecycle. */
+export const publicGoldens: readonly string[] = [
+  ...VERSIONS.map((v) => `registry.v${v.number}.schema.json`),
+  "static/_headers",
+  "http/answers.txt",
+  ...LIFECYCLE_DATES.map((d) => `lifecycle/${d.name}.txt`),
+];

@@ -16,10 +16,10 @@ test("npm run --silent registry writes the golden bytes to stdout and nothing el
 });
 
 test("SOURCE_DATE_EPOCH and BASE_URL set built_at and the base URL when no flag does", async () => {
-  const result = await cli(["fixtures/valid/empty.json"], { SOURCE_DATE_EPOCH: "1700000000", BASE_URL: "https://env.example/" });
+  const result = await cli(["fixtures/valid/empty.json"], { SOURCE_DATE_EPOCH: "1795262400", BASE_URL: "https://env.example/" });
   assert.is(result.code, 0);
   const document = JSON.parse(result.stdout.toString("utf8"));
-  assert.is(document.built_at, "2023-11-14T22:13:20Z");
+  assert.is(document.built_at, "2026-11-21T12:00:00Z");
   assert.is(document.about.canonical_url, "https://env.example/vaults.json");
 });
 

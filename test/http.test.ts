@@ -26,11 +26,14 @@ test("GET both paths: 200, the golden bytes, identical headers", async () => {
     assert.is(res.status, 200);
     assert.ok((await bytes(res)).equals(golden), "body is golden/registry.json");
   }
-  // The same headers, but /vaults.json also names the versioned path whose bytes it serves.
-  const { "content-location": location, ...canonical } = Object.fromEntries(a!.headers);
+  // The same headers, but /vaults.json also names (and lets browsers read) the versioned path whose bytes it serves.
+  const { "content-location": location, "access-control-expose-headers": exposed, ...canonical } = Object.fromEntries(a!.headers);
   assert.is(location, "/api/registry.v1.json");
+  assert.is(exposed, "ETag, Link, Allow, Content-Location");
   assert.is(b!.headers.get("content-location"), null);
-  assert.equal(canonical, Object.fromEntries(b!.headers));
+  assert.is(b!.headers.get("access-control-expose-headers"), "ETag, Link, Allow");
+  const { "access-control-expose-headers": _, ...versioned } = Object.fromEntries(b!.headers);
+  assert.equal(canonical, versioned);
 });
 
 test("headers: exact content type, strong ETag, length, caching, Last-Modified = built_at, CORS, nosniff, Link", async () => {
@@ -43,7 +46,7 @@ test("headers: exact content type, strong ETag, length, caching, Last-Modified =
   assert.is(h.get("last-modified"), "Sat, 21 Nov 2026 12:00:00 GMT");
   assert.is(new Date(h.get("last-modified") ?? "").toISOString(), "2026-11-21T12:00:00.000Z");
   assert.is(h.get("access-control-allow-origin"), "*");
-  assert.is(h.get("access-control-expose-headers"), "ETag, Link, Allow");
+  assert.is(h.get("access-control-expose-headers"), "ETag, Link, Allow, Content-Location");
   assert.is(h.get("x-content-type-options"), "nosniff");
   assert.is(h.get("link"), `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby"`);
   assert.is(h.get("set-cookie"), null);

@@ -19,7 +19,9 @@ import { pathToFileURL } from "node:url";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { tablePaths } from "../http/lifecycle.ts";
 import { strongEtag } from "../http/responses.ts";
+import { VERSIONS } from "../http/versions.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, startServer, type Running } from "./servers.ts";
@@ -395,12 +397,13 @@ test("deno serve handler.ts serves the embedded snapshot; without --allow-env it
   assert.match(refused.stderr, /--allow-env=BASE_URL,SOURCE_DATE_EPOCH/);
 });
 
-test("handler.ts: Netlify's config is a literal naming exactly the routes; no export named handler", async () => {
+test("handler.ts: Netlify's config is a literal naming exactly the version table's paths; no export named handler", async () => {
   const text = readFileSync("handler.ts", "utf8");
   const literal = /^export const config = \{ path: (\[[^\]]*\]) \};$/m.exec(text)?.[1];
   assert.ok(literal !== undefined, "a literal export const config");
   const mod = await import("../handler.ts");
   assert.equal(mod.config.path, JSON.parse(literal));
+  assert.equal(mod.config.path, tablePaths(VERSIONS), "the literal is the table's paths: edit it with the table");
   for (const path of mod.config.path) assert.is((await mod.default.request(path)).status, 200, path);
   assert.not.ok("handler" in mod, "a named export `handler` would make Netlify treat the file as a v1 function");
 });

@@ -6,10 +6,12 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { buildRegistry, serializeRegistry, validateSource, type Registry, type Row } from "../registry.ts";
+import { contextOf } from "../http/lifecycle.ts";
+import { VERSIONS } from "../http/versions.ts";
 import { fcParams, nearValidSource, permutationOf, SECRET, status, validSource } from "./arbitraries.ts";
 import { isValidSource } from "./oracle.ts";
 
-const OPTIONS = { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" };
+const OPTIONS = contextOf(VERSIONS[0]!, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" });
 
 const FULL_KEYS = [
   "vault_slug", "display_name", "class", "class_label", "status", "status_label", "tier", "tier_label",

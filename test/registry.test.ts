@@ -1,8 +1,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { buildRegistry, coverageOf, serializeRegistry, tierOf, validateSource, type Source } from "../registry.ts";
+import { contextOf } from "../http/lifecycle.ts";
+import { VERSIONS } from "../http/versions.ts";
 
-const OPTIONS = { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" };
+const OPTIONS = contextOf(VERSIONS[0]!, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" });
 const BASE = {
   registry_schema_version: "1",
   generated_at: "2026-11-14T08:30:00Z",

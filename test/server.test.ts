@@ -40,9 +40,11 @@ test("both paths over the socket: 200, golden bytes, identical headers, exact co
     assert.is(res.headers["transfer-encoding"], undefined, "sent with Content-Length, not chunked");
     for (const leak of ["set-cookie", "x-powered-by", "server"]) assert.is(res.headers[leak], undefined, leak);
   }
-  const { date: _a, "content-location": location, ...ha } = a.headers;
-  const { date: _b, ...hb } = b.headers;
+  const { date: _a, "content-location": location, "access-control-expose-headers": exposedA, ...ha } = a.headers;
+  const { date: _b, "access-control-expose-headers": exposedB, ...hb } = b.headers;
   assert.is(location, "/api/registry.v1.json");
+  assert.is(exposedA, "ETag, Link, Allow, Content-Location", "/vaults.json lets browsers read Content-Location");
+  assert.is(exposedB, "ETag, Link, Allow");
   assert.equal(ha, hb);
 });
 

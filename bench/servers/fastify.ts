@@ -1,11 +1,11 @@
-/** The peer: Fastify serving the same precomputed bytes and headers on the same paths. Args: <spec.json>. */
+/** The peer: Fastify serving the same precomputed bytes and headers on the same paths. Args: <spec.json> <path>... */
 import Fastify from "fastify";
 import { readFileSync } from "node:fs";
 
 const spec = JSON.parse(readFileSync(process.argv[2] as string, "utf8")) as { body: string; headers: Record<string, string> };
 const body = readFileSync(spec.body);
 const app = Fastify({ logger: false });
-for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
+for (const path of process.argv.slice(3)) {
   app.get(path, (_req, reply) => {
     reply.headers(spec.headers).send(body);
   });

@@ -1,0 +1,24 @@
+/**
+ * The version table (DECISIONS.md D8): every contract version this service ships, with its paths,
+ * builder, schema, publication day and sunset. Routes, Netlify's `config.path`, the static export,
+ * `about`, the schema's `$id`, `verify` and the README's version table all derive from it; the
+ * policy it must keep is in `lifecycle.ts`, and a build refuses a table that breaks it.
+ */
+import { registrySchema } from "../contract/schema.ts";
+import { buildRegistry, serializeRegistry } from "../registry.ts";
+import type { ContractVersion } from "./lifecycle.ts";
+
+/** The shipped versions, oldest first. */
+export const VERSIONS: readonly ContractVersion[] = [
+  {
+    number: 1,
+    path: "/api/registry.v1.json",
+    schemaPath: "/api/registry.v1.schema.json",
+    published: "2026-11-21",
+    build(source, context) {
+      const document = buildRegistry(source, context);
+      return { bytes: serializeRegistry(document), vaultCount: document.vault_count, edgeCount: document.edge_count };
+    },
+    schema: (context) => registrySchema(context.baseUrl + context.paths.schema),
+  },
+];

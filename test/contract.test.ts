@@ -1,0 +1,212 @@
+/**
+ * The contract over time: the version table and its policy, the lifecycle of a test-only v2 pinned
+ * by goldens at every date that matters, and every public byte besides the documents pinned too.
+ */
+import { readFileSync } from "node:fs";
+import fc from "fast-check";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { answerer } from "../http/answer.ts";
+import { CANONICAL_PATH, planAt, tablePaths, tableProblems, type ContractVersion } from "../http/lifecycle.ts";
+import { prepareBuild, VersionPolicyError, type Build } from "../http/prepare.ts";
+import { VERSIONS } from "../http/versions.ts";
+import { zlibCompress } from "../node/compress.ts";
+import { staticHeaders } from "../node/static.ts";
+import { validateSource, type Source } from "../registry.ts";
+import { GOLDEN_OPTIONS } from "./cases.ts";
+import { assertGolden } from "./golden.ts";
+import { transcript, type Exchange } from "./transcript.ts";
+import { LIFECYCLE_DATES, TEST_TABLE, V2 } from "./v2.ts";
+
+const source = (() => {
+  const result = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+  if (!result.ok) throw new Error("fixtures/registry.json is valid");
+  return result.source;
+})();
+const V1 = VERSIONS[0] as ContractVersion;
+const build = (builtAt: string, table: readonly ContractVersion[] = VERSIONS): Promise<Build> =>
+  prepareBuild(source as Source, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt }, { compress: zlibCompress }, table);
+
+// --- the table and its policy ---------------------------------------------------------------
+
+test("the shipped table keeps the policy, and v1 is its only version", () => {
+  assert.equal(tableProblems(VERSIONS), []);
+  assert.equal(VERSIONS.map((v) => [v.number, v.path, v.schemaPath]), [[1, "/api/registry.v1.json", "/api/registry.v1.schema.json"]]);
+});
+
+const refusals: [string, readonly ContractVersion[], RegExp][] = [
+  ["a sunset 89 days after the successor's publication", [{ ...V1, sunset: "2027-05-29" }, V2], /^v1: sunset 2027-05-29 is less than 90 days after v2's publication \(2027-03-01\); the earliest allowed is 2027-05-30$/],
+  ["a sunset before its own deprecation", [{ ...V1, sunset: "2027-02-01" }, V2], /^v1: sunset 2027-02-01 is before its own deprecation \(v2 published 2027-03-01\)$/],
+  ["two versions on one path", [V1, { ...V2, path: V1.path }], /^v2: two versions on one path: its path \/api\/registry\.v1\.json is already v1's$/],
+  ["a version on the canonical path", [{ ...V1, schemaPath: CANONICAL_PATH }], /^v1: two versions on one path: its schema path \/vaults\.json is already the canonical address's$/],
+  ["a sunset without a successor", [{ ...V1, sunset: "2030-01-01" }], /^v1: sunset 2030-01-01, but no successor/],
+  ["publications out of order", [V1, { ...V2, published: "2026-01-01" }], /^v2: published 2026-01-01, not after v1 \(2026-11-21\)$/],
+  ["a gap in the numbers", [V1, { ...V2, number: 3 }], /^v3: row 2 of the version table must be v2/],
+  ["a day that does not exist", [{ ...V1, published: "2026-02-30" }], /^v1: published "2026-02-30" is not a day/],
+];
+for (const [what, table, message] of refusals) {
+  test(`a table with ${what} is refused, by the policy and by the build, saying why`, async () => {
+    const problems = tableProblems(table);
+    assert.is(problems.length, 1, problems.join("\n"));
+    assert.match(problems[0] as string, message);
+    try {
+      await build("2027-12-01T00:00:00Z", table);
+      assert.unreachable("the build must refuse the table");
+    } catch (error) {
+      assert.instance(error, VersionPolicyError);
+      assert.is((error as Error).message, `version table: ${problems[0]}`);
+    }
+  });
+}
+
+test("a build before the first publication is refused: nothing would be served", async () => {
+  try {
+    await build("2026-11-20T23:59:59Z");
+    assert.unreachable("refused");
+  } catch (error) {
+    assert.is((error as Error).message, "built_at 2026-11-20T23:59:59Z: nothing is published yet (v1 is published on 2026-11-21)");
+  }
+});
+
+const day = 86_400_000;
+const tables = fc
+  .record({
+    gaps: fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 4 }),
+    sunsets: fc.array(fc.option(fc.integer({ min: -30, max: 300 }), { nil: undefined }), { minLength: 4, maxLength: 4 }),
+  })
+  .map(({ gaps, sunsets }) => {
+    let t = Date.parse("2026-11-21T00:00:00Z");
+    const published = gaps.map((gap, i) => (i === 0 ? t : (t += gap * day)));
+    return published.map((p, i): ContractVersion => {
+      const next = published[i + 1];
+      const offset = sunsets[i];
+      const sunset = next === undefined || offset === undefined ? undefined : new Date(next + offset * day).toISOString().slice(0, 10);
+      return { ...V1, number: i + 1, path: `/v${i + 1}.json`, schemaPath: `/v${i + 1}.schema.json`, published: new Date(p).toISOString().slice(0, 10), sunset };
+    });
+  });
+const instants = fc.integer({ min: Date.parse("2026-11-21T00:00:00Z"), max: Date.parse("2030-01-01T00:00:00Z") }).map((ms) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z"));
+
+test("property: a table is refused exactly when a sunset comes less than 90 days after its successor's publication", () => {
+  fc.assert(
+    fc.property(tables, (table) => {
+      const early = table.some((v, i) => v.sunset !== undefined && Date.parse(v.sunset) < Date.parse((table[i + 1] as ContractVersion).published) + 90 * day);
+      assert.is(tableProblems(table).length > 0, early);
+    }),
+  );
+});
+
+test("property: on a valid table, every build serves what the policy promises", () => {
+  fc.assert(
+    fc.property(tables, instants, (table, builtAt) => {
+      if (tableProblems(table).length > 0) return;
+      const plan = planAt(table, builtAt);
+      assert.ok("ok" in plan);
+      const now = Date.parse(builtAt);
+      const { served, gone, canonical } = plan.ok;
+      const servedNumbers = served.map((s) => s.version.number);
+      // Served: published and not sunset; gone: sunset; the rest: not yet published.
+      for (const v of table) {
+        const isPublished = Date.parse(v.published) <= now;
+        const isSunset = v.sunset !== undefined && Date.parse(v.sunset) <= now;
+        assert.is(servedNumbers.includes(v.number), isPublished && !isSunset, `v${v.number} served`);
+        assert.is(gone.some((g) => g.version.number === v.number), isPublished && isSunset, `v${v.number} gone`);
+      }
+      // /vaults.json serves a served version, which is the first or at least 90 days old, and the newest such.
+      assert.ok(servedNumbers.includes(canonical.number));
+      assert.ok(canonical.number === 1 || Date.parse(canonical.published) + 90 * day <= now);
+      const newer = table.filter((v) => v.number > canonical.number && Date.parse(v.published) + 90 * day <= now);
+      assert.equal(newer, []);
+      // A version superseded less than 90 days ago is still served, and says so.
+      for (const [i, v] of table.entries()) {
+        const next = table[i + 1];
+        if (next === undefined || Date.parse(next.published) > now) continue;
+        if (now < Date.parse(next.published) + 90 * day) assert.ok(servedNumbers.includes(v.number), `v${v.number} within its 90 days`);
+        const s = served.find((x) => x.version.number === v.number);
+        if (s !== undefined) assert.is(s.deprecation, `@${Date.parse(next.published) / 1000}`);
+      }
+    }),
+  );
+});
+
+// --- the lifecycle of a test-only v2, pinned -------------------------------------------------
+
+const LIFECYCLE_REQUESTS: Exchange[] = tablePaths(TEST_TABLE).map((path) => ({ method: "GET", path }));
+
+for (const date of LIFECYCLE_DATES) {
+  test(`lifecycle ${date.name} (built ${date.builtAt}): /vaults.json serves v${date.canonical}; golden/lifecycle/${date.name}.txt`, async () => {
+    const served = await build(date.builtAt, TEST_TABLE);
+    assert.is(served.meta.canonicalOf, (TEST_TABLE[date.canonical - 1] as ContractVersion).path);
+    assertGolden(`lifecycle/${date.name}.txt`, transcript(answerer(served), LIFECYCLE_REQUESTS));
+  });
+}
+
+test("lifecycle: signals on the wire, as the RFCs spell them", async () => {
+  const onPublication = answerer(await build("2027-03-01T00:00:00Z", TEST_TABLE));
+  const v1 = onPublication("GET", V1.path, () => undefined).headers;
+  assert.is(v1["deprecation"], `@${Date.parse("2027-03-01T00:00:00Z") / 1000}`);
+  assert.is(v1["sunset"], "Tue, 01 Jun 2027 00:00:00 GMT");
+  assert.is(v1["link"], `<${GOLDEN_OPTIONS.baseUrl}${V1.schemaPath}>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}${V2.path}>; rel="successor-version"`);
+  assert.is(v1["access-control-expose-headers"], "ETag, Link, Allow, Deprecation, Sunset");
+  const canonical = onPublication("GET", CANONICAL_PATH, () => undefined).headers;
+  assert.is(canonical["deprecation"], undefined, "/vaults.json is not deprecated: it moves");
+  assert.is(canonical["content-location"], V1.path);
+  const after = answerer(await build("2027-06-01T00:00:00Z", TEST_TABLE));
+  for (const method of ["GET", "HEAD"]) {
+    const gone = after(method, V1.path, () => undefined);
+    assert.is(gone.status, 410);
+    assert.is(gone.headers["content-type"], "application/problem+json");
+    assert.is(gone.headers["link"], `<${GOLDEN_OPTIONS.baseUrl}${V2.path}>; rel="successor-version"`);
+  }
+  assert.is(after("OPTIONS", V1.path, () => undefined).status, 204);
+  assert.is(after("POST", V1.path, () => undefined).status, 405);
+});
+
+// --- every public byte ------------------------------------------------------------------------
+
+test("each shipped schema as served is golden/registry.v<N>.schema.json", async () => {
+  const served = await build(GOLDEN_OPTIONS.builtAt);
+  for (const v of VERSIONS) assertGolden(`registry.v${v.number}.schema.json`, served.routes.get(v.schemaPath)!.identity.body);
+});
+
+test("no shipped schema sets additionalProperties: false, so an added field never fails a consumer's validator", async () => {
+  const served = await build(GOLDEN_OPTIONS.builtAt);
+  const closed = (node: unknown, at: string): string[] => {
+    if (Array.isArray(node)) return node.flatMap((x, i) => closed(x, `${at}/${i}`));
+    if (typeof node !== "object" || node === null) return [];
+    return Object.entries(node).flatMap(([key, value]) =>
+      (key === "additionalProperties" || key === "unevaluatedProperties") && value !== true ? [`${at}/${key}`] : closed(value, `${at}/${key}`),
+    );
+  };
+  for (const v of VERSIONS) {
+    const schema = JSON.parse(Buffer.from(served.routes.get(v.schemaPath)!.identity.body).toString("utf8"));
+    assert.equal(closed(schema, "#"), [], `v${v.number}`);
+  }
+  assert.equal(closed({ a: { additionalProperties: false } }, "#"), ["#/a/additionalProperties"], "the check finds one");
+});
+
+test("the static export's _headers is golden/static/_headers", async () => {
+  assertGolden("static/_headers", staticHeaders(await build(GOLDEN_OPTIONS.builtAt)));
+});
+
+test("the HTTP answers of every path to a fixed matrix of requests are golden/http/answers.txt", async () => {
+  const served = await build(GOLDEN_OPTIONS.builtAt);
+  const etagOf = (path: string) => served.routes.get(path)!.identity.etag;
+  const requests: Exchange[] = [];
+  for (const path of tablePaths(VERSIONS)) {
+    requests.push(
+      { method: "GET", path },
+      { method: "HEAD", path },
+      { method: "GET", path, headers: { "accept-encoding": "gzip" } },
+      { method: "GET", path, headers: { "accept-encoding": "br" } },
+      { method: "GET", path, headers: { "accept-encoding": "gzip, deflate, br, zstd" } },
+      { method: "GET", path, headers: { "if-none-match": etagOf(path) } },
+      { method: "GET", path, headers: { "if-modified-since": new Date(GOLDEN_OPTIONS.builtAt).toUTCString() } },
+      { method: "OPTIONS", path, headers: { origin: "https://consumer.example", "access-control-request-method": "GET" } },
+      { method: "POST", path },
+    );
+  }
+  requests.push({ method: "GET", path: "/api/registry.v2.json" }, { method: "HEAD", path: "/nope" }, { method: "DELETE", path: "/nope" });
+  assertGolden("http/answers.txt", transcript(answerer(served), requests));
+});
+
+test.run();
