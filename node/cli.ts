@@ -6,12 +6,16 @@
 import type { Env } from "../contract/config.ts";
 import { contextOf, planAt } from "../http/lifecycle.ts";
 import { VERSIONS } from "../http/versions.ts";
+import { readFile } from "node:fs/promises";
 import { parseCommand, type CommandSpec } from "./args.ts";
+import { asDocument, diffDocuments, worstClass, type Document } from "./diff.ts";
+import { jsonReport, markdownReport } from "./diff-report.ts";
 import { loadInputs } from "./inputs.ts";
 
 const COMMAND: CommandSpec = {
   usage: "npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339]",
   help: `
+(Or: npm run --silent registry -- diff OLD.json NEW.json: see diff --help.)
 
 Builds the registry document from a source file and writes its exact bytes to stdout: the
 version /vaults.json serves at built_at (see the README's version table).
@@ -38,6 +42,7 @@ export interface CliResult {
 
 /** Runs the CLI on `args` with `env`, without touching the process's streams. */
 export async function runCli(args: readonly string[], env: Env): Promise<CliResult> {
+  if (args[0] === "diff") return runDiff(args.slice(1));
   const parsed = parseCommand(COMMAND, args);
   if (!("ok" in parsed)) {
     return parsed.exit === 0 ? { code: 0, stdout: new TextEncoder().encode(parsed.text), stderr: "" } : { code: 2, stdout: new Uint8Array(), stderr: parsed.text };
@@ -53,3 +58,62 @@ export async function runCli(args: readonly string[], env: Env): Promise<CliResu
   return { code: 0, stdout: canonical.build(source, contextOf(canonical, config)).bytes, stderr: warnings.map((w) => `${w}\n`).join("") };
 }
 
+const DIFF: CommandSpec = {
+  usage: "npm run --silent registry -- diff OLD.json NEW.json [--json] [--fail-on breaking|dangerous] [--limit N]",
+  help: `
+Compares two registry documents and classifies every change (README, "Reading a registry diff"):
+rows matched by vault_slug, edges by (source, target, type). Each change has a class, from
+harmless to harmful data, additive, dangerous, breaking, and a stable rule id; rows turning
+minimal or full are flagged as privacy-relevant.
+
+Flags:
+  --json                       the changes as JSON instead of Markdown
+  --fail-on breaking|dangerous exit 1 when a change is that harmful or worse
+  --limit N                    Markdown shows at most N changes per group (default 20)
+  -h, --help                   this text
+
+Exit codes: 0 compared; 1 --fail-on met; 2 a bad flag, or a file that is missing or not a
+registry document.`,
+  options: { json: { type: "boolean" }, "fail-on": { type: "string" }, limit: { type: "string" } },
+  positionals: { min: 2, max: 2 },
+};
+
+/** `registry diff OLD NEW`: a semantic diff of two documents (see `diff.ts`). */
+export async function runDiff(args: readonly string[]): Promise<CliResult> {
+  const usage = (text: string): CliResult => ({ code: 2, stdout: new Uint8Array(), stderr: text });
+  const parsed = parseCommand(DIFF, args);
+  if (!("ok" in parsed)) return parsed.exit === 0 ? { code: 0, stdout: new TextEncoder().encode(parsed.text), stderr: "" } : usage(parsed.text);
+  const { values, positionals } = parsed.ok;
+  const failOn = values["fail-on"] as string | undefined;
+  if (failOn !== undefined && failOn !== "breaking" && failOn !== "dangerous") return usage(`--fail-on: expected breaking or dangerous, got ${JSON.stringify(failOn)} (usage: ${DIFF.usage})\n`);
+  const limit = values["limit"] === undefined ? 20 : Number(values["limit"]);
+  if (!Number.isInteger(limit) || limit < 1) return usage(`--limit: expected a whole number of 1 or more, got ${JSON.stringify(values["limit"])} (usage: ${DIFF.usage})\n`);
+  const documents = [];
+  for (const path of positionals as [string, string]) {
+    const read = await readDocument(path);
+    if ("error" in read) return usage(`${path}: ${read.error}\n`);
+    documents.push(read.ok);
+  }
+  const [oldPath, newPath] = positionals as [string, string];
+  const changes = diffDocuments(documents[0]!, documents[1]!);
+  const text = values["json"] === true ? jsonReport(changes, oldPath, newPath) : markdownReport(changes, oldPath, newPath, limit);
+  const worst = worstClass(changes);
+  const failed = (failOn === "breaking" && worst === "breaking") || (failOn === "dangerous" && (worst === "breaking" || worst === "dangerous"));
+  return { code: failed ? 1 : 0, stdout: new TextEncoder().encode(text), stderr: failed ? `registry diff: ${worst} changes (--fail-on ${failOn})\n` : "" };
+}
+
+async function readDocument(path: string): Promise<{ ok: Document } | { error: string }> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error: unknown) {
+    return { error: `cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error: unknown) {
+    return { error: `not JSON: ${(error as Error).message}` };
+  }
+  return asDocument(value);
+}

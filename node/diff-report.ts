@@ -1,0 +1,70 @@
+/**
+ * A registry diff as Markdown (for a job summary or a pull-request comment) or as JSON (for
+ * machines). Markdown groups the changes by what a reviewer asks first: does the contract move,
+ * does privacy move, then which data moved. Long groups are cut, with a count of what was cut.
+ */
+import { CLASSES, type Change, type ChangeClass } from "./diff.ts";
+
+const SECTIONS: readonly { readonly title: string; readonly rules: readonly string[] }[] = [
+  { title: "Contract", rules: ["key.removed", "key.order", "type.changed", "derivation.tier", "order.vaults", "order.edges", "envelope.schema-version", "closed-set.value", "key.added"] },
+  { title: "Privacy: rows turning minimal or full", rules: ["vault.minimal", "vault.full"] },
+  { title: "Envelope", rules: ["envelope.value"] },
+  { title: "Vaults added and removed", rules: ["vault.added", "vault.removed"] },
+  { title: "Tier moves", rules: ["vault.tier"] },
+  { title: "Field changes", rules: ["vault.field"] },
+  { title: "Edges added and removed", rules: ["edge.added", "edge.removed"] },
+  { title: "Counts and coverage", rules: ["count.changed", "coverage.changed"] },
+];
+
+/** How many of each class, most harmful first, as `{ breaking: 1, ... }`. */
+export function classCounts(changes: readonly Change[]): Record<ChangeClass, number> {
+  return Object.fromEntries(CLASSES.map((k) => [k, changes.filter((c) => c.class === k).length])) as Record<ChangeClass, number>;
+}
+
+/** One line: the count of each class and of privacy-relevant changes, the worst in bold. */
+export function summaryLine(changes: readonly Change[]): string {
+  const counts = classCounts(changes);
+  const privacy = changes.filter((c) => c.privacy === true).length;
+  const parts = CLASSES.map((k) => (counts[k] > 0 && (k === "breaking" || k === "dangerous") ? `**${counts[k]} ${k}**` : `${counts[k]} ${k}`));
+  return `${parts.join(" · ")}${privacy > 0 ? ` · **${privacy} privacy-relevant**` : ""}`;
+}
+
+/**
+ * The Markdown of a diff under a `###` heading naming `oldLabel → newLabel`. Each group shows at
+ * most `limit` changes, then says how many more there are.
+ */
+export function markdownReport(changes: readonly Change[], oldLabel: string, newLabel: string, limit = 20): string {
+  const lines = [`### registry diff: ${code(oldLabel)} → ${code(newLabel)}`, "", summaryLine(changes), ""];
+  if (changes.length === 0) return [...lines, "No change: the two documents are equal.", ""].join("\n");
+  for (const section of SECTIONS) {
+    const rows = changes.filter((c) => section.rules.includes(c.rule));
+    if (rows.length === 0) continue;
+    lines.push(`#### ${section.title} (${rows.length})`, "", "| class | rule | where | old | new |", "| --- | --- | --- | --- | --- |");
+    for (const c of rows.slice(0, limit)) {
+      const cls = c.class === "breaking" || c.class === "dangerous" ? `**${c.class}**` : c.class;
+      lines.push(`| ${cls}${c.privacy === true ? " (privacy)" : ""} | \`${c.rule}\` | ${cell(c.where)} | ${value(c.old)} | ${value(c.new)} |`);
+    }
+    if (rows.length > limit) lines.push("", `… and ${rows.length - limit} more (\`--json\` lists them all).`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+/** The diff as JSON: the labels, the counts per class, and every change. */
+export function jsonReport(changes: readonly Change[], oldLabel: string, newLabel: string): string {
+  return `${JSON.stringify({ old: oldLabel, new: newLabel, counts: classCounts(changes), changes }, null, 2)}\n`;
+}
+
+function value(v: unknown): string {
+  if (v === undefined) return "";
+  const text = typeof v === "string" ? v : JSON.stringify(v);
+  return text.length > 80 ? `${cell(text.slice(0, 77))}…` : cell(text);
+}
+
+function cell(text: string): string {
+  return text.replaceAll("\\", "\\\\").replaceAll("|", "\\|").replaceAll("\n", " ").replaceAll("`", "'");
+}
+
+function code(text: string): string {
+  return `\`${text.replaceAll("`", "'")}\``;
+}

@@ -1,0 +1,209 @@
+/** `registry diff`: hand-made pairs of documents, each classified as a reviewer would. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { runCli } from "../node/cli.ts";
+import { asDocument, diffDocuments, worstClass, type Change, type Document } from "../node/diff.ts";
+import { markdownReport } from "../node/diff-report.ts";
+
+const golden = readFileSync("golden/registry.json", "utf8");
+type Row = Record<string, any>;
+const fresh = (): Document & Record<string, any> => JSON.parse(golden);
+const diff = (edit: (d: Document & Record<string, any>) => void): Change[] => {
+  const after = fresh();
+  edit(after);
+  const checked = asDocument(after);
+  assert.ok("ok" in checked, "the edited document is still a document");
+  return diffDocuments(fresh(), after);
+};
+const rules = (changes: Change[]) => [...new Set(changes.map((c) => c.rule))].sort();
+const fullRows = (d: Document) => d.vaults.filter((r) => !("listing" in r)) as Row[];
+
+test("equal documents: no change", () => {
+  const changes = diff(() => {});
+  assert.equal(changes, []);
+  assert.is(worstClass(changes), null);
+  assert.match(markdownReport(changes, "a", "b"), /No change/);
+});
+
+test("data only: a note, a vault added, an edge removed, counts and coverage: all data", () => {
+  const changes = diff((d) => {
+    const row = fullRows(d)[0] as Row;
+    row["note"] = "A new note.";
+    d.vaults.push({ ...(fullRows(d)[1] as Row), vault_slug: "zz-new-vault", display_name: "New" });
+    d.edges.pop();
+    d["vault_count"] += 1;
+    d["edge_count"] -= 1;
+    d["field_coverage"].vault_slug = { populated: d.vaults.length, of: d.vaults.length };
+    d["built_at"] = "2026-11-22T00:00:00Z";
+  });
+  assert.equal(rules(changes), ["count.changed", "coverage.changed", "edge.removed", "envelope.value", "vault.added", "vault.field"]);
+  assert.is(worstClass(changes), "data");
+  const note = changes.find((c) => c.rule === "vault.field");
+  assert.ok(note?.where.endsWith(".note") && note.new === "A new note.", JSON.stringify(note));
+});
+
+test("a field added to every full row (and its coverage): additive", () => {
+  const changes = diff((d) => {
+    for (const row of fullRows(d)) row["website"] = null;
+    d["field_coverage"].website = { populated: 0, of: d.vaults.length };
+  });
+  assert.equal(rules(changes), ["key.added"]);
+  assert.equal(changes.map((c) => [c.where, c.new]), [["field_coverage", "website"], ["vaults[] (full rows)", "website"]]);
+  assert.is(worstClass(changes), "additive");
+});
+
+test("a row turned minimal: data, flagged privacy-relevant, not a removal of keys", () => {
+  const changes = diff((d) => {
+    const i = d.vaults.findIndex((r) => !("listing" in r));
+    const r = d.vaults[i] as Row;
+    const minimal = d.vaults.find((x) => "listing" in x) as Row;
+    d.vaults[i] = { vault_slug: r["vault_slug"], display_name: r["display_name"], class: r["class"], class_label: r["class_label"], status: r["status"], status_label: r["status_label"], persona: r["persona"], listing: "minimal", listing_note: minimal["listing_note"] };
+  });
+  const flip = changes.filter((c) => c.rule === "vault.minimal");
+  assert.is(flip.length, 1);
+  assert.is(flip[0]?.privacy, true);
+  assert.is(worstClass(changes), "data");
+  assert.match(markdownReport(changes, "a", "b"), /Privacy: rows turning minimal or full \(1\)[\s\S]*data \(privacy\) \| `vault.minimal`/);
+});
+
+test("a key removed from every full row: breaking", () => {
+  const changes = diff((d) => {
+    for (const row of fullRows(d)) delete row["tagline"];
+  });
+  assert.equal(changes.map((c) => [c.class, c.rule, c.where, c.old]), [["breaking", "key.removed", "vaults[] (full rows)", "tagline"]]);
+});
+
+test("a key renamed: breaking (removed) and additive (added)", () => {
+  const changes = diff((d) => {
+    d["count_of_vaults"] = d["vault_count"];
+    delete d["vault_count"];
+  });
+  assert.equal(rules(changes), ["key.added", "key.removed"]);
+  assert.is(worstClass(changes), "breaking");
+});
+
+test("a type changed: vault_count as a string, last_synced as a number: breaking", () => {
+  const changes = diff((d) => {
+    d["vault_count"] = String(d["vault_count"]);
+    const synced = fullRows(d).find((r) => r["last_synced"] !== null) as Row;
+    synced["last_synced"] = 20261121;
+  });
+  assert.equal(changes.filter((c) => c.rule === "type.changed").map((c) => [c.where, c.old, c.new]), [
+    ["the envelope.vault_count", "integer", "string"],
+    ["vaults[] (full rows).last_synced", "string", "integer | string"],
+  ]);
+  assert.is(worstClass(changes), "breaking");
+});
+
+test("a null where a string was is data: null means not known, for any field", () => {
+  const changes = diff((d) => {
+    for (const row of fullRows(d)) row["note"] = null;
+  });
+  assert.equal(rules(changes), ["vault.field"]);
+});
+
+test("the tier rule changed (pending now planned): breaking, beside the data it moves", () => {
+  const changes = diff((d) => {
+    for (const row of fullRows(d).filter((r) => r["status"] === "pending")) {
+      row["tier"] = "planned";
+      row["tier_label"] = "planned";
+    }
+  });
+  const rule = changes.filter((c) => c.rule === "derivation.tier");
+  assert.equal(rule.map((c) => [c.class, c.where, c.old, c.new]), [["breaking", 'tier of status "pending"', "chartered", "planned"]]);
+  assert.ok(changes.some((c) => c.rule === "vault.tier"), "each row's tier move is listed too");
+  assert.not.ok(changes.some((c) => c.rule === "vault.field" && c.where.endsWith(".tier_label")), "a tier move hides its label's");
+});
+
+test("a tier moved because its status changed: data", () => {
+  const changes = diff((d) => {
+    const row = fullRows(d).find((r) => r["status"] === "pending") as Row;
+    row["status"] = "active";
+    row["status_label"] = "Active";
+    row["tier"] = "in_use";
+    row["tier_label"] = "in use";
+  });
+  assert.is(worstClass(changes), "data");
+  assert.ok(changes.some((c) => c.rule === "vault.tier" && c.old === "chartered" && c.new === "in_use"));
+});
+
+test("a new tier: dangerous", () => {
+  const changes = diff((d) => {
+    (fullRows(d)[0] as Row)["tier"] = "retired";
+  });
+  assert.ok(changes.some((c) => c.rule === "closed-set.value" && c.class === "dangerous" && c.new === "retired"));
+});
+
+test("keys reordered, rows unsorted: breaking", () => {
+  const changes = diff((d) => {
+    d.vaults = d.vaults.map((r) => Object.fromEntries(Object.entries(r).reverse()));
+    d.vaults.reverse();
+  });
+  assert.ok(changes.some((c) => c.rule === "key.order" && c.where === "vaults[] (full rows)"));
+  assert.ok(changes.some((c) => c.rule === "order.vaults"));
+  assert.is(worstClass(changes), "breaking");
+});
+
+test("Markdown cuts a long group and says how many it cut", () => {
+  const changes = diff((d) => {
+    for (const row of fullRows(d)) row["note"] = `changed ${row["vault_slug"]}`;
+  });
+  const text = markdownReport(changes, "a", "b", 5);
+  assert.is((text.match(/`vault.field`/g) ?? []).length, 5);
+  assert.match(text, new RegExp(`… and ${changes.filter((c) => c.rule === "vault.field").length - 5} more`));
+});
+
+// --- the command ------------------------------------------------------------------------------
+
+const dir = mkdtempSync(join(tmpdir(), "registry-diff-"));
+const file = (name: string, text: string) => {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+};
+const removed = fresh();
+for (const row of fullRows(removed)) delete row["tagline"];
+const [a, b] = [file("a.json", golden), file("b.json", JSON.stringify(removed))];
+
+test("registry diff: Markdown by default, --json for machines, exit 0 without --fail-on", async () => {
+  const md = await runCli(["diff", a, b], {});
+  assert.is(md.code, 0);
+  assert.match(Buffer.from(md.stdout).toString(), /^### registry diff: `.*a\.json` → `.*b\.json`\n\n\*\*1 breaking\*\* · 0 dangerous · 0 additive · 0 data\n/);
+  const json = JSON.parse(Buffer.from((await runCli(["diff", a, b, "--json"], {})).stdout).toString());
+  assert.equal(json.counts, { breaking: 1, dangerous: 0, additive: 0, data: 0 });
+  assert.is(json.changes[0].rule, "key.removed");
+});
+
+test("registry diff --fail-on: exit 1 when met, 0 when not", async () => {
+  assert.is((await runCli(["diff", a, b, "--fail-on", "breaking"], {})).code, 1);
+  assert.is((await runCli(["diff", a, b, "--fail-on", "dangerous"], {})).code, 1);
+  assert.is((await runCli(["diff", a, a, "--fail-on", "dangerous"], {})).code, 0);
+});
+
+test("registry diff: bad input is one clear line and exit 2", async () => {
+  const cases: [string[], RegExp][] = [
+    [["diff", a, join(dir, "absent.json")], /absent\.json: cannot read it \(ENOENT\)\n$/],
+    [["diff", a, file("bad.json", "{")], /bad\.json: not JSON: /],
+    [["diff", a, file("arr.json", "[]")], /arr\.json: not a registry document: the top level is not an object\n$/],
+    [["diff", a, file("novaults.json", '{"edges": []}')], /not a registry document: vaults is not an array/],
+    [["diff", a, b, "--fail-on", "everything"], /^--fail-on: expected breaking or dangerous, got "everything"/],
+    [["diff", a], /^missing argument/],
+    [["diff", a, b, "--bogus"], /^Unknown option '--bogus'/],
+  ];
+  for (const [args, message] of cases) {
+    const result = await runCli(args, {});
+    assert.is(result.code, 2, args.join(" "));
+    assert.match(result.stderr, message);
+    assert.is(result.stderr.trimEnd().split("\n").length, 1, "one line");
+    assert.is(result.stdout.length, 0);
+  }
+  const help = await runCli(["diff", "--help"], {});
+  assert.is(help.code, 0);
+  assert.match(Buffer.from(help.stdout).toString(), /--fail-on breaking\|dangerous/);
+});
+
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+test.run();
