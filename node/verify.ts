@@ -18,12 +18,14 @@ export interface Check {
 }
 
 /**
- * Runs every check against `base` (no trailing slash) and returns them in order. With `static`
+ * Runs every check against `base` (no trailing slash) and returns them in order, judging the
+ * versions by `table` (default: the shipped one) as of `now` (default: the clock). With `static`
  * (or when the host sends a weak ETag, which only a host computing its own makes), what a static
  * host does on its own is a warning, not a failure: a weak or per-file ETag and
  * `; charset=utf-8` on a JSON content type.
  */
-export async function verify(base: string, options: { static?: boolean; timeoutMs?: number; now?: Date } = {}): Promise<Check[]> {
+export async function verify(base: string, options: { static?: boolean; timeoutMs?: number; now?: Date; table?: readonly ContractVersion[] } = {}): Promise<Check[]> {
+  const table = options.table ?? VERSIONS;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const today = (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z");
   const checks: Check[] = [];
@@ -42,9 +44,9 @@ export async function verify(base: string, options: { static?: boolean; timeoutM
   try {
     canonical = await get(CANONICAL_PATH);
     const location = canonical.headers.get("content-location");
-    const named = VERSIONS.find((v) => v.path === location);
-    const plan = planAt(VERSIONS, today);
-    version = named ?? ("ok" in plan ? plan.ok.canonical : (VERSIONS[0] as ContractVersion));
+    const named = table.find((v) => v.path === location);
+    const plan = planAt(table, today);
+    version = named ?? ("ok" in plan ? plan.ok.canonical : (table[0] as ContractVersion));
     check(`/vaults.json says Content-Location: a versioned path of the table`, named !== undefined, location ?? "none");
     versioned = await get(version.path);
   } catch (error: unknown) {
@@ -108,7 +110,7 @@ export async function verify(base: string, options: { static?: boolean; timeoutM
     `${schemaResponse.status} ${schemaType}`, schemaResponse.status === 200 && schemaType?.replace(/;\s*charset=utf-8$/i, "") === "application/schema+json");
   const link = canonical.headers.get("link") ?? "";
   check(`Link: rel=describedby names ${base}${paths.schema}`, link.split(", ")[0] === `<${base}${paths.schema}>; rel="describedby"`, link || "none");
-  checks.push(...(await lifecycleChecks(base, today, get)));
+  checks.push(...(await lifecycleChecks(table, today, get)));
   try {
     const validate = new Ajv2020.default({ strict: false, validateFormats: false }).compile(JSON.parse(schemaText));
     const valid = validate(document);
@@ -124,8 +126,8 @@ export async function verify(base: string, options: { static?: boolean; timeoutM
  * (a deployment is a snapshot, so one built before the sunset must be rebuilt), and a superseded
  * one says `Deprecation`.
  */
-async function lifecycleChecks(base: string, today: string, get: (path: string) => Promise<Response>): Promise<Check[]> {
-  const plan = planAt(VERSIONS, today);
+async function lifecycleChecks(table: readonly ContractVersion[], today: string, get: (path: string) => Promise<Response>): Promise<Check[]> {
+  const plan = planAt(table, today);
   if ("problems" in plan) return [{ name: "the version table serves something today", result: "fail", detail: plan.problems.join("; ") }];
   const checks: Check[] = [];
   for (const { version, deprecation } of plan.ok.served) {

@@ -5,8 +5,13 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runCli } from "../node/cli.ts";
-import { asDocument, diffDocuments, worstClass, type Change, type Document } from "../node/diff.ts";
+import { asDocument, diffDocuments, RULES, worstClass, type Change, type Document } from "../node/diff.ts";
 import { markdownReport } from "../node/diff-report.ts";
+
+/** The Markdown table of every rule, as the README shows it. */
+function ruleTable(): string {
+  return ["| rule | class | meaning |", "| --- | --- | --- |", ...Object.entries(RULES).map(([id, r]) => `| \`${id}\` | ${r.class} | ${r.meaning} |`), ""].join("\n");
+}
 
 const golden = readFileSync("golden/registry.json", "utf8");
 type Row = Record<string, any>;
@@ -202,6 +207,12 @@ test("registry diff: bad input is one clear line and exit 2", async () => {
   const help = await runCli(["diff", "--help"], {});
   assert.is(help.code, 0);
   assert.match(Buffer.from(help.stdout).toString(), /--fail-on breaking\|dangerous/);
+});
+
+test("the README's rule table is the diff's rules, with their classes", () => {
+  const readme = readFileSync("README.md", "utf8");
+  const block = /<!-- diff-rules -->\n([\s\S]*?)<!-- \/diff-rules -->/.exec(readme)?.[1];
+  assert.is(block, ruleTable());
 });
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -131,3 +131,27 @@ test("--help, a bad flag and a bad argument: help and exit 0, one line and exit 
 });
 
 test.run();
+
+test("verify judges every version by the table as of today: a deprecated version must say so, a sunset one must be gone", async () => {
+  const { prepareBuild } = await import("../http/prepare.ts");
+  const { answerer } = await import("../http/answer.ts");
+  const { answerListener } = await import("../node/answer-server.ts");
+  const { verify: checks } = await import("../node/verify.ts");
+  const { validateSource } = await import("../registry.ts");
+  const { TEST_TABLE } = await import("./v2.ts");
+  const server = createServer();
+  const origin = await listen(server);
+  try {
+    const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+    assert.ok(source.ok);
+    const build = await prepareBuild(source.source, { baseUrl: origin, builtAt: "2027-03-01T00:00:00Z" }, {}, TEST_TABLE);
+    server.on("request", answerListener(answerer(build)));
+    const failed = (list: { name: string; result: string }[]) => list.filter((c) => c.result === "fail").map((c) => c.name);
+    assert.equal(failed(await checks(origin, { table: TEST_TABLE, now: new Date("2027-03-02T00:00:00Z") })), []);
+    const late = await checks(origin, { table: TEST_TABLE, now: new Date("2027-06-02T00:00:00Z") });
+    assert.equal(failed(late), ["v1 (/api/registry.v1.json) is past its sunset (2027-06-01) and answers 410"]);
+    assert.match(late.find((c) => c.result === "fail")?.detail ?? "", /^200 \(rebuild: a build made before the sunset keeps serving it\)$/);
+  } finally {
+    await close(server);
+  }
+});

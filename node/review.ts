@@ -1,0 +1,104 @@
+/**
+ * The golden review of a pull request: every golden file that changed between two commits, each
+ * golden document through `registry diff`, every other golden as its line diff, and a verdict:
+ * a breaking change to a document of a shipped versioned path fails the review. The engine of
+ * `npm run review` (entry point in `bin/review.ts`), run by `.github/workflows/ci.yml`.
+ */
+import { execFileSync } from "node:child_process";
+import { VERSIONS } from "../http/versions.ts";
+import { asDocument, diffDocuments, worstClass, type Document } from "./diff.ts";
+import { markdownReport, summaryLine } from "./diff-report.ts";
+
+/** The outcome: the Markdown for the job summary, and whether the review fails. */
+export interface Review {
+  readonly markdown: string;
+  readonly fails: boolean;
+}
+
+/** A git problem (not a repository, an unknown commit): the review cannot run. */
+export class ReviewInputError extends Error {}
+
+interface Entry {
+  readonly path: string;
+  readonly status: "added" | "removed" | "changed";
+  readonly before: string | null;
+  readonly after: string | null;
+}
+
+/** Reviews the goldens that changed from `base` to `head` in the git repository at `repo`. */
+export function reviewGoldens(repo: string, base: string, head: string, limit = 20): Review {
+  const git = (...args: string[]): string => {
+    try {
+      return execFileSync("git", ["-C", repo, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 });
+    } catch (error: unknown) {
+      const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim().split("\n")[0];
+      throw new ReviewInputError(`git ${args.join(" ")}: ${stderr || (error as Error).message}`);
+    }
+  };
+  const [baseSha, headSha] = [git("rev-parse", "--verify", `${base}^{commit}`).trim(), git("rev-parse", "--verify", `${head}^{commit}`).trim()];
+  const entries: Entry[] = git("diff", "--name-status", "--no-renames", baseSha, headSha, "--", "golden/")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      const [code, path] = line.split("\t") as [string, string];
+      const status = code === "A" ? "added" : code === "D" ? "removed" : "changed";
+      return { path, status, before: status === "added" ? null : git("show", `${baseSha}:${path}`), after: status === "removed" ? null : git("show", `${headSha}:${path}`) };
+    });
+
+  const short = (sha: string) => sha.slice(0, 7);
+  const lines = [`## Golden review: ${short(baseSha)} → ${short(headSha)}`, ""];
+  if (entries.length === 0) return { markdown: [...lines, "No golden file changed: no public byte moves.", ""].join("\n"), fails: false };
+
+  const table = ["| golden | what it is | verdict |", "| --- | --- | --- |"];
+  const details: string[] = [];
+  let fails = false;
+  const failing: string[] = [];
+  for (const entry of entries) {
+    const [before, after] = [documentOf(entry.before), documentOf(entry.after)];
+    if (before !== null && after !== null) {
+      const changes = diffDocuments(before, after);
+      const version = versionOf(before);
+      const shipped = version !== undefined;
+      const breaking = worstClass(changes) === "breaking";
+      if (shipped && breaking) {
+        fails = true;
+        failing.push(`${entry.path} (${version})`);
+      }
+      table.push(`| \`${entry.path}\` | ${shipped ? `document of ${version}, shipped` : "document of no shipped version"} | ${summaryLine(changes)}${shipped && breaking ? " **(fails)**" : ""} |`);
+      details.push(markdownReport(changes, `${entry.path} @ ${short(baseSha)}`, `${entry.path} @ ${short(headSha)}`, limit));
+    } else if (entry.status !== "changed" && (before !== null || after !== null)) {
+      table.push(`| \`${entry.path}\` | document, ${entry.status} | nothing to compare it with |`);
+    } else {
+      table.push(`| \`${entry.path}\` | ${entry.status === "changed" ? "bytes" : `file, ${entry.status}`} | ${entry.status === "changed" ? "read the line diff below" : "see the file list of the pull request"} |`);
+      if (entry.status === "changed") details.push(lineDiffBlock(entry.path, git("diff", "--no-color", "--unified=1", baseSha, headSha, "--", entry.path)));
+    }
+  }
+  const verdict = fails
+    ? `**Fails:** a breaking change to a shipped versioned path: ${failing.join(", ")}. Publish it at a new versioned path (a new row of the version table) instead.`
+    : "**Passes:** no breaking change to a shipped versioned path.";
+  return { markdown: [...lines, verdict, "", ...table, "", ...details].join("\n"), fails };
+}
+
+/** The shipped version a golden document is of, by the versioned URL its `about` names. */
+function versionOf(document: Document): string | undefined {
+  const about = document["about"];
+  const url = typeof about === "object" && about !== null && !Array.isArray(about) ? about["versioned_url"] : undefined;
+  const version = typeof url === "string" ? VERSIONS.find((v) => url.endsWith(v.path)) : undefined;
+  return version === undefined ? undefined : `v${version.number}, ${version.path}`;
+}
+
+function documentOf(text: string | null): Document | null {
+  if (text === null) return null;
+  try {
+    const parsed = asDocument(JSON.parse(text));
+    return "ok" in parsed ? parsed.ok : null;
+  } catch {
+    return null;
+  }
+}
+
+function lineDiffBlock(path: string, diff: string, maxLines = 80): string {
+  const body = diff.split("\n").filter((l) => !/^(diff --git|index |--- |\+\+\+ )/.test(l));
+  const cut = body.length > maxLines ? [...body.slice(0, maxLines), `… ${body.length - maxLines} more lines`] : body;
+  return ["<details><summary>" + `<code>${path}</code>: line diff</summary>`, "", "```diff", ...cut, "```", "", "</details>", ""].join("\n");
+}
