@@ -41,7 +41,9 @@ const VERSIONING_POLICY =
   "This is contract version 1.0, served at the versioned URL. A breaking change is published at a new " +
   "versioned URL (the next is /api/registry.v2.json); the previous versioned URL keeps serving for at " +
   "least 90 days after the new one is published, and the canonical URL /vaults.json moves to the new " +
-  "version only after that window has closed. Adding a field is not a breaking change and may happen " +
+  "version only after that window has closed. Once a successor is published, this version's answers say so " +
+  "with the Deprecation, Sunset and Link (rel=\"successor-version\") headers; after its sunset, its URL " +
+  "answers 410 Gone. Adding a field is not a breaking change and may happen " +
   "at any time: consumers must ignore keys they do not recognise. registry_schema_version is the " +
   "separate version of the underlying registry's schema.";
 
