@@ -42,7 +42,8 @@ export function markdownReport(changes: readonly Change[], oldLabel: string, new
     lines.push(`#### ${section.title} (${rows.length})`, "", "| class | rule | where | old | new |", "| --- | --- | --- | --- | --- |");
     for (const c of rows.slice(0, limit)) {
       const cls = c.class === "breaking" || c.class === "dangerous" ? `**${c.class}**` : c.class;
-      lines.push(`| ${cls}${c.privacy === true ? " (privacy)" : ""} | \`${c.rule}\` | ${cell(c.where)} | ${value(c.old)} | ${value(c.new)} |`);
+      const [old, now] = typeof c.old === "string" && typeof c.new === "string" ? differingParts(c.old, c.new) : [value(c.old), value(c.new)];
+      lines.push(`| ${cls}${c.privacy === true ? " (privacy)" : ""} | \`${c.rule}\` | ${cell(c.where)} | ${old} | ${now} |`);
     }
     if (rows.length > limit) lines.push("", `… and ${rows.length - limit} more (\`--json\` lists them all).`);
     lines.push("");
@@ -53,6 +54,26 @@ export function markdownReport(changes: readonly Change[], oldLabel: string, new
 /** The diff as JSON: the labels, the counts per class, and every change. */
 export function jsonReport(changes: readonly Change[], oldLabel: string, newLabel: string): string {
   return `${JSON.stringify({ old: oldLabel, new: newLabel, counts: classCounts(changes), changes }, null, 2)}\n`;
+}
+
+/**
+ * Two long strings cut to where they differ, with a little context either side, so that a
+ * reviewer sees the change and not two equal beginnings.
+ */
+function differingParts(a: string, b: string, context = 30): [string, string] {
+  if (a.length <= 80 && b.length <= 80) return [value(a), value(b)];
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
+  const cut = (text: string) => {
+    const from = Math.max(0, start - context);
+    const to = Math.min(text.length, text.length - end + context);
+    const middle = text.slice(from, to);
+    const shown = middle.length > 160 ? `${middle.slice(0, 157)}…` : `${middle}${to < text.length ? "…" : ""}`;
+    return cell(`${from > 0 ? "…" : ""}${shown}`);
+  };
+  return [cut(a), cut(b)];
 }
 
 function value(v: unknown): string {

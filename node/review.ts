@@ -39,11 +39,13 @@ export function reviewGoldens(repo: string, base: string, head: string, limit = 
   const entries: Entry[] = git("diff", "--name-status", "--no-renames", baseSha, headSha, "--", "golden/")
     .split("\n")
     .filter((line) => line !== "")
-    .map((line) => {
+    .map((line): Entry => {
       const [code, path] = line.split("\t") as [string, string];
-      const status = code === "A" ? "added" : code === "D" ? "removed" : "changed";
+      const status: Entry["status"] = code === "A" ? "added" : code === "D" ? "removed" : "changed";
       return { path, status, before: status === "added" ? null : git("show", `${baseSha}:${path}`), after: status === "removed" ? null : git("show", `${headSha}:${path}`) };
-    });
+    })
+    // Documents first: they are what pinned consumers read.
+    .sort((x, y) => Number(documentOf(y.before ?? y.after) !== null) - Number(documentOf(x.before ?? x.after) !== null) || (x.path < y.path ? -1 : 1));
 
   const short = (sha: string) => sha.slice(0, 7);
   const lines = [`## Golden review: ${short(baseSha)} → ${short(headSha)}`, ""];

@@ -161,6 +161,14 @@ test("Markdown cuts a long group and says how many it cut", () => {
   assert.match(text, new RegExp(`… and ${changes.filter((c) => c.rule === "vault.field").length - 5} more`));
 });
 
+test("Markdown shows where two long strings differ, not their equal beginnings", () => {
+  const changes = diff((d) => {
+    d["caveat"] = d["caveat"].replace("not a census", "NOT a census");
+  });
+  const row = markdownReport(changes, "a", "b").split("\n").find((l) => l.includes("`envelope.value`")) as string;
+  assert.match(row, /\| …[^|]*not a census[^|]*… \| …[^|]*NOT a census[^|]*… \|$/);
+});
+
 // --- the command ------------------------------------------------------------------------------
 
 const dir = mkdtempSync(join(tmpdir(), "registry-diff-"));
