@@ -7,7 +7,7 @@ import type { Config } from "../contract/config.ts";
 import type { Source } from "../contract/source.ts";
 import type { Compress, Encoding } from "./encoding.ts";
 import { CANONICAL_PATH, contextOf, planAt, type ContractVersion, type ServedVersion } from "./lifecycle.ts";
-import { exposeHeaders, prepareResource, problem, withHeaders, type Problem, type Resource } from "./responses.ts";
+import { prepareResource, problem, withHeaders, type Problem, type Resource } from "./responses.ts";
 import { VERSIONS } from "./versions.ts";
 
 /** How a build precompresses: the runtime's compressor and the codings to offer (default all). */
@@ -69,32 +69,23 @@ export async function prepareBuild(source: Source, config: Config, compression: 
     const schemaBytes = new TextEncoder().encode(`${JSON.stringify(version.schema(context), null, 2)}\n`);
     const signals = lifecycleHeaders(served);
     const describedBy = `<${baseUrl}${version.schemaPath}>; rel="describedby"`;
-    const docLink = [describedBy, ...successorLink(served.successor?.path, baseUrl)].join(", ");
-    const schemaLink = successorLink(served.successor?.schemaPath, baseUrl);
-    const resource = await prepareResource(document.bytes, "application/json", builtAt, {
-      ...compression,
-      headers: { link: docLink, ...signals, "access-control-expose-headers": exposeHeaders(Object.keys(signals)) },
-    });
-    const schema = await prepareResource(schemaBytes, "application/schema+json", builtAt, {
-      ...compression,
-      headers: { ...(schemaLink.length > 0 ? { link: schemaLink[0] as string } : {}), ...signals, "access-control-expose-headers": exposeHeaders(Object.keys(signals)) },
-    });
+    const successor = served.successor;
+    const docLink = successor === undefined ? describedBy : `${describedBy}, ${successorLink(successor.path, baseUrl)}`;
+    const schemaLink = successor === undefined ? {} : { link: successorLink(successor.schemaPath, baseUrl) };
+    const resource = await prepareResource(document.bytes, "application/json", builtAt, { ...compression, headers: { link: docLink, ...signals } });
+    const schema = await prepareResource(schemaBytes, "application/schema+json", builtAt, { ...compression, headers: { ...schemaLink, ...signals } });
     routes.set(version.path, resource);
     routes.set(version.schemaPath, schema);
     if (version === plan.ok.canonical) canonical = { resource, vaultCount: document.vaultCount, edgeCount: document.edgeCount };
   }
   for (const { version, successor } of plan.ok.gone) {
     for (const [path, next] of [[version.path, successor.path], [version.schemaPath, successor.schemaPath]] as const) {
-      gone.set(path, problem(410, "Gone", { link: successorLink(next, baseUrl)[0] as string }));
+      gone.set(path, problem(410, "Gone", { link: successorLink(next, baseUrl) }));
     }
   }
   if (canonical === undefined) throw new VersionPolicyError([`v${plan.ok.canonical.number} serves /vaults.json but is not served`]);
   // /vaults.json is not itself deprecated and never sunsets: it moves to the successor instead.
-  const canonicalResource = withHeaders(
-    canonical.resource,
-    { "content-location": plan.ok.canonical.path, "access-control-expose-headers": exposeHeaders(["content-location"]) },
-    ["deprecation", "sunset"],
-  );
+  const canonicalResource = withHeaders(canonical.resource, { "content-location": plan.ok.canonical.path }, ["deprecation", "sunset"]);
   return {
     routes: new Map([[CANONICAL_PATH, canonicalResource], ...routes]),
     gone,
@@ -117,6 +108,6 @@ function lifecycleHeaders(served: ServedVersion): Record<string, string> {
   };
 }
 
-function successorLink(path: string | undefined, baseUrl: string): string[] {
-  return path === undefined ? [] : [`<${baseUrl}${path}>; rel="successor-version"`];
+function successorLink(path: string, baseUrl: string): string {
+  return `<${baseUrl}${path}>; rel="successor-version"`;
 }

@@ -35,6 +35,22 @@ export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
  */
 export const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400";
 
+/** Non-safelisted headers some answers send besides ETag, Link and Allow, as they are named when exposed. */
+const EXPOSABLE: Readonly<Record<string, string>> = { "content-location": "Content-Location", deprecation: "Deprecation", sunset: "Sunset" };
+
+/**
+ * `Access-Control-Expose-Headers` naming the non-safelisted headers a browser consumer may read:
+ * `ETag, Link, Allow` (`Allow` for the 405), then each header of `EXPOSABLE` that `headers` sends.
+ */
+export function exposeHeaders(headers: Readonly<Record<string, string>> = {}): string {
+  return ["ETag, Link, Allow", ...Object.keys(EXPOSABLE).filter((name) => name in headers).map((name) => EXPOSABLE[name])].join(", ");
+}
+
+/** `headers` with their `Access-Control-Expose-Headers` derived from what they send. */
+function withExposed(headers: Record<string, string>): Record<string, string> {
+  return { ...headers, "access-control-expose-headers": exposeHeaders(headers) };
+}
+
 /**
  * Headers every answer carries, errors included: CORS for any origin (the data is public and read
  * without credentials), and what a public read-only JSON API should say to browsers: never sniff,
@@ -43,21 +59,12 @@ export const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400,
  */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers": exposeHeaders([]),
+  "access-control-expose-headers": exposeHeaders(),
   "x-content-type-options": "nosniff",
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
   "cross-origin-resource-policy": "cross-origin",
   "referrer-policy": "no-referrer",
 };
-
-/**
- * `Access-Control-Expose-Headers` for an answer that also sends `extra` (lower-case names): the
- * non-safelisted headers a browser consumer may read. `Allow` is always named, for the 405.
- */
-export function exposeHeaders(extra: readonly string[]): string {
-  const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
-  return ["ETag", "Link", "Allow", ...extra.map(title)].join(", ");
-}
 
 /** The strong ETag of some bytes: the first 128 bits of their SHA-256, in hex, quoted. */
 export async function strongEtag(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
@@ -78,13 +85,13 @@ export async function prepareResource(
 ): Promise<Resource> {
   const lastModified = Date.parse(builtAt);
   const encodings = options.compress === undefined ? [] : (options.encodings ?? ENCODINGS);
-  const shared = {
+  const shared = withExposed({
     "last-modified": new Date(lastModified).toUTCString(),
     "cache-control": CACHE_CONTROL,
     ...(encodings.length > 0 ? { vary: "Accept-Encoding" } : {}),
     ...COMMON_HEADERS,
     ...options.headers,
-  };
+  });
   const variant = async (bytes: Uint8Array<ArrayBuffer>, coding: Record<string, string>): Promise<Variant> => {
     const etag = await strongEtag(bytes);
     const validators = { etag, ...shared };
@@ -108,7 +115,7 @@ export async function prepareResource(
  * and ETags are shared.
  */
 export function withHeaders(resource: Resource, extra: Readonly<Record<string, string>>, drop: readonly string[] = []): Resource {
-  const edit = (headers: Readonly<Record<string, string>>) => ({ ...Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.includes(name))), ...extra });
+  const edit = (headers: Readonly<Record<string, string>>) => withExposed({ ...Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.includes(name))), ...extra });
   const add = (v: Variant): Variant => ({
     get body() {
       return v.body;

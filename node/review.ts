@@ -18,11 +18,12 @@ export interface Review {
 /** A git problem (not a repository, an unknown commit): the review cannot run. */
 export class ReviewInputError extends Error {}
 
+/** One changed golden, and its two sides parsed as documents (null: absent, or not a document). */
 interface Entry {
   readonly path: string;
   readonly status: "added" | "removed" | "changed";
-  readonly before: string | null;
-  readonly after: string | null;
+  readonly before: Document | null;
+  readonly after: Document | null;
 }
 
 /** Reviews the goldens that changed from `base` to `head` in the git repository at `repo`. */
@@ -42,10 +43,15 @@ export function reviewGoldens(repo: string, base: string, head: string, limit = 
     .map((line): Entry => {
       const [code, path] = line.split("\t") as [string, string];
       const status: Entry["status"] = code === "A" ? "added" : code === "D" ? "removed" : "changed";
-      return { path, status, before: status === "added" ? null : git("show", `${baseSha}:${path}`), after: status === "removed" ? null : git("show", `${headSha}:${path}`) };
+      return {
+        path,
+        status,
+        before: status === "added" ? null : documentOf(git("show", `${baseSha}:${path}`)),
+        after: status === "removed" ? null : documentOf(git("show", `${headSha}:${path}`)),
+      };
     })
     // Documents first: they are what pinned consumers read.
-    .sort((x, y) => Number(documentOf(y.before ?? y.after) !== null) - Number(documentOf(x.before ?? x.after) !== null) || (x.path < y.path ? -1 : 1));
+    .sort((x, y) => Number((y.before ?? y.after) !== null) - Number((x.before ?? x.after) !== null) || (x.path < y.path ? -1 : 1));
 
   const short = (sha: string) => sha.slice(0, 7);
   const lines = [`## Golden review: ${short(baseSha)} → ${short(headSha)}`, ""];
@@ -53,19 +59,15 @@ export function reviewGoldens(repo: string, base: string, head: string, limit = 
 
   const table = ["| golden | what it is | verdict |", "| --- | --- | --- |"];
   const details: string[] = [];
-  let fails = false;
   const failing: string[] = [];
   for (const entry of entries) {
-    const [before, after] = [documentOf(entry.before), documentOf(entry.after)];
+    const { before, after } = entry;
     if (before !== null && after !== null) {
       const changes = diffDocuments(before, after);
       const version = versionOf(before);
       const shipped = version !== undefined;
       const breaking = worstClass(changes) === "breaking";
-      if (shipped && breaking) {
-        fails = true;
-        failing.push(`${entry.path} (${version})`);
-      }
+      if (shipped && breaking) failing.push(`${entry.path} (${version})`);
       table.push(`| \`${entry.path}\` | ${shipped ? `document of ${version}, shipped` : "document of no shipped version"} | ${summaryLine(changes)}${shipped && breaking ? " **(fails)**" : ""} |`);
       details.push(markdownReport(changes, `${entry.path} @ ${short(baseSha)}`, `${entry.path} @ ${short(headSha)}`, limit));
     } else if (entry.status !== "changed" && (before !== null || after !== null)) {
@@ -75,6 +77,7 @@ export function reviewGoldens(repo: string, base: string, head: string, limit = 
       if (entry.status === "changed") details.push(lineDiffBlock(entry.path, git("diff", "--no-color", "--unified=1", baseSha, headSha, "--", entry.path)));
     }
   }
+  const fails = failing.length > 0;
   const verdict = fails
     ? `**Fails:** a breaking change to a shipped versioned path: ${failing.join(", ")}. Publish it at a new versioned path (a new row of the version table) instead.`
     : "**Passes:** no breaking change to a shipped versioned path.";
@@ -89,8 +92,7 @@ function versionOf(document: Document): string | undefined {
   return version === undefined ? undefined : `v${version.number}, ${version.path}`;
 }
 
-function documentOf(text: string | null): Document | null {
-  if (text === null) return null;
+function documentOf(text: string): Document | null {
   try {
     const parsed = asDocument(JSON.parse(text));
     return "ok" in parsed ? parsed.ok : null;

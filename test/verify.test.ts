@@ -7,8 +7,14 @@ import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { answerer } from "../http/answer.ts";
+import { prepareBuild } from "../http/prepare.ts";
+import { answerListener } from "../node/answer-server.ts";
+import { verify as checks } from "../node/verify.ts";
+import { validateSource } from "../registry.ts";
 import { cleanEnv, run } from "./process.ts";
 import { startServer } from "./servers.ts";
+import { TEST_TABLE } from "./v2.ts";
 
 const verify = (args: string[]) => run("node", ["--import", "tsx", "node/bin/verify.ts", ...args], { env: cleanEnv(), timeoutMs: 60_000 });
 const work = mkdtempSync(join(tmpdir(), "registry-verify-"));
@@ -133,12 +139,6 @@ test("--help, a bad flag and a bad argument: help and exit 0, one line and exit 
 test.run();
 
 test("verify judges every version by the table as of today: a deprecated version must say so, a sunset one must be gone", async () => {
-  const { prepareBuild } = await import("../http/prepare.ts");
-  const { answerer } = await import("../http/answer.ts");
-  const { answerListener } = await import("../node/answer-server.ts");
-  const { verify: checks } = await import("../node/verify.ts");
-  const { validateSource } = await import("../registry.ts");
-  const { TEST_TABLE } = await import("./v2.ts");
   const server = createServer();
   const origin = await listen(server);
   try {
