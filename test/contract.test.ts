@@ -2,7 +2,9 @@
  * The contract over time: the version table and its policy, the lifecycle of a test-only v2 pinned
  * by goldens at every date that matters, and every public byte besides the documents pinned too.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -11,7 +13,7 @@ import { CANONICAL_PATH, planAt, tablePaths, tableProblems, type ContractVersion
 import { prepareBuild, VersionPolicyError, type Build } from "../http/prepare.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { zlibCompress } from "../node/compress.ts";
-import { staticHeaders } from "../node/static.ts";
+import { staticHeaders, writeStatic } from "../node/static.ts";
 import { validateSource, type Source } from "../registry.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { assertGolden } from "./golden.ts";
@@ -183,6 +185,19 @@ test("no shipped schema sets additionalProperties: false, so an added field neve
     assert.equal(closed(schema, "#"), [], `v${v.number}`);
   }
   assert.equal(closed({ a: { additionalProperties: false } }, "#"), ["#/a/additionalProperties"], "the check finds one");
+});
+
+test("the static export of a build after v1's sunset has no file or header block for v1: a static host answers 404", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "registry-static-"));
+  try {
+    await writeStatic(dir, await build("2027-06-01T00:00:00Z", TEST_TABLE));
+    for (const path of [V1.path, V1.schemaPath]) assert.not.ok(existsSync(join(dir, path)), path);
+    for (const path of [CANONICAL_PATH, V2.path, V2.schemaPath]) assert.ok(existsSync(join(dir, path)), path);
+    const blocks = readFileSync(join(dir, "_headers"), "utf8").split("\n").filter((line) => line.startsWith("/"));
+    assert.equal(blocks, [CANONICAL_PATH, V2.path, V2.schemaPath]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("the static export's _headers is golden/static/_headers", async () => {
