@@ -5,6 +5,7 @@
  * normalized `Source` that holds nothing else, so an internal key can never reach the build.
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
+import { nearMissJudge, type NearMiss } from "./key-names.ts";
 
 /** A validated vault declaration; only the fields the build may read. */
 export interface SourceVault {
@@ -37,9 +38,15 @@ export interface Source {
   readonly edges: readonly SourceEdge[];
 }
 
+/** One warning: where, what, and its kind (warnings of one kind are summarized together). */
+export interface Warning {
+  readonly kind: "status-case" | "unknown-true";
+  readonly line: string;
+}
+
 /** The outcome of validation: the normalized source, or every problem found. */
 export type Validation =
-  | { readonly ok: true; readonly source: Source; readonly warnings: readonly string[] }
+  | { readonly ok: true; readonly source: Source; readonly warnings: readonly Warning[] }
   | { readonly ok: false; readonly problems: readonly string[] };
 
 /** The levels of a source that have keys of their own. */
@@ -67,6 +74,10 @@ type JsonObject = { readonly [key: string]: unknown };
  * Checks any value against D1 and returns the normalized source or every problem, each prefixed
  * with its JSON path (`vaults[12].status: expected a string, got 3`). Never throws.
  *
+ * Messages name places, never private content: a value is quoted only where it would be published
+ * anyway (a full row's fields, any row's identity, the envelope); elsewhere only its type is named.
+ * Unknown keys are internal, so their names are never printed: they are named by position.
+ *
  * @example
  * const result = validateSource(JSON.parse(text));
  * if (!result.ok) console.error(result.problems.join("\n"));
@@ -81,16 +92,18 @@ export function validateSource(value: unknown): Validation {
     report("$", `expected an object, got ${describe(value)}`);
     return { ok: false, problems };
   }
-  const warnings: string[] = [];
-  reportNearMisses(value, "top", "$", report);
+  const warnings: Warning[] = [];
+  const judges = nearMissJudges();
+  const unknownKeys: UnknownKeys = (obj, level, at) => reportUnknownKeys(obj, level, at, judges, report, (line) => warnings.push({ kind: "unknown-true", line }));
+  unknownKeys(value, "top", "$");
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
   const generatedAt = required(value, "generated_at", "", report, timestamp);
   const sha = required(value, "source_inventory_sha", "", report, inventorySha);
-  const licence = readLicence(value, report);
-  const { classLabels, statusLabels } = readLabels(value, report);
-  const { vaults, declared } = readVaults(value, report, (path, message) => warnings.push(`${path}: ${message}`));
-  const edges = readEdges(value, declared, report);
+  const licence = readLicence(value, report, unknownKeys);
+  const { classLabels, statusLabels } = readLabels(value, report, unknownKeys);
+  const { vaults, declared, withheld } = readVaults(value, report, unknownKeys, (line) => warnings.push({ kind: "status-case", line }));
+  const edges = readEdges(value, declared, withheld, report, unknownKeys);
 
   if (problems.length > 0) return { ok: false, problems };
   // Stryker disable next-line ConditionalExpression,LogicalOperator: each is undefined only when a problem was reported
@@ -143,94 +156,90 @@ function isRealDate(year: number, month: number, day: number): boolean {
 // --- field readers -------------------------------------------------------------------------------
 
 type Report = (path: string, message: string) => void;
-/** Checks one value; returns the accepted value, or a message saying what was expected. */
-type Check<T> = (value: unknown) => { ok: T } | { error: string };
+type UnknownKeys = (obj: JsonObject, level: Level | "suppressed vault", at: string) => void;
+/** Checks one value; returns the accepted value, or what was expected (the caller says what it got). */
+type Check<T> = (value: unknown) => { ok: T } | { expected: string };
 
-function nonEmptyString(value: unknown): { ok: string } | { error: string } {
-  if (typeof value !== "string") return { error: `expected a string, got ${describe(value)}` };
-  if (value.length === 0) return { error: "expected a non-empty string, got \"\"" };
-  return { ok: value };
+function nonEmptyString(value: unknown): { ok: string } | { expected: string } {
+  return typeof value === "string" && value.length > 0 ? { ok: value } : { expected: typeof value === "string" ? "expected a non-empty string" : "expected a string" };
 }
 
-function anyString(value: unknown): { ok: string } | { error: string } {
-  return typeof value === "string" ? { ok: value } : { error: `expected a string, got ${describe(value)}` };
+function anyString(value: unknown): { ok: string } | { expected: string } {
+  return typeof value === "string" ? { ok: value } : { expected: "expected a string" };
 }
 
-function stringOrNull(value: unknown): { ok: string | null } | { error: string } {
-  if (value === null || typeof value === "string") return { ok: value };
-  return { error: `expected a string or null, got ${describe(value)}` };
+function stringOrNull(value: unknown): { ok: string | null } | { expected: string } {
+  return value === null || typeof value === "string" ? { ok: value } : { expected: "expected a string or null" };
 }
 
-function timestamp(value: unknown): { ok: string } | { error: string } {
-  if (typeof value === "string" && isUtcTimestamp(value)) return { ok: value };
-  return { error: `expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${describe(value)}` };
+function timestamp(value: unknown): { ok: string } | { expected: string } {
+  return typeof value === "string" && isUtcTimestamp(value) ? { ok: value } : { expected: "expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z" };
 }
 
-function dateOrNull(value: unknown): { ok: string | null } | { error: string } {
-  if (value === null || (typeof value === "string" && isCalendarDate(value))) return { ok: value };
-  return { error: `expected a YYYY-MM-DD date or null, got ${describe(value)}` };
+function dateOrNull(value: unknown): { ok: string | null } | { expected: string } {
+  return value === null || (typeof value === "string" && isCalendarDate(value)) ? { ok: value } : { expected: "expected a YYYY-MM-DD date or null" };
 }
 
-function inventorySha(value: unknown): { ok: string } | { error: string } {
-  if (typeof value === "string" && SHA_PATTERN.test(value)) return { ok: value };
-  return { error: `expected 40 or 64 lowercase hex characters, got ${describe(value)}` };
+function inventorySha(value: unknown): { ok: string } | { expected: string } {
+  return typeof value === "string" && SHA_PATTERN.test(value) ? { ok: value } : { expected: "expected 40 or 64 lowercase hex characters" };
 }
 
-function slug(value: unknown): { ok: string } | { error: string } {
-  if (typeof value === "string" && SLUG_PATTERN.test(value)) return { ok: value };
-  return { error: `expected a slug matching ^[a-z0-9]+(-[a-z0-9]+)*$, got ${describe(value)}` };
+function slug(value: unknown): { ok: string } | { expected: string } {
+  return typeof value === "string" && SLUG_PATTERN.test(value) ? { ok: value } : { expected: "expected a slug matching ^[a-z0-9]+(-[a-z0-9]+)*$" };
 }
 
-function httpUrl(value: unknown): { ok: string } | { error: string } {
-  if (typeof value === "string" && isHttpUrl(value)) return { ok: value };
-  return { error: `expected an absolute http or https URL, got ${describe(value)}` };
+function httpUrl(value: unknown): { ok: string } | { expected: string } {
+  return typeof value === "string" && isHttpUrl(value) ? { ok: value } : { expected: "expected an absolute http or https URL" };
 }
 
-function boolean(value: unknown): { ok: boolean } | { error: string } {
-  return typeof value === "boolean" ? { ok: value } : { error: `expected a boolean, got ${describe(value)}` };
+function boolean(value: unknown): { ok: boolean } | { expected: string } {
+  return typeof value === "boolean" ? { ok: value } : { expected: "expected a boolean" };
 }
+
+/** What a message says it got: the value itself where it is public, else only its kind. */
+const shown = (value: unknown, quote: boolean): string => (quote ? describe(value) : kindOf(value));
 
 /** Reads a key that must be present. Reports and returns undefined when it is missing or wrong. */
-function required<T>(obj: JsonObject, key: string, at: string, report: Report, check: Check<T>): T | undefined {
+function required<T>(obj: JsonObject, key: string, at: string, report: Report, check: Check<T>, quote = true): T | undefined {
   const path = at + (at === "" ? "" : ".") + key;
   if (!Object.hasOwn(obj, key)) {
     report(path, "required key is missing");
     return undefined;
   }
   const result = check(obj[key]);
-  if ("error" in result) {
-    report(path, result.error);
+  if ("expected" in result) {
+    report(path, `${result.expected}, got ${shown(obj[key], quote)}`);
     return undefined;
   }
   return result.ok;
 }
 
 /** Reads a key that may be absent; absent gives `fallback`. */
-function optional<T>(obj: JsonObject, key: string, at: string, report: Report, check: Check<T>, fallback: T): T {
+function optional<T>(obj: JsonObject, key: string, at: string, report: Report, check: Check<T>, fallback: T, quote = true): T {
   if (!Object.hasOwn(obj, key)) return fallback;
   const result = check(obj[key]);
-  if ("error" in result) {
-    report(`${at}.${key}`, result.error);
+  if ("expected" in result) {
+    report(`${at}.${key}`, `${result.expected}, got ${shown(obj[key], quote)}`);
     return fallback;
   }
   return result.ok;
 }
 
-function readLicence(root: JsonObject, report: Report): Source["licence"] {
+function readLicence(root: JsonObject, report: Report, unknownKeys: UnknownKeys): Source["licence"] {
   if (!Object.hasOwn(root, "licence") || root["licence"] === null) return null;
   const licence = root["licence"];
   if (!isObject(licence)) {
     report("licence", `expected an object with id and url, or null, got ${describe(licence)}`);
     return null;
   }
-  reportNearMisses(licence, "licence", "licence", report);
+  unknownKeys(licence, "licence", "licence");
   const id = required(licence, "id", "licence", report, nonEmptyString);
   const url = required(licence, "url", "licence", report, httpUrl);
   // Stryker disable next-line ConditionalExpression,LogicalOperator: either is undefined only when a problem was reported
   return id === undefined || url === undefined ? null : { id, url };
 }
 
-function readLabels(root: JsonObject, report: Report): Pick<Source, "classLabels" | "statusLabels"> {
+function readLabels(root: JsonObject, report: Report, unknownKeys: UnknownKeys): Pick<Source, "classLabels" | "statusLabels"> {
   const empty = { classLabels: new Map<string, string>(), statusLabels: new Map<string, string>() };
   if (!Object.hasOwn(root, "labels") || root["labels"] === null) return empty;
   const labels = root["labels"];
@@ -238,14 +247,22 @@ function readLabels(root: JsonObject, report: Report): Pick<Source, "classLabels
     report("labels", `expected an object, got ${describe(labels)}`);
     return empty;
   }
-  reportNearMisses(labels, "labels", "labels", report);
+  unknownKeys(labels, "labels", "labels");
+  const declared = Array.isArray(root["vaults"]) ? root["vaults"].filter(isObject) : [];
   return {
-    classLabels: readLabelTable(labels, "class", report),
-    statusLabels: readLabelTable(labels, "status", report),
+    classLabels: readLabelTable(labels, "class", usedValues(declared, "class"), report),
+    statusLabels: readLabelTable(labels, "status", usedValues(declared, "status"), report),
   };
 }
 
-function readLabelTable(labels: JsonObject, key: "class" | "status", report: Report): Map<string, string> {
+/** The string values of `key` that some vault declares: their labels are published, others' are not. */
+function usedValues(vaults: readonly JsonObject[], key: string): Set<string> {
+  const used = new Set<string>();
+  for (const vault of vaults) if (typeof vault[key] === "string") used.add(vault[key]);
+  return used;
+}
+
+function readLabelTable(labels: JsonObject, key: "class" | "status", used: ReadonlySet<string>, report: Report): Map<string, string> {
   const table = new Map<string, string>();
   if (!Object.hasOwn(labels, key) || labels[key] === null) return table;
   const raw = labels[key];
@@ -253,23 +270,38 @@ function readLabelTable(labels: JsonObject, key: "class" | "status", report: Rep
     report(`labels.${key}`, `expected an object of raw value to label, got ${describe(raw)}`);
     return table;
   }
-  for (const [rawValue, label] of Object.entries(raw)) {
+  Object.entries(raw).forEach(([rawValue, label], i) => {
     if (typeof label === "string" && label.length > 0) table.set(rawValue, label);
-    else report(`labels.${key}${member(rawValue)}`, `expected a non-empty string label, got ${describe(label)}`);
-  }
+    // A raw value no vault declares, and its label, are never published: name it by position.
+    else if (used.has(rawValue)) report(`labels.${key}${member(rawValue)}`, `expected a non-empty string label, got ${describe(label)}`);
+    else report(`labels.${key}`, `key #${i + 1} (a raw value no vault declares): expected a non-empty string label, got ${kindOf(label)}`);
+  });
   return table;
 }
 
-/** The valid vaults, and every slug declared (valid vault or not) for edges to refer to. */
-function readVaults(root: JsonObject, report: Report, warn: Report): { vaults?: SourceVault[]; declared?: Set<string> } {
+/** The identity fields: a minimal row publishes them, so they may be quoted for any vault. */
+const IDENTITY = ["vault_slug", "display_name", "class", "status", "persona"];
+
+/**
+ * The valid vaults; every slug declared (valid vault or not) for edges to refer to; and the slugs
+ * whose detail is withheld (suppressed, or not plainly `suppressed: false`), whose values beyond
+ * identity are never quoted.
+ */
+function readVaults(
+  root: JsonObject,
+  report: Report,
+  unknownKeys: UnknownKeys,
+  warn: (line: string) => void,
+): { vaults?: SourceVault[]; declared?: Set<string>; withheld: Set<string> } {
+  const withheld = new Set<string>();
   if (!Object.hasOwn(root, "vaults")) {
     report("vaults", "required key is missing");
-    return {};
+    return { withheld };
   }
   const list = root["vaults"];
   if (!Array.isArray(list)) {
     report("vaults", `expected an array, got ${describe(list)}`);
-    return {};
+    return { withheld };
   }
   const vaults: SourceVault[] = [];
   const firstIndex = new Map<string, number>();
@@ -277,10 +309,12 @@ function readVaults(root: JsonObject, report: Report, warn: Report): { vaults?: 
   list.forEach((item: unknown, i) => {
     const at = `vaults[${i}]`;
     if (!isObject(item)) {
-      report(at, `expected an object, got ${describe(item)}`);
+      report(at, `expected an object, got ${kindOf(item)}`);
       return;
     }
-    reportNearMisses(item, "vault", at, report);
+    const published = !Object.hasOwn(item, "suppressed") || item["suppressed"] === false;
+    if (!published && typeof item["vault_slug"] === "string") withheld.add(item["vault_slug"]);
+    unknownKeys(item, published ? "vault" : "suppressed vault", at);
     const vaultSlug = required(item, "vault_slug", at, report, slug);
     // A malformed slug is still declared: its edges are not dangling, only the slug is wrong.
     if (vaultSlug === undefined && typeof item["vault_slug"] === "string") malformed.add(item["vault_slug"]);
@@ -292,12 +326,12 @@ function readVaults(root: JsonObject, report: Report, warn: Report): { vaults?: 
     const displayName = required(item, "display_name", at, report, nonEmptyString);
     const status = required(item, "status", at, report, anyString);
     const meant = status === undefined ? undefined : (["active", "pending"] as const).find((s) => s !== status && s === status.trim().toLowerCase());
-    if (meant !== undefined) warn(`${at}.status`, `${JSON.stringify(status)} is not "${meant}": its tier is planned, not ${tierNameOf(meant)} (tier follows the exact value)`);
+    if (meant !== undefined) warn(`${at}.status: ${JSON.stringify(status)} is not "${meant}": its tier is planned, not ${tierNameOf(meant)} (tier follows the exact value)`);
     const vaultClass = optional(item, "class", at, report, stringOrNull, null);
     const persona = optional(item, "persona", at, report, stringOrNull, null);
-    const note = optional(item, "note", at, report, stringOrNull, null);
-    const lastSynced = optional(item, "last_synced", at, report, dateOrNull, null);
-    const suppressed = optional(item, "suppressed", at, report, boolean, false);
+    const note = optional(item, "note", at, report, stringOrNull, null, published);
+    const lastSynced = optional(item, "last_synced", at, report, dateOrNull, null, published);
+    const suppressed = optional(item, "suppressed", at, report, boolean, false, false);
     // Stryker disable next-line ConditionalExpression,LogicalOperator: a problem was reported, so the source is refused whatever is kept
     if (vaultSlug === undefined || displayName === undefined || status === undefined) return;
     vaults.push({
@@ -311,10 +345,10 @@ function readVaults(root: JsonObject, report: Report, warn: Report): { vaults?: 
       suppressed,
     });
   });
-  return { vaults, declared: new Set([...firstIndex.keys(), ...malformed]) };
+  return { vaults, declared: new Set([...firstIndex.keys(), ...malformed]), withheld };
 }
 
-function readEdges(root: JsonObject, declared: ReadonlySet<string> | undefined, report: Report): SourceEdge[] | undefined {
+function readEdges(root: JsonObject, declared: ReadonlySet<string> | undefined, withheld: ReadonlySet<string>, report: Report, unknownKeys: UnknownKeys): SourceEdge[] | undefined {
   if (!Object.hasOwn(root, "edges")) {
     report("edges", "required key is missing");
     return undefined;
@@ -327,26 +361,27 @@ function readEdges(root: JsonObject, declared: ReadonlySet<string> | undefined, 
   // Without a readable vault list, dangling ends cannot be judged, so they are not reported.
   const firstIndex = new Map<string, number>();
   const edges: SourceEdge[] = [];
+  // An edge is published only between two vaults published in full; only then are its values quoted.
+  const isPublicEnd = (end: unknown): boolean => typeof end === "string" && declared?.has(end) === true && !withheld.has(end);
   list.forEach((item: unknown, i) => {
     const at = `edges[${i}]`;
     if (!isObject(item)) {
-      report(at, `expected an object, got ${describe(item)}`);
+      report(at, `expected an object, got ${kindOf(item)}`);
       return;
     }
-    reportNearMisses(item, "edge", at, report);
-    const source = required(item, "source", at, report, anyString);
-    const target = required(item, "target", at, report, anyString);
-    const type = required(item, "type", at, report, nonEmptyString);
+    unknownKeys(item, "edge", at);
+    const quote = isPublicEnd(item["source"]) && isPublicEnd(item["target"]);
+    const source = required(item, "source", at, report, anyString, false);
+    const target = required(item, "target", at, report, anyString, false);
+    const type = required(item, "type", at, report, nonEmptyString, quote);
     for (const [key, end] of [["source", source], ["target", target]] as const) {
-      if (end !== undefined && declared !== undefined && !declared.has(end)) {
-        report(`${at}.${key}`, `${describe(end)} is not the slug of a declared vault`);
-      }
+      if (end !== undefined && declared !== undefined && !declared.has(end)) report(`${at}.${key}`, "not the slug of a declared vault");
     }
     if (source === undefined || target === undefined || type === undefined) return;
     const identity = JSON.stringify([source, target, type]);
     const first = firstIndex.get(identity);
     if (first !== undefined) {
-      report(at, `duplicate edge (source, target, type) = ${identity}, first declared at edges[${first}]`);
+      report(at, `duplicate edge: the same (source, target, type)${quote ? ` = ${identity}` : ""} as edges[${first}]`);
       return;
     }
     firstIndex.set(identity, i);
@@ -355,74 +390,53 @@ function readEdges(root: JsonObject, declared: ReadonlySet<string> | undefined, 
   return edges;
 }
 
-// --- near misses ---------------------------------------------------------------------------------
+// --- unknown keys --------------------------------------------------------------------------------
 
 function tierNameOf(status: "active" | "pending"): string {
   return status === "active" ? "in_use" : "chartered";
 }
 
-/**
- * Refuses every unknown key of `obj` that is a near miss of a key the format knows there: equal
- * ignoring case, `_` and `-`, or within edit distance 2 (transpositions count as one edit) of a
- * known key of 5 or more letters. Unknown keys are internal and never published, so a misspelled
- * `suppressed` would otherwise publish a private row: when in doubt, refuse.
- */
-function reportNearMisses(obj: JsonObject, level: Level, at: string, report: Report): void {
-  for (const key of Object.keys(obj)) {
-    if (KNOWN_KEYS[level].includes(key)) continue;
-    const meant = nearMissOf(key, FOLDED[level]);
-    if (meant !== undefined) {
-      report(at, `unknown key ${JSON.stringify(key)}: did you mean ${JSON.stringify(meant)}? (rename it, or give an internal key a name that is not a near miss)`);
-    }
-  }
+/** Each level's judge of unknown keys, made once per validation so that verdicts are remembered. */
+function nearMissJudges(): Record<Level | "suppressed vault", (key: string) => NearMiss | undefined> {
+  const vault = nearMissJudge(KNOWN_KEYS.vault, true);
+  return {
+    top: nearMissJudge(KNOWN_KEYS.top, false),
+    licence: nearMissJudge(KNOWN_KEYS.licence, false),
+    labels: nearMissJudge(KNOWN_KEYS.labels, false),
+    vault,
+    "suppressed vault": vault,
+    edge: nearMissJudge(KNOWN_KEYS.edge, false),
+  };
 }
 
-/** The known key that `key` nearly spells, if any; `known` pairs each known key with its folded form. */
-function nearMissOf(key: string, known: readonly (readonly [string, string])[]): string | undefined {
-  const folded = fold(key);
-  const lower = key.toLowerCase();
-  return known.find(([k, f]) => f === folded || (k.length >= 5 && Math.abs(lower.length - k.length) <= 2 && editDistance(lower, k) <= 2))?.[0];
-}
-
-const fold = (key: string): string => key.toLowerCase().replace(/[_-]/g, "");
-
-/** Each level's known keys with their folded forms, computed once rather than per unknown key. */
-const withFolds = (keys: readonly string[]) => keys.map((k) => [k, fold(k)] as const);
-const FOLDED: Readonly<Record<Level, readonly (readonly [string, string])[]>> = {
-  top: withFolds(KNOWN_KEYS.top),
-  licence: withFolds(KNOWN_KEYS.licence),
-  labels: withFolds(KNOWN_KEYS.labels),
-  vault: withFolds(KNOWN_KEYS.vault),
-  edge: withFolds(KNOWN_KEYS.edge),
-};
-
 /**
- * Damerau-Levenshtein distance (insertions, deletions, substitutions and adjacent transpositions,
- * any edit may touch a transposed pair: "uasppressed" is 2 from "suppressed"), Lowrance-Wagner.
+ * Refuses every unknown key of `obj` that nearly spells a key the format knows there, or, on a
+ * vault, a way of saying "suppressed" (see `key-names.ts`); on a vault published in full, warns of
+ * an unknown key set to `true`, because only `suppressed` withholds a vault. Unknown keys are
+ * internal: they are named by their position in the object, never by name.
  */
-function editDistance(a: string, b: string): number {
-  const inf = a.length + b.length;
-  const lastRow = new Map<string, number>();
-  const d: number[][] = [Array.from({ length: b.length + 2 }, () => inf)];
-  for (let i = 0; i <= a.length; i++) d.push([inf, ...Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0))]);
-  for (let i = 1; i <= a.length; i++) {
-    let lastMatchColumn = 0;
-    for (let j = 1; j <= b.length; j++) {
-      const i1 = lastRow.get(b[j - 1] as string) ?? 0;
-      const j1 = lastMatchColumn;
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      if (cost === 0) lastMatchColumn = j;
-      const row = d[i + 1] as number[];
-      row[j + 1] = Math.min(
-        (d[i] as number[])[j]! + cost,
-        row[j]! + 1,
-        (d[i] as number[])[j + 1]! + 1,
-        (d[i1] as number[])[j1]! + (i - i1 - 1) + 1 + (j - j1 - 1),
-      );
+function reportUnknownKeys(
+  obj: JsonObject,
+  level: Level | "suppressed vault",
+  at: string,
+  judges: ReturnType<typeof nearMissJudges>,
+  report: Report,
+  warn: (line: string) => void,
+): void {
+  const known = KNOWN_KEYS[level === "suppressed vault" ? "vault" : level];
+  const keys = Object.keys(obj);
+  keys.forEach((key, i) => {
+    if (known.includes(key)) return;
+    const where = `key #${i + 1} of ${keys.length} (an unknown key; its name is not printed)`;
+    const verdict = judges[level](key);
+    if (verdict?.kind === "known") {
+      report(at, `${where} nearly spells "${verdict.meant}": did you mean "${verdict.meant}"? Rename it, or give the internal key a name that is not a near miss`);
+    } else if (verdict?.kind === "suppress") {
+      report(at, `${where} looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"`);
+    } else if (level === "vault" && obj[key] === true) {
+      warn(`${at}: ${where} is true, but only "suppressed": true withholds a vault: this vault is published in full`);
     }
-    lastRow.set(a[i - 1] as string, i);
-  }
-  return (d[a.length + 1] as number[])[b.length + 1] as number;
+  });
 }
 
 // --- helpers -------------------------------------------------------------------------------------
@@ -445,6 +459,15 @@ export function isHttpUrl(text: string): boolean {
 /** A path segment for an object member: `.name` for identifiers, `["odd key"]` otherwise. */
 function member(key: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+/** The kind of a value, for messages about a place whose values are private (`a string`, `null`). */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (value === "") return "an empty string";
+  const kind = typeof value;
+  return kind === "object" ? "an object" : kind === "undefined" ? "undefined" : `a ${kind}`;
 }
 
 /** A short, JSON-like description of a value for error messages (`3`, `null`, `"abc"`, `an array`). */

@@ -44,8 +44,8 @@ export function lambdaHandlerFor(build: Build | (() => Promise<Build>), log: Log
     const answer = answers.current() ?? (await answers.ready());
     const request = readEvent(event);
     if (request === undefined) {
-      const keys = isRecord(event) ? Object.keys(event).slice(0, 10).join(", ") : typeof event;
-      log(`registry: 400 for a Lambda event that is not an HTTP request (top-level keys: ${keys || "none"})`);
+      const keys = isRecord(event) ? Object.keys(event).slice(0, 10).map((k) => JSON.stringify(k.slice(0, 64))).join(", ") : typeof event;
+      log(logLine(`registry: 400 for a Lambda event that is not an HTTP request (top-level keys: ${keys || "none"})`));
       return toResult(problemAnswer(BAD_REQUEST), event);
     }
     // Accept-Encoding is not read: Lambda answers identity (see above).
@@ -98,6 +98,18 @@ function toResult(answer: Answer, event: unknown): LambdaResult {
     result.headers = { ...answer.headers };
   }
   return result;
+}
+
+/** The longest log line, in bytes: a hostile event cannot flood the log. */
+export const MAX_LOG_LINE = 1024;
+
+/**
+ * `text` as one safe log line: every control, non-ASCII and line-separator character escaped as
+ * `\uXXXX` (so a key holding a newline cannot forge a second line), cut to `MAX_LOG_LINE` bytes.
+ */
+export function logLine(text: string): string {
+  const escaped = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escaped.length <= MAX_LOG_LINE ? escaped : `${escaped.slice(0, MAX_LOG_LINE - 3)}...`;
 }
 
 const texts = new WeakMap<Uint8Array, string>();

@@ -14,7 +14,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { prepareBuild } from "../http/prepare.ts";
 import { parseProcessArgs } from "./args.ts";
 import { bundleArtifacts } from "./bundle.ts";
@@ -74,7 +74,8 @@ try {
   const served = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress });
   await mkdir(temporary, { recursive: true });
   await writeStatic(join(temporary, "static"), served);
-  await bundleArtifacts(served, temporary, sourcePath as string);
+  // The artifact names the source by its base name only: the build machine's folders stay private.
+  await bundleArtifacts(served, temporary, basename(sourcePath as string));
   await writeFile(join(temporary, MARKER), `${JSON.stringify({ made_by: "npm run build (registry endpoint)", built_at: served.meta.builtAt, files: walk(temporary) }, null, 2)}\n`);
   await swapIn(temporary, out);
   const { meta } = served;

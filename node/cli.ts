@@ -8,9 +8,10 @@ import { contextOf, planAt } from "../http/lifecycle.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { readFile } from "node:fs/promises";
 import { parseCommand, type CommandSpec } from "./args.ts";
-import { asDocument, diffDocuments, worstClass, type Document } from "./diff.ts";
+import { asDocument, diffDocuments, failsOn, worstClass, type Document, type FailOn } from "./diff.ts";
 import { jsonReport, markdownReport } from "./diff-report.ts";
 import { loadInputs } from "./inputs.ts";
+import { parseJson } from "./source-file.ts";
 
 const COMMAND: CommandSpec = {
   usage: "npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339]",
@@ -58,22 +59,27 @@ export async function runCli(args: readonly string[], env: Env): Promise<CliResu
   return { code: 0, stdout: canonical.build(source, contextOf(canonical, config)).bytes, stderr: warnings.map((w) => `${w}\n`).join("") };
 }
 
+const FAIL_ON: readonly FailOn[] = ["breaking", "dangerous", "privacy"];
+
 const DIFF: CommandSpec = {
-  usage: "npm run --silent registry -- diff OLD.json NEW.json [--json] [--fail-on breaking|dangerous] [--limit N]",
+  usage: "npm run --silent registry -- diff OLD.json NEW.json [--json] [--fail-on breaking,dangerous,privacy] [--limit N]",
   help: `
-Compares two registry documents and classifies every change (README, "Reading a registry diff"):
-rows matched by vault_slug, edges by (source, target, type). Each change has a class, from
-harmless to harmful data, additive, dangerous, breaking, and a stable rule id; rows turning
-minimal or full are flagged as privacy-relevant.
+Compares two built registry documents (what \`registry\` or the server writes; a source file
+is refused, unread) and classifies every change (README, "Reading a registry diff"): rows
+matched by vault_slug, edges by (source, target, type). Each change has a class, from harmless
+to harmful data, additive, dangerous, breaking, and a stable rule id; rows turning minimal or
+full, and minimal rows added or removed, are flagged privacy-relevant, with the fields that
+become public or are withdrawn.
 
 Flags:
-  --json                       the changes as JSON instead of Markdown
-  --fail-on breaking|dangerous exit 1 when a change is that harmful or worse
-  --limit N                    Markdown shows at most N changes per group (default 20)
-  -h, --help                   this text
+  --json           the changes as JSON instead of Markdown
+  --fail-on LIST   exit 1 when a change meets one of a comma-separated LIST: breaking, dangerous
+                   (that harmful or worse), privacy (any change in what is withheld)
+  --limit N        Markdown shows at most N changes per group (default 20)
+  -h, --help       this text
 
 Exit codes: 0 compared; 1 --fail-on met; 2 a bad flag, or a file that is missing or not a
-registry document.`,
+built registry document.`,
   options: { json: { type: "boolean" }, "fail-on": { type: "string" }, limit: { type: "string" } },
   positionals: { min: 2, max: 2 },
 };
@@ -84,8 +90,10 @@ export async function runDiff(args: readonly string[]): Promise<CliResult> {
   const parsed = parseCommand(DIFF, args);
   if (!("ok" in parsed)) return parsed.exit === 0 ? { code: 0, stdout: new TextEncoder().encode(parsed.text), stderr: "" } : usage(parsed.text);
   const { values, positionals } = parsed.ok;
-  const failOn = values["fail-on"] as string | undefined;
-  if (failOn !== undefined && failOn !== "breaking" && failOn !== "dangerous") return usage(`--fail-on: expected breaking or dangerous, got ${JSON.stringify(failOn)} (usage: ${DIFF.usage})\n`);
+  const failOnText = values["fail-on"] as string | undefined;
+  const failOn = failOnText === undefined ? [] : failOnText.split(",").map((f) => f.trim());
+  const unknown = failOn.find((f) => !FAIL_ON.includes(f as FailOn));
+  if (unknown !== undefined) return usage(`--fail-on: expected a comma-separated list of ${FAIL_ON.join(", ")}, got ${JSON.stringify(unknown)} (usage: ${DIFF.usage})\n`);
   const limit = values["limit"] === undefined ? 20 : Number(values["limit"]);
   if (!Number.isInteger(limit) || limit < 1) return usage(`--limit: expected a whole number of 1 or more, got ${JSON.stringify(values["limit"])} (usage: ${DIFF.usage})\n`);
   const documents = [];
@@ -97,9 +105,10 @@ export async function runDiff(args: readonly string[]): Promise<CliResult> {
   const [oldPath, newPath] = positionals as [string, string];
   const changes = diffDocuments(documents[0]!, documents[1]!);
   const text = values["json"] === true ? jsonReport(changes, oldPath, newPath) : markdownReport(changes, oldPath, newPath, limit);
-  const worst = worstClass(changes);
-  const failed = (failOn === "breaking" && worst === "breaking") || (failOn === "dangerous" && (worst === "breaking" || worst === "dangerous"));
-  return { code: failed ? 1 : 0, stdout: new TextEncoder().encode(text), stderr: failed ? `registry diff: ${worst} changes (--fail-on ${failOn})\n` : "" };
+  const failed = failsOn(changes, failOn as FailOn[]);
+  const privacy = changes.filter((c) => c.privacy === true).length;
+  const found = `${worstClass(changes)} changes${privacy > 0 ? `, ${privacy} privacy-relevant` : ""}`;
+  return { code: failed ? 1 : 0, stdout: new TextEncoder().encode(text), stderr: failed ? `registry diff: ${found} (--fail-on ${failOnText})\n` : "" };
 }
 
 async function readDocument(path: string): Promise<{ ok: Document } | { error: string }> {
@@ -109,11 +118,8 @@ async function readDocument(path: string): Promise<{ ok: Document } | { error: s
   } catch (error: unknown) {
     return { error: `cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"})` };
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error: unknown) {
-    return { error: `not JSON: ${(error as Error).message}` };
-  }
-  return asDocument(value);
+  const parsed = parseJson(text);
+  // Our own words, never the engine's: V8's message quotes the text, which may be a private source.
+  if ("error" in parsed) return { error: parsed.error.replace(/^not valid JSON/, "not JSON") };
+  return asDocument(parsed.ok);
 }

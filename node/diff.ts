@@ -44,12 +44,12 @@ export const RULES: Readonly<Record<string, { readonly class: ChangeClass; reado
   "closed-set.value": { class: "dangerous", meaning: "a new value of tier, tier_label or listing" },
   "key.added": { class: "additive", meaning: "a kind of object has a new key" },
   "envelope.value": { class: "data", meaning: "a value of the envelope or about changed" },
-  "vault.added": { class: "data", meaning: "a vault is new" },
-  "vault.removed": { class: "data", meaning: "a vault is gone" },
+  "vault.added": { class: "data", meaning: "a vault is new (privacy, when its row is minimal)" },
+  "vault.removed": { class: "data", meaning: "a vault is gone (privacy, when its row was minimal)" },
   "vault.field": { class: "data", meaning: "a value of a vault changed" },
   "vault.tier": { class: "data", meaning: "a vault moved tier, its status having changed" },
-  "vault.minimal": { class: "data", meaning: "a full row became minimal: its detail is now withheld (privacy)" },
-  "vault.full": { class: "data", meaning: "a minimal row became full: detail withheld until now is published (privacy)" },
+  "vault.minimal": { class: "data", meaning: "a full row became minimal: its detail is now withheld; the fields withdrawn are listed (privacy)" },
+  "vault.full": { class: "data", meaning: "a minimal row became full: detail withheld until now is published; the fields published are listed (privacy)" },
   "edge.added": { class: "data", meaning: "an edge is new" },
   "edge.removed": { class: "data", meaning: "an edge is gone" },
   "count.changed": { class: "data", meaning: "vault_count or edge_count changed" },
@@ -72,21 +72,31 @@ export interface Document extends Obj {
   edges: Obj[];
 }
 
-/** Why `value` is not a registry document a diff can read, or the document. */
+/**
+ * Why `value` is not a built registry document a diff can read, or the document. A source file is
+ * refused before anything of it is read further: a diff prints values, and a source's are private.
+ * The reasons name no value and no key of the input.
+ */
 export function asDocument(value: unknown): { ok: Document } | { error: string } {
-  if (!isObj(value)) return { error: "not a registry document: the top level is not an object" };
+  const refuse = (why: string) => ({ error: `not a built registry document: ${why}` });
+  if (!isObj(value)) return refuse("the top level is not an object");
+  if (typeof value["schema_version"] !== "string" || typeof value["built_at"] !== "string") {
+    return refuse("it has no schema_version and built_at (a source file is not diffed: build each side with `registry` first)");
+  }
   const { vaults, edges } = value;
-  if (!Array.isArray(vaults)) return { error: "not a registry document: vaults is not an array" };
-  if (!Array.isArray(edges)) return { error: "not a registry document: edges is not an array" };
+  if (!Array.isArray(vaults)) return refuse("vaults is not an array");
+  if (!Array.isArray(edges)) return refuse("edges is not an array");
   const seen = new Set<string>();
   for (const [i, row] of vaults.entries()) {
-    if (!isObj(row) || typeof row["vault_slug"] !== "string") return { error: `not a registry document: vaults[${i}] has no string vault_slug` };
-    if (seen.has(row["vault_slug"])) return { error: `not a registry document: vault_slug ${row["vault_slug"]} appears twice` };
+    if (!isObj(row) || typeof row["vault_slug"] !== "string") return refuse(`vaults[${i}] has no string vault_slug`);
+    // `suppressed` is the source's own key: a built document never carries it (DECISIONS.md D2).
+    if (Object.hasOwn(row, "suppressed")) return refuse(`vaults[${i}] carries suppressed, a key only a source has`);
+    if (seen.has(row["vault_slug"])) return refuse(`vaults[${i}].vault_slug appears twice`);
     seen.add(row["vault_slug"]);
   }
   for (const [i, edge] of edges.entries()) {
     if (!isObj(edge) || !["source", "target", "type"].every((k) => typeof edge[k] === "string")) {
-      return { error: `not a registry document: edges[${i}] is not an object with string source, target and type` };
+      return refuse(`edges[${i}] is not an object with string source, target and type`);
     }
   }
   return { ok: value as Document };
@@ -150,13 +160,19 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   // Vaults.
   const oldRows = new Map(before.vaults.map((r) => [r["vault_slug"] as string, r]));
   const newRows = new Map(after.vaults.map((r) => [r["vault_slug"] as string, r]));
-  for (const [slug, row] of newRows) if (!oldRows.has(slug)) add("vault.added", `vaults[${slug}]`, { new: Object.hasOwn(row, "listing") ? "minimal row" : "full row" });
-  for (const [slug, row] of oldRows) if (!newRows.has(slug)) add("vault.removed", `vaults[${slug}]`, { old: Object.hasOwn(row, "listing") ? "minimal row" : "full row" });
+  // A withheld vault added or removed changes what is withheld: privacy-relevant too.
+  for (const [slug, row] of newRows) if (!oldRows.has(slug)) add("vault.added", `vaults[${slug}]`, { new: Object.hasOwn(row, "listing") ? "minimal row" : "full row" }, Object.hasOwn(row, "listing"));
+  for (const [slug, row] of oldRows) if (!newRows.has(slug)) add("vault.removed", `vaults[${slug}]`, { old: Object.hasOwn(row, "listing") ? "minimal row" : "full row" }, Object.hasOwn(row, "listing"));
   for (const [slug, row] of newRows) {
     const old = oldRows.get(slug);
     if (old === undefined) continue;
     const [wasMinimal, isMinimal] = [Object.hasOwn(old, "listing"), Object.hasOwn(row, "listing")];
-    if (wasMinimal !== isMinimal) add(isMinimal ? "vault.minimal" : "vault.full", `vaults[${slug}]`, { old: wasMinimal ? "minimal" : "full", new: isMinimal ? "minimal" : "full" }, true);
+    if (wasMinimal !== isMinimal) {
+      // The fields that turning full publishes, or turning minimal withdraws, by name.
+      const moved = isMinimal ? Object.keys(old).filter((k) => !Object.hasOwn(row, k)) : Object.keys(row).filter((k) => !Object.hasOwn(old, k));
+      const fields = `${isMinimal ? "withdraws" : "publishes"} ${moved.join(", ")}`;
+      add(isMinimal ? "vault.minimal" : "vault.full", `vaults[${slug}]`, { old: wasMinimal ? "minimal" : "full", new: `${isMinimal ? "minimal" : "full"}: ${fields}` }, true);
+    }
     const tierMoved = !equal(old["tier"], row["tier"]) && old["tier"] !== undefined && row["tier"] !== undefined;
     if (tierMoved) add("vault.tier", `vaults[${slug}].tier`, { old: old["tier"], new: row["tier"] });
     for (const key of Object.keys(row)) {
@@ -185,6 +201,17 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   }
   const rank = (c: Change) => CLASSES.indexOf(c.class);
   return changes.map((c, i) => [c, i] as const).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([c]) => c);
+}
+
+/** What `--fail-on` can name: a class, or `privacy` (any change in what is withheld). */
+export type FailOn = "breaking" | "dangerous" | "privacy";
+
+/** True when some change meets one of `failOn`: a class at least that harmful, or a privacy change. */
+export function failsOn(changes: readonly Change[], failOn: readonly FailOn[]): boolean {
+  const worst = worstClass(changes);
+  return failOn.some((f) =>
+    f === "privacy" ? changes.some((c) => c.privacy === true) : f === "breaking" ? worst === "breaking" : worst === "breaking" || worst === "dangerous",
+  );
 }
 
 /** The worst class among `changes`, or null when there are none. */

@@ -7,6 +7,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CANONICAL_PATH } from "../http/lifecycle.ts";
 import type { BuildMeta } from "../http/prepare.ts";
+import { pathOf } from "./request-target.ts";
 
 /** How long a graceful stop may wait for in-flight requests before it closes what is left. */
 export const DRAIN_MS = 10_000;
@@ -69,8 +70,9 @@ export function runServer(server: Server, options: ServerOptions): void {
 }
 
 /**
- * One JSON line per request: method, path, status, bytes sent, duration. The query string and
- * request headers and bodies are never logged: only the path, which names a public address.
+ * One JSON line per request: method, path, status, bytes sent, duration. The query string,
+ * userinfo and host of an absolute-form target, request headers and bodies are never logged: only
+ * the path (see `request-target.ts`).
  */
 function logRequest(req: IncomingMessage, res: ServerResponse): void {
   const started = performance.now();
@@ -90,12 +92,10 @@ function logRequest(req: IncomingMessage, res: ServerResponse): void {
     return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
   } as typeof res.end;
   res.on("finish", () => {
-    const url = req.url ?? "";
-    const query = url.indexOf("?");
     const line = {
       time: new Date().toISOString(),
       method: req.method,
-      path: query === -1 ? url : url.slice(0, query),
+      path: pathOf(req.url ?? "") ?? "(not a path)",
       status: res.statusCode,
       bytes,
       ms: Math.round((performance.now() - started) * 100) / 100,

@@ -6,7 +6,7 @@
  */
 import { createAdaptorServer } from "@hono/node-server";
 import type { Server } from "node:http";
-import { relative } from "node:path";
+import { basename } from "node:path";
 import { createApp } from "../http/app.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { parseProcessArgs } from "./args.ts";
@@ -38,9 +38,9 @@ Exit codes: 0 stopped by a signal; 1 a bad source or setting, or the port is tak
 });
 
 const env = process.env;
-const sourceName = env["REGISTRY_SOURCE"] || relative(process.cwd(), SNAPSHOT);
+const sourcePath = env["REGISTRY_SOURCE"] || SNAPSHOT;
 const listen = serverEnv(env);
-const inputs = await loadInputs(sourceName, env);
+const inputs = await loadInputs(sourcePath, env);
 const problems = [...("problems" in listen ? listen.problems : []), ...("problems" in inputs ? inputs.problems : [])];
 if ("problems" in listen || "problems" in inputs) {
   process.stderr.write(problems.map((p) => `${p}\n`).join(""));
@@ -49,4 +49,5 @@ if ("problems" in listen || "problems" in inputs) {
 process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
 const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress });
 const server = createAdaptorServer({ fetch: createApp(build).fetch }) as Server;
-runServer(server, { ...listen.ok, sourceName, meta: build.meta });
+// The start line names the source by its base name only.
+runServer(server, { ...listen.ok, sourceName: basename(sourcePath), meta: build.meta });

@@ -3,10 +3,14 @@
  * build) loads a registry. Problems come back prefixed with the file's path, one per line.
  */
 import { readFile } from "node:fs/promises";
+import { capProblems, summarizeWarnings } from "../contract/messages.ts";
 import { validateSource, type Source } from "../contract/source.ts";
 import { findDuplicateKeys, locateJsonError } from "./json-error.ts";
 
-/** Reads, parses and validates `path`; a key repeated within one object is refused too. Never throws. */
+/**
+ * Reads, parses and validates `path`; a key repeated within one object is refused too. Problems
+ * are cut after 50 lines and warnings summarized per kind (`contract/messages.ts`). Never throws.
+ */
 export async function readSourceFile(path: string): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
   let text: string;
   try {
@@ -21,8 +25,8 @@ export async function readSourceFile(path: string): Promise<{ ok: Source; warnin
   const duplicates = findDuplicateKeys(text);
   const result = validateSource(parsed.ok);
   const problems = [...duplicates, ...(result.ok ? [] : result.problems)];
-  if (result.ok && problems.length === 0) return { ok: result.source, warnings: result.warnings.map((w) => `${path}: warning: ${w}`) };
-  return { problems: problems.map((p) => `${path}: ${p}`) };
+  if (result.ok && problems.length === 0) return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${path}: warning: ${w}`) };
+  return { problems: capProblems(problems).map((p) => `${path}: ${p}`) };
 }
 
 /**

@@ -195,13 +195,52 @@ test("registry diff --fail-on: exit 1 when met, 0 when not", async () => {
   assert.is((await runCli(["diff", a, a, "--fail-on", "dangerous"], {})).code, 0);
 });
 
+test("registry diff refuses a source file, or anything not built, printing nothing of it", async () => {
+  const source = readFileSync("fixtures/registry.json", "utf8");
+  const secrets = ["tagline", "internal", ...[...source.matchAll(/"tagline": "([^"]+)"/g)].map((m) => m[1] as string)];
+  const sourceWithVersion = JSON.stringify({ ...JSON.parse(source), schema_version: "1.0", built_at: "2026-11-21T12:00:00Z" });
+  for (const [name, text] of [["source.json", source], ["forged.json", sourceWithVersion], ["broken.json", `{"tagline": "${secrets[2]}" oops`]] as const) {
+    for (const args of [["diff", a, file(name, text)], ["diff", file(name, text), a, "--json"]]) {
+      const result = await runCli(args, {});
+      assert.is(result.code, 2, name);
+      assert.is(result.stdout.length, 0);
+      assert.is(result.stderr.trimEnd().split("\n").length, 1, "one line");
+      for (const secret of secrets) assert.not.ok(result.stderr.includes(secret as string), `${name}: ${result.stderr}`);
+    }
+  }
+  assert.match((await runCli(["diff", a, file("source.json", source)], {})).stderr, /not a built registry document: it has no schema_version and built_at \(a source file is not diffed/);
+  assert.match((await runCli(["diff", a, file("forged.json", sourceWithVersion)], {})).stderr, /carries suppressed, a key only a source has/);
+});
+
+test("privacy: a row turning full lists the fields it publishes; --fail-on privacy stops on it, alone or with a class", async () => {
+  const before = fresh();
+  const after = fresh();
+  const i = after.vaults.findIndex((r) => "listing" in r);
+  const m = after.vaults[i] as Row;
+  const full = fullRows(after)[0] as Row;
+  after.vaults[i] = Object.fromEntries(Object.keys(full).map((k) => [k, k in m ? m[k] : full[k]]));
+  const flip = diffDocuments(before, after).filter((c) => c.privacy === true);
+  assert.equal(flip.map((c) => [c.rule, c.new]), [["vault.full", "full: publishes tier, tier_label, tier_meaning, note, url, markdown_url, last_synced, tagline"]]);
+  const [p, q] = [file("p.json", JSON.stringify(before)), file("q.json", JSON.stringify(after))];
+  assert.is((await runCli(["diff", p, q, "--fail-on", "breaking"], {})).code, 0, "a privacy change is data, not breaking");
+  const stopped = await runCli(["diff", p, q, "--fail-on", "privacy"], {});
+  assert.is(stopped.code, 1);
+  assert.match(stopped.stderr, /^registry diff: data changes, 1 privacy-relevant \(--fail-on privacy\)\n$/);
+  assert.is((await runCli(["diff", p, q, "--fail-on", "breaking,privacy"], {})).code, 1);
+  assert.is((await runCli(["diff", a, b, "--fail-on", "privacy"], {})).code, 0, "no privacy change between a and b");
+  assert.is((await runCli(["diff", a, b, "--fail-on", "privacy,breaking"], {})).code, 1);
+  // Back to minimal: the same fields, withdrawn.
+  assert.equal(diffDocuments(after, before).filter((c) => c.privacy === true).map((c) => c.new), ["minimal: withdraws tier, tier_label, tier_meaning, note, url, markdown_url, last_synced, tagline"]);
+});
+
 test("registry diff: bad input is one clear line and exit 2", async () => {
   const cases: [string[], RegExp][] = [
     [["diff", a, join(dir, "absent.json")], /absent\.json: cannot read it \(ENOENT\)\n$/],
-    [["diff", a, file("bad.json", "{")], /bad\.json: not JSON: /],
-    [["diff", a, file("arr.json", "[]")], /arr\.json: not a registry document: the top level is not an object\n$/],
-    [["diff", a, file("novaults.json", '{"edges": []}')], /not a registry document: vaults is not an array/],
-    [["diff", a, b, "--fail-on", "everything"], /^--fail-on: expected breaking or dangerous, got "everything"/],
+    [["diff", a, file("bad.json", "{")], /bad\.json: not JSON at line 1, column 2: /],
+    [["diff", a, file("arr.json", "[]")], /arr\.json: not a built registry document: the top level is not an object\n$/],
+    [["diff", a, file("novaults.json", '{"schema_version": "1.0", "built_at": "x", "edges": []}')], /not a built registry document: vaults is not an array/],
+    [["diff", a, b, "--fail-on", "everything"], /^--fail-on: expected a comma-separated list of breaking, dangerous, privacy, got "everything"/],
+    [["diff", a, b, "--fail-on", "privacy,data"], /^--fail-on: expected a comma-separated list of breaking, dangerous, privacy, got "data"/],
     [["diff", a], /^missing argument/],
     [["diff", a, b, "--bogus"], /^Unknown option '--bogus'/],
   ];
@@ -214,7 +253,7 @@ test("registry diff: bad input is one clear line and exit 2", async () => {
   }
   const help = await runCli(["diff", "--help"], {});
   assert.is(help.code, 0);
-  assert.match(Buffer.from(help.stdout).toString(), /--fail-on breaking\|dangerous/);
+  assert.match(Buffer.from(help.stdout).toString(), /--fail-on breaking,dangerous,privacy/);
 });
 
 test("the README's rule table is the diff's rules, with their classes", () => {

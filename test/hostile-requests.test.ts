@@ -10,7 +10,7 @@ import { connect } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
-import { lambdaHandlerFor } from "../http/lambda.ts";
+import { lambdaHandlerFor, MAX_LOG_LINE } from "../http/lambda.ts";
 import { zlibCompress } from "../node/compress.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { validateSource } from "../registry.ts";
@@ -160,6 +160,37 @@ test("Lambda: any event, however malformed, gets a 4xx or a deliberate answer, n
     assert.is(line.split("\n").length, 1, "one line per malformed event");
     assert.not.match(line, STACK_TRACE);
   }
+});
+
+
+test("Lambda: a malformed event's log line is one line of at most 1 KB, whatever its keys hold", async () => {
+  const logged: string[] = [];
+  const lambda = lambdaHandlerFor(build, (line) => logged.push(line));
+  await lambda({ ["k".repeat(2_000_000)]: 1 } as never);
+  await lambda({ "a\nregistry: forged second line": 1, "\u2028b\r": 2 } as never);
+  await lambda(Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`key-${i}-${"x".repeat(100)}`, i])) as never);
+  assert.is(logged.length, 3);
+  for (const line of logged) {
+    assert.ok(new TextEncoder().encode(line).length <= MAX_LOG_LINE, `${line.length} bytes`);
+    assert.not.match(line, /[\n\r\u2028\u2029]/, "no line break of any kind");
+  }
+  assert.match(logged[1] as string, /"a\\nregistry: forged second line"/);
+});
+
+test("LOG_REQUESTS=1 logs the path of an absolute-form target: never its userinfo, host or query", async () => {
+  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0", LOG_REQUESTS: "1" }));
+  const port = Number(new URL(server.origin).port);
+  try {
+    const answer = await rawExchange(port, "GET http://user:pw@elsewhere.example/vaults.json?token=x HTTP/1.1\r\nHost: elsewhere.example\r\nConnection: close\r\n\r\n");
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    await rawExchange(port, "GET * HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+    await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    await server.stop();
+  }
+  const lines = server.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { path: string });
+  assert.equal(lines.map((l) => l.path), ["/vaults.json", "(not a path)"]);
+  assert.not.match(server.output(), /user|pw@|elsewhere|token/);
 });
 
 test.run();

@@ -73,7 +73,9 @@ test("huge inputs are answered, not hung on: 200k-element arrays, 5 MB strings",
   const base = { registry_schema_version: "1", generated_at: "2026-11-14T08:30:00Z", source_inventory_sha: "a".repeat(40), edges: [] };
   const nulls = await cliOn(JSON.stringify({ ...base, vaults: new Array(200_000).fill(null) }));
   assert.is(nulls.code, 1);
-  assert.is(nulls.stderr.split("\n").length - 1, 200_000, "one line per problem");
+  const lines = nulls.stderr.split("\n").slice(0, -1);
+  assert.is(lines.length, 51, "50 problems, then a count of the rest");
+  assert.match(lines[50] as string, /: and 199950 more problems \(the first 50 are shown\)$/);
   const long = await cliOn(JSON.stringify({ ...base, vaults: [{ vault_slug: "a", display_name: "x".repeat(5_000_000), status: "active" }] }));
   assert.is(long.code, 0, "a long name is valid");
   const longBad = await cliOn(JSON.stringify({ ...base, vaults: [{ vault_slug: "a".repeat(5_000_000) + "-", display_name: "x", status: "active" }] }));

@@ -6,15 +6,21 @@ import { findDuplicateKeys, locateJsonError } from "../node/json-error.ts";
 import { parseJson } from "../node/source-file.ts";
 import { fcParams } from "./arbitraries.ts";
 
-test("duplicate keys: found at any depth, by decoded name, with the object's path", () => {
+test("duplicate keys: found at any depth, by decoded name, with line and column; only D1's keys are named", () => {
+  const unknown = (path: string, where: string) => `${path}: an unknown key is repeated (${where}; its name is not printed); JSON keeps only the last one`;
+  const inside = (path: string, where: string) => `${path}: a key inside an internal value is repeated (${where}; its name is not printed); JSON keeps only the last one`;
   const cases: [string, string[]][] = [
-    ['{"a":1,"a":2}', ['$: duplicate key "a"']],
-    ['{"vaults":[{"s":1},{"s":1,"t":"a\\"b","s":3}]}', ['vaults[1]: duplicate key "s"']],
-    ['{"k\\u0061":1,"ka":2}', ['$: duplicate key "ka"']],
-    ['{"odd key":{"z":1,"z":1}}', ['["odd key"]: duplicate key "z"']],
+    ['{"a":1,"a":2}', [unknown("$", "line 1, column 8")]],
+    ['{"edges":[],\n "edges":[]}', ['$: duplicate key "edges" (line 2, column 2); JSON keeps only the last one']],
+    ['{"vaults":[{"s":1},{"s":1,"t":"a\\"b","s":3}]}', [unknown("vaults[1]", "line 1, column 38")]],
+    ['{"vaults":[{"note":1},{"note":1,"note":3}]}', ['vaults[1]: duplicate key "note" (line 1, column 33); JSON keeps only the last one']],
+    ['{"k\\u0061":1,"ka":2}', [unknown("$", "line 1, column 14")]],
+    ['{"odd key":{"z":1,"z":1}}', [inside("$", "line 1, column 19")]],
+    ['{"vaults":[{"tagline":{"z":{"y":1,"y":2}}}]}', [inside("vaults[0]", "line 1, column 35")]],
+    ['{"labels":{"class":{"x":"X","x":"Y"}}}', ["labels.class: a raw value is repeated (line 1, column 29; its name is not printed); JSON keeps only the last one"]],
     ['{"a":"{\\"a\\":1,\\"a\\":2}"}', []],
     ['[{"x":1},{"x":2}]', []],
-    ['{"\\\\":1,"\\\\":2}', ['$: duplicate key "\\\\"']],
+    ['{"\\\\":1,"\\\\":2}', [unknown("$", "line 1, column 9")]],
   ];
   for (const [text, expected] of cases) assert.equal(findDuplicateKeys(text), expected, text);
 });

@@ -56,14 +56,41 @@ function withinTwoEdits(key: string, known: string): boolean {
   return key === known || first.includes(key) || first.some((n) => Math.abs(n.length - key.length) <= 1 && oneEdit(n, alphabet).includes(key));
 }
 
-/** D1: an unknown key that nearly spells a known one (case, `_`, `-`; or 2 edits of a 5+ letter key). */
-export function isNearMiss(key: string, known: readonly string[]): boolean {
-  if (known.includes(key)) return false;
-  const squash = (k: string) => k.toLowerCase().split("").filter((c) => c !== "_" && c !== "-").join("");
-  return known.some((k) => squash(k) === squash(key) || (k.length >= 5 && withinTwoEdits(key.toLowerCase(), k)));
+/** D1's folding, restated: NFKC, case folded, and no `_`, `-`, spaces, dashes, connectors or format characters. */
+const squash = (k: string): string =>
+  Array.from(k.normalize("NFKC"))
+    .map((c) => c.toUpperCase().toLowerCase())
+    .join("")
+    .normalize("NFKC")
+    .split("")
+    .filter((c) => !/[\p{Pd}\p{Pc}\p{Cf}\s]/u.test(c))
+    .join("");
+
+/** True when some run of `folded` reaches "suppress" in two edits (letters inserted come from "suppress"). */
+function holdsSuppress(folded: string): boolean {
+  const target = "suppress";
+  for (let from = 0; from < folded.length; from++) {
+    for (let to = from + 6; to <= Math.min(folded.length, from + 10); to++) {
+      const run = folded.slice(from, to);
+      // An edit keeps all but at most one of the run's letters of "suppress": fewer than 6 cannot reach it.
+      const pool = [...target];
+      const kept = [...run].filter((c) => (pool.includes(c) ? (pool.splice(pool.indexOf(c), 1), true) : false)).length;
+      if (kept < 6) continue;
+      if (run === target || oneEdit(run, [...new Set(target)]).some((n) => n === target || oneEdit(n, [...new Set(target)]).includes(target))) return true;
+    }
+  }
+  return false;
 }
 
-const noNearMiss = (o: Obj, known: readonly string[]): boolean => Object.keys(o).every((k) => !isNearMiss(k, known));
+/** D1: an unknown key that nearly spells a known one (folded equal, or 2 edits of a 5+ letter key); on a vault, one holding "suppress". */
+export function isNearMiss(key: string, known: readonly string[], vault = false): boolean {
+  if (known.includes(key)) return false;
+  const k2 = squash(key);
+  if (known.some((k) => squash(k) === k2 || (squash(k).length >= 5 && withinTwoEdits(k2, squash(k))))) return true;
+  return vault && holdsSuppress(k2);
+}
+
+const noNearMiss = (o: Obj, known: readonly string[], vault = false): boolean => Object.keys(o).every((k) => !isNearMiss(k, known, vault));
 
 const labelTableOk = (t: unknown): boolean =>
   t === null || (isObj(t) && Object.values(t).every((label) => nonEmpty(label)));
@@ -87,7 +114,7 @@ export function isValidSource(x: unknown): boolean {
   const slugs: string[] = [];
   for (const v of vaults as unknown[]) {
     if (!isObj(v) || !has(v, "vault_slug") || !has(v, "display_name") || !has(v, "status")) return false;
-    if (!noNearMiss(v, ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"])) return false;
+    if (!noNearMiss(v, ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"], true)) return false;
     const s = v["vault_slug"];
     if (!str(s) || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) || slugs.includes(s)) return false;
     slugs.push(s);

@@ -97,7 +97,7 @@ test("Node: node dist/node/server.mjs, with no node_modules anywhere above it", 
   const server = await startServer(process.execPath, [join(alone, "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" });
   try {
     await conforms("node", server.origin);
-    assert.match(server.output(), new RegExp(`serving ${SOURCE.replaceAll(".", "\\.")} \\(4 vaults, 3 edges, built_at ${GOLDEN_OPTIONS.builtAt}, base URL ${GOLDEN_OPTIONS.baseUrl}, ETag ${etag}\\)`));
+    assert.match(server.output(), new RegExp(`serving unicode\\.json \\(4 vaults, 3 edges, built_at ${GOLDEN_OPTIONS.builtAt}, base URL ${GOLDEN_OPTIONS.baseUrl}, ETag ${etag}\\)`));
   } finally {
     assert.is(await server.stop(), 0, "SIGTERM: exit 0");
   }

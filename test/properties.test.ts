@@ -10,6 +10,7 @@ import { contextOf } from "../http/lifecycle.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { fcParams, nearValidSource, permutationOf, SECRET, status, validSource } from "./arbitraries.ts";
 import { isValidSource } from "./oracle.ts";
+import { summarizeWarnings } from "../contract/messages.ts";
 
 const OPTIONS = contextOf(VERSIONS[0]!, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" });
 
@@ -255,10 +256,81 @@ test("no near miss of `suppressed` on any vault ever yields a full row: the sour
       const mutated = { ...source, vaults: vaults.map((v, i) => (i === index ? meant : v)) };
       const result = validateSource(mutated);
       assert.not.ok(result.ok, `"${key}" was accepted`);
-      if (!result.ok) assert.ok(result.problems.some((p) => p.startsWith(`vaults[${index}]: unknown key ${JSON.stringify(key)}: did you mean "suppressed"?`)), result.problems.join("\n"));
+      if (!result.ok) assert.ok(result.problems.some((p) => p.startsWith(`vaults[${index}]: key #`) && p.includes('did you mean "suppressed"?')), result.problems.join("\n"));
     }),
     fcParams,
   );
+});
+
+/** Up to two edits of "suppress" (insert, delete, replace, swap neighbours), letters a to z. */
+const editedSuppress = fc
+  .array(fc.tuple(fc.constantFrom("insert", "delete", "replace", "swap"), fc.nat(), fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz")), { maxLength: 2 })
+  .map((edits) => {
+    let key = "suppress";
+    for (const [edit, at, char] of edits) {
+      const i = at % key.length;
+      if (edit === "insert") key = key.slice(0, i) + char + key.slice(i);
+      else if (edit === "delete") key = key.slice(0, i) + key.slice(i + 1);
+      else if (edit === "replace") key = key.slice(0, i) + char + key.slice(i + 1);
+      else if (i + 1 < key.length) key = key.slice(0, i) + key[i + 1] + key[i] + key.slice(i + 2);
+    }
+    return key;
+  });
+
+/** A key built from "suppress": two edits, affixes, separators, any case, Unicode compatibility forms. */
+const suppressSpelling = fc
+  .record({
+    core: editedSuppress,
+    prefix: fc.constantFrom("", "is", "is_", "not-", "Do ", "x", "vault_", "__"),
+    suffix: fc.constantFrom("", "ed", "_flag", "-ed", "ion", " on", "Ed", "_until", "ed2"),
+    marks: fc.array(fc.tuple(fc.nat(), fc.constantFrom("_", "-", " ", "\u200b", "\u2010", "\uff3f")), { maxLength: 2 }),
+    cases: fc.array(fc.boolean(), { minLength: 32, maxLength: 32 }),
+    fullwidth: fc.array(fc.boolean(), { minLength: 32, maxLength: 32 }),
+  })
+  .map(({ core, prefix, suffix, marks, cases, fullwidth }) => {
+    let key = prefix + core + suffix;
+    for (const [at, mark] of marks) key = key.slice(0, at % (key.length + 1)) + mark + key.slice(at % (key.length + 1));
+    return [...key]
+      .map((c, i) => (cases[i % 32] ? c.toUpperCase() : c))
+      .map((c, i) => (fullwidth[i % 32] && c >= "!" && c <= "~" ? String.fromCharCode(c.charCodeAt(0) + 0xfee0) : c))
+      .join("");
+  });
+
+test("no key spelled from `suppress` set to true ever publishes its vault in full: refused, or the row is minimal", () => {
+  fc.assert(
+    fc.property(validSource.filter((s) => (s["vaults"] as unknown[]).length > 0), fc.nat(), suppressSpelling, (source, pick, key) => {
+      const vaults = source["vaults"] as Json[];
+      const index = pick % vaults.length;
+      const target = vaults[index] as Record<string, Json>;
+      const meant = Object.fromEntries([...Object.entries(target).filter(([k]) => k !== "suppressed"), [key, true]]);
+      const result = validateSource({ ...source, vaults: vaults.map((v, i) => (i === index ? meant : v)) });
+      if (!result.ok) {
+        assert.ok(result.problems.some((p) => p.startsWith(`vaults[${index}]: key #`) && p.includes('"suppressed"')), result.problems.join("\n"));
+        assert.not.ok(result.problems.join("\n").includes(key), "the key's name is never printed");
+        return;
+      }
+      // Accepted only where the key is the real one: then the vault is withheld.
+      assert.is(key, "suppressed", `"${key}" was accepted`);
+    }),
+    fcParams,
+  );
+});
+
+test("an unknown vault key set to true warns that only `suppressed` withholds a vault; warnings of a kind are summarized", () => {
+  const base = { registry_schema_version: "1", generated_at: "2026-11-14T08:30:00Z", source_inventory_sha: "a".repeat(40), edges: [] };
+  const vaults = Array.from({ length: 25 }, (_, i) => ({ vault_slug: `v${i}`, display_name: "V", status: "Active", hidden: true }));
+  const result = validateSource({ ...base, vaults });
+  assert.ok(result.ok);
+  if (!result.ok) return;
+  const lines = summarizeWarnings(result.warnings);
+  assert.is(lines.length, 22, lines.join("\n"));
+  assert.is(lines.filter((l) => l.includes('only "suppressed": true withholds a vault')).length, 10);
+  assert.ok(lines.includes('and 15 more places with a status that is "active" or "pending" only up to case or spaces (the first 10 are shown)'));
+  assert.ok(lines.includes('and 15 more places with an unknown key set to true on a vault published in full (only "suppressed" withholds a vault) (the first 10 are shown)'));
+  assert.not.ok(lines.join("\n").includes("hidden"), "the internal key's name is never printed");
+  // A vault that is suppressed anyway gets no such warning.
+  const quiet = validateSource({ ...base, vaults: [{ vault_slug: "a", display_name: "A", status: "active", hidden: true, suppressed: true }] });
+  assert.equal(quiet.ok ? quiet.warnings : null, []);
 });
 
 test("hostile keys stay data: validating and building never touches Object.prototype", () => {

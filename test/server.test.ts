@@ -23,7 +23,7 @@ test.after(async () => {
 test("prints one start line naming the source, counts, built_at, base URL, ETag and both URLs", () => {
   const line = server.output().trim();
   assert.is(line.split("\n").length, 1);
-  assert.match(line, /^registry: serving fixtures\/registry\.json \(48 vaults, 35 edges, built_at 2026-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\) on /);
+  assert.match(line, /^registry: serving registry\.json \(48 vaults, 35 edges, built_at 2026-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\) on /);
   assert.ok(line.includes(`${server.origin}/vaults.json`) && line.includes(`${server.origin}/api/registry.v1.json`), line);
 });
 

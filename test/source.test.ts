@@ -51,12 +51,14 @@ test("licence: each missing member is named with its path", () => {
   assert.equal(problems({ ...BASE, licence: { id: "CC0" } }), ["licence.url: required key is missing"]);
 });
 
-test("labels: an empty label is refused; odd raw values are named with bracket paths", () => {
-  assert.equal(problems({ ...BASE, labels: { class: { a: "" } } }), ['labels.class.a: expected a non-empty string label, got ""']);
-  assert.equal(problems({ ...BASE, labels: { status: { "odd key": 1, "9a": 2, a_1: 3 } } }), [
+test("labels: an empty label is refused; a raw value some vault declares is named with a bracket path, others by position", () => {
+  assert.equal(problems({ ...BASE, labels: { class: { a: "" } } }), ["labels.class: key #1 (a raw value no vault declares): expected a non-empty string label, got an empty string"]);
+  const vaults = ["odd key", "9a", "a_1"].map((status, i) => ({ vault_slug: `v${i}`, display_name: "V", status }));
+  assert.equal(problems({ ...BASE, vaults, labels: { status: { "odd key": 1, "9a": 2, a_1: 3, unused: 4 } } }), [
     'labels.status["odd key"]: expected a non-empty string label, got 1',
     'labels.status["9a"]: expected a non-empty string label, got 2',
     "labels.status.a_1: expected a non-empty string label, got 3",
+    "labels.status: key #4 (a raw value no vault declares): expected a non-empty string label, got a number",
   ]);
 });
 

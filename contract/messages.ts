@@ -1,0 +1,46 @@
+/**
+ * How long lists of problems and warnings are cut, so that a source with a problem in every one of
+ * 100,000 rows still gets a short answer that says how much was left out (DECISIONS.md D1).
+ * Web standards only.
+ */
+import type { Warning } from "./source.ts";
+
+/** A problem list stops after this many lines, then says how many more there are. */
+export const MAX_PROBLEMS = 50;
+/** Warnings of one kind show this many places, then a count of the rest. */
+export const MAX_WARNINGS_PER_KIND = 10;
+
+/** What each kind of warning is about, for the line that counts the ones left out. */
+const KIND_TEXT: Readonly<Record<Warning["kind"], string>> = {
+  "status-case": 'a status that is "active" or "pending" only up to case or spaces',
+  "unknown-true": 'an unknown key set to true on a vault published in full (only "suppressed" withholds a vault)',
+};
+
+/**
+ * The first `MAX_PROBLEMS` problems, then one line counting the rest.
+ *
+ * @example
+ * capProblems(["a", "b"]); // ["a", "b"]
+ */
+export function capProblems(problems: readonly string[]): string[] {
+  if (problems.length <= MAX_PROBLEMS) return [...problems];
+  return [...problems.slice(0, MAX_PROBLEMS), `and ${problems.length - MAX_PROBLEMS} more problems (the first ${MAX_PROBLEMS} are shown)`];
+}
+
+/**
+ * Warnings in their order, but at most `MAX_WARNINGS_PER_KIND` of each kind, each kind's cut
+ * followed by one line counting what was left out.
+ */
+export function summarizeWarnings(warnings: readonly Warning[]): string[] {
+  const shown = new Map<Warning["kind"], number>();
+  const lines: string[] = [];
+  for (const w of warnings) {
+    const count = (shown.get(w.kind) ?? 0) + 1;
+    shown.set(w.kind, count);
+    if (count <= MAX_WARNINGS_PER_KIND) lines.push(w.line);
+  }
+  for (const [kind, count] of shown) {
+    if (count > MAX_WARNINGS_PER_KIND) lines.push(`and ${count - MAX_WARNINGS_PER_KIND} more places with ${KIND_TEXT[kind]} (the first ${MAX_WARNINGS_PER_KIND} are shown)`);
+  }
+  return lines;
+}
