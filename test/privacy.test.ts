@@ -18,6 +18,7 @@ import { validateSource } from "../registry.ts";
 import { fcParams, SECRET, validSource } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
+import { runCli } from "../node/cli.ts";
 
 const PATHS = ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/nope", "/api/registry.v2.json"];
 const METHODS = ["GET", "HEAD", "OPTIONS", "POST", "DELETE"];
@@ -79,6 +80,43 @@ test("dist/: no private string in any artifact (Node server, fetch, Lambda, stat
       const text = readFileSync(join(file.parentPath, file.name), "utf8");
       assert.not.ok(text.includes(SECRET), `${file.name} carries a private string`);
     }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("no message about a source, valid or invalid, quotes a private string or an internal key's name", async () => {
+  const work = mkdtempSync(join(tmpdir(), "registry-messages-"));
+  let n = 0;
+  const cli = async (text: string) => {
+    const file = join(work, `source-${n++}.json`);
+    writeFileSync(file, text);
+    return runCli([file, "--base-url", GOLDEN_OPTIONS.baseUrl, "--built-at", GOLDEN_OPTIONS.builtAt], {});
+  };
+  try {
+    await fc.assert(
+      fc.asyncProperty(validSource, async (raw) => {
+        const valid = await cli(JSON.stringify(raw));
+        assert.is(valid.code, 0, valid.stderr);
+        assert.not.ok(valid.stderr.includes(SECRET), `warnings: ${valid.stderr}`);
+        // Break every private place: a withheld vault's detail, an unused label, internal keys
+        // spelled like "suppressed" or repeated, and an edge whose type is private.
+        const vaults = (raw["vaults"] as Record<string, unknown>[]).map((v, i) =>
+          v["suppressed"] === true
+            ? { ...v, last_synced: `${SECRET}-not-a-date`, note: 7 }
+            : i === 0
+              ? Object.fromEntries([...Object.entries(v), [`is_suppressed_${SECRET}`, true], [`hidden_${SECRET}`, true]])
+              : v,
+        );
+        const edges = [...(raw["edges"] as unknown[]), { source: `${SECRET}-nowhere`, target: `${SECRET}-nowhere`, type: `${SECRET}-type` }, 5];
+        const labels = { class: { [`${SECRET}-unused`]: "" }, status: { [`${SECRET}-unused`]: 3 } };
+        const text = JSON.stringify({ ...raw, vaults, edges, labels }).replace('{"vault_slug"', `{"${SECRET}_twice":1,"${SECRET}_twice":{"${SECRET}":1,"${SECRET}":2},"vault_slug"`);
+        const invalid = await cli(text);
+        assert.is(invalid.code, 1);
+        assert.not.ok(invalid.stderr.includes(SECRET), `problems: ${invalid.stderr}`);
+      }),
+      { ...fcParams, numRuns: Math.max(10, Math.round(fcParams.numRuns / 5)) },
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

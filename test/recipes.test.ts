@@ -1,0 +1,203 @@
+/**
+ * The deploy recipes, run as the README writes them, with each platform's own tool, on a copy of
+ * this repository with an operator's source at `registry.source.json`: a canary source whose every
+ * private value and internal key name holds SECRET. Each package the tools make holds the answers
+ * and nothing else: no source, fixture or repository file, no path of the build machine, and not
+ * one canary. The deploy line of each block is replaced by the tool's offline form.
+ *
+ * - Netlify: `netlify build --offline` (netlify-cli), then `netlify serve --offline` in its own
+ *   network namespace (it listens on every interface): only the version table's paths answer.
+ * - Cloudflare: `wrangler deploy --dry-run --outdir`.
+ * - AWS: `serverless package` (osls), and the plain `zip -j`; each package's handler run by Node 22.
+ */
+import fc from "fast-check";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { node22 } from "../deploy/node22.ts";
+import { tablePaths } from "../http/lifecycle.ts";
+import { strongEtag } from "../http/responses.ts";
+import { VERSIONS } from "../http/versions.ts";
+import { SECRET, validSource } from "./arbitraries.ts";
+import { cleanEnv, run } from "./process.ts";
+
+const ROOT = resolve(".");
+const NODE22 = node22() as string;
+const TOOLS_BIN = join(ROOT, "deploy", "tools", "node_modules", ".bin");
+const work = mkdtempSync(join(tmpdir(), "registry-recipes-"));
+const clone = join(work, "clone");
+const home = join(work, "home");
+mkdirSync(home);
+const env = cleanEnv({
+  HOME: home,
+  PATH: `${dirname(NODE22)}:${TOOLS_BIN}:${join(ROOT, "node_modules", ".bin")}:${process.env["PATH"] ?? ""}`,
+  WRANGLER_SEND_METRICS: "false",
+  NETLIFY_TELEMETRY_DISABLED: "1",
+  SLS_TELEMETRY_DISABLED: "1",
+  SLS_NOTIFICATIONS_MODE: "off",
+  SLS_DEPRECATION_DISABLE: "*",
+});
+/** Strings no package may hold: the canary, and every folder of the build machine in play. */
+const FORBIDDEN = [SECRET, work, ROOT, home];
+
+test.before(() => {
+  // A clone as an operator has it: the repository's files, its node_modules, their source at the root.
+  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  for (const file of files) cpSync(join(ROOT, file), join(clone, file));
+  symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
+  spawnSync("git", ["init", "-q"], { cwd: clone });
+  const [source] = fc.sample(
+    validSource.filter((s) => JSON.stringify(s).split(SECRET).length > 20 && (s["vaults"] as { suppressed?: boolean }[]).filter((v) => v.suppressed === true).length >= 2),
+    { seed: 20261122, numRuns: 1 },
+  );
+  writeFileSync(join(clone, "registry.source.json"), JSON.stringify(source, null, 2));
+});
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+/** The README block under `<!-- name -->`, as its lines. */
+function block(name: string): string[] {
+  const readme = readFileSync("README.md", "utf8");
+  const text = new RegExp(`<!-- ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
+  assert.ok(text !== undefined, `README has the ${name} block`);
+  return text.split("\n").filter((line) => line.trim() !== "");
+}
+
+/** Runs a README block in the clone, its deploy line (the last) replaced by `offline` lines. */
+async function runBlock(name: string, deployLine: RegExp | null, offline: string[] = []): Promise<void> {
+  const lines = block(name);
+  if (deployLine !== null) {
+    assert.match(lines[lines.length - 1] as string, deployLine, `${name}: the deploy line is last`);
+    lines.pop();
+  }
+  const script = ["set -e", ...lines, ...offline].join("\n");
+  const done = await run("sh", ["-c", script], { env, cwd: clone, timeoutMs: 240_000 });
+  assert.is(done.code, 0, `${name}:\n${script}\n${done.stderr}\n${done.stdout.toString()}`);
+}
+
+/** Every file under `dir`, relative, sorted. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
+}
+
+/** Fails if any file under `dir` holds a forbidden string. */
+function assertClean(what: string, dir: string): void {
+  for (const file of filesUnder(dir)) {
+    const text = readFileSync(join(dir, file)).toString("latin1");
+    for (const word of FORBIDDEN) assert.not.ok(text.includes(word), `${what}: ${file} holds ${word === SECRET ? "a private string" : `the build machine's path ${word}`}`);
+  }
+}
+
+/** Unzips `zip` into a fresh folder; returns the folder and the archive's entries. */
+function unzip(zip: string): { dir: string; entries: string[] } {
+  const dir = mkdtempSync(join(work, "unzipped-"));
+  const listed = spawnSync("unzip", ["-Z1", zip], { encoding: "utf8" });
+  assert.is(listed.status, 0, listed.stderr);
+  assert.is(spawnSync("unzip", ["-q", zip, "-d", dir]).status, 0);
+  return { dir, entries: listed.stdout.split("\n").filter((l) => l !== "").sort() };
+}
+
+/** The static export's files: the version table's documents and schemas, and `_headers`. */
+const staticFiles = (): string[] => [...tablePaths(VERSIONS).filter((p) => p !== "/vaults.json").map((p) => p.slice(1)), "vaults.json", "_headers"].sort();
+
+/** Runs a packaged Lambda handler under Node 22 on a recorded REST API event for `path`. */
+async function invokeLambda(file: string, handler: string, path: string): Promise<{ statusCode: number; body: string }> {
+  const event = JSON.parse(readFileSync("fixtures/aws-events/apigw-rest-v1.json", "utf8"));
+  event.path = path;
+  event.httpMethod = "GET";
+  const script = `const m = await import(${JSON.stringify(file)}); const r = await m[${JSON.stringify(handler)}](${JSON.stringify(event)}); process.stdout.write(JSON.stringify(r));`;
+  const done = await run(NODE22, ["--input-type=module", "-e", script], { env, timeoutMs: 30_000 });
+  assert.is(done.code, 0, done.stderr);
+  return JSON.parse(done.stdout.toString());
+}
+
+test("the README shows each recipe file exactly as it is in deploy/", () => {
+  const readme = readFileSync("README.md", "utf8");
+  for (const file of ["deploy/netlify/netlify.toml", "deploy/cloudflare/wrangler.toml", "deploy/aws/serverless.yml"]) {
+    const shown = new RegExp(`<!-- file: ${file.replaceAll(".", "\\.")} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
+    assert.is(shown, readFileSync(file, "utf8"), file);
+  }
+});
+
+test("Netlify: netlify build --offline packages the function alone, with the version table's routes; dist/static is the publish folder", async () => {
+  await runBlock("netlify-recipe", /^netlify deploy --prod --no-build$/);
+  const site = join(clone, "deploy", "netlify");
+  const manifest = JSON.parse(readFileSync(join(site, ".netlify", "functions", "manifest.json"), "utf8")) as { functions: { name: string; path: string; routes: { literal: string }[] }[] };
+  assert.equal(manifest.functions.map((f) => f.name), ["index"], "one function");
+  const fn = manifest.functions[0] as (typeof manifest.functions)[number];
+  assert.equal(fn.routes.map((r) => r.literal), tablePaths(VERSIONS), "routes read from the literal config");
+  const { dir, entries } = unzip(fn.path);
+  assert.equal(entries.filter((e) => !e.startsWith("___netlify-")), ["index.mjs"], "the artifact and Netlify's own entry files, nothing else");
+  // zip-it-and-ship-it rewrites the module's head (a CommonJS shim); the answers it embeds are the build's.
+  const etag = await strongEtag(new Uint8Array(readFileSync(join(site, "dist", "static", "vaults.json"))));
+  assert.ok(readFileSync(join(dir, "index.mjs"), "utf8").includes(etag.slice(1, -1)), "the function embeds the build's answers");
+  assertClean("Netlify function bundle", dir);
+  assert.equal(filesUnder(join(site, "dist", "static")), staticFiles(), "the publish folder is the static export");
+  assertClean("Netlify publish folder", join(site, "dist", "static"));
+});
+
+test("Netlify: under netlify serve --offline only the version table's paths answer; the repository, the source and the recipe are 404", async () => {
+  const site = join(clone, "deploy", "netlify");
+  const answered = tablePaths(VERSIONS);
+  const hidden = ["/registry.source.json", "/README.md", "/netlify.toml", "/package.json", "/fixtures/registry.json", "/dist/fetch/index.mjs", "/fetch/index.mjs", "/index.mjs", "/.netlify/functions/index.zip", "/deploy/netlify/netlify.toml", "/api/registry.v2.json", "/"];
+  const probe = `ip link set lo up && exec node --import tsx ${join(ROOT, "test", "runtimes", "netlify-serve-probe.ts")} ${site} 8888 ${[...answered, ...hidden].join(" ")}`;
+  const done = await run("unshare", ["--net", "--pid", "--fork", "sh", "-c", probe], { env, cwd: ROOT, timeoutMs: 180_000 });
+  const result = JSON.parse(done.stdout.toString().trim().split("\n").pop() ?? "{}") as { answers?: Record<string, { status: number; body: string }>; error?: string; output?: string };
+  assert.ok(result.answers !== undefined, `${result.error ?? done.stderr}\n${result.output ?? ""}`);
+  for (const path of answered) {
+    const answer = result.answers[path] as { status: number; body: string };
+    assert.is(answer.status, 200, path);
+    const file = path === "/vaults.json" ? "vaults.json" : path.slice(1);
+    assert.ok(Buffer.from(answer.body, "base64").equals(readFileSync(join(site, "dist", "static", file))), `${path}: the build's bytes`);
+  }
+  for (const path of hidden) assert.is(result.answers[path]?.status, 404, path);
+  for (const [path, answer] of Object.entries(result.answers)) {
+    for (const word of FORBIDDEN) assert.not.ok(Buffer.from(answer.body, "base64").toString("latin1").includes(word), `${path} carries ${word}`);
+  }
+});
+
+test("Cloudflare: wrangler deploy --dry-run --outdir uploads the artifact byte for byte, and nothing else", async () => {
+  const out = join(work, "wrangler-out");
+  await runBlock("cloudflare-recipe", /^wrangler deploy$/, [`wrangler deploy --dry-run --outdir ${out}`]);
+  assert.equal(filesUnder(out), ["README.md", "index.mjs"], "the Worker, and wrangler's note about the folder");
+  assert.ok(readFileSync(join(out, "index.mjs")).equals(readFileSync(join(clone, "deploy", "cloudflare", "dist", "fetch", "index.mjs"))), "no rebundling, no source map");
+  assertClean("Worker upload", out);
+});
+
+test("AWS: serverless package holds the Lambda file alone; the packaged handler answers under Node 22", async () => {
+  await runBlock("aws-recipe", /^serverless deploy --package \.serverless$/);
+  const dir = join(clone, "deploy", "aws");
+  const { dir: unzipped, entries } = unzip(join(dir, ".serverless", "registry.zip"));
+  assert.equal(entries, ["dist/lambda/index.mjs"]);
+  assertClean("Serverless package", unzipped);
+  for (const template of readdirSync(join(dir, ".serverless")).filter((f) => f.startsWith("cloudformation-template"))) {
+    const text = readFileSync(join(dir, ".serverless", template), "utf8");
+    for (const word of FORBIDDEN) assert.not.ok(text.includes(word), `${template} holds ${word}`);
+  }
+  const answer = await invokeLambda(join(unzipped, "dist", "lambda", "index.mjs"), "handler", "/vaults.json");
+  assert.is(answer.statusCode, 200);
+  assert.is(answer.body, readFileSync(join(dir, "dist", "static", "vaults.json"), "utf8"));
+});
+
+test("AWS: the plain zip recipe puts index.mjs at the top, so handler index.handler loads", async () => {
+  await runBlock("aws-zip-recipe", null);
+  const zip = join(clone, "deploy", "aws", "registry.zip");
+  assert.ok(statSync(zip).size > 0);
+  const { dir, entries } = unzip(zip);
+  assert.equal(entries, ["index.mjs"]);
+  assertClean("Lambda zip", dir);
+  const answer = await invokeLambda(join(dir, "index.mjs"), "handler", "/api/registry.v1.json");
+  assert.is(answer.statusCode, 200);
+});
+
+test("the operator's source stays out of git: registry.source.json and the tools' folders are ignored", () => {
+  const ignored = spawnSync("git", ["check-ignore", "registry.source.json", "deploy/netlify/.netlify", "deploy/aws/.serverless", "deploy/cloudflare/.wrangler", "deploy/aws/dist", "deploy/aws/registry.zip"], { cwd: clone, encoding: "utf8" });
+  assert.is(ignored.stdout.split("\n").filter((l) => l !== "").length, 6, ignored.stdout);
+});
+
+test.run();
