@@ -54,10 +54,11 @@ function judge(key: string, known: readonly (readonly [string, string])[], refus
 export function holdsNearly(text: string, word: string): boolean {
   if (text.includes(word)) return true;
   const longest = word.length + MAX_EDITS;
+  const letters = letterCounts(word);
   for (let start = 0; start < text.length; start++) {
     // Each edit costs at most one of the word's letters, so a run within reach keeps all but two:
     // a cheap count that spares the distance on almost every run of a long key.
-    if (sharedLetters(text.slice(start, start + longest), word) < word.length - MAX_EDITS) continue;
+    if (sharedLetters(text.slice(start, start + longest), letters) < word.length - MAX_EDITS) continue;
     for (let length = word.length - MAX_EDITS; length <= longest && start + length <= text.length; length++) {
       if (editDistance(text.slice(start, start + length), word) <= MAX_EDITS) return true;
     }
@@ -65,10 +66,15 @@ export function holdsNearly(text: string, word: string): boolean {
   return false;
 }
 
-/** How many letters of `word` (as a multiset) `run` holds. */
-function sharedLetters(run: string, word: string): number {
-  const left = new Map<string, number>();
-  for (const c of word) left.set(c, (left.get(c) ?? 0) + 1);
+function letterCounts(word: string): ReadonlyMap<string, number> {
+  const counts = new Map<string, number>();
+  for (const c of word) counts.set(c, (counts.get(c) ?? 0) + 1);
+  return counts;
+}
+
+/** How many letters of a word, given as its `letters` counts, `run` holds. */
+function sharedLetters(run: string, letters: ReadonlyMap<string, number>): number {
+  const left = new Map(letters);
   let shared = 0;
   for (const c of run) {
     const n = left.get(c) ?? 0;

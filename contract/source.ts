@@ -94,7 +94,8 @@ export function validateSource(value: unknown): Validation {
   }
   const warnings: Warning[] = [];
   const judges = nearMissJudges();
-  const unknownKeys: UnknownKeys = (obj, level, at) => reportUnknownKeys(obj, level, at, judges, report, (line) => warnings.push({ kind: "unknown-true", line }));
+  const unknownKeys: UnknownKeys = (obj, level, at, published = true) =>
+    reportUnknownKeys(obj, level, at, published, judges, report, (line) => warnings.push({ kind: "unknown-true", line }));
   unknownKeys(value, "top", "$");
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
@@ -156,7 +157,8 @@ function isRealDate(year: number, month: number, day: number): boolean {
 // --- field readers -------------------------------------------------------------------------------
 
 type Report = (path: string, message: string) => void;
-type UnknownKeys = (obj: JsonObject, level: Level | "suppressed vault", at: string) => void;
+/** Judges `obj`'s unknown keys; `published` is false for a vault whose detail is withheld. */
+type UnknownKeys = (obj: JsonObject, level: Level, at: string, published?: boolean) => void;
 /** Checks one value; returns the accepted value, or what was expected (the caller says what it got). */
 type Check<T> = (value: unknown) => { ok: T } | { expected: string };
 
@@ -248,21 +250,21 @@ function readLabels(root: JsonObject, report: Report, unknownKeys: UnknownKeys):
     return empty;
   }
   unknownKeys(labels, "labels", "labels");
-  const declared = Array.isArray(root["vaults"]) ? root["vaults"].filter(isObject) : [];
   return {
-    classLabels: readLabelTable(labels, "class", usedValues(declared, "class"), report),
-    statusLabels: readLabelTable(labels, "status", usedValues(declared, "status"), report),
+    classLabels: readLabelTable(labels, "class", root, report),
+    statusLabels: readLabelTable(labels, "status", root, report),
   };
 }
 
 /** The string values of `key` that some vault declares: their labels are published, others' are not. */
-function usedValues(vaults: readonly JsonObject[], key: string): Set<string> {
+function usedValues(root: JsonObject, key: string): Set<string> {
   const used = new Set<string>();
-  for (const vault of vaults) if (typeof vault[key] === "string") used.add(vault[key]);
+  const vaults = Array.isArray(root["vaults"]) ? root["vaults"] : [];
+  for (const vault of vaults) if (isObject(vault) && typeof vault[key] === "string") used.add(vault[key]);
   return used;
 }
 
-function readLabelTable(labels: JsonObject, key: "class" | "status", used: ReadonlySet<string>, report: Report): Map<string, string> {
+function readLabelTable(labels: JsonObject, key: "class" | "status", root: JsonObject, report: Report): Map<string, string> {
   const table = new Map<string, string>();
   if (!Object.hasOwn(labels, key) || labels[key] === null) return table;
   const raw = labels[key];
@@ -270,17 +272,16 @@ function readLabelTable(labels: JsonObject, key: "class" | "status", used: Reado
     report(`labels.${key}`, `expected an object of raw value to label, got ${describe(raw)}`);
     return table;
   }
+  // Which raw values some vault declares is asked only of a bad label: a valid table costs nothing.
+  let used: Set<string> | undefined;
   Object.entries(raw).forEach(([rawValue, label], i) => {
     if (typeof label === "string" && label.length > 0) table.set(rawValue, label);
     // A raw value no vault declares, and its label, are never published: name it by position.
-    else if (used.has(rawValue)) report(`labels.${key}${member(rawValue)}`, `expected a non-empty string label, got ${describe(label)}`);
+    else if ((used ??= usedValues(root, key)).has(rawValue)) report(`labels.${key}${member(rawValue)}`, `expected a non-empty string label, got ${describe(label)}`);
     else report(`labels.${key}`, `key #${i + 1} (a raw value no vault declares): expected a non-empty string label, got ${kindOf(label)}`);
   });
   return table;
 }
-
-/** The identity fields: a minimal row publishes them, so they may be quoted for any vault. */
-const IDENTITY = ["vault_slug", "display_name", "class", "status", "persona"];
 
 /**
  * The valid vaults; every slug declared (valid vault or not) for edges to refer to; and the slugs
@@ -314,7 +315,7 @@ function readVaults(
     }
     const published = !Object.hasOwn(item, "suppressed") || item["suppressed"] === false;
     if (!published && typeof item["vault_slug"] === "string") withheld.add(item["vault_slug"]);
-    unknownKeys(item, published ? "vault" : "suppressed vault", at);
+    unknownKeys(item, "vault", at, published);
     const vaultSlug = required(item, "vault_slug", at, report, slug);
     // A malformed slug is still declared: its edges are not dangling, only the slug is wrong.
     if (vaultSlug === undefined && typeof item["vault_slug"] === "string") malformed.add(item["vault_slug"]);
@@ -397,14 +398,12 @@ function tierNameOf(status: "active" | "pending"): string {
 }
 
 /** Each level's judge of unknown keys, made once per validation so that verdicts are remembered. */
-function nearMissJudges(): Record<Level | "suppressed vault", (key: string) => NearMiss | undefined> {
-  const vault = nearMissJudge(KNOWN_KEYS.vault, true);
+function nearMissJudges(): Record<Level, (key: string) => NearMiss | undefined> {
   return {
     top: nearMissJudge(KNOWN_KEYS.top, false),
     licence: nearMissJudge(KNOWN_KEYS.licence, false),
     labels: nearMissJudge(KNOWN_KEYS.labels, false),
-    vault,
-    "suppressed vault": vault,
+    vault: nearMissJudge(KNOWN_KEYS.vault, true),
     edge: nearMissJudge(KNOWN_KEYS.edge, false),
   };
 }
@@ -417,13 +416,14 @@ function nearMissJudges(): Record<Level | "suppressed vault", (key: string) => N
  */
 function reportUnknownKeys(
   obj: JsonObject,
-  level: Level | "suppressed vault",
+  level: Level,
   at: string,
+  published: boolean,
   judges: ReturnType<typeof nearMissJudges>,
   report: Report,
   warn: (line: string) => void,
 ): void {
-  const known = KNOWN_KEYS[level === "suppressed vault" ? "vault" : level];
+  const known = KNOWN_KEYS[level];
   const keys = Object.keys(obj);
   keys.forEach((key, i) => {
     if (known.includes(key)) return;
@@ -433,7 +433,7 @@ function reportUnknownKeys(
       report(at, `${where} nearly spells "${verdict.meant}": did you mean "${verdict.meant}"? Rename it, or give the internal key a name that is not a near miss`);
     } else if (verdict?.kind === "suppress") {
       report(at, `${where} looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"`);
-    } else if (level === "vault" && obj[key] === true) {
+    } else if (level === "vault" && published && obj[key] === true) {
       warn(`${at}: ${where} is true, but only "suppressed": true withholds a vault: this vault is published in full`);
     }
   });

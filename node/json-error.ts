@@ -170,11 +170,16 @@ export function findDuplicateKeys(text: string): string[] {
   return problems;
 }
 
+/** The places D1 knows below each place, by key; every other value is private content. */
+const CHILDREN: Partial<Record<Place, Readonly<Record<string, Place>>>> = {
+  top: { licence: "licence", labels: "labels", vaults: "vaults", edges: "edges" },
+  labels: { class: "label table", status: "label table" },
+};
+
 /** The place of the value of `key` in an object at `place`. */
 function childPlace(place: Place, key: string): Place {
-  if (place === "top") return key === "licence" ? "licence" : key === "labels" ? "labels" : key === "vaults" ? "vaults" : key === "edges" ? "edges" : "private";
-  if (place === "labels") return key === "class" || key === "status" ? "label table" : "private";
-  return "private";
+  const children = CHILDREN[place];
+  return children !== undefined && Object.hasOwn(children, key) ? (children[key] as Place) : "private";
 }
 
 function duplicateMessage(path: string, place: Place, key: string, line: number, column: number): string {
