@@ -14,7 +14,7 @@ import fc from "fast-check";
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { node22 } from "../deploy/node22.ts";
@@ -26,14 +26,15 @@ import { cleanEnv, run } from "./process.ts";
 
 const ROOT = resolve(".");
 const NODE22 = node22() as string;
-const TOOLS_BIN = join(ROOT, "deploy", "tools", "node_modules", ".bin");
 const work = mkdtempSync(join(tmpdir(), "registry-recipes-"));
 const clone = join(work, "clone");
 const home = join(work, "home");
 mkdirSync(home);
+// The PATH a new user has: the blocks reach every tool through deploy/tool, as the README says.
 const env = cleanEnv({
   HOME: home,
-  PATH: `${dirname(NODE22)}:${TOOLS_BIN}:${join(ROOT, "node_modules", ".bin")}:${process.env["PATH"] ?? ""}`,
+  // npm test puts node_modules/.bin on PATH; a user's shell does not.
+  PATH: (process.env["PATH"] ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":"),
   WRANGLER_SEND_METRICS: "false",
   NETLIFY_TELEMETRY_DISABLED: "1",
   SLS_TELEMETRY_DISABLED: "1",
@@ -47,7 +48,9 @@ test.before(() => {
   // A clone as an operator has it: the repository's files, its node_modules, their source at the root.
   const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
   for (const file of files) cpSync(join(ROOT, file), join(clone, file));
+  // What npm ci made: the project's node_modules and, by its postinstall, deploy/tools/'s.
   symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
+  symlinkSync(join(ROOT, "deploy", "tools", "node_modules"), join(clone, "deploy", "tools", "node_modules"));
   spawnSync("git", ["init", "-q"], { cwd: clone });
   const [source] = fc.sample(
     validSource.filter((s) => JSON.stringify(s).split(SECRET).length > 20 && (s["vaults"] as { suppressed?: boolean }[]).filter((v) => v.suppressed === true).length >= 2),
@@ -125,7 +128,7 @@ test("the README shows each recipe file exactly as it is in deploy/", () => {
 });
 
 test("Netlify: netlify build --offline packages the function alone, with the version table's routes; dist/static is the publish folder", async () => {
-  await runBlock("netlify-recipe", /^netlify deploy --prod --no-build$/);
+  await runBlock("netlify-recipe", /^\.\.\/tool netlify deploy --prod --no-build$/);
   const site = join(clone, "deploy", "netlify");
   const manifest = JSON.parse(readFileSync(join(site, ".netlify", "functions", "manifest.json"), "utf8")) as { functions: { name: string; path: string; routes: { literal: string }[] }[] };
   assert.equal(manifest.functions.map((f) => f.name), ["index"], "one function");
@@ -145,7 +148,7 @@ test("Netlify: under netlify serve --offline only the version table's paths answ
   const site = join(clone, "deploy", "netlify");
   const answered = tablePaths(VERSIONS);
   const hidden = ["/registry.source.json", "/README.md", "/netlify.toml", "/package.json", "/fixtures/registry.json", "/dist/fetch/index.mjs", "/fetch/index.mjs", "/index.mjs", "/.netlify/functions/index.zip", "/deploy/netlify/netlify.toml", "/api/registry.v2.json", "/"];
-  const probe = `ip link set lo up && exec node --import tsx ${join(ROOT, "test", "runtimes", "netlify-serve-probe.ts")} ${site} 8888 ${[...answered, ...hidden].join(" ")}`;
+  const probe = `ip link set lo up && exec ${join(clone, "deploy", "tool")} node --import tsx ${join(ROOT, "test", "runtimes", "netlify-serve-probe.ts")} ${site} 8888 ${[...answered, ...hidden].join(" ")}`;
   const done = await run("unshare", ["--net", "--pid", "--fork", "sh", "-c", probe], { env, cwd: ROOT, timeoutMs: 180_000 });
   const result = JSON.parse(done.stdout.toString().trim().split("\n").pop() ?? "{}") as { answers?: Record<string, { status: number; body: string }>; error?: string; output?: string };
   assert.ok(result.answers !== undefined, `${result.error ?? done.stderr}\n${result.output ?? ""}`);
@@ -163,14 +166,14 @@ test("Netlify: under netlify serve --offline only the version table's paths answ
 
 test("Cloudflare: wrangler deploy --dry-run --outdir uploads the artifact byte for byte, and nothing else", async () => {
   const out = join(work, "wrangler-out");
-  await runBlock("cloudflare-recipe", /^wrangler deploy$/, [`wrangler deploy --dry-run --outdir ${out}`]);
+  await runBlock("cloudflare-recipe", /^\.\.\/tool wrangler deploy$/, [`../tool wrangler deploy --dry-run --outdir ${out}`]);
   assert.equal(filesUnder(out), ["README.md", "index.mjs"], "the Worker, and wrangler's note about the folder");
   assert.ok(readFileSync(join(out, "index.mjs")).equals(readFileSync(join(clone, "deploy", "cloudflare", "dist", "fetch", "index.mjs"))), "no rebundling, no source map");
   assertClean("Worker upload", out);
 });
 
 test("AWS: serverless package holds the Lambda file alone; the packaged handler answers under Node 22", async () => {
-  await runBlock("aws-recipe", /^serverless deploy --package \.serverless$/);
+  await runBlock("aws-recipe", /^\.\.\/tool serverless deploy --package \.serverless$/);
   const dir = join(clone, "deploy", "aws");
   const { dir: unzipped, entries } = unzip(join(dir, ".serverless", "registry.zip"));
   assert.equal(entries, ["dist/lambda/index.mjs"]);
