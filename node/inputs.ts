@@ -14,14 +14,16 @@ export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), ".
 /**
  * Resolves the configuration from `env` (and explicit flags) and reads `path`; returns both (with
  * the source's warnings, which never stop a build), or every problem of either, configuration first.
+ * Messages about the source name it `name` (default: `path` as given).
  */
 export async function loadInputs(
   path: string,
   env: Env,
   explicit: Parameters<typeof resolveConfig>[1] = {},
+  name = path,
 ): Promise<{ ok: { source: Source; config: Config; warnings: string[] } } | { problems: string[] }> {
   const config = resolveConfig(env, explicit);
-  const source = await readSourceFile(path);
+  const source = await readSourceFile(path, name);
   if ("ok" in config && "ok" in source) return { ok: { source: source.ok, config: config.ok, warnings: source.warnings } };
   return { problems: [...("problems" in config ? config.problems : []), ...("problems" in source ? source.problems : [])] };
 }

@@ -40,7 +40,8 @@ Exit codes: 0 stopped by a signal; 1 a bad source or setting, or the port is tak
 const env = process.env;
 const sourcePath = env["REGISTRY_SOURCE"] || SNAPSHOT;
 const listen = serverEnv(env);
-const inputs = await loadInputs(sourcePath, env);
+// Every line a server prints may end in a platform's logs: it names the source by its base name.
+const inputs = await loadInputs(sourcePath, env, {}, basename(sourcePath));
 const problems = [...("problems" in listen ? listen.problems : []), ...("problems" in inputs ? inputs.problems : [])];
 if ("problems" in listen || "problems" in inputs) {
   process.stderr.write(problems.map((p) => `${p}\n`).join(""));
@@ -49,5 +50,4 @@ if ("problems" in listen || "problems" in inputs) {
 process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
 const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress });
 const server = createAdaptorServer({ fetch: createApp(build).fetch }) as Server;
-// The start line names the source by its base name only.
 runServer(server, { ...listen.ok, sourceName: basename(sourcePath), meta: build.meta });

@@ -9,24 +9,25 @@ import { findDuplicateKeys, locateJsonError } from "./json-error.ts";
 
 /**
  * Reads, parses and validates `path`; a key repeated within one object is refused too. Problems
- * are cut after 50 lines and warnings summarized per kind (`contract/messages.ts`). Never throws.
+ * are cut after 50 lines and warnings summarized per kind (`contract/messages.ts`), each line
+ * prefixed with `name` (the path itself unless the caller names the file otherwise). Never throws.
  */
-export async function readSourceFile(path: string): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
+export async function readSourceFile(path: string, name = path): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
   let text: string;
   try {
     // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1).
     text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
   } catch (error: unknown) {
     const code = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
-    return { problems: [`${path}: cannot read the file (${code})`] };
+    return { problems: [`${name}: cannot read the file (${code})`] };
   }
   const parsed = parseJson(text);
-  if ("error" in parsed) return { problems: [`${path}: ${parsed.error}`] };
+  if ("error" in parsed) return { problems: [`${name}: ${parsed.error}`] };
   const duplicates = findDuplicateKeys(text);
   const result = validateSource(parsed.ok);
   const problems = [...duplicates, ...(result.ok ? [] : result.problems)];
-  if (result.ok && problems.length === 0) return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${path}: warning: ${w}`) };
-  return { problems: capProblems(problems).map((p) => `${path}: ${p}`) };
+  if (result.ok && problems.length === 0) return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`) };
+  return { problems: capProblems(problems).map((p) => `${name}: ${p}`) };
 }
 
 /**

@@ -11,7 +11,7 @@
  *   the recorded ones in fixtures/aws-events/.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -24,16 +24,21 @@ import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
-import { fetchRaw, startServer, type Running } from "./servers.ts";
+import { leakIn, plantCanaries } from "./canary.ts";
+import { SECRET } from "./arbitraries.ts";
+import { fetchRaw as fetchUnchecked, startServer, type RawResponse, type Running } from "./servers.ts";
 
 const ROOT = resolve(".");
-const SOURCE = "fixtures/valid/unicode.json";
 const golden = readFileSync("golden/valid/unicode.json");
 const EPOCH = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
 const work = mkdtempSync(join(tmpdir(), "registry-platforms-"));
 const dist = join(work, "dist");
 const home = join(work, "home");
 mkdirSync(home);
+const SOURCE = join(work, "unicode.json");
+writeFileSync(SOURCE, JSON.stringify(plantCanaries(JSON.parse(readFileSync("fixtures/valid/unicode.json", "utf8")))));
+/** What no answer and no runtime's output may hold: the canary, and this machine's folders in play. */
+const FORBIDDEN = [SECRET, work, ROOT];
 const env = cleanEnv({ HOME: home, SOURCE_DATE_EPOCH: EPOCH });
 const etag = await strongEtag(new Uint8Array(golden));
 /** The ETag each runtime sent for each coding: one value per coding across all of them. */
@@ -44,6 +49,21 @@ test.before(async () => {
   if (built.code !== 0) throw new Error(built.stderr);
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));
+
+/** Fails if `text` (an answer or a runtime's output) holds a forbidden string. */
+function assertQuiet(what: string, text: string): void {
+  const found = leakIn(text, FORBIDDEN);
+  assert.is(found, undefined, `${what} holds ${found === SECRET ? "a private string" : "a folder of this machine"}`);
+}
+
+/** fetchRaw, and no answer carries a canary: headers, and the body decoded as it says. */
+async function fetchRaw(url: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+  const res = await fetchUnchecked(url, init);
+  const coding = res.headers["content-encoding"];
+  const body = res.body.length === 0 ? res.body : coding === "gzip" ? gunzipSync(res.body) : coding === "br" ? brotliDecompressSync(res.body) : res.body;
+  assertQuiet(`${init.method ?? "GET"} ${url}`, `${JSON.stringify(res.headers)}\n${body.toString("latin1")}`);
+  return res;
+}
 
 /** The contract over HTTP at `origin` + `prefix`: bytes, ETag, HEAD, 304, 405, 404, each coding decoded once. */
 async function conforms(runtime: string, origin: string, options: { prefix?: string; contentType?: RegExp; notFound?: (status: number, headers: Record<string, unknown>) => void } = {}): Promise<void> {
@@ -101,6 +121,7 @@ test("Node: node dist/node/server.mjs, with no node_modules anywhere above it", 
   } finally {
     assert.is(await server.stop(), 0, "SIGTERM: exit 0");
   }
+  assertQuiet("node's start line and log", server.output());
   // The base URL is stamped at build: another one set at run time is refused, not ignored.
   const refused = await run(process.execPath, [join(alone, "server.mjs")], { env: { ...env, HOST: "127.0.0.1", PORT: "0", BASE_URL: "https://other.example" }, timeoutMs: 20_000 });
   assert.is(refused.code, 1);
@@ -118,6 +139,7 @@ test("Deno: deno serve dist/fetch/index.mjs", async () => {
   } finally {
     await server.stop();
   }
+  assertQuiet("the runtime's output", server.output());
 });
 
 test("Bun: Bun.serve over dist/fetch/index.mjs's default export", async () => {
@@ -127,6 +149,7 @@ test("Bun: Bun.serve over dist/fetch/index.mjs's default export", async () => {
   } finally {
     await server.stop();
   }
+  assertQuiet("the runtime's output", server.output());
 });
 
 test("Cloudflare Workers: workerd serves dist/fetch/index.mjs without nodejs_compat, compressing nothing twice", async () => {
@@ -175,6 +198,7 @@ const registry :Workerd.Worker = (
     await exited;
     clearTimeout(timer);
   }
+  assertQuiet("workerd's output", output);
 });
 
 test("Netlify: @netlify/dev serves dist/fetch as the functions folder, as deploy/netlify/netlify.toml says", async () => {
@@ -197,6 +221,7 @@ test("Netlify: @netlify/dev serves dist/fetch as the functions folder, as deploy
   } finally {
     await server.stop();
   }
+  assertQuiet("the runtime's output", server.output());
 });
 
 test("Netlify static: dist/static as the publish folder; Netlify applies _headers, the bytes are the golden ones", async () => {
@@ -221,6 +246,7 @@ test("Netlify static: dist/static as the publish folder; Netlify applies _header
   } finally {
     await server.stop();
   }
+  assertQuiet("the runtime's output", server.output());
 });
 
 /** A port that was free a moment ago (serverless-offline cannot be given port 0). */
@@ -274,6 +300,7 @@ plugins:
   } finally {
     await sls.stop();
   }
+  assertQuiet("serverless-offline's output", sls.output());
 });
 
 test("every runtime sent one ETag per coding, and Node, Deno, Bun, workerd and Netlify all offered gzip and br", () => {
@@ -310,8 +337,14 @@ function retarget(e: Event, method: string, path: string, headers: Record<string
   return copy;
 }
 
+/** The bundle's handler; no answer it gives carries a canary. */
 async function lambdaBundle(): Promise<(event: unknown) => Promise<Event>> {
-  return (await import(pathToFileURL(join(dist, "lambda", "index.mjs")).href)).handler;
+  const handler = (await import(pathToFileURL(join(dist, "lambda", "index.mjs")).href)).handler as (event: unknown) => Promise<Event>;
+  return async (event) => {
+    const result = await handler(event);
+    assertQuiet("a Lambda answer", JSON.stringify(result));
+    return result;
+  };
 }
 
 test("Lambda bundle: every recorded event kind, GET/HEAD/conditional/POST, headers shaped as the event's", async () => {
@@ -360,6 +393,12 @@ test("Lambda bundle: a malformed event is a 400 problem and one log line, never 
     assert.match(line, /^registry: 400 for a Lambda event that is not an HTTP request/);
     assert.not.match(line, /\n|\bat .*:\d+/);
   }
+});
+
+test("no file the build wrote holds a canary or a folder of this machine", () => {
+  const files = readdirSync(dist, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  assert.ok(files.length >= 8, "node, fetch, lambda and the static export");
+  for (const file of files) assertQuiet(join(file.parentPath, file.name).slice(dist.length + 1), readFileSync(join(file.parentPath, file.name)).toString("latin1"));
 });
 
 test("dist/fetch/index.mjs imports nothing of Node, and its literal config names exactly the routes", async () => {

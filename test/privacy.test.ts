@@ -4,7 +4,7 @@
  * coding or condition carries it (errors included), nor the Lambda entry, nor `dist/`.
  */
 import fc from "fast-check";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
@@ -19,6 +19,9 @@ import { fcParams, SECRET, validSource } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
 import { runCli } from "../node/cli.ts";
+import { leakIn, plantCanaries } from "./canary.ts";
+import { startServer } from "./servers.ts";
+import { connect } from "node:net";
 
 const PATHS = ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/nope", "/api/registry.v2.json"];
 const METHODS = ["GET", "HEAD", "OPTIONS", "POST", "DELETE"];
@@ -117,6 +120,117 @@ test("no message about a source, valid or invalid, quotes a private string or an
       }),
       { ...fcParams, numRuns: Math.max(10, Math.round(fcParams.numRuns / 5)) },
     );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("a source's private places change no published byte: the planted source builds the same document", async () => {
+  await fc.assert(
+    fc.asyncProperty(validSource, async (raw) => {
+      const bytes = async (source: Record<string, unknown>) => {
+        const valid = validateSource(source);
+        if (!valid.ok) throw new Error(valid.problems.join("\n"));
+        const build = await prepareBuild(valid.source, GOLDEN_OPTIONS);
+        return Buffer.from(await (await createApp(build).request("/vaults.json")).arrayBuffer());
+      };
+      assert.ok((await bytes(plantCanaries(raw))).equals(await bytes(raw)));
+    }),
+    fcParams,
+  );
+});
+
+/** One request as raw bytes, so its target may be absolute-form; resolves with the answer's head. */
+function rawRequest(origin: string, target: string): Promise<string> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let text = "";
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${target}`)));
+    socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+    socket.on("end", () => resolve(text.split("\r\n")[0] ?? ""));
+    socket.on("error", reject);
+    socket.end(`GET ${target} HTTP/1.1\r\nHost: ${SECRET}.example\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+test("every command and every log, on a canary source: build, registry, npm start, the Node artifact, verify, diff", async () => {
+  const work = mkdtempSync(join(tmpdir(), "registry-canary-"));
+  // What no output may hold: the canary, and the folder the source sits in (its base name may show).
+  const folder = join(work, "operator");
+  mkdirSync(folder);
+  const forbidden = [SECRET, folder];
+  const clean = (what: string, text: string | Uint8Array) => {
+    const found = leakIn(typeof text === "string" ? text : Buffer.from(text).toString("latin1"), forbidden);
+    assert.is(found, undefined, `${what} holds ${found === SECRET ? "a private string" : "the source's folder"}`);
+  };
+  // A command's message names the file as the operator gave it on its own command line, and only that.
+  const cleanMessage = (what: string, text: string, file: string) => {
+    const found = leakIn(text.replaceAll(`${file}: `, "FILE: "), forbidden);
+    assert.is(found, undefined, `${what} holds ${found === SECRET ? "a private string" : "the source's folder"}`);
+  };
+  try {
+    const [raw] = fc.sample(validSource.filter((s) => (s["vaults"] as { suppressed?: boolean }[]).some((v) => v.suppressed === true) && (s["vaults"] as unknown[]).length >= 3), { seed: 20261122, numRuns: 1 });
+    // Warnings too: a status that differs from a known one only in case, and an unknown key set to true.
+    const vaults = (raw!["vaults"] as Record<string, unknown>[]).map((v, i) => (i === 0 ? { ...v, status: "Active", [`${SECRET}_flag`]: true } : v));
+    const source = join(folder, "source.json");
+    writeFileSync(source, JSON.stringify(plantCanaries({ ...raw!, vaults })));
+    const env = cleanEnv({ REGISTRY_SOURCE: source, LOG_REQUESTS: "1", HOST: "127.0.0.1", PORT: "0" });
+
+    const built = await run("node", ["--import", "tsx", "node/build.ts", "--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 120_000 });
+    assert.is(built.code, 0, built.stderr);
+    assert.match(built.stderr, /warning/, "the warnings were printed");
+    clean("npm run build: stdout", built.stdout);
+    cleanMessage("npm run build: stderr", built.stderr, source);
+    for (const file of readdirSync(join(work, "dist"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile())) {
+      clean(`dist/${file.name}`, readFileSync(join(file.parentPath, file.name)));
+    }
+
+    const cli = await run("node", ["--import", "tsx", "node/bin/registry.ts", source, "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 60_000 });
+    assert.is(cli.code, 0, cli.stderr);
+    clean("registry: the document", cli.stdout);
+    cleanMessage("registry: stderr", cli.stderr, source);
+
+    // Both servers: the start line, and a log line per request, absolute-form targets included.
+    const servers = [
+      ["npm start", await startServer("node", ["--import", "tsx", "node/server.ts"], env, 60_000)],
+      ["dist/node/server.mjs", await startServer("node", [join(work, "dist", "node", "server.mjs")], env, 60_000)],
+    ] as const;
+    for (const [name, server] of servers) {
+      try {
+        for (const target of ["/vaults.json", `/nope?${SECRET}=1`, `http://${SECRET}:pw@${SECRET}.example/api/registry.v1.json?token=${SECRET}`, `http://h/${SECRET}`.replace(SECRET, "missing")]) {
+          assert.match(await rawRequest(server.origin, target), /^HTTP\/1\.1 (200|404)/, `${name} ${target}`);
+        }
+        if (name === "dist/node/server.mjs") {
+          const verified = await run("node", ["--import", "tsx", "node/bin/verify.ts", server.origin], { env, timeoutMs: 60_000 });
+          clean("verify: stdout", verified.stdout);
+          clean("verify: stderr", verified.stderr);
+        }
+      } finally {
+        await server.stop();
+      }
+      assert.match(server.output(), /"path":"\/api\/registry\.v1\.json"/, `${name} logged the absolute-form request by its path`);
+      clean(`${name}: start line and request log`, server.output());
+    }
+
+    // diff: two built documents (a vault withdrawn), and a source given where a document belongs.
+    const withdrawn = vaults.map((v, i) => (i === 1 ? { ...v, suppressed: true } : v));
+    writeFileSync(join(folder, "withdrawn.json"), JSON.stringify(plantCanaries({ ...raw!, vaults: withdrawn })));
+    const next = await run("node", ["--import", "tsx", "node/bin/registry.ts", join(folder, "withdrawn.json"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 60_000 });
+    assert.is(next.code, 0, next.stderr);
+    writeFileSync(join(work, "old.json"), cli.stdout);
+    writeFileSync(join(work, "new.json"), next.stdout);
+    for (const flags of [[], ["--json"], ["--fail-on", "privacy"]]) {
+      const diff = await run("node", ["--import", "tsx", "node/bin/registry.ts", "diff", join(work, "old.json"), join(work, "new.json"), ...flags], { env, timeoutMs: 60_000 });
+      assert.ok(diff.code === 0 || diff.code === 1, diff.stderr);
+      assert.match(diff.stdout.toString(), /privacy/, "the withdrawal is reported");
+      clean(`diff ${flags.join(" ")}: stdout`, diff.stdout);
+      clean(`diff ${flags.join(" ")}: stderr`, diff.stderr);
+    }
+    const refused = await run("node", ["--import", "tsx", "node/bin/registry.ts", "diff", join(work, "old.json"), source], { env, timeoutMs: 60_000 });
+    assert.is(refused.code, 2);
+    assert.is(refused.stdout.length, 0);
+    cleanMessage("diff given a source: stderr", refused.stderr, source);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -108,7 +108,8 @@ test("an invalid source or configuration: problems on stderr, exit 1, never list
     assert.ok(Date.now() - started < 15_000);
   }
   const many = await run("node", ["--import", "tsx", "node/server.ts"], { env: { ...env, REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" } });
-  assert.is(many.stderr, readFileSync("golden/invalid/many-problems.txt", "utf8"));
+  // The CLI's problems, the file named by its base name: a server's lines may end in a platform's logs.
+  assert.is(many.stderr, readFileSync("golden/invalid/many-problems.txt", "utf8").replaceAll("fixtures/invalid/many-problems.json: ", "many-problems.json: "));
 });
 
 test("REGISTRY_SOURCE serves another source", async () => {
