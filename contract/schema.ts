@@ -88,14 +88,20 @@ export function registrySchema(id: string): Record<string, unknown> {
           markdown_url: { type: "string", format: "uri" },
           last_synced: { type: ["string", "null"], format: "date", pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
           tagline: { type: "null" },
+          // Keys only a minimal row has: `false` admits no value, so the key may not appear.
+          listing: false,
+          listing_note: false,
         },
-        not: { anyOf: [{ required: ["listing"] }, { required: ["listing_note"] }] },
       },
       minimal_row: {
         type: "object",
         required: [...Object.keys(identity), "listing", "listing_note"],
-        properties: { ...identity, listing: { const: "minimal" }, listing_note: { type: "string", minLength: 1 } },
-        not: { anyOf: WITHHELD.map((key) => ({ required: [key] })) },
+        properties: {
+          ...identity,
+          listing: { const: "minimal" },
+          listing_note: { type: "string", minLength: 1 },
+          ...Object.fromEntries(WITHHELD.map((key) => [key, false])),
+        },
       },
       edge: {
         type: "object",

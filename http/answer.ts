@@ -5,7 +5,7 @@
  * `Response`: on Lambda, the first of those would load Node's fetch implementation (about 30 ms).
  */
 import type { Build } from "./prepare.ts";
-import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, problem, type Problem } from "./responses.ts";
+import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, PREFLIGHT_HEADERS, problem, type Problem } from "./responses.ts";
 
 /** One answer: what a runtime adapter writes out. `body` is null for HEAD, 204, 304. */
 export interface Answer {
@@ -25,9 +25,7 @@ const PREFLIGHT: Answer = {
   headers: {
     ...COMMON_HEADERS,
     allow: ALLOWED_METHODS,
-    "access-control-allow-methods": ALLOWED_METHODS,
-    "access-control-allow-headers": "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control",
-    "access-control-max-age": "86400",
+    ...PREFLIGHT_HEADERS,
   },
   body: null,
 };

@@ -36,6 +36,8 @@ export interface ContractVersion {
   readonly path: string;
   /** The path of its JSON Schema. */
   readonly schemaPath: string;
+  /** The path of its OpenAPI 3.1 description. */
+  readonly openapiPath: string;
   /** The day it is first served, `YYYY-MM-DD` (from 00:00 UTC). */
   readonly published: string;
   /** The day it stops serving and answers 410 Gone instead, `YYYY-MM-DD`; absent: never. */
@@ -91,7 +93,7 @@ export function tableProblems(table: readonly ContractVersion[]): string[] {
   table.forEach((v, i) => {
     const name = `v${v.number}`;
     if (v.number !== i + 1) problems.push(`${name}: row ${i + 1} of the version table must be v${i + 1}: versions are numbered 1, 2, 3, ... in order`);
-    for (const [what, path] of [["path", v.path], ["schema path", v.schemaPath]] as const) {
+    for (const [what, path] of [["path", v.path], ["schema path", v.schemaPath], ["description path", v.openapiPath]] as const) {
       if (!path.startsWith("/")) problems.push(`${name}: its ${what} ${JSON.stringify(path)} must start with /`);
       const owner = owners.get(path);
       if (owner !== undefined) problems.push(`${name}: two versions on one path: its ${what} ${path} is already ${owner}'s`);
@@ -158,9 +160,9 @@ export function planAt(table: readonly ContractVersion[], builtAt: string): { ok
   return { ok: { served, gone, canonical } };
 }
 
-/** Every path the table can ever answer: the canonical one, then each version's two. */
+/** Every path the table can ever answer: the canonical one, then each version's three. */
 export function tablePaths(table: readonly ContractVersion[]): string[] {
-  return [CANONICAL_PATH, ...table.flatMap((v) => [v.path, v.schemaPath])];
+  return [CANONICAL_PATH, ...table.flatMap((v) => [v.path, v.schemaPath, v.openapiPath])];
 }
 
 /** The context a version's builder and schema get in a build for `baseUrl` at `builtAt`. */

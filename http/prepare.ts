@@ -7,6 +7,7 @@ import type { Config } from "../contract/config.ts";
 import type { Source } from "../contract/source.ts";
 import type { Compress, Encoding } from "./encoding.ts";
 import { CANONICAL_PATH, contextOf, planAt, type ContractVersion, type ServedVersion } from "./lifecycle.ts";
+import { openApiDescription, OPENAPI_MEDIA_TYPE } from "./openapi.ts";
 import { prepareResource, problem, withHeaders, type Problem, type Resource } from "./responses.ts";
 import { VERSIONS } from "./versions.ts";
 
@@ -68,18 +69,21 @@ export async function prepareBuild(source: Source, config: Config, compression: 
     const document = version.build(source, context);
     const schemaBytes = new TextEncoder().encode(`${JSON.stringify(version.schema(context), null, 2)}\n`);
     const signals = lifecycleHeaders(served);
-    const describedBy = `<${baseUrl}${version.schemaPath}>; rel="describedby"`;
+    const describedBy = `<${baseUrl}${version.schemaPath}>; rel="describedby", <${baseUrl}${version.openapiPath}>; rel="service-desc"`;
     const successor = served.successor;
     const docLink = successor === undefined ? describedBy : `${describedBy}, ${successorLink(successor.path, baseUrl)}`;
     const schemaLink = successor === undefined ? {} : { link: successorLink(successor.schemaPath, baseUrl) };
+    const openapiLink = successor === undefined ? {} : { link: successorLink(successor.openapiPath, baseUrl) };
+    const openapiBytes = new TextEncoder().encode(`${JSON.stringify(openApiDescription(version, baseUrl, version === plan.ok.canonical), null, 2)}\n`);
     const resource = await prepareResource(document.bytes, "application/json", builtAt, { ...compression, headers: { link: docLink, ...signals } });
     const schema = await prepareResource(schemaBytes, "application/schema+json", builtAt, { ...compression, headers: { ...schemaLink, ...signals } });
     routes.set(version.path, resource);
     routes.set(version.schemaPath, schema);
+    routes.set(version.openapiPath, await prepareResource(openapiBytes, OPENAPI_MEDIA_TYPE, builtAt, { ...compression, headers: { ...openapiLink, ...signals } }));
     if (version === plan.ok.canonical) canonical = { resource, vaultCount: document.vaultCount, edgeCount: document.edgeCount };
   }
   for (const { version, successor } of plan.ok.gone) {
-    for (const [path, next] of [[version.path, successor.path], [version.schemaPath, successor.schemaPath]] as const) {
+    for (const [path, next] of [[version.path, successor.path], [version.schemaPath, successor.schemaPath], [version.openapiPath, successor.openapiPath]] as const) {
       gone.set(path, problem(410, "Gone", { link: successorLink(next, baseUrl) }));
     }
   }

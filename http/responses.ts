@@ -36,7 +36,7 @@ export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 export const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400";
 
 /** Non-safelisted headers some answers send besides ETag, Link and Allow, as they are named when exposed. */
-const EXPOSABLE: Readonly<Record<string, string>> = { "content-location": "Content-Location", deprecation: "Deprecation", sunset: "Sunset" };
+export const EXPOSABLE: Readonly<Record<string, string>> = { "content-location": "Content-Location", deprecation: "Deprecation", sunset: "Sunset" };
 
 /**
  * `Access-Control-Expose-Headers` naming the non-safelisted headers a browser consumer may read:
@@ -64,6 +64,13 @@ export const COMMON_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
   "cross-origin-resource-policy": "cross-origin",
   "referrer-policy": "no-referrer",
+};
+
+/** What a CORS preflight allows besides `Allow`: the methods, the request headers a consumer sends, and for how long. */
+export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
+  "access-control-allow-methods": ALLOWED_METHODS,
+  "access-control-allow-headers": "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control",
+  "access-control-max-age": "86400",
 };
 
 /** The strong ETag of some bytes: the first 128 bits of their SHA-256, in hex, quoted. */

@@ -14,6 +14,7 @@ export const VERSIONS: readonly ContractVersion[] = [
     number: 1,
     path: "/api/registry.v1.json",
     schemaPath: "/api/registry.v1.schema.json",
+    openapiPath: "/api/registry.v1.openapi.json",
     published: "2026-11-21",
     build(source, context) {
       const document = buildRegistry(source, context);

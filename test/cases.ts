@@ -1,7 +1,10 @@
 /** The fixture cases that goldens pin, and the fixed options they are built with. */
 import { readdirSync } from "node:fs";
+import { tablePaths } from "../http/lifecycle.ts";
+import type { Build } from "../http/prepare.ts";
 import { VERSIONS } from "../http/versions.ts";
-import { LIFECYCLE_DATES } from "./v2.ts";
+import type { Exchange } from "./transcript.ts";
+import { LIFECYCLE_DATES, TEST_TABLE } from "./v2.ts";
 
 /** Build options for every golden: fixed, so the bytes depend on the source alone. */
 export const GOLDEN_OPTIONS = { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" } as const;
@@ -31,8 +34,32 @@ export const invalidCases: readonly Case[] = jsonFiles("fixtures/invalid").map((
 
 /** The goldens of every other public byte: each shipped schema, the static `_headers`, the HTTP answers, the lifecycle. */
 export const publicGoldens: readonly string[] = [
-  ...VERSIONS.map((v) => `registry.v${v.number}.schema.json`),
+  ...VERSIONS.flatMap((v) => [`registry.v${v.number}.schema.json`, `registry.v${v.number}.openapi.json`, `registry.v${v.number}.d.ts`]),
   "static/_headers",
   "http/answers.txt",
   ...LIFECYCLE_DATES.map((d) => `lifecycle/${d.name}.txt`),
 ];
+
+/** The requests of golden/http/answers.txt: a fixed matrix over every path of the shipped table, then paths it does not serve. */
+export function answerRequests(served: Build): Exchange[] {
+  const etagOf = (path: string) => served.routes.get(path)!.identity.etag;
+  const requests: Exchange[] = [];
+  for (const path of tablePaths(VERSIONS)) {
+    requests.push(
+      { method: "GET", path },
+      { method: "HEAD", path },
+      { method: "GET", path, headers: { "accept-encoding": "gzip" } },
+      { method: "GET", path, headers: { "accept-encoding": "br" } },
+      { method: "GET", path, headers: { "accept-encoding": "gzip, deflate, br, zstd" } },
+      { method: "GET", path, headers: { "if-none-match": etagOf(path) } },
+      { method: "GET", path, headers: { "if-modified-since": new Date(GOLDEN_OPTIONS.builtAt).toUTCString() } },
+      { method: "OPTIONS", path, headers: { origin: "https://consumer.example", "access-control-request-method": "GET" } },
+      { method: "POST", path },
+    );
+  }
+  requests.push({ method: "GET", path: "/api/registry.v2.json" }, { method: "HEAD", path: "/nope" }, { method: "DELETE", path: "/nope" });
+  return requests;
+}
+
+/** The requests of each golden/lifecycle/ transcript: a GET on every path the test table can answer. */
+export const LIFECYCLE_REQUESTS: readonly Exchange[] = tablePaths(TEST_TABLE).map((path) => ({ method: "GET", path }));

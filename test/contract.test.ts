@@ -14,10 +14,11 @@ import { prepareBuild, VersionPolicyError, type Build } from "../http/prepare.ts
 import { VERSIONS } from "../http/versions.ts";
 import { zlibCompress } from "../node/compress.ts";
 import { staticHeaders, writeStatic } from "../node/static.ts";
+import { typesOf, typesPath } from "../node/types.ts";
 import { validateSource, type Source } from "../registry.ts";
-import { GOLDEN_OPTIONS } from "./cases.ts";
+import { answerRequests, GOLDEN_OPTIONS, LIFECYCLE_REQUESTS } from "./cases.ts";
 import { assertGolden } from "./golden.ts";
-import { transcript, type Exchange } from "./transcript.ts";
+import { transcript } from "./transcript.ts";
 import { LIFECYCLE_DATES, TEST_TABLE, V2 } from "./v2.ts";
 
 const source = (() => {
@@ -84,7 +85,7 @@ const tables = fc
       const next = published[i + 1];
       const offset = sunsets[i];
       const sunset = next === undefined || offset === undefined ? undefined : new Date(next + offset * day).toISOString().slice(0, 10);
-      return { ...V1, number: i + 1, path: `/v${i + 1}.json`, schemaPath: `/v${i + 1}.schema.json`, published: new Date(p).toISOString().slice(0, 10), sunset };
+      return { ...V1, number: i + 1, path: `/v${i + 1}.json`, schemaPath: `/v${i + 1}.schema.json`, openapiPath: `/v${i + 1}.openapi.json`, published: new Date(p).toISOString().slice(0, 10), sunset };
     });
   });
 const instants = fc.integer({ min: Date.parse("2026-11-21T00:00:00Z"), max: Date.parse("2030-01-01T00:00:00Z") }).map((ms) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z"));
@@ -133,7 +134,6 @@ test("property: on a valid table, every build serves what the policy promises", 
 
 // --- the lifecycle of a test-only v2, pinned -------------------------------------------------
 
-const LIFECYCLE_REQUESTS: Exchange[] = tablePaths(TEST_TABLE).map((path) => ({ method: "GET", path }));
 
 for (const date of LIFECYCLE_DATES) {
   test(`lifecycle ${date.name} (built ${date.builtAt}): /vaults.json serves v${date.canonical}; golden/lifecycle/${date.name}.txt`, async () => {
@@ -148,7 +148,8 @@ test("lifecycle: signals on the wire, as the RFCs spell them", async () => {
   const v1 = onPublication("GET", V1.path, () => undefined).headers;
   assert.is(v1["deprecation"], `@${Date.parse("2027-03-01T00:00:00Z") / 1000}`);
   assert.is(v1["sunset"], "Tue, 01 Jun 2027 00:00:00 GMT");
-  assert.is(v1["link"], `<${GOLDEN_OPTIONS.baseUrl}${V1.schemaPath}>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}${V2.path}>; rel="successor-version"`);
+  assert.is(v1["link"], `<${GOLDEN_OPTIONS.baseUrl}${V1.schemaPath}>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}${V1.openapiPath}>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}${V2.path}>; rel="successor-version"`);
+  assert.is(onPublication("GET", V1.openapiPath, () => undefined).headers["link"], `<${GOLDEN_OPTIONS.baseUrl}${V2.openapiPath}>; rel="successor-version"`);
   assert.is(v1["access-control-expose-headers"], "ETag, Link, Allow, Deprecation, Sunset");
   const canonical = onPublication("GET", CANONICAL_PATH, () => undefined).headers;
   assert.is(canonical["deprecation"], undefined, "/vaults.json is not deprecated: it moves");
@@ -171,6 +172,17 @@ test("each shipped schema as served is golden/registry.v<N>.schema.json", async 
   for (const v of VERSIONS) assertGolden(`registry.v${v.number}.schema.json`, served.routes.get(v.schemaPath)!.identity.body);
 });
 
+test("each shipped version's OpenAPI description as served is golden/registry.v<N>.openapi.json, and its types golden/registry.v<N>.d.ts", async () => {
+  const served = await build(GOLDEN_OPTIONS.builtAt);
+  for (const v of VERSIONS) {
+    const description = served.routes.get(v.openapiPath)!;
+    assert.is(description.identity.ok["content-type"], "application/vnd.oai.openapi+json;version=3.1");
+    assertGolden(`registry.v${v.number}.openapi.json`, description.identity.body);
+    const schema = JSON.parse(Buffer.from(served.routes.get(v.schemaPath)!.identity.body).toString("utf8"));
+    assertGolden(`registry.v${v.number}.d.ts`, await typesOf(schema, v.schemaPath));
+  }
+});
+
 test("no shipped schema sets additionalProperties: false, so an added field never fails a consumer's validator", async () => {
   const served = await build(GOLDEN_OPTIONS.builtAt);
   const closed = (node: unknown, at: string): string[] => {
@@ -191,10 +203,10 @@ test("the static export of a build after v1's sunset has no file or header block
   const dir = mkdtempSync(join(tmpdir(), "registry-static-"));
   try {
     await writeStatic(dir, await build("2027-06-01T00:00:00Z", TEST_TABLE));
-    for (const path of [V1.path, V1.schemaPath]) assert.not.ok(existsSync(join(dir, path)), path);
-    for (const path of [CANONICAL_PATH, V2.path, V2.schemaPath]) assert.ok(existsSync(join(dir, path)), path);
+    for (const path of [V1.path, V1.schemaPath, V1.openapiPath, typesPath(V1.schemaPath)]) assert.not.ok(existsSync(join(dir, path)), path);
+    for (const path of [CANONICAL_PATH, V2.path, V2.schemaPath, V2.openapiPath, typesPath(V2.schemaPath)]) assert.ok(existsSync(join(dir, path)), path);
     const blocks = readFileSync(join(dir, "_headers"), "utf8").split("\n").filter((line) => line.startsWith("/"));
-    assert.equal(blocks, [CANONICAL_PATH, V2.path, V2.schemaPath]);
+    assert.equal(blocks, [CANONICAL_PATH, V2.path, V2.schemaPath, V2.openapiPath]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -206,30 +218,14 @@ test("the static export's _headers is golden/static/_headers", async () => {
 
 test("the HTTP answers of every path to a fixed matrix of requests are golden/http/answers.txt", async () => {
   const served = await build(GOLDEN_OPTIONS.builtAt);
-  const etagOf = (path: string) => served.routes.get(path)!.identity.etag;
-  const requests: Exchange[] = [];
-  for (const path of tablePaths(VERSIONS)) {
-    requests.push(
-      { method: "GET", path },
-      { method: "HEAD", path },
-      { method: "GET", path, headers: { "accept-encoding": "gzip" } },
-      { method: "GET", path, headers: { "accept-encoding": "br" } },
-      { method: "GET", path, headers: { "accept-encoding": "gzip, deflate, br, zstd" } },
-      { method: "GET", path, headers: { "if-none-match": etagOf(path) } },
-      { method: "GET", path, headers: { "if-modified-since": new Date(GOLDEN_OPTIONS.builtAt).toUTCString() } },
-      { method: "OPTIONS", path, headers: { origin: "https://consumer.example", "access-control-request-method": "GET" } },
-      { method: "POST", path },
-    );
-  }
-  requests.push({ method: "GET", path: "/api/registry.v2.json" }, { method: "HEAD", path: "/nope" }, { method: "DELETE", path: "/nope" });
-  assertGolden("http/answers.txt", transcript(answerer(served), requests));
+  assertGolden("http/answers.txt", transcript(answerer(served), answerRequests(served)));
 });
 
 test("the README's version table is the table's rows", () => {
   const readme = readFileSync("README.md", "utf8");
   const block = /<!-- version-table -->\n([\s\S]*?)<!-- \/version-table -->/.exec(readme)?.[1];
-  const rows = VERSIONS.map((v) => `| v${v.number} | \`${v.path}\` | \`${v.schemaPath}\` | ${v.published} | ${v.sunset ?? "none"} |`);
-  assert.is(block, ["| version | versioned path | schema | published | sunset |", "| --- | --- | --- | --- | --- |", ...rows, ""].join("\n"));
+  const rows = VERSIONS.map((v) => `| v${v.number} | \`${v.path}\` | \`${v.schemaPath}\` | \`${v.openapiPath}\` | ${v.published} | ${v.sunset ?? "none"} |`);
+  assert.is(block, ["| version | versioned path | schema | OpenAPI description | published | sunset |", "| --- | --- | --- | --- | --- | --- |", ...rows, ""].join("\n"));
 });
 
 test.run();

@@ -239,7 +239,7 @@ test("Netlify static: dist/static as the publish folder; Netlify applies _header
       assert.is(res.headers["cache-control"], "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400");
       assert.is(res.headers["access-control-allow-origin"], "*");
       assert.is(res.headers["x-content-type-options"], "nosniff");
-      assert.is(res.headers["link"], `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby"`);
+      assert.is(res.headers["link"], `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc"`);
     }
     assert.is((await fetchRaw(`${server.origin}/vaults.json`)).headers["content-location"], "/api/registry.v1.json");
     assert.is((await fetchRaw(`${server.origin}/api/registry.v1.schema.json`)).headers["content-type"], "application/schema+json");

@@ -21,6 +21,7 @@ import { node22 } from "../deploy/node22.ts";
 import { tablePaths } from "../http/lifecycle.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
+import { typesPath } from "../node/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
 import { cleanEnv, run } from "./process.ts";
 
@@ -105,8 +106,9 @@ function unzip(zip: string): { dir: string; entries: string[] } {
   return { dir, entries: listed.stdout.split("\n").filter((l) => l !== "").sort() };
 }
 
-/** The static export's files: the version table's documents and schemas, and `_headers`. */
-const staticFiles = (): string[] => [...tablePaths(VERSIONS).filter((p) => p !== "/vaults.json").map((p) => p.slice(1)), "vaults.json", "_headers"].sort();
+/** The static export's files: the version table's documents, schemas, descriptions and types, and `_headers`. */
+const staticFiles = (): string[] =>
+  [...tablePaths(VERSIONS).filter((p) => p !== "/vaults.json").map((p) => p.slice(1)), ...VERSIONS.map((v) => typesPath(v.schemaPath).slice(1)), "vaults.json", "_headers"].sort();
 
 /** Runs a packaged Lambda handler under Node 22 on a recorded REST API event for `path`. */
 async function invokeLambda(file: string, handler: string, path: string): Promise<{ statusCode: number; body: string }> {

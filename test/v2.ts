@@ -14,6 +14,7 @@ export const V2: ContractVersion = {
   number: 2,
   path: "/api/registry.v2.json",
   schemaPath: "/api/registry.v2.schema.json",
+  openapiPath: "/api/registry.v2.openapi.json",
   published: "2027-03-01",
   build(source, context) {
     const document = buildRegistry(source, context) as unknown as Record<string, unknown> & Registry;
@@ -29,6 +30,9 @@ export const V2: ContractVersion = {
     const full = schema["$defs"].full_row;
     full.required = full.required.filter((key: string) => key !== "tagline");
     delete full.properties.tagline;
+    const coverage = schema["properties"].field_coverage;
+    coverage.required = coverage.required.filter((key: string) => key !== "tagline");
+    delete coverage.properties.tagline;
     return schema;
   },
 };

@@ -1,0 +1,195 @@
+/**
+ * The OpenAPI 3.1 description of one served version, generated from the version table and the
+ * answer function's own constants: every path the build serves for that version, every method and
+ * status `answer.ts` can give, every header, and the document body by `$ref` to the version's JSON
+ * Schema (one source for the shape). Web standards only.
+ */
+import { CANONICAL_PATH, type ContractVersion } from "./lifecycle.ts";
+import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, EXPOSABLE, exposeHeaders, PREFLIGHT_HEADERS } from "./responses.ts";
+
+/**
+ * The media type of an OpenAPI document in JSON: the one IANA registers (vendor tree, by the
+ * OpenAPI Initiative, with a `version` parameter). The HTTP APIs working group's
+ * `application/openapi+json` is still an Internet-Draft, not in the registry.
+ */
+export const OPENAPI_MEDIA_TYPE = "application/vnd.oai.openapi+json;version=3.1";
+
+/** Methods that answer 405 on every registry address, as OpenAPI names its operations. */
+const REFUSED_METHODS = ["put", "post", "delete", "patch", "trace"] as const;
+
+type Json = Record<string, unknown>;
+
+const header = (description: string, schema: Json, required = false): Json => ({ description, required, schema });
+const text = { type: "string" } as const;
+const ref = (kind: string, name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
+const headerOf = (name: string): Json => ref("headers", name);
+const responseOf = (name: string): Json => ref("responses", name);
+
+/** The headers every answer carries (`COMMON_HEADERS`), each with its one value. */
+const commonHeaders = (): Json =>
+  Object.fromEntries(Object.keys(COMMON_HEADERS).map((name) => [headerName(name), headerOf(headerName(name))]));
+
+/** `access-control-allow-origin` as it is written in a description: `Access-Control-Allow-Origin`. */
+function headerName(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase()).replace(/^Etag$/, "ETag");
+}
+
+/** Where a path sits in one version's description: what it serves and how its answers differ. */
+interface Address {
+  readonly path: string;
+  readonly summary: string;
+  readonly mediaType: string;
+  readonly schema: Json;
+  /** The canonical address: answers name the versioned path in `Content-Location` and never sunset. */
+  readonly canonical: boolean;
+  /** The document: its answers link the schema (`describedby`) and this description (`service-desc`). */
+  readonly document: boolean;
+}
+
+/**
+ * The OpenAPI 3.1 description of `version` as served at `baseUrl`; with `canonical`, `/vaults.json`
+ * too (it serves this version's bytes in this build).
+ */
+export function openApiDescription(version: ContractVersion, baseUrl: string, canonical: boolean): Json {
+  const n = version.number;
+  const documentSchema = { $ref: relativeRef(version.openapiPath, version.schemaPath) };
+  const addresses: Address[] = [
+    ...(canonical ? [{ path: CANONICAL_PATH, summary: `The registry, at its canonical address (the bytes of ${version.path})`, mediaType: "application/json", schema: documentSchema, canonical: true, document: true }] : []),
+    { path: version.path, summary: `The registry, v${n}`, mediaType: "application/json", schema: documentSchema, canonical: false, document: true },
+    { path: version.schemaPath, summary: `The JSON Schema (draft 2020-12) of the v${n} document`, mediaType: "application/schema+json", schema: { type: "object" }, canonical: false, document: false },
+    { path: version.openapiPath, summary: `This description of v${n}`, mediaType: OPENAPI_MEDIA_TYPE, schema: { type: "object" }, canonical: false, document: false },
+  ];
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Registry endpoint",
+      version: String(n),
+      summary: `Contract v${n}: one read-only JSON document, the registry, and what describes it.`,
+      description: [
+        "Every address answers GET, HEAD and OPTIONS; any other method is 405. A path not listed here answers 404 with a problem document (RFC 9457).",
+        "Each representation has a strong ETag per content coding; a conditional GET or HEAD answers 304.",
+        "A version is deprecated once its successor is published (`Deprecation`, RFC 9745, and a `successor-version` link); after its sunset (`Sunset`, RFC 8594) its paths answer 410.",
+        "Consumers must ignore keys they do not recognise. In a row, null means not known; a minimal row omits the keys a ruling withholds.",
+        "Behind AWS Lambda, an event that is not an HTTP request answers 400.",
+      ].join("\n\n"),
+    },
+    servers: [{ url: baseUrl }],
+    // Public data, read without credentials: no operation asks for any.
+    security: [],
+    paths: Object.fromEntries(addresses.map((address) => [address.path, pathItem(address, version)])),
+    components: components(),
+  };
+}
+
+/** `to` relative to the folder of `from` (both absolute paths): how the description names the schema. */
+function relativeRef(from: string, to: string): string {
+  const fromDirs = from.split("/").slice(1, -1);
+  const toParts = to.split("/").slice(1);
+  let shared = 0;
+  while (shared < fromDirs.length && shared < toParts.length - 1 && fromDirs[shared] === toParts[shared]) shared++;
+  return [...fromDirs.slice(shared).map(() => ".."), ...toParts.slice(shared)].join("/") || ".";
+}
+
+function pathItem(address: Address, version: ContractVersion): Json {
+  const id = operationStem(address.path);
+  const ok = (withBody: boolean): Json => ({
+    description: address.summary,
+    headers: {
+      ETag: headerOf("ETag"),
+      "Last-Modified": headerOf("Last-Modified"),
+      "Cache-Control": headerOf("Cache-Control"),
+      "Content-Length": headerOf("Content-Length"),
+      "Content-Encoding": headerOf("Content-Encoding"),
+      Vary: headerOf("Vary"),
+      ...(address.canonical ? { "Content-Location": header(`The versioned path whose bytes this is: ${version.path}`, { const: version.path }, true) } : {}),
+      Link: address.document ? headerOf("DocumentLink") : headerOf("SuccessorLink"),
+      ...(address.canonical ? {} : { Deprecation: headerOf("Deprecation"), Sunset: headerOf("Sunset") }),
+      ...commonHeaders(),
+    },
+    ...(withBody ? { content: { [address.mediaType]: { schema: address.schema } } } : {}),
+  });
+  const conditional = [ref("parameters", "If-None-Match"), ref("parameters", "If-Modified-Since"), ref("parameters", "Accept-Encoding")];
+  const responses = (withBody: boolean): Json => ({
+    "200": ok(withBody),
+    "304": responseOf("NotModified"),
+    "400": responseOf("BadRequest"),
+    ...(address.canonical ? {} : { "410": responseOf("Gone") }),
+  });
+  return {
+    summary: address.summary,
+    get: { operationId: `get${id}`, summary: `Read ${address.summary.charAt(0).toLowerCase()}${address.summary.slice(1)}`, parameters: conditional, responses: responses(true) },
+    head: { operationId: `head${id}`, summary: "The GET's status and headers, without a body", parameters: conditional, responses: responses(false) },
+    options: { operationId: `options${id}`, summary: "CORS preflight", responses: { "204": responseOf("Preflight"), "400": responseOf("BadRequest") } },
+    ...Object.fromEntries(
+      REFUSED_METHODS.map((method) => [method, { operationId: `${method}${id}`, summary: "Refused: the registry is read-only", responses: { "405": responseOf("MethodNotAllowed"), "400": responseOf("BadRequest") } }]),
+    ),
+  };
+}
+
+/** `/api/registry.v1.schema.json` as an operation id's stem: `ApiRegistryV1SchemaJson`. */
+function operationStem(path: string): string {
+  return path.split(/[^A-Za-z0-9]+/).filter((w) => w !== "").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+}
+
+const problemResponse = (description: string, headers: Json = {}): Json => ({
+  description,
+  headers: { "Cache-Control": header("Errors are never cached", { const: "no-store" }, true), "Content-Length": headerOf("Content-Length"), ...headers, ...commonHeaders() },
+  content: { "application/problem+json": { schema: ref("schemas", "Problem") } },
+});
+
+/** Every response header an answer can carry, by the name a description gives it. */
+const HEADERS: Readonly<Record<string, Json>> = {
+  ETag: header("A strong ETag, one per content coding", { type: "string", pattern: '^"[0-9a-f]{32}"$' }, true),
+  "Last-Modified": header("The build's built_at, as an HTTP-date", text, true),
+  "Cache-Control": header("How long a cache may keep the answer", { const: CACHE_CONTROL }, true),
+  "Content-Length": header("The length of the body in this coding (of the GET's body, for HEAD)", { type: "string", pattern: "^[0-9]+$" }, true),
+  "Content-Encoding": header("The coding of the body, when it is not identity", { enum: ["gzip", "br"] }),
+  Vary: header("Sent when more than one coding is on offer", { const: "Accept-Encoding" }),
+  DocumentLink: header('The schema (`rel="describedby"`), this description (`rel="service-desc"`, RFC 8631) and, once deprecated, the successor (`rel="successor-version"`)', text, true),
+  SuccessorLink: header('Once deprecated, the successor\'s counterpart (`rel="successor-version"`)', text),
+  Deprecation: header("Once the successor is published: `@` and its publication as epoch seconds (RFC 9745)", { type: "string", pattern: "^@[0-9]+$" }),
+  Sunset: header("Once deprecated and when a sunset is set: the HTTP-date after which this path answers 410 (RFC 8594)", text),
+  Allow: header("The methods every address allows", { const: ALLOWED_METHODS }, true),
+  ...Object.fromEntries(Object.entries(COMMON_HEADERS).map(([name, value]) => [headerName(name), header("Sent on every answer, errors included", { const: value }, true)])),
+  "Access-Control-Expose-Headers": header(
+    "The non-safelisted headers a browser consumer may read: always ETag, Link and Allow, then each of the others this answer sends",
+    { type: "string", pattern: `^${exposeHeaders()}${Object.values(EXPOSABLE).map((name) => `(, ${name})?`).join("")}$` },
+    true,
+  ),
+  ...Object.fromEntries(Object.entries(PREFLIGHT_HEADERS).map(([name, value]) => [headerName(name), header("Sent on every preflight answer", { const: value }, true)])),
+};
+
+/** The request headers a GET or HEAD is conditioned or negotiated on. */
+const PARAMETERS: Readonly<Record<string, Json>> = {
+  "If-None-Match": { name: "If-None-Match", in: "header", description: "ETags the client holds; `*` matches any. Compared weakly.", schema: text },
+  "If-Modified-Since": { name: "If-Modified-Since", in: "header", description: "An HTTP-date; used only without If-None-Match.", schema: text },
+  "Accept-Encoding": { name: "Accept-Encoding", in: "header", description: "gzip and br are offered; identity otherwise.", schema: text },
+};
+
+/** The answers every address shares, whatever it serves. */
+const RESPONSES: Readonly<Record<string, Json>> = {
+  NotModified: {
+    description: "The client's copy is current (If-None-Match matched the ETag of the coding it would get, or If-Modified-Since is not before Last-Modified)",
+    headers: { ETag: headerOf("ETag"), "Last-Modified": headerOf("Last-Modified"), "Cache-Control": headerOf("Cache-Control"), Vary: headerOf("Vary"), Link: headerOf("SuccessorLink"), "Content-Location": header("On the canonical address: the versioned path it serves", text), Deprecation: headerOf("Deprecation"), Sunset: headerOf("Sunset"), ...commonHeaders() },
+  },
+  Preflight: { description: "A CORS preflight: any origin may read, without credentials", headers: { Allow: headerOf("Allow"), ...Object.fromEntries(Object.keys(PREFLIGHT_HEADERS).map((name) => [headerName(name), headerOf(headerName(name))])), ...commonHeaders() } },
+  MethodNotAllowed: problemResponse("The registry is read-only", { Allow: headerOf("Allow") }),
+  Gone: problemResponse("Past this version's sunset: its successor is linked", { Link: header('The successor\'s counterpart (`rel="successor-version"`)', text, true) }),
+  BadRequest: problemResponse("AWS Lambda only: the event is not an HTTP request"),
+};
+
+function components(): Json {
+  return {
+    parameters: PARAMETERS,
+    headers: HEADERS,
+    responses: RESPONSES,
+    schemas: {
+      Problem: {
+        description: "A problem document (RFC 9457).",
+        type: "object",
+        required: ["type", "title", "status"],
+        properties: { type: { const: "about:blank" }, title: text, status: { type: "integer", minimum: 400, maximum: 599 } },
+      },
+    },
+  };
+}
