@@ -193,10 +193,11 @@ test("every command and every log, on a canary source: build, registry, npm star
 
     // Both servers: the start line, and a log line per request, absolute-form targets included.
     const servers = [
-      ["npm start", await startServer("node", ["--import", "tsx", "node/server.ts"], env, 60_000)],
-      ["dist/node/server.mjs", await startServer("node", [join(work, "dist", "node", "server.mjs")], env, 60_000)],
+      ["npm start", ["--import", "tsx", "node/server.ts"]],
+      ["dist/node/server.mjs", [join(work, "dist", "node", "server.mjs")]],
     ] as const;
-    for (const [name, server] of servers) {
+    for (const [name, args] of servers) {
+      const server = await startServer("node", args, env, 60_000);
       try {
         for (const target of ["/vaults.json", `/nope?${SECRET}=1`, `http://${SECRET}:pw@${SECRET}.example/api/registry.v1.json?token=${SECRET}`, `http://h/${SECRET}`.replace(SECRET, "missing")]) {
           assert.match(await rawRequest(server.origin, target), /^HTTP\/1\.1 (200|404)/, `${name} ${target}`);
