@@ -7,6 +7,7 @@ import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
 import { answersOf, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
 import type { Build } from "./prepare.ts";
+import { pathOf } from "./request-path.ts";
 
 /**
  * Makes the app that serves `build`: `/vaults.json`, and each served version's document (the
@@ -26,9 +27,11 @@ export function createApp(build: Build | (() => Promise<Build>)): Hono {
   app.all("*", (c): Response | Promise<Response> => {
     const raw = c.req.raw;
     const header = (name: string) => raw.headers.get(name);
+    // Not c.req.path: Hono decodes percent-encoding, and the path rule never does (request-path.ts).
+    const path = pathOf(raw.url) ?? "/";
     const answer = answers.current();
-    if (answer !== undefined) return toResponse(answer(raw.method, c.req.path, header));
-    return answers.ready().then((a): Response => toResponse(a(raw.method, c.req.path, header)));
+    if (answer !== undefined) return toResponse(answer(raw.method, path, header));
+    return answers.ready().then((a): Response => toResponse(a(raw.method, path, header)));
   });
   app.onError(() => toResponse(problemAnswer(INTERNAL_ERROR)));
   return app;

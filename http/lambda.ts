@@ -6,6 +6,7 @@
  */
 import { answersOf, BAD_REQUEST, problemAnswer, type Answer } from "./answer.ts";
 import type { Build } from "./prepare.ts";
+import { pathOf } from "./request-path.ts";
 
 /** What a Lambda proxy integration expects back. */
 export interface LambdaResult {
@@ -66,8 +67,9 @@ function readEvent(event: unknown): EventRequest | undefined {
   const http = isRecord(context["http"]) ? context["http"] : undefined;
   // Payload 2.0 (HTTP APIs, Function URLs): rawPath and requestContext.http.method.
   const method = http !== undefined ? http["method"] : event["httpMethod"];
-  const path = http !== undefined ? event["rawPath"] : event["path"];
-  if (typeof method !== "string" || typeof path !== "string" || method === "" || !path.startsWith("/")) return undefined;
+  const raw = http !== undefined ? event["rawPath"] : event["path"];
+  const path = typeof raw === "string" && raw.startsWith("/") ? pathOf(raw) : null;
+  if (typeof method !== "string" || path === null || method === "") return undefined;
   const single = isRecord(event["headers"]) ? event["headers"] : {};
   const multi = isRecord(event["multiValueHeaders"]) ? event["multiValueHeaders"] : undefined;
   return {

@@ -151,7 +151,7 @@ export function selector(identity: Variant, encoded: Readonly<Partial<Record<Enc
 /**
  * True when a GET or HEAD may be answered 304 (RFC 9110 §13.1): `If-None-Match` by weak
  * comparison against the selected variant's ETag (`*` matches); only without it,
- * `If-Modified-Since` at or after Last-Modified. A malformed date is ignored.
+ * `If-Modified-Since` at or after Last-Modified. Anything but an HTTP-date is ignored.
  */
 export function isNotModified(header: (name: string) => string | null | undefined, variant: Variant, lastModified: number): boolean {
   const ifNoneMatch = header("if-none-match");
@@ -164,8 +164,40 @@ export function isNotModified(header: (name: string) => string | null | undefine
   }
   const ifModifiedSince = header("if-modified-since");
   if (ifModifiedSince === null || ifModifiedSince === undefined) return false;
-  const since = Date.parse(ifModifiedSince);
+  const since = httpDate(ifModifiedSince);
   return !Number.isNaN(since) && lastModified <= since;
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC850_DATE = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME_DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/**
+ * Epoch milliseconds of an HTTP-date in any of RFC 9110's three forms (IMF-fixdate, the obsolete
+ * RFC 850 and asctime forms), or NaN for anything else: `Date.parse` would take "3000" or "foo 2099".
+ * A two-digit RFC 850 year more than 50 years ahead is read as the past century (§5.6.7).
+ */
+export function httpDate(text: string): number {
+  let day: string, month: string, year: number, time: [string, string, string];
+  let m = IMF_FIXDATE.exec(text);
+  if (m !== null) [day, month, year, time] = [m[1]!, m[2]!, Number(m[3]), [m[4]!, m[5]!, m[6]!]];
+  else if ((m = RFC850_DATE.exec(text)) !== null) {
+    const now = new Date().getUTCFullYear();
+    let full = now - (now % 100) + Number(m[3]);
+    if (full > now + 50) full -= 100;
+    [day, month, year, time] = [m[1]!, m[2]!, full, [m[4]!, m[5]!, m[6]!]];
+  } else if ((m = ASCTIME_DATE.exec(text)) !== null) [day, month, year, time] = [m[2]!.trim(), m[1]!, Number(m[6]), [m[3]!, m[4]!, m[5]!]];
+  else return Number.NaN;
+  const monthIndex = MONTHS.indexOf(month);
+  const [h, min, s] = time.map(Number) as [number, number, number];
+  if (monthIndex === -1 || h > 23 || min > 59 || s > 60) return Number.NaN;
+  // setUTCFullYear, not Date.UTC: the latter reads a year below 100 as 19xx.
+  const date = new Date(0);
+  date.setUTCFullYear(year, monthIndex, Number(day));
+  date.setUTCHours(h, min, Math.min(s, 59));
+  // A day that does not exist in its month (31 Feb) rolls over: refuse it rather than move it.
+  return date.getUTCDate() === Number(day) ? date.getTime() : Number.NaN;
 }
 
 /** A precomputed error answer. */

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Answerer } from "../http/answer.ts";
-import { pathOf } from "./request-target.ts";
+import { pathOf } from "../http/request-path.ts";
 
 /** The listener answering every request through `answer`; the query string is never read. */
 export function answerListener(answer: Answerer): RequestListener {

@@ -11,7 +11,7 @@ import { restoreBuild, type BuildStamp } from "../http/restore.ts";
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
 import { parseProcessArgs } from "./args.ts";
-import { runServer, serverEnv } from "./lifecycle.ts";
+import { HTTP_LIMITS, runServer, serverEnv } from "./lifecycle.ts";
 
 const stamp = stampData as BuildStamp & { readonly sourceName: string };
 
@@ -51,4 +51,4 @@ if (problems.length > 0 || !("ok" in listen)) {
   process.exit(1);
 }
 const build = restoreBuild(stamp);
-runServer(createServer(answerListener(answerer(build))), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });
+runServer(createServer(HTTP_LIMITS, answerListener(answerer(build))), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });

@@ -7,7 +7,14 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CANONICAL_PATH } from "../http/lifecycle.ts";
 import type { BuildMeta } from "../http/prepare.ts";
-import { pathOf } from "./request-target.ts";
+import { pathOf } from "../http/request-path.ts";
+
+/**
+ * node:http limits for every registry server: a client gets 10 s to send its headers and 15 s for
+ * the whole request (a body that drips keeps no socket longer), checked every second (Node's
+ * default check runs every 30 s). Requests here are tiny GETs: these never cut a real one short.
+ */
+export const HTTP_LIMITS = { headersTimeout: 10_000, requestTimeout: 15_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 } as const;
 
 /** How long a graceful stop may wait for in-flight requests before it closes what is left. */
 export const DRAIN_MS = 10_000;
@@ -72,7 +79,7 @@ export function runServer(server: Server, options: ServerOptions): void {
 /**
  * One JSON line per request: method, path, status, bytes sent, duration. The query string,
  * userinfo and host of an absolute-form target, request headers and bodies are never logged: only
- * the path (see `request-target.ts`).
+ * the path (see `http/request-path.ts`).
  */
 function logRequest(req: IncomingMessage, res: ServerResponse): void {
   const started = performance.now();

@@ -12,7 +12,7 @@ import { prepareBuild } from "../http/prepare.ts";
 import { parseProcessArgs } from "./args.ts";
 import { zlibCompress } from "./compress.ts";
 import { loadInputs, SNAPSHOT } from "./inputs.ts";
-import { runServer, serverEnv } from "./lifecycle.ts";
+import { HTTP_LIMITS, runServer, serverEnv } from "./lifecycle.ts";
 
 parseProcessArgs({
   usage: "npm start [-- --help]",
@@ -49,5 +49,5 @@ if ("problems" in listen || "problems" in inputs) {
 }
 process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
 const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress });
-const server = createAdaptorServer({ fetch: createApp(build).fetch }) as Server;
+const server = createAdaptorServer({ fetch: createApp(build).fetch, serverOptions: HTTP_LIMITS }) as Server;
 runServer(server, { ...listen.ok, sourceName: basename(sourcePath), meta: build.meta });

@@ -63,3 +63,21 @@ export function answerRequests(served: Build): Exchange[] {
 
 /** The requests of each golden/lifecycle/ transcript: a GET on every path the test table can answer. */
 export const LIFECYCLE_REQUESTS: readonly Exchange[] = tablePaths(TEST_TABLE).map((path) => ({ method: "GET", path }));
+
+/**
+ * The path rule (http/request-path.ts) as request targets and the status every runtime gives them:
+ * dot segments resolved, percent-encoding never decoded, case and slashes exact, queries ignored.
+ */
+export const PATH_RULE: readonly (readonly [string, number])[] = [
+  ["/vaults.json", 200],
+  ["/vaults.json?token=x", 200],
+  ["/api/../vaults.json", 200],
+  ["/api/%2e%2e/vaults.json", 200],
+  ["/api/./registry.v1.json", 200],
+  ["/vaults%2ejson", 404],
+  ["/%76aults.json", 404],
+  ["/api%2fregistry.v1.json", 404],
+  ["/vaults.json/", 404],
+  ["/VAULTS.JSON", 404],
+  ["//vaults.json", 404],
+];

@@ -110,6 +110,13 @@ test("If-Modified-Since: at or after built_at gives 304; before, or malformed, g
   assert.is((await get("/vaults.json", { headers: { "if-modified-since": at("2027-01-01T00:00:00Z") } })).status, 304);
   assert.is((await get("/vaults.json", { headers: { "if-modified-since": at("2026-11-21T11:59:59Z") } })).status, 200);
   assert.is((await get("/vaults.json", { headers: { "if-modified-since": "not a date" } })).status, 200);
+  // RFC 9110's three HTTP-date forms count; anything else Date.parse would take does not.
+  for (const form of ["Sat, 21 Nov 2026 12:00:00 GMT", "Saturday, 21-Nov-26 12:00:00 GMT", "Sat Nov 21 12:00:00 2026"]) {
+    assert.is((await get("/vaults.json", { headers: { "if-modified-since": form } })).status, 304, form);
+  }
+  for (const loose of ["3000", "foo 2099", "2099-01-01", "Sat, 31 Feb 2099 12:00:00 GMT", "sat, 21 nov 2099 12:00:00 gmt", "Sat, 21 Nov 2099 12:00:00 UTC"]) {
+    assert.is((await get("/vaults.json", { headers: { "if-modified-since": loose } })).status, 200, loose);
+  }
   const both = { "if-none-match": '"other"', "if-modified-since": at("2027-01-01T00:00:00Z") };
   assert.is((await get("/vaults.json", { headers: both })).status, 200, "If-None-Match takes precedence");
 });

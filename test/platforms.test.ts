@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -22,7 +22,7 @@ import * as assert from "uvu/assert";
 import { tablePaths } from "../http/lifecycle.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
-import { GOLDEN_OPTIONS } from "./cases.ts";
+import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
 import { leakIn, plantCanaries } from "./canary.ts";
 import { SECRET } from "./arbitraries.ts";
@@ -65,9 +65,34 @@ async function fetchRaw(url: string, init: { method?: string; headers?: Record<s
   return res;
 }
 
-/** The contract over HTTP at `origin` + `prefix`: bytes, ETag, HEAD, 304, 405, 404, each coding decoded once. */
-async function conforms(runtime: string, origin: string, options: { prefix?: string; contentType?: RegExp; notFound?: (status: number, headers: Record<string, unknown>) => void } = {}): Promise<void> {
+/** The status line of one raw request: the target goes on the wire exactly as written, unnormalized. */
+function statusOfTarget(origin: string, target: string): Promise<number> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let head = "";
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${target}`)));
+    socket.on("data", (chunk: Buffer) => {
+      head += chunk.toString("latin1");
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(head);
+      if (status !== null) {
+        resolve(Number(status[1]));
+        socket.destroy();
+      }
+    });
+    socket.on("error", reject);
+    socket.on("close", () => reject(new Error(`closed before a status line for ${target}`)));
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+/** The contract over HTTP at `origin` + `prefix`: bytes, ETag, HEAD, 304, 405, 404, each coding decoded once, the path rule. */
+async function conforms(runtime: string, origin: string, options: { prefix?: string; contentType?: RegExp; notFound?: (status: number, headers: Record<string, unknown>) => void; pathRule?: readonly (readonly [string, number])[] } = {}): Promise<void> {
   const url = (path: string) => `${origin}${options.prefix ?? ""}${path}`;
+  const rule = options.pathRule ?? PATH_RULE;
+  const seen = [];
+  for (const [target] of rule) seen.push([target, await statusOfTarget(origin, `${options.prefix ?? ""}${target}`)]);
+  assert.is(JSON.stringify(seen), JSON.stringify(rule), `${runtime}: the path rule`);
   for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
     const res = await fetchRaw(url(path));
     assert.is(res.status, 200, `${runtime} ${path}`);
@@ -295,8 +320,13 @@ plugins:
   try {
     // The emulator's HTTP layer (hapi) appends "; charset=utf-8"; API Gateway does not.
     const contentType = /^application\/json(; charset=utf-8)?$/;
-    await conforms("lambda REST API", sls.origin, { prefix: "/dev", contentType });
-    await conforms("lambda HTTP API", sls.origin, { contentType });
+    // The emulator's HTTP layer (hapi) decodes the path and drops a trailing slash before it makes
+    // the event, for both payloads; the function applies the rule to the path it is given. The
+    // recorded events below carry the targets undecoded, as API Gateway's rawPath does.
+    const decoded = new Set(["/vaults%2ejson", "/%76aults.json", "/vaults.json/"]);
+    const restRule = PATH_RULE.map(([target, status]) => [target, decoded.has(target) ? 200 : status] as const);
+    await conforms("lambda REST API", sls.origin, { prefix: "/dev", contentType, pathRule: restRule });
+    await conforms("lambda HTTP API", sls.origin, { contentType, pathRule: restRule });
   } finally {
     await sls.stop();
   }
@@ -371,6 +401,9 @@ test("Lambda bundle: every recorded event kind, GET/HEAD/conditional/POST, heade
     assert.is(post["statusCode"], 405, `${name} POST`);
     assert.is(post["multiValueHeaders"]?.["allow"]?.[0] ?? post["headers"]?.["allow"], "GET, HEAD, OPTIONS");
     assert.is((await handler(retarget(sample, "GET", "/api/registry.v2.json")))["statusCode"], 404);
+    for (const [target, status] of PATH_RULE.filter(([t]) => !t.includes("?"))) {
+      assert.is((await handler(retarget(sample, "GET", target)))["statusCode"], status, `${name}: the path rule on ${target}`);
+    }
   }
 });
 

@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GOLDEN_OPTIONS } from "./cases.ts";
+import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, startServer, type Running } from "./servers.ts";
 
@@ -74,6 +74,40 @@ test("gzip and br over the socket decode to the golden bytes", async () => {
   assert.ok(gunzipSync(gz.body).equals(golden));
   assert.ok(brotliDecompressSync(br.body).equals(golden));
   assert.is(br.headers["content-length"], String(br.body.length));
+});
+
+test("the path rule over the socket: the same table every runtime answers (test/cases.ts)", async () => {
+  const { port } = new URL(server.origin);
+  for (const [target, status] of PATH_RULE) {
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1");
+      let text = "";
+      socket.setTimeout(10_000, () => socket.destroy(new Error("no answer")));
+      socket.on("data", (c: Buffer) => (text += c.toString("latin1")));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+      socket.end(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    });
+    assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), target);
+  }
+});
+
+test("a request whose body drips is cut off by the request timeout, not kept open", async () => {
+  const { port } = new URL(server.origin);
+  const started = Date.now();
+  const closed = await new Promise<number>((resolve, reject) => {
+    const socket = connect(Number(port), "127.0.0.1");
+    socket.on("error", () => undefined);
+    socket.write("GET /vaults.json HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n");
+    // One byte a second, for at most 40 s: the server must close first.
+    let sent = 0;
+    const drip = setInterval(() => (sent++ < 40 ? socket.write("x") : (clearInterval(drip), reject(new Error("still open after 40 s")))), 1_000);
+    socket.on("close", () => {
+      clearInterval(drip);
+      resolve(Date.now() - started);
+    });
+  });
+  assert.ok(closed >= 14_000 && closed < 30_000, `closed after ${closed} ms (request timeout 15 s, checked every second)`);
 });
 
 test("SIGTERM lets an in-flight request finish, then exits 0", async () => {
