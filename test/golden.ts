@@ -9,7 +9,8 @@ export const GOLDEN_DIR = "golden";
 
 const updating = process.env["UPDATE_GOLDEN"] === "1";
 if (updating && (process.env["CI"] ?? "") !== "") {
-  throw new Error("UPDATE_GOLDEN=1 is refused when CI is set: goldens change only in a reviewed commit");
+  process.stderr.write("UPDATE_GOLDEN=1 is refused when CI is set: goldens change only in a reviewed commit\n");
+  process.exit(2);
 }
 
 /** Compares `actual` with `golden/<name>` byte for byte; throws a readable diff on mismatch. */
