@@ -7,8 +7,8 @@
  */
 import { parseBaseUrl } from "./contract/config.ts";
 import { COVERAGE_FIELDS, SCHEMA_VERSION, type Coverage, type CoverageField, type Edge, type Registry, type Row, type Tier } from "./contract/document.ts";
+import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "./contract/limits.ts";
 import { isUtcTimestamp, type Source, type SourceVault } from "./contract/source.ts";
-
 export { validateSource, type Source, type Validation } from "./contract/source.ts";
 export * from "./contract/document.ts";
 
@@ -169,8 +169,23 @@ export function coverageOf(rows: readonly object[]): Record<CoverageField, Cover
  * The exact bytes of a document (D5): UTF-8 without BOM, two-space indentation, keys in the
  * document's order, non-ASCII as is, one trailing newline.
  */
-export function serializeRegistry(document: Registry): Uint8Array<ArrayBuffer> {
-  return new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
+export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES): Uint8Array<ArrayBuffer> {
+  // Checked before the text is made: a document far over the limit would not fit in one string.
+  const atLeast = textLength(document);
+  if (atLeast > limit) throw new LimitError(`the document would be over ${sizeOf(atLeast)}; the limit is ${sizeOf(limit)}`);
+  const bytes = new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
+  if (bytes.byteLength > limit) throw new LimitError(`the document is ${sizeOf(bytes.byteLength)}; the limit is ${sizeOf(limit)}`);
+  return bytes;
+}
+
+/** A lower bound of a value's JSON text length: its strings, keys and one character per value. */
+function textLength(value: unknown): number {
+  if (typeof value === "string") return value.length + 2;
+  if (typeof value !== "object" || value === null) return 4;
+  let n = 2;
+  if (Array.isArray(value)) for (const item of value) n += textLength(item) + 1;
+  else for (const key in value) n += key.length + 3 + textLength((value as Record<string, unknown>)[key]);
+  return n;
 }
 
 function checkOptions(options: BuildOptions): BuildOptions {

@@ -6,6 +6,7 @@
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
 import { nearMissJudge, type NearMiss } from "./key-names.ts";
+import { MAX_STRING_LENGTH } from "./limits.ts";
 
 /** A validated vault declaration; only the fields the build may read. */
 export interface SourceVault {
@@ -162,15 +163,21 @@ type UnknownKeys = (obj: JsonObject, level: Level, at: string, published?: boole
 /** Checks one value; returns the accepted value, or what was expected (the caller says what it got). */
 type Check<T> = (value: unknown) => { ok: T } | { expected: string };
 
+/** What a string over the length limit is told. */
+const tooLong = (value: string) => ({ expected: `expected at most ${MAX_STRING_LENGTH} characters (this string has ${value.length})` });
+
 function nonEmptyString(value: unknown): { ok: string } | { expected: string } {
+  if (typeof value === "string" && value.length > MAX_STRING_LENGTH) return tooLong(value);
   return typeof value === "string" && value.length > 0 ? { ok: value } : { expected: typeof value === "string" ? "expected a non-empty string" : "expected a string" };
 }
 
 function anyString(value: unknown): { ok: string } | { expected: string } {
+  if (typeof value === "string" && value.length > MAX_STRING_LENGTH) return tooLong(value);
   return typeof value === "string" ? { ok: value } : { expected: "expected a string" };
 }
 
 function stringOrNull(value: unknown): { ok: string | null } | { expected: string } {
+  if (typeof value === "string" && value.length > MAX_STRING_LENGTH) return tooLong(value);
   return value === null || typeof value === "string" ? { ok: value } : { expected: "expected a string or null" };
 }
 
@@ -275,7 +282,9 @@ function readLabelTable(labels: JsonObject, key: "class" | "status", root: JsonO
   // Which raw values some vault declares is asked only of a bad label: a valid table costs nothing.
   let used: Set<string> | undefined;
   Object.entries(raw).forEach(([rawValue, label], i) => {
-    if (typeof label === "string" && label.length > 0) table.set(rawValue, label);
+    if (typeof label === "string" && label.length > MAX_STRING_LENGTH) report(`labels.${key}`, `key #${i + 1}: ${tooLong(label).expected}`);
+    else if (rawValue.length > MAX_STRING_LENGTH) report(`labels.${key}`, `key #${i + 1}: a raw value of ${rawValue.length} characters; at most ${MAX_STRING_LENGTH}`);
+    else if (typeof label === "string" && label.length > 0) table.set(rawValue, label);
     // A raw value no vault declares, and its label, are never published: name it by position.
     else if ((used ??= usedValues(root, key)).has(rawValue)) report(`labels.${key}${member(rawValue)}`, `expected a non-empty string label, got ${describe(label)}`);
     else report(`labels.${key}`, `key #${i + 1} (a raw value no vault declares): expected a non-empty string label, got ${kindOf(label)}`);

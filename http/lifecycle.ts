@@ -19,6 +19,8 @@ export interface VersionContext {
   readonly baseUrl: string;
   readonly builtAt: string;
   readonly paths: { readonly canonical: string; readonly versioned: string; readonly schema: string };
+  /** The most bytes a document may have (contract/limits.ts); the builder refuses more with a LimitError. */
+  readonly documentLimit?: number;
 }
 
 /** A built document: its exact bytes and the counts a start line reports. */

@@ -4,6 +4,7 @@
  * coding on offer; for every version past its sunset, a 410. Web standards only.
  */
 import type { Config } from "../contract/config.ts";
+import { MAX_DOCUMENT_BYTES } from "../contract/limits.ts";
 import type { Source } from "../contract/source.ts";
 import type { Compress, Encoding } from "./encoding.ts";
 import { CANONICAL_PATH, contextOf, planAt, type ContractVersion, type ServedVersion } from "./lifecycle.ts";
@@ -50,12 +51,18 @@ export class VersionPolicyError extends Error {
  * Precomputes the answers of one build from `table` (default: the shipped versions). Without a
  * compressor, only identity is offered. `/vaults.json` serves the bytes of the version the policy
  * names, with `Content-Location` naming its versioned path. Throws `VersionPolicyError` when the
- * table breaks the policy.
+ * table breaks the policy, and `LimitError` when a document would be over `documentLimit` bytes.
  *
  * @example
  * const build = await prepareBuild(source, { baseUrl: "https://example.org", builtAt: "2026-11-21T12:00:00Z" });
  */
-export async function prepareBuild(source: Source, config: Config, compression: Compression = {}, table: readonly ContractVersion[] = VERSIONS): Promise<Build> {
+export async function prepareBuild(
+  source: Source,
+  config: Config,
+  compression: Compression = {},
+  table: readonly ContractVersion[] = VERSIONS,
+  documentLimit: number = MAX_DOCUMENT_BYTES,
+): Promise<Build> {
   const plan = planAt(table, config.builtAt);
   if ("problems" in plan) throw new VersionPolicyError(plan.problems);
   const { baseUrl, builtAt } = config;
@@ -65,7 +72,7 @@ export async function prepareBuild(source: Source, config: Config, compression: 
 
   for (const served of plan.ok.served) {
     const { version } = served;
-    const context = contextOf(version, config);
+    const context = { ...contextOf(version, config), documentLimit };
     const document = version.build(source, context);
     const schemaBytes = new TextEncoder().encode(`${JSON.stringify(version.schema(context), null, 2)}\n`);
     const signals = lifecycleHeaders(served);

@@ -15,7 +15,9 @@
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MAX_DEPLOY_DOCUMENT_BYTES } from "../contract/limits.ts";
 import { prepareBuild } from "../http/prepare.ts";
+import { VERSIONS } from "../http/versions.ts";
 import { parseProcessArgs } from "./args.ts";
 import { bundleArtifacts } from "./bundle.ts";
 import { zlibCompress } from "./compress.ts";
@@ -72,7 +74,7 @@ if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
 
 process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
 try {
-  const served = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress });
+  const served = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress }, VERSIONS, MAX_DEPLOY_DOCUMENT_BYTES);
   await replaceOutput(out, served.meta.builtAt, async (staging) => {
     await writeStatic(join(staging, "static"), served);
     // The artifact names the source by its base name only: the build machine's folders stay private.

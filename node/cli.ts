@@ -3,6 +3,7 @@
  * Writes the exact bytes /vaults.json would serve to stdout and exits 0; on any problem, writes every problem to stderr,
  * one per line, nothing to stdout, and exits 1.
  */
+import { LimitError } from "../contract/limits.ts";
 import type { Env } from "../contract/config.ts";
 import { contextOf, planAt } from "../http/lifecycle.ts";
 import { VERSIONS } from "../http/versions.ts";
@@ -56,7 +57,13 @@ export async function runCli(args: readonly string[], env: Env): Promise<CliResu
   const plan = planAt(VERSIONS, config.builtAt);
   if ("problems" in plan) return { code: 1, stdout: new Uint8Array(), stderr: plan.problems.map((p) => `${p}\n`).join("") };
   const { canonical } = plan.ok;
-  return { code: 0, stdout: canonical.build(source, contextOf(canonical, config)).bytes, stderr: warnings.map((w) => `${w}\n`).join("") };
+  const said = warnings.map((w) => `${w}\n`).join("");
+  try {
+    return { code: 0, stdout: canonical.build(source, contextOf(canonical, config)).bytes, stderr: said };
+  } catch (error: unknown) {
+    if (!(error instanceof LimitError)) throw error;
+    return { code: 1, stdout: new Uint8Array(), stderr: `${said}${path}: ${error.message}\n` };
+  }
 }
 
 const FAIL_ON: readonly FailOn[] = ["breaking", "dangerous", "privacy"];

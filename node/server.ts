@@ -8,7 +8,8 @@ import { createAdaptorServer } from "@hono/node-server";
 import type { Server } from "node:http";
 import { basename } from "node:path";
 import { createApp } from "../http/app.ts";
-import { prepareBuild } from "../http/prepare.ts";
+import { LimitError } from "../contract/limits.ts";
+import { prepareBuild, VersionPolicyError } from "../http/prepare.ts";
 import { parseProcessArgs } from "./args.ts";
 import { zlibCompress } from "./compress.ts";
 import { loadInputs, SNAPSHOT } from "./inputs.ts";
@@ -48,6 +49,10 @@ if ("problems" in listen || "problems" in inputs) {
   process.exit(1);
 }
 process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
-const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress });
+const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress }).catch((error: unknown) => {
+  if (!(error instanceof LimitError || error instanceof VersionPolicyError)) throw error;
+  process.stderr.write(`${basename(sourcePath)}: ${error.message.split("\n").join(`\n${basename(sourcePath)}: `)}\n`);
+  process.exit(1);
+});
 const server = createAdaptorServer({ fetch: createApp(build).fetch, serverOptions: HTTP_LIMITS }) as Server;
 runServer(server, { ...listen.ok, sourceName: basename(sourcePath), meta: build.meta });

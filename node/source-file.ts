@@ -2,7 +2,8 @@
  * Reads a source file from disk and validates it: the one way every Node entry point (CLI, server,
  * build) loads a registry. Problems come back prefixed with the file's path, one per line.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
+import { MAX_SOURCE_BYTES, sizeOf } from "../contract/limits.ts";
 import { capProblems, summarizeWarnings } from "../contract/messages.ts";
 import { validateSource, type Source } from "../contract/source.ts";
 import { findDuplicateKeys, locateJsonError } from "./json-error.ts";
@@ -15,6 +16,9 @@ import { findDuplicateKeys, locateJsonError } from "./json-error.ts";
 export async function readSourceFile(path: string, name = path): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
   let text: string;
   try {
+    // Size first: a file over the limit is never read.
+    const { size } = await stat(path);
+    if (size > MAX_SOURCE_BYTES) return { problems: [`${name}: the file is ${sizeOf(size)}; the limit is ${sizeOf(MAX_SOURCE_BYTES)}`] };
     // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1).
     text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
   } catch (error: unknown) {

@@ -4,6 +4,7 @@
  * Never a throw or a hang, never an invalid source accepted, never a polluted prototype; refused
  * with exit 1, nothing on stdout, and no server listening.
  */
+import { MAX_STRING_LENGTH } from "../contract/limits.ts";
 import fc from "fast-check";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -76,8 +77,12 @@ test("huge inputs are answered, not hung on: 200k-element arrays, 5 MB strings",
   const lines = nulls.stderr.split("\n").slice(0, -1);
   assert.is(lines.length, 51, "50 problems, then a count of the rest");
   assert.match(lines[50] as string, /: and 199950 more problems \(the first 50 are shown\)$/);
+  const atLimit = await cliOn(JSON.stringify({ ...base, vaults: [{ vault_slug: "a", display_name: "x".repeat(MAX_STRING_LENGTH), status: "active" }] }));
+  assert.is(atLimit.code, 0, "a name at the string limit is valid");
   const long = await cliOn(JSON.stringify({ ...base, vaults: [{ vault_slug: "a", display_name: "x".repeat(5_000_000), status: "active" }] }));
-  assert.is(long.code, 0, "a long name is valid");
+  assert.is(long.code, 1, "a 5 MB name is over the string limit");
+  assert.match(long.stderr, new RegExp(`vaults\\[0\\]\\.display_name: expected at most ${MAX_STRING_LENGTH} characters \\(this string has 5000000\\)`));
+  assert.ok(long.stderr.length < 500, "the message quotes a bounded excerpt of the value");
   const longBad = await cliOn(JSON.stringify({ ...base, vaults: [{ vault_slug: "a".repeat(5_000_000) + "-", display_name: "x", status: "active" }] }));
   assert.is(longBad.code, 1);
   assert.ok(longBad.stderr.length < 500, "the message quotes a bounded excerpt of the value");
