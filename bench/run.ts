@@ -17,6 +17,7 @@ import { validateSource, type Source } from "../registry.ts";
 import { fetchRaw, startServer, type Running } from "../test/servers.ts";
 import { parseProcessArgs } from "../node/args.ts";
 import { bundleArtifacts } from "../node/bundle.ts";
+import { diffDocuments, type Document } from "../node/diff.ts";
 import { zlibCompress } from "../node/compress.ts";
 import { generateSource } from "./generate.ts";
 import { GENERATOR, load as loadWith, rssOf, type Load } from "./load.ts";
@@ -241,6 +242,38 @@ async function builds(): Promise<string> {
   return largest;
 }
 
+/**
+ * `registry diff` in process, growth only: two documents of n vaults (every 100th note changed),
+ * and one object of n keys against the same with one key more. Linear growth is 5x and 3x;
+ * quadratic would be 25x and 9x.
+ */
+async function diffs(): Promise<void> {
+  const golden = JSON.parse(readFileSync("golden/registry.json", "utf8")) as Document;
+  const template = (golden["vaults"] as Document[]).find((r) => !Object.hasOwn(r, "listing")) as Document;
+  const documents = (n: number): [Document, Document] => {
+    const vaults = Array.from({ length: n }, (_, i) => ({ ...template, vault_slug: `vault-${String(i).padStart(7, "0")}` }));
+    const after = vaults.map((r, i) => (i % 100 === 0 ? { ...r, note: `changed ${i}` } : r));
+    return [{ ...golden, vaults }, { ...golden, vaults: after }];
+  };
+  const wide = (n: number): [Document, Document] => {
+    const keys = Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    return [{ ...golden, wide: keys }, { ...golden, wide: { ...keys, extra: 1 } }];
+  };
+  const time = async (pair: [Document, Document]) => {
+    const started = performance.now();
+    diffDocuments(...pair);
+    return performance.now() - started;
+  };
+  for (const [what, make, small, large, target] of [
+    ["vaults", documents, 20_000, 100_000, 6.5],
+    ["keys in one object", wide, 50_000, 150_000, 4.5],
+  ] as const) {
+    const [a, b] = [make(small), make(large)];
+    const t = await alternateTimes(() => time(b), () => time(a), 5);
+    row(`registry diff growth, ${small / 1000}k -> ${large / 1000}k ${what} (${large / small}x), in process`, `${fmt(t.ratio)}x (${fmt(t.b, 0)} -> ${fmt(t.a, 0)} ms)`, `<= ${target}x`, t.ratio <= target);
+  }
+}
+
 async function coldStart(): Promise<void> {
   const nodeNothing = () => timed("node", ["-e", "0"]);
   const fixture = join(work, "fixture.source.json");
@@ -337,6 +370,7 @@ try {
   await conditionalAndEncodings(large.sourcePath);
   await deno();
   await builds();
+  await diffs();
   await coldStart();
   await memory(large.sourcePath);
   await routers();

@@ -3,11 +3,11 @@
  * Writes the exact bytes /vaults.json would serve to stdout and exits 0; on any problem, writes every problem to stderr,
  * one per line, nothing to stdout, and exits 1.
  */
-import { LimitError } from "../contract/limits.ts";
+import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
 import type { Env } from "../contract/config.ts";
 import { contextOf, planAt } from "../http/lifecycle.ts";
 import { VERSIONS } from "../http/versions.ts";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { parseCommand, type CommandSpec } from "./args.ts";
 import { asDocument, diffDocuments, failsOn, worstClass, type Document, type FailOn } from "./diff.ts";
 import { jsonReport, markdownReport } from "./diff-report.ts";
@@ -121,6 +121,9 @@ export async function runDiff(args: readonly string[]): Promise<CliResult> {
 async function readDocument(path: string): Promise<{ ok: Document } | { error: string }> {
   let text: string;
   try {
+    // Size first: a file over the limit is never read.
+    const { size } = await stat(path);
+    if (size > MAX_DOCUMENT_BYTES) return { error: `the file is ${sizeOf(size)}; the limit is ${sizeOf(MAX_DOCUMENT_BYTES)}` };
     text = await readFile(path, "utf8");
   } catch (error: unknown) {
     return { error: `cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"})` };

@@ -4,6 +4,7 @@
  * does privacy move, then which data moved. Long groups are cut, with a count of what was cut.
  */
 import { CLASSES, type Change, type ChangeClass } from "./diff.ts";
+import { jsonText } from "./json-deep.ts";
 
 const SECTIONS: readonly { readonly title: string; readonly rules: readonly string[] }[] = [
   { title: "Contract", rules: ["key.removed", "key.order", "type.changed", "derivation.tier", "order.vaults", "order.edges", "envelope.schema-version", "closed-set.value", "key.added"] },
@@ -53,7 +54,7 @@ export function markdownReport(changes: readonly Change[], oldLabel: string, new
 
 /** The diff as JSON: the labels, the counts per class, and every change. */
 export function jsonReport(changes: readonly Change[], oldLabel: string, newLabel: string): string {
-  return `${JSON.stringify({ old: oldLabel, new: newLabel, counts: classCounts(changes), changes }, null, 2)}\n`;
+  return `${jsonText({ old: oldLabel, new: newLabel, counts: classCounts(changes), changes }, 2)}\n`;
 }
 
 /**
@@ -78,7 +79,7 @@ function differingParts(a: string, b: string, context = 30): [string, string] {
 
 function value(v: unknown): string {
   if (v === undefined) return "";
-  const text = typeof v === "string" ? v : JSON.stringify(v);
+  const text = typeof v === "string" ? v : jsonText(v, 0, 80);
   return text.length > 80 ? `${cell(text.slice(0, 77))}…` : cell(text);
 }
 

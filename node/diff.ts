@@ -10,9 +10,12 @@
  *   changed: pinned consumers may break, so it belongs at a new versioned path.
  *
  * Shapes are compared per kind of object (envelope, `about`, full rows, minimal rows, edges,
- * coverage entries), so a row turning minimal is a data change flagged as privacy-relevant, not a
- * removal of keys.
+ * coverage entries, and any object or array nested in them), so a row turning minimal is a data
+ * change flagged as privacy-relevant, not a removal of keys. The comparison walks with queues of
+ * its own and keys sets by maps: any depth, linear time.
  */
+
+import { jsonEqual, jsonPreview, jsonText } from "./json-deep.ts";
 
 export type ChangeClass = "data" | "additive" | "dangerous" | "breaking";
 
@@ -36,7 +39,8 @@ export interface Change {
 export const RULES: Readonly<Record<string, { readonly class: ChangeClass; readonly meaning: string }>> = {
   "key.removed": { class: "breaking", meaning: "a key is gone from a kind of object (or renamed: removed plus added)" },
   "key.order": { class: "breaking", meaning: "the keys a kind of object keeps are in another order" },
-  "type.changed": { class: "breaking", meaning: "a key's values have a JSON type they never had" },
+  "key.optional": { class: "breaking", meaning: "a key every object of a kind had is missing from some" },
+  "type.changed": { class: "breaking", meaning: "a key's values (or an array's elements) have a JSON type they never had" },
   "derivation.tier": { class: "breaking", meaning: "a status maps to another tier than before: the tier rule changed" },
   "order.vaults": { class: "breaking", meaning: "vaults are no longer sorted by vault_slug" },
   "order.edges": { class: "breaking", meaning: "edges are no longer sorted by source, target, type" },
@@ -66,88 +70,71 @@ const CLOSED_SETS: Readonly<Record<string, readonly string[]>> = {
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
 
-/** A document that has at least the shape a diff needs. */
-export interface Document extends Obj {
-  vaults: Obj[];
-  edges: Obj[];
-}
+/** A parsed document with a `schema_version`: anything else in it may have any shape. */
+export type Document = Obj;
+
+/** Top-level keys only a source has (DECISIONS.md D1): a file carrying one is not diffed. */
+const SOURCE_ONLY_KEYS = ["labels", "licence"];
 
 /**
- * Why `value` is not a built registry document a diff can read, or the document. A source file is
- * refused before anything of it is read further: a diff prints values, and a source's are private.
- * The reasons name no value and no key of the input.
+ * Why `value` is not a built registry document a diff can read, or the document. Any object with a
+ * `schema_version` is a document, whatever the shape of the rest (shape changes are classified, not
+ * refused); a source file is refused before anything of it is read further: a diff prints values,
+ * and a source's are private. The reasons name no value and no key of the input.
  */
 export function asDocument(value: unknown): { ok: Document } | { error: string } {
   const refuse = (why: string) => ({ error: `not a built registry document: ${why}` });
   if (!isObj(value)) return refuse("the top level is not an object");
-  if (typeof value["schema_version"] !== "string" || typeof value["built_at"] !== "string") {
-    return refuse("it has no schema_version and built_at (a source file is not diffed: build each side with `registry` first)");
-  }
-  const { vaults, edges } = value;
-  if (!Array.isArray(vaults)) return refuse("vaults is not an array");
-  if (!Array.isArray(edges)) return refuse("edges is not an array");
-  const seen = new Set<string>();
-  for (const [i, row] of vaults.entries()) {
-    if (!isObj(row) || typeof row["vault_slug"] !== "string") return refuse(`vaults[${i}] has no string vault_slug`);
+  if (!Object.hasOwn(value, "schema_version")) return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
+  const vaults = value["vaults"];
+  if (Array.isArray(vaults)) {
     // `suppressed` is the source's own key: a built document never carries it (DECISIONS.md D2).
-    if (Object.hasOwn(row, "suppressed")) return refuse(`vaults[${i}] carries suppressed, a key only a source has`);
-    if (seen.has(row["vault_slug"])) return refuse(`vaults[${i}].vault_slug appears twice`);
-    seen.add(row["vault_slug"]);
+    const i = vaults.findIndex((row) => isObj(row) && Object.hasOwn(row, "suppressed"));
+    if (i >= 0) return refuse(`vaults[${i}] carries suppressed, a key only a source has`);
   }
-  for (const [i, edge] of edges.entries()) {
-    if (!isObj(edge) || !["source", "target", "type"].every((k) => typeof edge[k] === "string")) {
-      return refuse(`edges[${i}] is not an object with string source, target and type`);
-    }
-  }
-  return { ok: value as Document };
+  const sourceKey = SOURCE_ONLY_KEYS.find((key) => Object.hasOwn(value, key));
+  if (sourceKey !== undefined) return refuse(`it carries ${sourceKey}, a key only a source has`);
+  return { ok: value };
 }
 
-/** Every change from `before` to `after`, contract changes first, then data in document order. */
+/**
+ * Every change from `before` to `after`, contract changes first, then data in document order.
+ * Total and linear: any two documents compare, at any depth, in time proportional to their size.
+ */
 export function diffDocuments(before: Document, after: Document): Change[] {
   const changes: Change[] = [];
   const add = (rule: string, where: string, values: { old?: unknown; new?: unknown } = {}, privacy = false) =>
     changes.push({ class: (RULES[rule] as { class: ChangeClass }).class, rule, where, ...values, ...(privacy ? { privacy: true as const } : {}) });
 
-  // Shapes, per kind of object.
-  const full = (d: Document) => d.vaults.filter((r) => !Object.hasOwn(r, "listing"));
-  const minimal = (d: Document) => d.vaults.filter((r) => Object.hasOwn(r, "listing"));
-  const objects = (v: Json | undefined): Obj[] => (isObj(v) ? [v] : []);
-  const kinds: [string, (d: Document) => Obj[]][] = [
-    ["the envelope", (d) => [d]],
-    ["about", (d) => objects(d["about"])],
-    ["about.licence", (d) => (isObj(d["about"]) ? objects(d["about"]["licence"]) : [])],
-    ["field_coverage", (d) => objects(d["field_coverage"])],
-    ["field_coverage entries", (d) => (isObj(d["field_coverage"]) ? Object.values(d["field_coverage"]).filter(isObj) : [])],
-    ["vaults[] (full rows)", full],
-    ["vaults[] (minimal rows)", minimal],
-    ["edges[]", (d) => d.edges],
-  ];
-  for (const [where, of] of kinds) compareShape(where, of(before), of(after), add);
+  compareShapes(before, after, add);
+  if (!equal(before["schema_version"], after["schema_version"])) add("envelope.schema-version", "schema_version", { old: before["schema_version"], new: after["schema_version"] });
 
-  if (before["schema_version"] !== after["schema_version"]) add("envelope.schema-version", "schema_version", { old: before["schema_version"], new: after["schema_version"] });
+  const [oldRows, newRows] = [rowsOf(before), rowsOf(after)];
+  const full = (rows: Map<string, Row>) => [...rows.values()].filter((r) => isObj(r.value) && !Object.hasOwn(r.value, "listing")).map((r) => r.value as Obj);
 
   // Closed sets and the tier rule.
-  const known = (field: string) => new Set([...(CLOSED_SETS[field] ?? []), ...before.vaults.map((r) => r[field])]);
-  for (const field of Object.keys(CLOSED_SETS)) {
-    const old = known(field);
-    const fresh = [...new Set(after.vaults.map((r) => r[field]).filter((v) => v !== undefined && !old.has(v)))];
-    for (const value of fresh) add("closed-set.value", `vaults[].${field}`, { new: value });
+  const valuesOf = (rows: Map<string, Row>, field: string) => [...rows.values()].flatMap((r) => (isObj(r.value) && r.value[field] !== undefined ? [r.value[field]] : []));
+  for (const [field, set] of Object.entries(CLOSED_SETS)) {
+    const known = new Set([...set.map(valueKey), ...valuesOf(oldRows, field).map(valueKey)]);
+    const fresh = new Map(valuesOf(newRows, field).map((v) => [valueKey(v), v]));
+    for (const [key, value] of fresh) if (!known.has(key)) add("closed-set.value", `vaults[].${field}`, { new: value });
   }
-  const tierOf = (d: Document) => new Map(full(d).map((r) => [r["status"], r["tier"]]));
-  const [oldTiers, newTiers] = [tierOf(before), tierOf(after)];
-  for (const [status, tier] of newTiers) {
-    if (oldTiers.has(status) && oldTiers.get(status) !== tier) add("derivation.tier", `tier of status ${JSON.stringify(status)}`, { old: oldTiers.get(status), new: tier });
+  const tierOf = (rows: Map<string, Row>) => new Map(full(rows).map((r) => [jsonText(r["status"]), r]));
+  const oldTiers = tierOf(oldRows);
+  for (const [status, row] of tierOf(newRows)) {
+    const old = oldTiers.get(status);
+    if (old !== undefined && !equal(old["tier"], row["tier"])) add("derivation.tier", `tier of status ${status}`, { old: old["tier"], new: row["tier"] });
   }
 
   // Orders.
-  const slugs = (d: Document) => d.vaults.map((r) => r["vault_slug"] as string);
+  const slugs = (d: Document) => arrayOf(d["vaults"]).flatMap((r) => (isObj(r) && typeof r["vault_slug"] === "string" ? [r["vault_slug"]] : []));
   if (isSorted(slugs(before)) && !isSorted(slugs(after))) add("order.vaults", "vaults");
-  const triples = (d: Document) => d.edges.map(edgeKey);
+  const triples = (d: Document) => arrayOf(d["edges"]).map(edgeOrderKey);
   if (isSorted(triples(before)) && !isSorted(triples(after))) add("order.edges", "edges");
 
   // The envelope's values.
   for (const key of Object.keys(after)) {
-    if (["schema_version", "vaults", "edges", "field_coverage", "vault_count", "edge_count", "about"].includes(key) || !Object.hasOwn(before, key)) continue;
+    if (STRUCTURAL.has(key) || !Object.hasOwn(before, key)) continue;
     if (!equal(before[key], after[key])) add("envelope.value", key, { old: before[key], new: after[key] });
   }
   const [oldAbout, newAbout] = [before["about"], after["about"]];
@@ -157,36 +144,39 @@ export function diffDocuments(before: Document, after: Document): Change[] {
     }
   }
 
-  // Vaults.
-  const oldRows = new Map(before.vaults.map((r) => [r["vault_slug"] as string, r]));
-  const newRows = new Map(after.vaults.map((r) => [r["vault_slug"] as string, r]));
-  // A withheld vault added or removed changes what is withheld: privacy-relevant too.
-  for (const [slug, row] of newRows) if (!oldRows.has(slug)) add("vault.added", `vaults[${slug}]`, { new: Object.hasOwn(row, "listing") ? "minimal row" : "full row" }, Object.hasOwn(row, "listing"));
-  for (const [slug, row] of oldRows) if (!newRows.has(slug)) add("vault.removed", `vaults[${slug}]`, { old: Object.hasOwn(row, "listing") ? "minimal row" : "full row" }, Object.hasOwn(row, "listing"));
-  for (const [slug, row] of newRows) {
-    const old = oldRows.get(slug);
-    if (old === undefined) continue;
-    const [wasMinimal, isMinimal] = [Object.hasOwn(old, "listing"), Object.hasOwn(row, "listing")];
+  // Vaults. A withheld vault added or removed changes what is withheld: privacy-relevant too.
+  const isMinimalRow = (v: Json) => isObj(v) && Object.hasOwn(v, "listing");
+  const kindOf = (v: Json) => (isMinimalRow(v) ? "minimal row" : isObj(v) ? "full row" : "not an object");
+  for (const [key, row] of newRows) if (!oldRows.has(key)) add("vault.added", row.where, { new: kindOf(row.value) }, isMinimalRow(row.value));
+  for (const [key, row] of oldRows) if (!newRows.has(key)) add("vault.removed", row.where, { old: kindOf(row.value) }, isMinimalRow(row.value));
+  for (const [key, { where, value: now }] of newRows) {
+    const was = oldRows.get(key)?.value;
+    if (was === undefined) continue;
+    if (!isObj(was) || !isObj(now)) {
+      if (!equal(was, now)) add("vault.field", where, { old: was, new: now });
+      continue;
+    }
+    const [wasMinimal, isMinimal] = [isMinimalRow(was), isMinimalRow(now)];
     if (wasMinimal !== isMinimal) {
       // The fields that turning full publishes, or turning minimal withdraws, by name.
-      const moved = isMinimal ? Object.keys(old).filter((k) => !Object.hasOwn(row, k)) : Object.keys(row).filter((k) => !Object.hasOwn(old, k));
+      const moved = isMinimal ? Object.keys(was).filter((k) => !Object.hasOwn(now, k)) : Object.keys(now).filter((k) => !Object.hasOwn(was, k));
       const fields = `${isMinimal ? "withdraws" : "publishes"} ${moved.join(", ")}`;
-      add(isMinimal ? "vault.minimal" : "vault.full", `vaults[${slug}]`, { old: wasMinimal ? "minimal" : "full", new: `${isMinimal ? "minimal" : "full"}: ${fields}` }, true);
+      add(isMinimal ? "vault.minimal" : "vault.full", where, { old: wasMinimal ? "minimal" : "full", new: `${isMinimal ? "minimal" : "full"}: ${fields}` }, true);
     }
-    const tierMoved = !equal(old["tier"], row["tier"]) && old["tier"] !== undefined && row["tier"] !== undefined;
-    if (tierMoved) add("vault.tier", `vaults[${slug}].tier`, { old: old["tier"], new: row["tier"] });
-    for (const key of Object.keys(row)) {
-      if (!Object.hasOwn(old, key) || equal(old[key], row[key])) continue;
-      if (key === "tier" || (tierMoved && (key === "tier_label" || key === "tier_meaning"))) continue;
-      add("vault.field", `vaults[${slug}].${key}`, { old: old[key], new: row[key] });
+    const tierMoved = was["tier"] !== undefined && now["tier"] !== undefined && !equal(was["tier"], now["tier"]);
+    if (tierMoved) add("vault.tier", `${where}.tier`, { old: was["tier"], new: now["tier"] });
+    for (const field of Object.keys(now)) {
+      if (!Object.hasOwn(was, field) || equal(was[field], now[field])) continue;
+      if (field === "tier" || (tierMoved && (field === "tier_label" || field === "tier_meaning"))) continue;
+      add("vault.field", `${where}.${field}`, { old: was[field], new: now[field] });
     }
   }
 
   // Edges.
-  const oldEdges = new Set(before.edges.map(edgeKey));
-  const newEdges = new Set(after.edges.map(edgeKey));
-  for (const e of after.edges) if (!oldEdges.has(edgeKey(e))) add("edge.added", "edges", { new: edgeText(e) });
-  for (const e of before.edges) if (!newEdges.has(edgeKey(e))) add("edge.removed", "edges", { old: edgeText(e) });
+  const edgesOf = (d: Document) => new Map(arrayOf(d["edges"]).map((e) => [edgeKey(e), e]));
+  const [oldEdges, newEdges] = [edgesOf(before), edgesOf(after)];
+  for (const [key, e] of newEdges) if (!oldEdges.has(key)) add("edge.added", "edges", { new: edgeText(e) });
+  for (const [key, e] of oldEdges) if (!newEdges.has(key)) add("edge.removed", "edges", { old: edgeText(e) });
 
   // Counts and coverage.
   for (const key of ["vault_count", "edge_count"]) {
@@ -195,12 +185,136 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   const [oldCoverage, newCoverage] = [before["field_coverage"], after["field_coverage"]];
   if (isObj(oldCoverage) && isObj(newCoverage)) {
     for (const [field, entry] of Object.entries(newCoverage)) {
-      const old = oldCoverage[field];
-      if (old !== undefined && !equal(old, entry)) add("coverage.changed", `field_coverage.${field}`, { old: coverageText(old), new: coverageText(entry) });
+      if (Object.hasOwn(oldCoverage, field) && !equal(oldCoverage[field], entry)) add("coverage.changed", `field_coverage.${field}`, { old: coverageText(oldCoverage[field] as Json), new: coverageText(entry) });
     }
   }
   const rank = (c: Change) => CLASSES.indexOf(c.class);
   return changes.map((c, i) => [c, i] as const).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([c]) => c);
+}
+
+/** Envelope keys whose changes other rules report. */
+const STRUCTURAL = new Set(["schema_version", "vaults", "edges", "field_coverage", "vault_count", "edge_count", "about"]);
+
+/** A row, and how a diff names it. */
+interface Row {
+  readonly where: string;
+  readonly value: Json;
+}
+
+/**
+ * The rows by identity: a row's string `vault_slug` the first time it appears, else its position
+ * (`vaults[#3]`), so that rows without a usable slug still compare rather than stop the diff.
+ */
+function rowsOf(d: Document): Map<string, Row> {
+  const rows = new Map<string, Row>();
+  for (const [i, value] of arrayOf(d["vaults"]).entries()) {
+    const slug = isObj(value) ? value["vault_slug"] : undefined;
+    if (typeof slug === "string" && !rows.has(`=${slug}`)) rows.set(`=${slug}`, { where: `vaults[${slug}]`, value });
+    else rows.set(`#${i}`, { where: `vaults[#${i}]`, value });
+  }
+  return rows;
+}
+
+/** What a kind of object or array holds, over every instance of it in one document. */
+interface Shape {
+  objects: number;
+  /** Each key in the order it first appears, with its JSON types (null apart) and how many objects have it. */
+  readonly keys: Map<string, { readonly types: Set<string>; count: number }>;
+  /** The JSON types of an array's elements, null apart. */
+  readonly elements: Set<string>;
+}
+
+/**
+ * The kinds of object in a document, named by where they sit: `the envelope`, `about`,
+ * `about.licence`, `field_coverage` and its `entries`, `vaults[] (full rows)` and `(minimal rows)`
+ * apart, `edges[]`, and so on at any depth. Kinds are numbered by their path, shared by both sides.
+ */
+class Kinds {
+  private readonly parents: number[] = [-1];
+  private readonly segments: string[] = ["the envelope"];
+  private readonly index = new Map<string, number>();
+
+  /** The kind of a member or element (`segment`) of the kind `parent`. */
+  child(parent: number, segment: string): number {
+    const key = `${parent}\u0000${segment}`;
+    let id = this.index.get(key);
+    if (id === undefined) {
+      id = this.parents.length;
+      this.parents.push(parent);
+      this.segments.push(parent === 0 ? segment.replace(/^\./, "") : segment);
+      this.index.set(key, id);
+    }
+    return id;
+  }
+
+  /** A kind's name, its outermost part cut when it nests deeper than a reader follows. */
+  name(id: number): string {
+    if (id === 0) return "the envelope";
+    const parts: string[] = [];
+    let at = id;
+    for (; at > 0 && parts.length < 12; at = this.parents[at] as number) parts.unshift(this.segments[at] as string);
+    return `${at > 0 ? "…" : ""}${parts.join("")}`;
+  }
+}
+
+/** Every kind's shape in `d`, walked breadth-first (no recursion: any depth) in document order. */
+function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
+  const shapes = new Map<number, Shape>();
+  const [vaults, coverage] = [kinds.child(0, ".vaults"), kinds.child(0, ".field_coverage")];
+  const queue: [Json, number][] = [[d, 0]];
+  for (let head = 0; head < queue.length; head++) {
+    const [value, kind] = queue[head] as [Json, number];
+    queue[head] = [null, 0]; // let the walked part go
+    let shape = shapes.get(kind);
+    if (shape === undefined) shapes.set(kind, (shape = { objects: 0, keys: new Map(), elements: new Set() }));
+    if (Array.isArray(value)) {
+      for (const element of value) {
+        if (element !== null) shape.elements.add(typeOf(element));
+        if (typeof element !== "object" || element === null) continue;
+        // Rows are two kinds: a minimal row is not a full row with keys removed.
+        const segment = kind === vaults && isObj(element) ? (Object.hasOwn(element, "listing") ? "[] (minimal rows)" : "[] (full rows)") : "[]";
+        queue.push([element, kinds.child(kind, segment)]);
+      }
+    } else if (isObj(value)) {
+      shape.objects++;
+      for (const [key, member] of Object.entries(value)) {
+        let entry = shape.keys.get(key);
+        if (entry === undefined) shape.keys.set(key, (entry = { types: new Set(), count: 0 }));
+        entry.count++;
+        if (member !== null) entry.types.add(typeOf(member));
+        if (typeof member !== "object" || member === null) continue;
+        // field_coverage is a map keyed by field name: its entries are one kind.
+        queue.push([member, kinds.child(kind, kind === coverage ? " entries" : `.${key}`)]);
+      }
+    }
+  }
+  return shapes;
+}
+
+/** Key sets, key order, key presence and JSON types, kind by kind. A kind on one side only has nothing to compare. */
+function compareShapes(before: Document, after: Document, add: (rule: string, where: string, values?: { old?: unknown; new?: unknown }) => void): void {
+  const kinds = new Kinds();
+  const [oldShapes, newShapes] = [shapesOf(before, kinds), shapesOf(after, kinds)];
+  const typesText = (types: Set<string>) => [...types].sort().join(" | ");
+  for (const [kind, now] of newShapes) {
+    const was = oldShapes.get(kind);
+    if (was === undefined) continue;
+    const where = kinds.name(kind);
+    if (was.elements.size > 0 && now.elements.size > 0 && [...now.elements].some((t) => !was.elements.has(t))) {
+      add("type.changed", `${where}[]`, { old: typesText(was.elements), new: typesText(now.elements) });
+    }
+    if (was.objects === 0 || now.objects === 0) continue;
+    for (const key of now.keys.keys()) if (!was.keys.has(key)) add("key.added", where, { new: key });
+    for (const key of was.keys.keys()) if (!now.keys.has(key)) add("key.removed", where, { old: key });
+    const [oldOrder, newOrder] = [[...was.keys.keys()].filter((k) => now.keys.has(k)), [...now.keys.keys()].filter((k) => was.keys.has(k))];
+    if (oldOrder.some((k, i) => newOrder[i] !== k)) add("key.order", where, { old: oldOrder.join(", "), new: newOrder.join(", ") });
+    for (const [key, old] of was.keys) {
+      const fresh = now.keys.get(key);
+      if (fresh === undefined) continue;
+      if (old.count === was.objects && fresh.count < now.objects) add("key.optional", `${where}.${key}`, { old: `in ${old.count} of ${was.objects}`, new: `in ${fresh.count} of ${now.objects}` });
+      if (old.types.size > 0 && [...fresh.types].some((t) => !old.types.has(t))) add("type.changed", `${where}.${key}`, { old: typesText(old.types), new: typesText(fresh.types) });
+    }
+  }
 }
 
 /** What `--fail-on` can name: a class, or `privacy` (any change in what is withheld). */
@@ -219,58 +333,46 @@ export function worstClass(changes: readonly Change[]): ChangeClass | null {
   return CLASSES.find((k) => changes.some((c) => c.class === k)) ?? null;
 }
 
-function compareShape(where: string, before: Obj[], after: Obj[], add: (rule: string, where: string, values?: { old?: unknown; new?: unknown }) => void): void {
-  if (before.length === 0 || after.length === 0) return; // nothing of this kind on one side: nothing to compare
-  const [oldKeys, newKeys] = [keysOf(before), keysOf(after)];
-  for (const key of newKeys) if (!oldKeys.includes(key)) add("key.added", where, { new: key });
-  for (const key of oldKeys) if (!newKeys.includes(key)) add("key.removed", where, { old: key });
-  const [oldOrder, newOrder] = [oldKeys.filter((k) => newKeys.includes(k)), newKeys.filter((k) => oldKeys.includes(k))];
-  if (!equal(oldOrder, newOrder)) add("key.order", where, { old: oldOrder.join(", "), new: newOrder.join(", ") });
-  for (const key of oldKeys.filter((k) => newKeys.includes(k))) {
-    const [oldTypes, newTypes] = [typesOf(before, key), typesOf(after, key)];
-    const fresh = [...newTypes].filter((t) => !oldTypes.has(t));
-    if (oldTypes.size > 0 && fresh.length > 0) add("type.changed", `${where}.${key}`, { old: [...oldTypes].sort().join(" | "), new: [...newTypes].sort().join(" | ") });
-  }
-}
-
-/** The keys of a kind of object, in the order they first appear. */
-function keysOf(objects: Obj[]): string[] {
-  const keys = new Set<string>();
-  for (const o of objects) for (const k of Object.keys(o)) keys.add(k);
-  return [...keys];
-}
-
-/** The JSON types of a key's values, null apart (null means "not known", allowed for any field). */
-function typesOf(objects: Obj[], key: string): Set<string> {
-  const types = new Set<string>();
-  for (const o of objects) {
-    const v = o[key];
-    if (v === undefined || v === null) continue;
-    types.add(Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v);
-  }
-  return types;
+/** A value's JSON type: integers apart from other numbers. */
+function typeOf(v: Json): string {
+  return Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
 }
 
 function isObj(value: unknown): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function equal(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+function arrayOf(value: Json | undefined): Json[] {
+  return Array.isArray(value) ? value : [];
+}
+
+const equal = jsonEqual;
+
+/** A value as a set key: strings as themselves, other values as their JSON text, never colliding. */
+function valueKey(v: Json): string {
+  return typeof v === "string" ? `s${v}` : `j${jsonText(v)}`;
 }
 
 function isSorted(keys: readonly string[]): boolean {
   return keys.every((k, i) => i === 0 || (keys[i - 1] as string) <= k);
 }
 
-function edgeKey(e: Obj): string {
-  return `${e["source"]}\u0000${e["target"]}\u0000${e["type"]}`;
+/** An edge's identity: its source, target and type, whatever their JSON types. */
+function edgeKey(e: Json): string {
+  return isObj(e) ? `${jsonText(e["source"] ?? null)}\u0000${jsonText(e["target"] ?? null)}\u0000${jsonText(e["type"] ?? null)}` : `\u0001${jsonText(e)}`;
 }
 
-function edgeText(e: Obj): string {
-  return `${e["source"]} → ${e["target"]} (${e["type"]})`;
+/** The key edges are sorted by: the strings themselves, as the build compares them. */
+function edgeOrderKey(e: Json): string {
+  const part = (v: Json | undefined) => (typeof v === "string" ? v : jsonText(v ?? null));
+  return isObj(e) ? `${part(e["source"])}\u0000${part(e["target"])}\u0000${part(e["type"])}` : jsonText(e);
 }
 
-function coverageText(entry: Json | undefined): string {
-  return isObj(entry) ? `${entry["populated"]}/${entry["of"]}` : JSON.stringify(entry);
+function edgeText(e: Json): string {
+  const part = (v: Json | undefined) => (typeof v === "string" ? v : jsonPreview(v ?? null, 80));
+  return isObj(e) ? `${part(e["source"])} → ${part(e["target"])} (${part(e["type"])})` : jsonPreview(e, 80);
+}
+
+function coverageText(entry: Json): string {
+  return isObj(entry) ? `${jsonPreview(entry["populated"] ?? null, 40)}/${jsonPreview(entry["of"] ?? null, 40)}` : jsonPreview(entry, 80);
 }

@@ -2,11 +2,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runCli } from "../node/cli.ts";
 import { asDocument, diffDocuments, RULES, worstClass, type Change, type Document } from "../node/diff.ts";
-import { markdownReport } from "../node/diff-report.ts";
+import { jsonReport, markdownReport } from "../node/diff-report.ts";
+import { jsonText } from "../node/json-deep.ts";
+import { fcParams } from "./arbitraries.ts";
 
 /** The Markdown table of every rule, as the README shows it. */
 function ruleTable(): string {
@@ -15,8 +18,10 @@ function ruleTable(): string {
 
 const golden = readFileSync("golden/registry.json", "utf8");
 type Row = Record<string, any>;
-const fresh = (): Document & Record<string, any> => JSON.parse(golden);
-const diff = (edit: (d: Document & Record<string, any>) => void): Change[] => {
+/** A parsed golden, typed loosely so that tests can edit it. */
+type Doc = Document & { vaults: Row[]; edges: Row[]; [key: string]: any };
+const fresh = (): Doc => JSON.parse(golden);
+const diff = (edit: (d: Doc) => void): Change[] => {
   const after = fresh();
   edit(after);
   const checked = asDocument(after);
@@ -24,7 +29,7 @@ const diff = (edit: (d: Document & Record<string, any>) => void): Change[] => {
   return diffDocuments(fresh(), after);
 };
 const rules = (changes: Change[]) => [...new Set(changes.map((c) => c.rule))].sort();
-const fullRows = (d: Document) => d.vaults.filter((r) => !("listing" in r)) as Row[];
+const fullRows = (d: Doc) => d.vaults.filter((r) => !("listing" in r)) as Row[];
 
 test("equal documents: no change", () => {
   const changes = diff(() => {});
@@ -208,7 +213,10 @@ test("registry diff refuses a source file, or anything not built, printing nothi
       for (const secret of secrets) assert.not.ok(result.stderr.includes(secret as string), `${name}: ${result.stderr}`);
     }
   }
-  assert.match((await runCli(["diff", a, file("source.json", source)], {})).stderr, /not a built registry document: it has no schema_version and built_at \(a source file is not diffed/);
+  assert.match((await runCli(["diff", a, file("source.json", source)], {})).stderr, /not a built registry document: it has no schema_version \(a source file is not diffed/);
+  const noSuppressed = JSON.parse(sourceWithVersion);
+  for (const row of noSuppressed.vaults) delete row.suppressed;
+  assert.match((await runCli(["diff", a, file("forged2.json", JSON.stringify(noSuppressed))], {})).stderr, /not a built registry document: it carries labels, a key only a source has\n$/);
   assert.match((await runCli(["diff", a, file("forged.json", sourceWithVersion)], {})).stderr, /carries suppressed, a key only a source has/);
 });
 
@@ -238,7 +246,6 @@ test("registry diff: bad input is one clear line and exit 2", async () => {
     [["diff", a, join(dir, "absent.json")], /absent\.json: cannot read it \(ENOENT\)\n$/],
     [["diff", a, file("bad.json", "{")], /bad\.json: not JSON at line 1, column 2: /],
     [["diff", a, file("arr.json", "[]")], /arr\.json: not a built registry document: the top level is not an object\n$/],
-    [["diff", a, file("novaults.json", '{"schema_version": "1.0", "built_at": "x", "edges": []}')], /not a built registry document: vaults is not an array/],
     [["diff", a, b, "--fail-on", "everything"], /^--fail-on: expected a comma-separated list of breaking, dangerous, privacy, got "everything"/],
     [["diff", a, b, "--fail-on", "privacy,data"], /^--fail-on: expected a comma-separated list of breaking, dangerous, privacy, got "data"/],
     [["diff", a], /^missing argument/],
@@ -254,6 +261,120 @@ test("registry diff: bad input is one clear line and exit 2", async () => {
   const help = await runCli(["diff", "--help"], {});
   assert.is(help.code, 0);
   assert.match(Buffer.from(help.stdout).toString(), /--fail-on breaking,dangerous,privacy/);
+});
+
+// --- total and linear ------------------------------------------------------------------------
+
+test("shape changes at any level are classified, never refused", () => {
+  const cases: [string, (d: Doc) => void, [string, string][]][] = [
+    ["edges become strings", (d) => (d.edges = d.edges.map((e) => `${e["source"]}->${e["target"]}`) as any), [["type.changed", "edges[]"]]],
+    ["about becomes a string", (d) => (d["about"] = "see the README"), [["type.changed", "the envelope.about"]]],
+    ["coverage entries become numbers", (d) => {
+      for (const k of Object.keys(d["field_coverage"])) d["field_coverage"][k] = 1;
+    }, [["type.changed", "field_coverage.vault_slug"]]],
+    ["vaults becomes an object", (d) => (d.vaults = { count: 3 } as any), [["type.changed", "the envelope.vaults"]]],
+    ["envelope loses vaults", (d) => delete (d as Record<string, unknown>)["vaults"], [["key.removed", "the envelope"]]],
+    ["a row loses its vault_slug", (d) => delete (fullRows(d)[0] as Row)["vault_slug"], [["key.optional", "vaults[] (full rows).vault_slug"]]],
+    ["a licence grows a nested object", (d) => (d["about"].licence.terms = { text: "x", v: 2 }), [["key.added", "about.licence"]]],
+    ["a nested object changes shape", (d) => (d["about"].licence.url = { href: 1 }), [["type.changed", "about.licence.url"]]],
+    ["edge fields become numbers", (d) => (d.edges[0]!["type"] = 7), [["type.changed", "edges[].type"]]],
+  ];
+  for (const [name, edit, expected] of cases) {
+    const after = fresh();
+    edit(after);
+    const checked = asDocument(after);
+    assert.ok("ok" in checked, name);
+    const changes = diffDocuments(fresh(), after);
+    for (const [rule, where] of expected) {
+      assert.ok(changes.some((c) => c.rule === rule && c.where === where), `${name}: ${rule} at ${where} in ${JSON.stringify(changes.map((c) => [c.rule, c.where]))}`);
+    }
+    assert.is(worstClass(changes), expected.some(([rule]) => rule !== "key.added") ? "breaking" : "additive", name);
+  }
+});
+
+test("rows without a usable slug compare by position; duplicate slugs do not stop the diff", () => {
+  const after = fresh();
+  const row = fullRows(after)[0] as Row;
+  const copy = { ...row, note: "changed" };
+  after.vaults.push(copy, 42 as any);
+  const changes = diffDocuments(fresh(), after);
+  const n = after.vaults.length;
+  assert.ok(changes.some((c) => c.rule === "vault.added" && c.where === `vaults[#${n - 2}]` && c.new === "full row"));
+  assert.ok(changes.some((c) => c.rule === "vault.added" && c.where === `vaults[#${n - 1}]` && c.new === "not an object"));
+  assert.ok(changes.some((c) => c.rule === "type.changed" && c.where === "vaults[]" && c.new === "integer | object"));
+});
+
+/** A value nested `depth` deep: `{"k":{"k":...{"k":leaf}}}`, built without recursion. */
+const nested = (depth: number, leaf: unknown): unknown => {
+  let value = leaf;
+  for (let i = 0; i < depth; i++) value = { k: value };
+  return value;
+};
+
+test("registry diff: nesting deeper than the call stack compares, prints and exits 0", async () => {
+  assert.throws(() => JSON.stringify(nested(100_000, 1)), RangeError, "the engine's own stringify cannot");
+  const [p, q] = [fresh(), fresh()];
+  p["extra"] = nested(100_000, 1);
+  q["extra"] = nested(100_000, 2);
+  (fullRows(q)[0] as Row)["note"] = [nested(100_000, "deep")];
+  const [pf, qf] = [file("deep-p.json", jsonText(p)), file("deep-q.json", jsonText(q))];
+  const md = await runCli(["diff", pf, qf], {});
+  assert.is(md.code, 0, md.stderr);
+  const text = Buffer.from(md.stdout).toString();
+  assert.match(text, /`envelope\.value` \| extra \| \{"k":\{"k":/);
+  assert.ok(text.split("\n").every((line) => line.length < 1000), "each Markdown cell is cut");
+  const json = await runCli(["diff", pf, qf, "--json"], {});
+  assert.is(json.code, 0, json.stderr);
+  const report = JSON.parse(Buffer.from(json.stdout).toString());
+  assert.equal(report.changes.map((c: Change) => c.rule).sort(), ["envelope.value", "type.changed", "vault.field"]);
+  let leaf = report.changes.find((c: Change) => c.rule === "envelope.value").new;
+  for (let i = 0; i < 100_000; i++) leaf = leaf.k;
+  assert.is(leaf, 2, "the JSON report holds the whole value");
+});
+
+test("registry diff: 150,000 keys in one object compare (maps, not arrays)", () => {
+  const [p, q] = [fresh(), fresh()];
+  const wide = (prefix: string) => Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`${prefix}${i}`, i]));
+  p["wide"] = wide("k");
+  q["wide"] = { ...wide("k"), extra: 1 };
+  (fullRows(p)[0] as Row)["wide"] = wide("r");
+  (fullRows(q)[0] as Row)["wide"] = wide("s");
+  const changes = diffDocuments(p, q);
+  assert.is(changes.filter((c) => c.rule === "key.added" && c.where === "wide").length, 1);
+  assert.is(changes.filter((c) => c.rule === "key.removed" && c.where === "vaults[] (full rows).wide").length, 150_000);
+});
+
+const json = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: "small", withCrossShrink: true }, fc.constantFrom(null, true, false), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), tie("array"), tie("object")),
+  array: fc.array(tie("value"), { maxLength: 4 }),
+  object: fc.dictionary(fc.oneof(fc.string(), fc.constantFrom("__proto__", "vaults", "edges", "listing", "vault_slug")), tie("value"), { maxKeys: 4 }),
+})).value;
+
+test("law: jsonText is JSON.stringify's text, compact and indented", () => {
+  fc.assert(
+    fc.property(json, (value) => {
+      assert.is(jsonText(value), JSON.stringify(value));
+      assert.is(jsonText(value, 2), JSON.stringify(value, null, 2));
+    }),
+    fcParams,
+  );
+});
+
+test("law: any two documents compare without throwing; a document and its copy differ in nothing", () => {
+  const document = fc.record({ schema_version: json, vaults: fc.oneof(fc.array(json, { maxLength: 5 }), json), edges: fc.oneof(fc.array(json, { maxLength: 5 }), json) }, { requiredKeys: ["schema_version"] })
+    .chain((d) => fc.dictionary(fc.string(), json, { maxKeys: 3 }).map((more) => ({ ...more, ...d })))
+    .filter((d) => "ok" in asDocument(d));
+  fc.assert(
+    fc.property(document, document, (p, q) => {
+      const [a, b] = [asDocument(p), asDocument(q)] as { ok: Document }[];
+      const changes = diffDocuments(a!.ok, b!.ok);
+      assert.ok(Array.isArray(changes));
+      JSON.parse(jsonReport(changes, "a", "b"));
+      markdownReport(changes, "a", "b");
+      assert.equal(diffDocuments(a!.ok, JSON.parse(JSON.stringify(a!.ok))), []);
+    }),
+    fcParams,
+  );
 });
 
 test("the README's rule table is the diff's rules, with their classes", () => {
