@@ -5,6 +5,7 @@
  */
 import { CLASSES, type Change, type ChangeClass } from "./diff.ts";
 import { jsonText } from "./json-deep.ts";
+import { codeSpan, escapeMarkdown } from "./markdown.ts";
 
 const SECTIONS: readonly { readonly title: string; readonly rules: readonly string[] }[] = [
   { title: "Contract", rules: ["key.removed", "key.order", "type.changed", "derivation.tier", "order.vaults", "order.edges", "envelope.schema-version", "closed-set.value", "key.added"] },
@@ -83,10 +84,6 @@ function value(v: unknown): string {
   return text.length > 80 ? `${cell(text.slice(0, 77))}…` : cell(text);
 }
 
-function cell(text: string): string {
-  return text.replaceAll("\\", "\\\\").replaceAll("|", "\\|").replaceAll("\n", " ").replaceAll("`", "'");
-}
+const cell = escapeMarkdown;
 
-function code(text: string): string {
-  return `\`${text.replaceAll("`", "'")}\``;
-}
+const code = (text: string) => codeSpan(text);

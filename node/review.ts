@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { VERSIONS } from "../http/versions.ts";
 import { asDocument, diffDocuments, worstClass, type Document } from "./diff.ts";
 import { markdownReport, summaryLine } from "./diff-report.ts";
+import { codeSpan, escapeHtml, fenceFor } from "./markdown.ts";
 
 /** The outcome: the Markdown for the job summary, and whether the review fails. */
 export interface Review {
@@ -26,22 +27,28 @@ interface Entry {
   readonly after: Document | null;
 }
 
-/** Reviews the goldens that changed from `base` to `head` in the git repository at `repo`. */
+/**
+ * Reviews the goldens that `head` changed since it left `base` (from their merge base, as a pull
+ * request shows them: a base that moved on changes nothing here) in the git repository at `repo`.
+ */
 export function reviewGoldens(repo: string, base: string, head: string, limit = 20): Review {
   const git = (...args: string[]): string => {
     try {
-      return execFileSync("git", ["-C", repo, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 });
+      return execFileSync("git", ["--literal-pathspecs", "-C", repo, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 });
     } catch (error: unknown) {
       const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim().split("\n")[0];
       throw new ReviewInputError(`git ${args.join(" ")}: ${stderr || (error as Error).message}`);
     }
   };
-  const [baseSha, headSha] = [git("rev-parse", "--verify", `${base}^{commit}`).trim(), git("rev-parse", "--verify", `${head}^{commit}`).trim()];
-  const entries: Entry[] = git("diff", "--name-status", "--no-renames", baseSha, headSha, "--", "golden/")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line): Entry => {
-      const [code, path] = line.split("\t") as [string, string];
+  const headSha = git("rev-parse", "--verify", `${head}^{commit}`).trim();
+  // Three dots: what the head changed since it left the base, not what the base did since.
+  const baseSha = git("merge-base", git("rev-parse", "--verify", `${base}^{commit}`).trim(), headSha).trim();
+  // -z: paths as they are, never quoted (a quoted path handed back to git names no file).
+  const fields = git("diff", "--name-status", "-z", "--no-renames", baseSha, headSha, "--", "golden/").split("\0");
+  const changed: [string, string][] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) changed.push([fields[i] as string, fields[i + 1] as string]);
+  const entries: Entry[] = changed
+    .map(([code, path]): Entry => {
       const status: Entry["status"] = code === "A" ? "added" : code === "D" ? "removed" : "changed";
       return {
         path,
@@ -62,18 +69,19 @@ export function reviewGoldens(repo: string, base: string, head: string, limit = 
   const failing: string[] = [];
   for (const entry of entries) {
     const { before, after } = entry;
+    const name = codeSpan(entry.path, true);
     if (before !== null && after !== null) {
       const changes = diffDocuments(before, after);
       const version = versionOf(before);
       const shipped = version !== undefined;
       const breaking = worstClass(changes) === "breaking";
-      if (shipped && breaking) failing.push(`${entry.path} (${version})`);
-      table.push(`| \`${entry.path}\` | ${shipped ? `document of ${version}, shipped` : "document of no shipped version"} | ${summaryLine(changes)}${shipped && breaking ? " **(fails)**" : ""} |`);
+      if (shipped && breaking) failing.push(`${codeSpan(entry.path)} (${version})`);
+      table.push(`| ${name} | ${shipped ? `document of ${version}, shipped` : "document of no shipped version"} | ${summaryLine(changes)}${shipped && breaking ? " **(fails)**" : ""} |`);
       details.push(markdownReport(changes, `${entry.path} @ ${short(baseSha)}`, `${entry.path} @ ${short(headSha)}`, limit));
     } else if (entry.status !== "changed" && (before !== null || after !== null)) {
-      table.push(`| \`${entry.path}\` | document, ${entry.status} | nothing to compare it with |`);
+      table.push(`| ${name} | document, ${entry.status} | nothing to compare it with |`);
     } else {
-      table.push(`| \`${entry.path}\` | ${entry.status === "changed" ? "bytes" : `file, ${entry.status}`} | ${entry.status === "changed" ? "read the line diff below" : "see the file list of the pull request"} |`);
+      table.push(`| ${name} | ${entry.status === "changed" ? "bytes" : `file, ${entry.status}`} | ${entry.status === "changed" ? "read the line diff below" : "see the file list of the pull request"} |`);
       if (entry.status === "changed") details.push(lineDiffBlock(entry.path, git("diff", "--no-color", "--unified=1", baseSha, headSha, "--", entry.path)));
     }
   }
@@ -104,5 +112,6 @@ function documentOf(text: string): Document | null {
 function lineDiffBlock(path: string, diff: string, maxLines = 80): string {
   const body = diff.split("\n").filter((l) => !/^(diff --git|index |--- |\+\+\+ )/.test(l));
   const cut = body.length > maxLines ? [...body.slice(0, maxLines), `… ${body.length - maxLines} more lines`] : body;
-  return ["<details><summary>" + `<code>${path}</code>: line diff</summary>`, "", "```diff", ...cut, "```", "", "</details>", ""].join("\n");
+  const fence = fenceFor(cut);
+  return [`<details><summary><code>${escapeHtml(path)}</code>: line diff</summary>`, "", `${fence}diff`, ...cut, fence, "", "</details>", ""].join("\n");
 }

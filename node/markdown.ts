@@ -1,0 +1,47 @@
+/**
+ * Text from files (names, golden values) set into Markdown so that it reads as itself: no table
+ * broken by a `|`, no HTML let through, no code fence closed early, no link or emphasis made.
+ */
+
+/**
+ * The characters that can start syntax in the middle of a line of GitHub's Markdown (emphasis,
+ * code, links, HTML, entities, tables, strikethrough, math); CommonMark lets each be
+ * backslash-escaped.
+ */
+const SYNTAX = /[\\`*_[\]<>|~&$]/g;
+
+/** `text` as plain Markdown text on one line: syntax escaped, line breaks as spaces. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\r\n\t]+/g, " ").replace(SYNTAX, (c) => `\\${c}`);
+}
+
+/**
+ * `text` as an inline code span on one line, fenced with more backticks than any run inside it.
+ * In a table cell (`inTable`), `|` is escaped as GFM asks, even inside code.
+ */
+export function codeSpan(text: string, inTable = false): string {
+  const flat = text.replace(/[\r\n\t]+/g, " ");
+  const fence = "`".repeat(longestRun(flat, "`") + 1);
+  const padded = flat.startsWith("`") || flat.endsWith("`") || flat.startsWith(" ") ? ` ${flat} ` : flat;
+  return `${fence}${inTable ? padded.replaceAll("|", "\\|") : padded}${fence}`;
+}
+
+/** A code fence (three backticks or more) that no line of `lines` can close. */
+export function fenceFor(lines: readonly string[]): string {
+  return "`".repeat(lines.reduce((most, line) => Math.max(most, longestRun(line, "`") + 1), 3));
+}
+
+/** `text` with the characters HTML gives meaning to replaced by references. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let run = 0;
+  for (const c of text) {
+    run = c === char ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}
