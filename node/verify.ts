@@ -3,9 +3,11 @@
  * (entry point in `bin/verify.ts`).
  */
 import Ajv2020 from "ajv/dist/2020.js";
-import { CANONICAL_PATH, planAt, type ContractVersion } from "../http/lifecycle.ts";
+import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
+import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../http/lifecycle.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { coverageOf, tierOf } from "../registry.ts";
+import { jsonEqual } from "./json-deep.ts";
 
 const FULL_KEYS = "vault_slug,display_name,class,class_label,status,status_label,tier,tier_label,tier_meaning,persona,note,url,markdown_url,last_synced,tagline";
 const MINIMAL_KEYS = "vault_slug,display_name,class,class_label,status,status_label,persona,listing,listing_note";
@@ -17,49 +19,97 @@ export interface Check {
   readonly detail: string;
 }
 
+/** How long one request may take, headers to last byte. */
+export const REQUEST_TIMEOUT_MS = 10_000;
+/** How long the whole run may take, against any server. */
+export const RUN_DEADLINE_MS = 60_000;
+/** The most of a document's body read: twice the largest document a build deploys. */
+const DOCUMENT_BODY_CAP = 2 * MAX_DEPLOY_DOCUMENT_BYTES;
+/** The most of any other body read (a schema, a 304, a 410). */
+const OTHER_BODY_CAP = 1024 * 1024;
+
+/** An answer, its body read in full within the caps. */
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Buffer;
+}
+
+/** A request that got no complete answer: the message says which request and what failed. */
+class RequestFailure extends Error {}
+
+/** Options of `verify`; every one has a default. */
+export interface VerifyOptions {
+  /** Served by a static host: host-made headers are warnings. */
+  readonly static?: boolean;
+  /** The base URL the deployment is built for, when it is reached at another (default: `base`). */
+  readonly expectBase?: string;
+  readonly timeoutMs?: number;
+  readonly deadlineMs?: number;
+  readonly now?: Date;
+  readonly table?: readonly ContractVersion[];
+}
+
 /**
  * Runs every check against `base` (no trailing slash) and returns them in order, judging the
- * versions by `table` (default: the shipped one) as of `now` (default: the clock). With `static`
- * (or when the host sends a weak ETag, which only a host computing its own makes), what a static
- * host does on its own is a warning, not a failure: a weak or per-file ETag and
+ * versions by `table` (default: the shipped one) as of `now` (default: the clock), and every URL
+ * the answers name against `expectBase` (default: `base`). The document is validated against
+ * verify's own copy of its version's schema, never the one the server sends (which is compared
+ * with that copy). Each request is bounded in time and size, the whole run by `deadlineMs`; a
+ * request that fails, or anything unexpected, is a failing check, never an exception.
+ *
+ * With `static` (or when the host sends a weak ETag, which only a host computing its own makes),
+ * what a static host does on its own is a warning, not a failure: a weak or per-file ETag and
  * `; charset=utf-8` on a JSON content type.
  */
-export async function verify(base: string, options: { static?: boolean; timeoutMs?: number; now?: Date; table?: readonly ContractVersion[] } = {}): Promise<Check[]> {
-  const table = options.table ?? VERSIONS;
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const today = (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z");
+export async function verify(base: string, options: VerifyOptions = {}): Promise<Check[]> {
   const checks: Check[] = [];
+  const deadline = AbortSignal.timeout(options.deadlineMs ?? RUN_DEADLINE_MS);
+  try {
+    await runChecks(base, options, deadline, checks);
+  } catch (error: unknown) {
+    const detail = error instanceof RequestFailure ? error.message : `stopped: ${error instanceof Error ? error.message : String(error)}`;
+    checks.push({ name: "every request gets a complete answer", result: "fail", detail });
+  }
+  return checks;
+}
+
+async function runChecks(base: string, options: VerifyOptions, deadline: AbortSignal, checks: Check[]): Promise<void> {
+  const table = options.table ?? VERSIONS;
+  const expect = options.expectBase ?? base;
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  const today = (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z");
   let lenient = options.static === true;
   const check = (name: string, pass: boolean, detail = "", hostMay = false): boolean => {
     checks.push({ name, result: pass ? "pass" : hostMay && lenient ? "warn" : "fail", detail });
     return pass;
   };
-  const get = async (path: string, headers: Record<string, string> = {}, method = "GET") =>
-    fetch(`${base}${path}`, { method, headers, signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
+  const get = (path: string, headers: Record<string, string> = {}, method = "GET", cap = OTHER_BODY_CAP) =>
+    request(`${base}${path}`, { method, headers, cap, timeoutMs, deadline });
 
   // The version /vaults.json serves, by its Content-Location, else the one the table names today.
-  let canonical: Response;
-  let versioned: Response;
-  let version: ContractVersion;
-  try {
-    canonical = await get(CANONICAL_PATH);
-    const location = canonical.headers.get("content-location");
-    const named = table.find((v) => v.path === location);
-    const plan = planAt(table, today);
-    version = named ?? ("ok" in plan ? plan.ok.canonical : (table[0] as ContractVersion));
-    check(`/vaults.json says Content-Location: a versioned path of the table`, named !== undefined, location ?? "none");
-    versioned = await get(version.path);
-  } catch (error: unknown) {
-    check("both paths answer", false, error instanceof Error ? error.message : String(error));
-    return checks;
+  const canonical = await get(CANONICAL_PATH, {}, "GET", DOCUMENT_BODY_CAP);
+  if (canonical.status === 404) {
+    check("/vaults.json answers 200", false, `404 at ${base}${CANONICAL_PATH}: no document there. If the platform keeps a stage or a path prefix (an API Gateway stage, a base-path mapping, a proxy), put it in <base-url>, e.g. ${base}/prod`);
+    return;
   }
+  if (canonical.status >= 300 && canonical.status < 400) {
+    check("/vaults.json answers 200", false, `${canonical.status}, a redirect to ${canonical.headers.get("location") ?? "nowhere"}: verify the address it names`);
+    return;
+  }
+  const location = canonical.headers.get("content-location");
+  const named = table.find((v) => v.path === location);
+  const plan = planAt(table, today);
+  const version = named ?? ("ok" in plan ? plan.ok.canonical : (table[0] as ContractVersion));
+  check(`/vaults.json says Content-Location: a versioned path of the table`, named !== undefined, location ?? "none");
+  const versioned = await get(version.path, {}, "GET", DOCUMENT_BODY_CAP);
   const paths = { canonical: CANONICAL_PATH, versioned: version.path, schema: version.schemaPath };
   const etag = canonical.headers.get("etag");
   if (!lenient && etag?.startsWith("W/")) {
     lenient = true;
     checks.push({ name: "static host detected (a weak ETag): host-made headers are warnings", result: "warn", detail: "pass --static to say so" });
   }
-  const [a, b] = [Buffer.from(await canonical.arrayBuffer()), Buffer.from(await versioned.arrayBuffer())];
+  const [a, b] = [canonical.body, versioned.body];
   check("both paths answer 200", canonical.status === 200 && versioned.status === 200, `${canonical.status}, ${versioned.status}`);
   check("identical bytes on both paths", a.equals(b), `${a.length} and ${b.length} bytes`);
   check("strong ETag, the same on both paths", etag !== null && !etag.startsWith("W/") && etag === versioned.headers.get("etag"), `${etag} and ${versioned.headers.get("etag")}`, true);
@@ -69,56 +119,136 @@ export async function verify(base: string, options: { static?: boolean; timeoutM
   check("Content-Type is application/json", exactType, types.join(", "), withCharset);
   check("CORS allows any origin", [canonical, versioned].every((r) => r.headers.get("access-control-allow-origin") === "*"));
 
-  let document: Record<string, unknown>;
+  let document: unknown;
   try {
-    document = JSON.parse(a.toString("utf8")) as Record<string, unknown>;
-    check("body is JSON with schema_version 1.0", document["schema_version"] === "1.0", String(document["schema_version"]));
+    document = JSON.parse(a.toString("utf8"));
   } catch {
-    check("body is JSON", false, a.subarray(0, 60).toString("utf8"));
-    return checks;
+    check("body is JSON", false, `${a.length} bytes that do not parse`);
+    return;
   }
-  const about = (typeof document["about"] === "object" && document["about"] !== null ? document["about"] : {}) as Record<string, unknown>;
-  const expected = { canonical_url: base + paths.canonical, versioned_url: base + paths.versioned, schema_url: base + paths.schema };
-  const wrongAbout = Object.entries(expected).filter(([key, url]) => about[key] !== url);
-  check(`about names ${base}`, wrongAbout.length === 0, wrongAbout.map(([key]) => `${key}: ${String(about[key])}`).join("; "));
-  const rows = Array.isArray(document["vaults"]) ? (document["vaults"] as Record<string, unknown>[]) : [];
-  const edges = Array.isArray(document["edges"]) ? document["edges"] : [];
-  const full = rows.filter((r) => !Object.hasOwn(r, "listing"));
-  const elsewhere = full.filter((r) => !String(r["url"]).startsWith(`${base}/vaults/`) || !String(r["markdown_url"]).startsWith(`${base}/vaults/`));
-  check(`every row's url and markdown_url start with ${base}/vaults/`, elsewhere.length === 0, elsewhere.slice(0, 3).map((r) => String(r["url"])).join(", "));
-  check("vault_count and edge_count equal the arrays' lengths", document["vault_count"] === rows.length && document["edge_count"] === edges.length,
-    `${document["vault_count"]}/${rows.length}, ${document["edge_count"]}/${edges.length}`);
-  check("field_coverage recomputed from the rows matches", JSON.stringify(coverageOf(rows)) === JSON.stringify(document["field_coverage"]));
-  const badTier = full.filter((r) => r["tier"] !== tierOf(String(r["status"])) || r["tier_label"] !== TIER_LABELS[String(r["tier"])]);
-  check("tier derived from status in every full row", badTier.length === 0, badTier.map((r) => r["vault_slug"]).join(", "));
-  const badShape = rows.filter((r) => ![FULL_KEYS, MINIMAL_KEYS].includes(Object.keys(r).join(",")) || (Object.hasOwn(r, "listing") && r["listing"] !== "minimal"));
-  check("every row is exactly a full or a minimal row", badShape.length === 0, badShape.map((r) => String(r["vault_slug"])).join(", "));
+  if (!isObject(document)) {
+    check("body is a JSON object", false, Array.isArray(document) ? "an array" : typeof document);
+    return;
+  }
+  check("body is JSON with schema_version 1.0", document["schema_version"] === "1.0", String(document["schema_version"]).slice(0, 40));
+  documentChecks(document, expect, paths, check);
 
   for (const [path, own] of [[paths.canonical, etag], [paths.versioned, versioned.headers.get("etag")]] as const) {
-    const res = await get(path, { "if-none-match": own ?? "" });
-    await res.arrayBuffer();
+    const res = await get(path, { "if-none-match": own ?? "" }, "GET", DOCUMENT_BODY_CAP);
     check(`304 on its own ETag at ${path}`, res.status === 304, String(res.status), true);
   }
   const head = await get(paths.canonical, {}, "HEAD");
-  const headBody = await head.arrayBuffer();
-  check("HEAD answers the GET headers without a body", head.status === 200 && headBody.byteLength === 0 && head.headers.get("etag") === etag);
+  check("HEAD answers the GET headers without a body", head.status === 200 && head.body.length === 0 && head.headers.get("etag") === etag);
 
   const schemaResponse = await get(paths.schema);
-  const schemaText = await schemaResponse.text();
   const schemaType = schemaResponse.headers.get("content-type");
   check("schema answers 200 as application/schema+json", schemaResponse.status === 200 && schemaType === "application/schema+json",
     `${schemaResponse.status} ${schemaType}`, schemaResponse.status === 200 && schemaType?.replace(/;\s*charset=utf-8$/i, "") === "application/schema+json");
-  const link = canonical.headers.get("link") ?? "";
-  check(`Link: rel=describedby names ${base}${paths.schema}`, link.split(", ")[0] === `<${base}${paths.schema}>; rel="describedby"`, link || "none");
-  checks.push(...(await lifecycleChecks(table, today, get)));
+  const ownSchema = version.schema(contextOf(version, { baseUrl: expect, builtAt: today }));
+  let served: unknown;
   try {
-    const validate = new Ajv2020.default({ strict: false, validateFormats: false }).compile(JSON.parse(schemaText));
-    const valid = validate(document);
-    check("the document validates against the schema", valid, valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)));
-  } catch (error: unknown) {
-    check("the schema compiles", false, error instanceof Error ? error.message : String(error));
+    served = JSON.parse(schemaResponse.body.toString("utf8"));
+  } catch {
+    served = undefined;
   }
-  return checks;
+  const differing = isObject(served) ? [...new Set([...Object.keys(ownSchema), ...Object.keys(served)])].filter((k) => !jsonEqual(ownSchema[k], served[k])) : ["(not a JSON object)"];
+  check(`the served schema is v${version.number}'s own, for ${expect}`, differing.length === 0, differing.length === 0 ? "" : `differs at: ${differing.slice(0, 5).join(", ")}`);
+  const link = canonical.headers.get("link") ?? "";
+  check(`Link: rel=describedby names ${expect}${paths.schema}`, link.split(", ")[0] === `<${expect}${paths.schema}>; rel="describedby"`, link || "none");
+  checks.push(...(await lifecycleChecks(table, today, get)));
+  // verify's own copy: a schema from the server is never compiled (a hostile pattern could hang it).
+  const validate = new Ajv2020.default({ strict: false, validateFormats: false }).compile(ownSchema);
+  const valid = validate(document);
+  check(`the document validates against v${version.number}'s schema`, valid, valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)));
+}
+
+/** The checks of the document's content: its URLs name `expect`, counts, coverage, tiers, row shapes. */
+function documentChecks(document: Record<string, unknown>, expect: string, paths: { canonical: string; versioned: string; schema: string }, check: (name: string, pass: boolean, detail?: string) => boolean): void {
+  const about = isObject(document["about"]) ? document["about"] : {};
+  const expected = { canonical_url: expect + paths.canonical, versioned_url: expect + paths.versioned, schema_url: expect + paths.schema };
+  const wrongAbout = Object.entries(expected).filter(([key, url]) => about[key] !== url);
+  check(`about names ${expect}`, wrongAbout.length === 0, wrongAbout.map(([key]) => `${key}: ${String(about[key]).slice(0, 80)}`).join("; "));
+  const listed = Array.isArray(document["vaults"]) ? (document["vaults"] as unknown[]) : [];
+  const rows = listed.filter(isObject);
+  const edges = Array.isArray(document["edges"]) ? document["edges"] : [];
+  check("vaults is an array of objects", Array.isArray(document["vaults"]) && rows.length === listed.length, `${listed.length - rows.length} not objects`);
+  const full = rows.filter((r) => !Object.hasOwn(r, "listing"));
+  const elsewhere = full.filter((r) => !String(r["url"]).startsWith(`${expect}/vaults/`) || !String(r["markdown_url"]).startsWith(`${expect}/vaults/`));
+  check(`every row's url and markdown_url start with ${expect}/vaults/`, elsewhere.length === 0, elsewhere.slice(0, 3).map((r) => String(r["url"]).slice(0, 80)).join(", "));
+  check("vault_count and edge_count equal the arrays' lengths", document["vault_count"] === listed.length && document["edge_count"] === edges.length,
+    `${String(document["vault_count"]).slice(0, 20)}/${listed.length}, ${String(document["edge_count"]).slice(0, 20)}/${edges.length}`);
+  check("field_coverage recomputed from the rows matches", jsonEqual(coverageOf(rows as never), document["field_coverage"]));
+  const badTier = full.filter((r) => r["tier"] !== tierOf(String(r["status"])) || r["tier_label"] !== TIER_LABELS[String(r["tier"])]);
+  check("tier derived from status in every full row", badTier.length === 0, badTier.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "));
+  const badShape = rows.filter((r) => ![FULL_KEYS, MINIMAL_KEYS].includes(Object.keys(r).join(",")) || (Object.hasOwn(r, "listing") && r["listing"] !== "minimal"));
+  check("every row is exactly a full or a minimal row", badShape.length === 0, badShape.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "));
+}
+
+/**
+ * One request, bounded: `timeoutMs` for the whole answer, `deadline` for the run, `cap` bytes of
+ * body (refused early by Content-Length, else while reading). No redirect is followed.
+ */
+async function request(url: string, o: { method: string; headers: Record<string, string>; cap: number; timeoutMs: number; deadline: AbortSignal }): Promise<Answer> {
+  const signal = AbortSignal.any([AbortSignal.timeout(o.timeoutMs), o.deadline]);
+  const what = `${o.method} ${url}`;
+  const failed = (error: unknown) => new RequestFailure(`${what}: ${failure(url, error, o.timeoutMs, o.deadline)}`);
+  let res: Response;
+  try {
+    res = await fetch(url, { method: o.method, headers: o.headers, signal, redirect: "manual" });
+  } catch (error: unknown) {
+    throw failed(error);
+  }
+  const tooLarge = (n: string) => new RequestFailure(`${what}: the body is ${n}; verify reads at most ${sizeOf(o.cap)}`);
+  const declared = Number(res.headers.get("content-length") ?? 0);
+  if (declared > o.cap) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge(sizeOf(declared));
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body?.getReader();
+  try {
+    for (;;) {
+      const read = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
+      if (read.done) break;
+      total += read.value.length;
+      if (total > o.cap) {
+        await reader?.cancel().catch(() => {});
+        throw tooLarge(`over ${sizeOf(o.cap)}`);
+      }
+      chunks.push(read.value);
+    }
+  } catch (error: unknown) {
+    throw error instanceof RequestFailure ? error : failed(error);
+  }
+  return { status: res.status, headers: res.headers, body: Buffer.concat(chunks) };
+}
+
+/** What went wrong with a request, in words: which host and port, refused or timed out. */
+function failure(url: string, error: unknown, timeoutMs: number, deadline: AbortSignal): string {
+  const { hostname, port, protocol } = new URL(url);
+  const at = `${hostname} port ${port || (protocol === "https:" ? "443" : "80")}`;
+  if (deadline.aborted) return `the whole run passed its limit of ${RUN_DEADLINE_MS / 1000} s`;
+  if (error instanceof Error && error.name === "TimeoutError") return `no complete answer within ${timeoutMs / 1000} s`;
+  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  const code = cause?.code ?? (error as { code?: string } | undefined)?.code;
+  const words: Record<string, string> = {
+    ECONNREFUSED: `connection refused (${at})`,
+    ENOTFOUND: `host not found (${hostname})`,
+    EAI_AGAIN: `host name lookup failed (${hostname})`,
+    ETIMEDOUT: `connection timed out (${at})`,
+    UND_ERR_CONNECT_TIMEOUT: `connection timed out (${at})`,
+    ECONNRESET: `connection reset by the server (${at})`,
+    UND_ERR_SOCKET: `the server closed the connection before answering in full (${at})`,
+    UND_ERR_HEADERS_OVERFLOW: "the answer's headers are larger than a client accepts (16 KiB)",
+    HPE_HEADER_OVERFLOW: "the answer's headers are larger than a client accepts (16 KiB)",
+  };
+  if (code !== undefined && words[code] !== undefined) return words[code] as string;
+  return `${cause?.message ?? (error instanceof Error ? error.message : String(error))}${code === undefined ? "" : ` (${code})`}`.slice(0, 200);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -126,20 +256,18 @@ export async function verify(base: string, options: { static?: boolean; timeoutM
  * (a deployment is a snapshot, so one built before the sunset must be rebuilt), and a superseded
  * one says `Deprecation`.
  */
-async function lifecycleChecks(table: readonly ContractVersion[], today: string, get: (path: string) => Promise<Response>): Promise<Check[]> {
+async function lifecycleChecks(table: readonly ContractVersion[], today: string, get: (path: string) => Promise<Answer>): Promise<Check[]> {
   const plan = planAt(table, today);
   if ("problems" in plan) return [{ name: "the version table serves something today", result: "fail", detail: plan.problems.join("; ") }];
   const checks: Check[] = [];
   for (const { version, deprecation } of plan.ok.served) {
     const res = await get(version.path);
-    await res.arrayBuffer();
     const said = res.headers.get("deprecation");
     const pass = res.status === 200 && said === (deprecation ?? null);
     checks.push({ name: `v${version.number} (${version.path}) answers 200${deprecation === undefined ? "" : ` with Deprecation: ${deprecation}`}`, result: pass ? "pass" : "fail", detail: `${res.status}, Deprecation: ${said ?? "none"}${pass ? "" : " (rebuild to serve the table as it stands today)"}` });
   }
   for (const { version } of plan.ok.gone) {
     const res = await get(version.path);
-    await res.arrayBuffer();
     checks.push({ name: `v${version.number} (${version.path}) is past its sunset (${version.sunset}) and answers 410`, result: res.status === 410 ? "pass" : "fail", detail: `${res.status}${res.status === 410 ? "" : " (rebuild: a build made before the sunset keeps serving it)"}` });
   }
   return checks;

@@ -1,7 +1,7 @@
 /** `npm run verify`: passes on the real server, fails on a deployment that names another base, knows static hosts. */
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
@@ -9,6 +9,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { answerer } from "../http/answer.ts";
 import { prepareBuild } from "../http/prepare.ts";
+import type { Resource } from "../http/responses.ts";
 import { answerListener } from "../node/answer-server.ts";
 import { verify as checks } from "../node/verify.ts";
 import { validateSource } from "../registry.ts";
@@ -127,7 +128,7 @@ test("dist/static on a static host: charset and weak ETags are warnings, with --
 test("--help, a bad flag and a bad argument: help and exit 0, one line and exit 2", async () => {
   const help = await verify(["--help"]);
   assert.is(help.code, 0);
-  for (const text of ["usage: npm run verify -- <base-url> [--static]", "--static", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
+  for (const text of ["usage: npm run verify -- <base-url> [--expect-base BASE] [--static]", "--static", "--expect-base", "Limits: each request 10 s", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
   for (const args of [[], ["ftp://x"], ["a", "b"], ["https://x.example", "--colour"]]) {
     const result = await verify(args);
     assert.is(result.code, 2, args.join(" "));
@@ -135,8 +136,6 @@ test("--help, a bad flag and a bad argument: help and exit 0, one line and exit 
     assert.not.match(result.stderr, /\n\s+at /);
   }
 });
-
-test.run();
 
 test("verify judges every version by the table as of today: a deprecated version must say so, a sunset one must be gone", async () => {
   const server = createServer();
@@ -155,3 +154,152 @@ test("verify judges every version by the table as of today: a deprecated version
     await close(server);
   }
 });
+
+// --- before a deploy, and against hostile servers --------------------------------------------------
+
+const DEPLOYED = "https://registry.example.org";
+
+/** Answers of a build for DEPLOYED, through `hook` first: it may take the request (true) or pass it on. */
+async function hostServer(hook: (req: IncomingMessage, res: ServerResponse, n: number) => boolean = () => false, edit?: (document: string) => string): Promise<{ origin: string; server: Server }> {
+  const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+  assert.ok(source.ok);
+  const build = await prepareBuild(source.source, { baseUrl: DEPLOYED, builtAt: "2026-11-21T12:00:00Z" });
+  const answer = answerListener(answerer(build));
+  let n = 0;
+  const server = createServer((req, res) => {
+    n += 1;
+    if (hook(req, res, n)) return;
+    if (edit === undefined || (req.url !== "/vaults.json" && req.url !== "/api/registry.v1.json")) return answer(req, res);
+    const body = edit(Buffer.from((build.routes.get("/api/registry.v1.json") as Resource).identity.body).toString());
+    res.writeHead(200, { "content-type": "application/json", etag: '"edited"', "content-location": "/api/registry.v1.json", "access-control-allow-origin": "*" }).end(req.method === "HEAD" ? undefined : body);
+  });
+  return { origin: await listen(server), server };
+}
+
+test("--expect-base: dist/node/server.mjs built for the real base URL passes before it is deployed; without it, the URLs fail", async () => {
+  const out = join(work, "dist-deployed");
+  const built = await run("node", ["--import", "tsx", "node/build.ts", "--source", "fixtures/registry.json", "--base-url", DEPLOYED, "--out", out], { env: cleanEnv(), timeoutMs: 120_000 });
+  assert.is(built.code, 0, built.stderr);
+  const server = await startServer("node", [join(out, "node", "server.mjs")], cleanEnv({ HOST: "127.0.0.1", PORT: "0" }));
+  const origin = server.origin;
+  try {
+    const ahead = await verify([origin, "--expect-base", DEPLOYED]);
+    const text = ahead.stdout.toString();
+    assert.is(ahead.code, 0, text);
+    assert.match(text, new RegExp(`^Verifying ${origin.replaceAll(".", "\\.")} \\(built for https://registry\\.example\\.org\\)$`, "m"));
+    assert.match(text, /^\| about names https:\/\/registry\.example\.org \| pass \|/m);
+    assert.match(text, /^\| the served schema is v1's own, for https:\/\/registry\.example\.org \| pass \|/m);
+    assert.match(text, /^\d+ passed, 0 warned, 0 failed$/m);
+    const plain = await verify([origin]);
+    assert.is(plain.code, 1);
+    assert.match(plain.stdout.toString(), /^\| about names http:\/\/127\.0\.0\.1:\d+ \| FAIL \|/m);
+    const bad = await verify([origin, "--expect-base", "ftp://x"]);
+    assert.is(bad.code, 2);
+    assert.match(bad.stderr, /^--expect-base: .*\(usage: npm run verify -- <base-url> \[--expect-base BASE\] \[--static\]; --help for more\)\n$/);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a refused connection says which host and port; a 404 hints at a stage or prefix; exit 1, one row, no stack", async () => {
+  const probe = createServer();
+  const free = await listen(probe);
+  await close(probe);
+  const refused = await verify([free]);
+  assert.is(refused.code, 1);
+  const port = new URL(free).port;
+  assert.match(refused.stdout.toString(), new RegExp(`^\\| every request gets a complete answer \\| FAIL \\| GET ${free.replaceAll(".", "\\.")}/vaults\\.json: connection refused \\(127\\.0\\.0\\.1 port ${port}\\) \\|$`, "m"));
+  assert.match(refused.stdout.toString(), /^0 passed, 0 warned, 1 failed$/m);
+  const { origin, server } = await hostServer();
+  try {
+    const staged = await verify([`${origin}/prod`, "--expect-base", `${DEPLOYED}/prod`]);
+    assert.is(staged.code, 1);
+    assert.match(staged.stdout.toString(), /^\| \/vaults\.json answers 200 \| FAIL \| 404 at http:\/\/127\.0\.0\.1:\d+\/prod\/vaults\.json: no document there\. If the platform keeps a stage or a path prefix/m);
+    for (const result of [refused, staged]) assert.not.match(result.stdout.toString() + result.stderr, /\n\s+at /);
+  } finally {
+    await close(server);
+  }
+});
+
+test("hostile servers: every failure is a FAIL row naming the request, and the run ends within its bounds", async () => {
+  const endless = (res: ServerResponse) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    const chunk = Buffer.alloc(65_536, 32);
+    let sent = 0;
+    const pump = () => {
+      // Bounded: at most 64 MiB, far past verify's 16 MiB cap.
+      while (!res.destroyed && sent < 1024 && res.write(chunk)) sent++;
+      if (sent >= 1024) res.end();
+    };
+    res.on("drain", pump);
+    pump();
+  };
+  const drip = (res: ServerResponse) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    const timer = setInterval(() => res.write(" "), 100);
+    res.on("close", () => clearInterval(timer));
+  };
+  const catastrophic = JSON.stringify({ type: "object", properties: { caveat: { type: "string", pattern: "^(a|a)*$" } } });
+  const cases: [string, (req: IncomingMessage, res: ServerResponse, n: number) => boolean, RegExp, ((d: string) => string)?][] = [
+    ["endless body", (req, res) => (req.url === "/vaults.json" ? (endless(res), true) : false), /^GET .*\/vaults\.json: the body is over 16 MiB; verify reads at most 16 MiB$/],
+    ["declared huge body", (req, res) => (req.url === "/vaults.json" ? (res.writeHead(200, { "content-length": String(1 << 30) }).flushHeaders(), true) : false), /^GET .*\/vaults\.json: the body is 1 GiB; verify reads at most 16 MiB$/],
+    ["drip", (req, res) => (req.url === "/vaults.json" ? (drip(res), true) : false), /^GET .*\/vaults\.json: no complete answer within 1 s$/],
+    ["reset from the third request", (req, _res, n) => (n >= 3 ? (req.socket.destroy(), true) : false), /^GET .*: the server closed the connection before answering in full \(127\.0\.0\.1 port \d+\)$/],
+    ["huge header on a later request", (_req, res, n) => (n === 3 ? (res.setHeader("x-big", "a".repeat(200_000)), res.end("{}"), true) : false), /^GET .*: the answer's headers are larger than a client accepts \(16 KiB\)$/],
+    ["redirect", (_req, res) => (res.writeHead(302, { location: "https://elsewhere.example/vaults.json" }).end(), true), /^302, a redirect to https:\/\/elsewhere\.example\/vaults\.json: verify the address it names$/],
+    ["catastrophic-regex schema", (req, res) => (req.url === "/api/registry.v1.schema.json" ? (res.writeHead(200, { "content-type": "application/schema+json" }).end(catastrophic), true) : false), /^differs at: \$schema, \$id, title, description, required$/, (d) => d.replace(/"caveat": "[^"]*"/, `"caveat": "${"a".repeat(40)}!"`)],
+    ["empty schema", (req, res) => (req.url === "/api/registry.v1.schema.json" ? (res.writeHead(200, { "content-type": "application/schema+json" }).end("{}"), true) : false), /^differs at: \$schema, \$id, title, description, type$/],
+  ];
+  for (const [name, hook, detail, edit] of cases) {
+    const { origin, server } = await hostServer(hook, edit);
+    try {
+      const result = await checks(origin, { expectBase: DEPLOYED, timeoutMs: 1_000, deadlineMs: 20_000 });
+      const failed = result.filter((c) => c.result === "fail");
+      assert.ok(failed.some((c) => detail.test(c.detail)), `${name}: ${JSON.stringify(failed)}`);
+      if (name.endsWith("schema")) assert.ok(result.some((c) => c.name === "the document validates against v1's schema"), `${name}: validated with verify's own schema`);
+    } finally {
+      await close(server);
+    }
+  }
+});
+
+test("the whole run has a deadline: a server that drips every answer cannot hold verify past it", async () => {
+  const { origin, server } = await hostServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    const timer = setInterval(() => res.write(" "), 50);
+    res.on("close", () => clearInterval(timer));
+    return true;
+  });
+  try {
+    const result = await checks(origin, { timeoutMs: 60_000, deadlineMs: 1_500 });
+    assert.equal(result.map((c) => [c.result, c.detail]), [["fail", `GET ${origin}/vaults.json: the whole run passed its limit of 60 s`]]);
+  } finally {
+    await close(server);
+  }
+});
+
+test("an endless body through the command: exit 1, the FAIL row, no stack trace", async () => {
+  const { origin, server } = await hostServer((req, res) => {
+    if (req.url !== "/vaults.json") return false;
+    res.writeHead(200, { "content-type": "application/json" });
+    const chunk = Buffer.alloc(65_536, 32);
+    let sent = 0;
+    const pump = () => {
+      while (!res.destroyed && sent < 1024 && res.write(chunk)) sent++;
+      if (sent >= 1024) res.end();
+    };
+    res.on("drain", pump);
+    pump();
+    return true;
+  });
+  try {
+    const result = await verify([origin, "--expect-base", DEPLOYED]);
+    assert.is(result.code, 1);
+    assert.match(result.stdout.toString(), /\| FAIL \| GET http:\/\/127\.0\.0\.1:\d+\/vaults\.json: the body is over 16 MiB; verify reads at most 16 MiB \|/);
+    assert.not.match(result.stdout.toString() + result.stderr, /\n\s+at /);
+  } finally {
+    await close(server);
+  }
+});
+
+test.run();
