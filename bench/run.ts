@@ -10,15 +10,15 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { CANONICAL_PATH, tablePaths, type ContractVersion } from "../http/lifecycle.ts";
+import { CANONICAL_PATH, tablePaths, type ContractVersion } from "../http/version-policy.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { validateSource, type Source } from "../registry.ts";
 import { fetchRaw, startServer, type Running } from "../test/servers.ts";
-import { parseProcessArgs } from "../node/args.ts";
-import { bundleArtifacts } from "../node/bundle.ts";
-import { diffDocuments, type Document } from "../node/diff.ts";
-import { zlibCompress } from "../node/compress.ts";
+import { parseProcessArgs } from "../node/cli/args.ts";
+import { bundleArtifacts } from "../node/build/bundle.ts";
+import { diffDocuments, type Document } from "../node/review/diff.ts";
+import { zlibCompress } from "../node/build/compress.ts";
 import { generateSource } from "./generate.ts";
 import { GENERATOR, load as loadWith, rssOf, type Load } from "./load.ts";
 
@@ -109,7 +109,7 @@ async function artifacts(sourcePath: string): Promise<string> {
   const known = built.get(sourcePath);
   if (known !== undefined) return known;
   const out = join(work, `dist-${built.size}`);
-  await timed("node", [...TSX, "node/build.ts", "--source", sourcePath, "--base-url", CONFIG.baseUrl, "--out", out]);
+  await timed("node", [...TSX, "node/build/build.ts", "--source", sourcePath, "--base-url", CONFIG.baseUrl, "--out", out]);
   built.set(sourcePath, out);
   return out;
 }

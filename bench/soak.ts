@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { parseProcessArgs } from "../node/args.ts";
+import { parseProcessArgs } from "../node/cli/args.ts";
 import { startServer } from "../test/servers.ts";
 import { GENERATOR, load, rssOf } from "./load.ts";
 
@@ -56,7 +56,7 @@ function requestUnderWay(port: number): Promise<{ finish(): void; answer: Promis
   });
 }
 
-const server = await startServer("node", ["--import", "tsx", "node/server.ts"], env);
+const server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], env);
 const pid = server.child.pid as number;
 const url = `${server.origin}/vaults.json`;
 try {

@@ -4,7 +4,7 @@
  * status `answer.ts` can give, every header, and the document body by `$ref` to the version's JSON
  * Schema (one source for the shape). Web standards only.
  */
-import { CANONICAL_PATH, type ContractVersion } from "./lifecycle.ts";
+import { CANONICAL_PATH, type ContractVersion } from "./version-policy.ts";
 import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, EXPOSABLE, exposeHeaders, PREFLIGHT_HEADERS } from "./responses.ts";
 
 /**

@@ -7,7 +7,7 @@ import type { Config } from "../contract/config.ts";
 import { MAX_DOCUMENT_BYTES } from "../contract/limits.ts";
 import type { Source } from "../contract/source.ts";
 import type { Compress, Encoding } from "./encoding.ts";
-import { CANONICAL_PATH, contextOf, planAt, type ContractVersion, type ServedVersion } from "./lifecycle.ts";
+import { CANONICAL_PATH, contextOf, planAt, type ContractVersion, type ServedVersion } from "./version-policy.ts";
 import { openApiDescription, OPENAPI_MEDIA_TYPE } from "./openapi.ts";
 import { prepareResource, problem, withHeaders, type Problem, type Resource } from "./responses.ts";
 import { VERSIONS } from "./versions.ts";

@@ -2,11 +2,11 @@
  * The version table (DECISIONS.md D8): every contract version this service ships, with its paths,
  * builder, schema, publication day and sunset. Routes, Netlify's `config.path`, the static export,
  * `about`, the schema's `$id`, `verify` and the README's version table all derive from it; the
- * policy it must keep is in `lifecycle.ts`, and a build refuses a table that breaks it.
+ * policy it must keep is in `version-policy.ts`, and a build refuses a table that breaks it.
  */
 import { registrySchema } from "../contract/schema.ts";
 import { buildRegistry, serializeRegistry } from "../registry.ts";
-import type { ContractVersion } from "./lifecycle.ts";
+import type { ContractVersion } from "./version-policy.ts";
 
 /** The shipped versions, oldest first. */
 export const VERSIONS: readonly ContractVersion[] = [

@@ -10,7 +10,7 @@ const work = mkdtempSync(join(tmpdir(), "registry-builds-"));
 const env = cleanEnv({ SOURCE_DATE_EPOCH: "1795262400" });
 const BASE = ["--base-url", "https://registry.example.org"];
 const build = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-  run("node", ["--import", "tsx", "node/build.ts", ...args], { env: { ...env, ...extra }, timeoutMs: 120_000 });
+  run("node", ["--import", "tsx", "node/build/build.ts", ...args], { env: { ...env, ...extra }, timeoutMs: 120_000 });
 const buildInto = (out: string, extra: string[] = []) => build(["--source", "fixtures/registry.json", ...BASE, "--out", out, ...extra]);
 
 function files(dir: string): Map<string, Buffer> {

@@ -1,6 +1,6 @@
 /** The fixture cases that goldens pin, and the fixed options they are built with. */
 import { readdirSync } from "node:fs";
-import { tablePaths } from "../http/lifecycle.ts";
+import { tablePaths } from "../http/version-policy.ts";
 import type { Build } from "../http/prepare.ts";
 import { VERSIONS } from "../http/versions.ts";
 import type { Exchange } from "./transcript.ts";

@@ -12,8 +12,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { prepareBuild } from "../http/prepare.ts";
-import { zlibCompress } from "../node/compress.ts";
-import { readSourceFile } from "../node/source-file.ts";
+import { zlibCompress } from "../node/build/compress.ts";
+import { readSourceFile } from "../node/cli/source-file.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
 import { startServer } from "./servers.ts";
@@ -44,7 +44,7 @@ test("deno check accepts the example as it is", async () => {
 });
 
 test("against npm start: the count, the first vault's name, and a 304 on revalidation; no warning", async () => {
-  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0" }), 60_000);
+  const server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0" }), 60_000);
   try {
     for (const result of await consume(server.origin)) {
       assert.is(result.code, 0, `${result.runtime}: ${result.err}`);

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runCli } from "../node/cli.ts";
-import { asDocument, diffDocuments, RULES, worstClass, type Change, type Document } from "../node/diff.ts";
-import { jsonReport, markdownReport } from "../node/diff-report.ts";
-import { jsonText } from "../node/json-deep.ts";
+import { runCli } from "../node/cli/registry-command.ts";
+import { asDocument, diffDocuments, RULES, worstClass, type Change, type Document } from "../node/review/diff.ts";
+import { jsonReport, markdownReport } from "../node/review/diff-report.ts";
+import { jsonText } from "../node/review/json-deep.ts";
 import { fcParams } from "./arbitraries.ts";
 
 /** The Markdown table of every rule, as the README shows it. */

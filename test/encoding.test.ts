@@ -7,7 +7,7 @@ import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { negotiator } from "../http/encoding.ts";
-import { zlibCompress } from "../node/compress.ts";
+import { zlibCompress } from "../node/build/compress.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";

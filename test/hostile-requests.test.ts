@@ -11,7 +11,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { lambdaHandlerFor, MAX_LOG_LINE } from "../http/lambda.ts";
-import { zlibCompress } from "../node/compress.ts";
+import { zlibCompress } from "../node/build/compress.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
@@ -102,7 +102,7 @@ function rawExchange(port: number, bytes: string): Promise<string> {
 
 test("raw socket to the Node server: hostile requests get a deliberate status line, and it keeps serving", async () => {
   const epoch = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
-  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: GOLDEN_OPTIONS.baseUrl, SOURCE_DATE_EPOCH: epoch }));
+  const server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: GOLDEN_OPTIONS.baseUrl, SOURCE_DATE_EPOCH: epoch }));
   const port = Number(new URL(server.origin).port);
   const rawHeader = fc.oneof(
     headers.map((h) => Object.entries(h).map(([k, v]) => `${k}: ${v}`)),
@@ -178,7 +178,7 @@ test("Lambda: a malformed event's log line is one line of at most 1 KB, whatever
 });
 
 test("LOG_REQUESTS=1 logs the path of an absolute-form target: never its userinfo, host or query", async () => {
-  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0", LOG_REQUESTS: "1" }));
+  const server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0", LOG_REQUESTS: "1" }));
   const port = Number(new URL(server.origin).port);
   try {
     const answer = await rawExchange(port, "GET http://user:pw@elsewhere.example/vaults.json?token=x HTTP/1.1\r\nHost: elsewhere.example\r\nConnection: close\r\n\r\n");

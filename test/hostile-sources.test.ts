@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runCli } from "../node/cli.ts";
-import { findDuplicateKeys } from "../node/json-error.ts";
+import { runCli } from "../node/cli/registry-command.ts";
+import { findDuplicateKeys } from "../node/cli/json-error.ts";
 import { fcParams, nearValidSource, validSource } from "./arbitraries.ts";
 import { isValidSource } from "./oracle.ts";
 import { cleanEnv, run } from "./process.ts";
@@ -97,7 +97,7 @@ test("npm start on hostile sources: exit 1, nothing listening", async () => {
   for (const text of sources) {
     const file = join(work, `server-${counter++}.json`);
     writeFileSync(file, text);
-    const result = await run("node", ["--import", "tsx", "node/server.ts"], { env: cleanEnv({ HOST: "127.0.0.1", PORT: "0", REGISTRY_SOURCE: file }), timeoutMs: 30_000 });
+    const result = await run("node", ["--import", "tsx", "node/serve/server.ts"], { env: cleanEnv({ HOST: "127.0.0.1", PORT: "0", REGISTRY_SOURCE: file }), timeoutMs: 30_000 });
     assert.is(result.code, 1, text.slice(0, 80));
     assert.not.match(result.stdout.toString(), /listening/);
     assert.ok(result.stderr.length > 0);

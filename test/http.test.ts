@@ -6,7 +6,7 @@ import { createApp } from "../http/app.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { restoreBuild } from "../http/restore.ts";
-import { stampBuild } from "../node/stamp.ts";
+import { stampBuild } from "../node/build/stamp.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 
 const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));

@@ -2,8 +2,8 @@
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { findDuplicateKeys, locateJsonError } from "../node/json-error.ts";
-import { parseJson } from "../node/source-file.ts";
+import { findDuplicateKeys, locateJsonError } from "../node/cli/json-error.ts";
+import { parseJson } from "../node/cli/source-file.ts";
 import { fcParams } from "./arbitraries.ts";
 
 test("duplicate keys: found at any depth, by decoded name, with line and column; only D1's keys are named", () => {

@@ -23,8 +23,8 @@ const snapshot = () => JSON.parse(readFileSync("fixtures/registry.json", "utf8")
 async function everyCommand(file: string, start = true): Promise<{ command: string; code: number | null; stderr: string; stdout: number }[]> {
   const commands: [string, string[], NodeJS.ProcessEnv][] = [
     ["registry", ["node/bin/registry.ts", file], env],
-    ["build", ["node/build.ts", "--source", file, "--out", join(work, "dist")], env],
-    ...(start ? [["npm start", ["node/server.ts"], { ...env, REGISTRY_SOURCE: file }] as [string, string[], NodeJS.ProcessEnv]] : []),
+    ["build", ["node/build/build.ts", "--source", file, "--out", join(work, "dist")], env],
+    ...(start ? [["npm start", ["node/serve/server.ts"], { ...env, REGISTRY_SOURCE: file }] as [string, string[], NodeJS.ProcessEnv]] : []),
   ];
   const results = [];
   for (const [command, args, commandEnv] of commands) {

@@ -19,7 +19,7 @@ import { pathToFileURL } from "node:url";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { tablePaths } from "../http/lifecycle.ts";
+import { tablePaths } from "../http/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
@@ -45,7 +45,7 @@ const etag = await strongEtag(new Uint8Array(golden));
 const etagsByCoding = new Map<string, Map<string, string>>();
 
 test.before(async () => {
-  const built = await run("node", ["--import", "tsx", "node/build.ts", "--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], { env, timeoutMs: 120_000 });
+  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], { env, timeoutMs: 120_000 });
   if (built.code !== 0) throw new Error(built.stderr);
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));

@@ -12,13 +12,13 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { lambdaHandlerFor } from "../http/lambda.ts";
-import { zlibCompress } from "../node/compress.ts";
+import { zlibCompress } from "../node/build/compress.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams, SECRET, validSource } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
-import { runCli } from "../node/cli.ts";
+import { runCli } from "../node/cli/registry-command.ts";
 import { leakIn, plantCanaries } from "./canary.ts";
 import { startServer } from "./servers.ts";
 import { connect } from "node:net";
@@ -75,7 +75,7 @@ test("dist/: no private string in any artifact (Node server, fetch, Lambda, stat
   try {
     writeFileSync(join(work, "source.json"), JSON.stringify(raw));
     const out = join(work, "dist");
-    const built = await run("node", ["--import", "tsx", "node/build.ts", "--out", out, "--base-url", GOLDEN_OPTIONS.baseUrl], { env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }), timeoutMs: 120_000 });
+    const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--out", out, "--base-url", GOLDEN_OPTIONS.baseUrl], { env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }), timeoutMs: 120_000 });
     assert.is(built.code, 0, built.stderr);
     const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
     assert.ok(files.length >= 5);
@@ -177,7 +177,7 @@ test("every command and every log, on a canary source: build, registry, npm star
     writeFileSync(source, JSON.stringify(plantCanaries({ ...raw!, vaults })));
     const env = cleanEnv({ REGISTRY_SOURCE: source, LOG_REQUESTS: "1", HOST: "127.0.0.1", PORT: "0" });
 
-    const built = await run("node", ["--import", "tsx", "node/build.ts", "--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 120_000 });
+    const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 120_000 });
     assert.is(built.code, 0, built.stderr);
     assert.match(built.stderr, /warning/, "the warnings were printed");
     clean("npm run build: stdout", built.stdout);
@@ -193,7 +193,7 @@ test("every command and every log, on a canary source: build, registry, npm star
 
     // Both servers: the start line, and a log line per request, absolute-form targets included.
     const servers = [
-      ["npm start", ["--import", "tsx", "node/server.ts"]],
+      ["npm start", ["--import", "tsx", "node/serve/server.ts"]],
       ["dist/node/server.mjs", [join(work, "dist", "node", "server.mjs")]],
     ] as const;
     for (const [name, args] of servers) {

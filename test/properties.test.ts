@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { buildRegistry, serializeRegistry, validateSource, type Registry, type Row } from "../registry.ts";
-import { contextOf } from "../http/lifecycle.ts";
+import { contextOf } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { fcParams, nearValidSource, permutationOf, SECRET, status, validSource } from "./arbitraries.ts";
 import { isValidSource } from "./oracle.ts";

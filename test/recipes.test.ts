@@ -18,10 +18,10 @@ import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { node22 } from "../deploy/node22.ts";
-import { tablePaths } from "../http/lifecycle.ts";
+import { tablePaths } from "../http/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
-import { typesPath } from "../node/types.ts";
+import { typesPath } from "../node/build/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
 import { cleanEnv, run } from "./process.ts";
 

@@ -188,9 +188,9 @@ test("the review workflow runs the base commit's review code: a pull request can
   og("commit", "-q", "-m", "main");
   const baseSha = og("rev-parse", "HEAD").trim();
   // The pull request: a breaking golden change, and review code edited to pass whatever it finds.
-  const code = readFileSync(join(origin, "node/review.ts"), "utf8");
+  const code = readFileSync(join(origin, "node/review/review.ts"), "utf8");
   assert.ok(code.includes("const fails = failing.length > 0;"));
-  writeFileSync(join(origin, "node/review.ts"), code.replace("const fails = failing.length > 0;", "const fails = false;"));
+  writeFileSync(join(origin, "node/review/review.ts"), code.replace("const fails = failing.length > 0;", "const fails = false;"));
   const changed = document();
   for (const row of changed.vaults) delete row.tagline;
   writeFileSync(join(origin, "golden/registry.json"), `${JSON.stringify(changed, null, 2)}\n`);

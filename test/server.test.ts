@@ -14,7 +14,7 @@ const golden = readFileSync("golden/registry.json");
 let server: Running;
 
 test.before(async () => {
-  server = await startServer("node", ["--import", "tsx", "node/server.ts"], env);
+  server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], env);
 });
 test.after(async () => {
   await server.stop("SIGKILL");
@@ -111,7 +111,7 @@ test("a request whose body drips is cut off by the request timeout, not kept ope
 });
 
 test("SIGTERM lets an in-flight request finish, then exits 0", async () => {
-  const own = await startServer("node", ["--import", "tsx", "node/server.ts"], env);
+  const own = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], env);
   const port = Number(new URL(own.origin).port);
   const socket = connect(port, "127.0.0.1");
   await new Promise<void>((resolve) => socket.on("connect", resolve));
@@ -134,20 +134,20 @@ test("SIGTERM lets an in-flight request finish, then exits 0", async () => {
 test("an invalid source or configuration: problems on stderr, exit 1, never listening", async () => {
   for (const extra of [{ REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" }, { REGISTRY_SOURCE: "nope.json" }, { BASE_URL: "ftp://x" }, { PORT: "99999" }]) {
     const started = Date.now();
-    const result = await run("node", ["--import", "tsx", "node/server.ts"], { env: { ...env, ...extra }, timeoutMs: 20_000 });
+    const result = await run("node", ["--import", "tsx", "node/serve/server.ts"], { env: { ...env, ...extra }, timeoutMs: 20_000 });
     assert.is(result.code, 1, JSON.stringify(extra));
     assert.is(result.stdout.toString(), "", "nothing listened");
     assert.ok(result.stderr.length > 0);
     assert.not.match(result.stderr, /\n\s+at /, "no stack trace");
     assert.ok(Date.now() - started < 15_000);
   }
-  const many = await run("node", ["--import", "tsx", "node/server.ts"], { env: { ...env, REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" } });
+  const many = await run("node", ["--import", "tsx", "node/serve/server.ts"], { env: { ...env, REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" } });
   // The CLI's problems, the file named by its base name: a server's lines may end in a platform's logs.
   assert.is(many.stderr, readFileSync("golden/invalid/many-problems.txt", "utf8").replaceAll("fixtures/invalid/many-problems.json: ", "many-problems.json: "));
 });
 
 test("REGISTRY_SOURCE serves another source", async () => {
-  const own = await startServer("node", ["--import", "tsx", "node/server.ts"], { ...env, REGISTRY_SOURCE: "fixtures/valid/unicode.json" });
+  const own = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], { ...env, REGISTRY_SOURCE: "fixtures/valid/unicode.json" });
   try {
     const res = await fetchRaw(`${own.origin}/vaults.json`);
     assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")));
@@ -157,7 +157,7 @@ test("REGISTRY_SOURCE serves another source", async () => {
 });
 
 test("LOG_REQUESTS=1: one JSON line per request, the path without its query, never header values", async () => {
-  const own = await startServer("node", ["--import", "tsx", "node/server.ts"], { ...env, LOG_REQUESTS: "1" });
+  const own = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], { ...env, LOG_REQUESTS: "1" });
   try {
     await fetchRaw(`${own.origin}/vaults.json?token=secret-value`, { headers: { authorization: "Bearer hidden" } });
     await fetchRaw(`${own.origin}/nope`, { method: "HEAD" });
@@ -183,10 +183,10 @@ test("npm start: SIGTERM to the process npm started stops the server (npm start 
 });
 
 test("--help says what the server reads and its exit codes; a bad flag is one line and exit 2", async () => {
-  const help = await run("node", ["--import", "tsx", "node/server.ts", "--help"], { env });
+  const help = await run("node", ["--import", "tsx", "node/serve/server.ts", "--help"], { env });
   assert.is(help.code, 0);
   for (const text of ["usage: npm start", "REGISTRY_SOURCE", "BASE_URL", "SOURCE_DATE_EPOCH", "HOST", "PORT", "LOG_REQUESTS", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
-  const bad = await run("node", ["--import", "tsx", "node/server.ts", "--port", "1"], { env });
+  const bad = await run("node", ["--import", "tsx", "node/serve/server.ts", "--port", "1"], { env });
   assert.is(bad.code, 2);
   assert.is(bad.stderr, "Unknown option '--port' (usage: npm start [-- --help]; --help for more)\n");
 });

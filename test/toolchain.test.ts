@@ -40,6 +40,24 @@ test("every import points down a layer: contract/ < registry.ts < http/ < handle
   }
 });
 
+test("node/ is a folder per job, and every import between them points down: review < cli, verify < build < serve < bin", () => {
+  const rank: Record<string, number> = { review: 0, cli: 1, verify: 1, build: 2, serve: 3, bin: 4 };
+  const folders = readdirSync("node", { withFileTypes: true });
+  assert.equal(folders.filter((f) => !f.isDirectory()).map((f) => f.name), [], "no file loose in node/");
+  assert.equal(folders.map((f) => f.name).sort(), Object.keys(rank).sort());
+  for (const folder of Object.keys(rank)) {
+    for (const file of readdirSync(`node/${folder}`).filter((f) => f.endsWith(".ts"))) {
+      for (const [, spec] of readFileSync(`node/${folder}/${file}`, "utf8").matchAll(/^(?:import|export)[^;]*? from "(\.[^"]+\.ts)"/gm)) {
+        const target = join("node", folder, spec as string);
+        if (!target.startsWith("node/")) continue;
+        const to = target.split("/")[1] as string;
+        const ok = to === folder || (rank[to] as number) < (rank[folder] as number);
+        assert.ok(ok, `node/${folder}/${file} imports ${target}, not a layer below it`);
+      }
+    }
+  }
+});
+
 test("every test file runs its suite (a forgotten .run() would report zero tests and pass)", () => {
   for (const file of readdirSync("test").filter((f) => f.endsWith(".test.ts"))) {
     assert.match(readFileSync(`test/${file}`, "utf8"), /^test\.run\(\);$/m, file);

@@ -10,8 +10,8 @@ import * as assert from "uvu/assert";
 import { answerer } from "../http/answer.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import type { Resource } from "../http/responses.ts";
-import { answerListener } from "../node/answer-server.ts";
-import { verify as checks } from "../node/verify.ts";
+import { answerListener } from "../node/serve/answer-server.ts";
+import { verify as checks } from "../node/verify/verify.ts";
 import { validateSource } from "../registry.ts";
 import { cleanEnv, run } from "./process.ts";
 import { startServer } from "./servers.ts";
@@ -35,7 +35,7 @@ test("the Node server, built for the base URL it is reached at, passes every che
   const origin = await listen(probe);
   await close(probe);
   const port = new URL(origin).port;
-  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: port, BASE_URL: origin }));
+  const server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: port, BASE_URL: origin }));
   try {
     const result = await verify([server.origin]);
     const out = result.stdout.toString();
@@ -49,7 +49,7 @@ test("the Node server, built for the base URL it is reached at, passes every che
 });
 
 test("a deployment built for another base URL fails: about, every row's url, and Link; exit 1", async () => {
-  const server = await startServer("node", ["--import", "tsx", "node/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: "https://staging.example.org" }));
+  const server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: "https://staging.example.org" }));
   try {
     const result = await verify([server.origin]);
     const out = result.stdout.toString();
@@ -106,7 +106,7 @@ test("dist/static on a static host: charset and weak ETags are warnings, with --
   const origin = await listen(probe);
   await close(probe);
   const out = join(work, "dist");
-  const built = await run("node", ["--import", "tsx", "node/build.ts", "--source", "fixtures/registry.json", "--base-url", origin, "--out", out], { env: cleanEnv(), timeoutMs: 120_000 });
+  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", "fixtures/registry.json", "--base-url", origin, "--out", out], { env: cleanEnv(), timeoutMs: 120_000 });
   assert.is(built.code, 0, built.stderr);
   const host = staticHost(join(out, "static"));
   await new Promise<void>((resolve) => host.listen(Number(new URL(origin).port), "127.0.0.1", resolve));
@@ -178,7 +178,7 @@ async function hostServer(hook: (req: IncomingMessage, res: ServerResponse, n: n
 
 test("--expect-base: dist/node/server.mjs built for the real base URL passes before it is deployed; without it, the URLs fail", async () => {
   const out = join(work, "dist-deployed");
-  const built = await run("node", ["--import", "tsx", "node/build.ts", "--source", "fixtures/registry.json", "--base-url", DEPLOYED, "--out", out], { env: cleanEnv(), timeoutMs: 120_000 });
+  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", "fixtures/registry.json", "--base-url", DEPLOYED, "--out", out], { env: cleanEnv(), timeoutMs: 120_000 });
   assert.is(built.code, 0, built.stderr);
   const server = await startServer("node", [join(out, "node", "server.mjs")], cleanEnv({ HOST: "127.0.0.1", PORT: "0" }));
   const origin = server.origin;

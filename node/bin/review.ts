@@ -3,8 +3,8 @@
  * review of a pull request (see `../review.ts`).
  */
 import { appendFileSync } from "node:fs";
-import { parseProcessArgs } from "../args.ts";
-import { reviewGoldens, ReviewInputError } from "../review.ts";
+import { parseProcessArgs } from "../cli/args.ts";
+import { reviewGoldens, ReviewInputError } from "../review/review.ts";
 
 const { values } = parseProcessArgs({
   usage: "npm run --silent review -- --base REF [--head REF] [--summary FILE] [--repo DIR]",

@@ -4,8 +4,8 @@
  * usage error.
  */
 import { parseBaseUrl } from "../../contract/config.ts";
-import { parseProcessArgs } from "../args.ts";
-import { REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, table, verify } from "../verify.ts";
+import { parseProcessArgs } from "../cli/args.ts";
+import { REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, table, verify } from "../verify/verify.ts";
 
 const USAGE = "npm run verify -- <base-url> [--expect-base BASE] [--static]";
 

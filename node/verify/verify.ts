@@ -3,11 +3,11 @@
  * (entry point in `bin/verify.ts`).
  */
 import Ajv2020 from "ajv/dist/2020.js";
-import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
-import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../http/lifecycle.ts";
-import { VERSIONS } from "../http/versions.ts";
-import { coverageOf, tierOf } from "../registry.ts";
-import { jsonEqual } from "./json-deep.ts";
+import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../../http/version-policy.ts";
+import { VERSIONS } from "../../http/versions.ts";
+import { coverageOf, tierOf } from "../../registry.ts";
+import { jsonEqual } from "../review/json-deep.ts";
 
 const FULL_KEYS = "vault_slug,display_name,class,class_label,status,status_label,tier,tier_label,tier_meaning,persona,note,url,markdown_url,last_synced,tagline";
 const MINIMAL_KEYS = "vault_slug,display_name,class,class_label,status,status_label,persona,listing,listing_note";

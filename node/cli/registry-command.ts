@@ -3,14 +3,14 @@
  * Writes the exact bytes /vaults.json would serve to stdout and exits 0; on any problem, writes every problem to stderr,
  * one per line, nothing to stdout, and exits 1.
  */
-import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
-import type { Env } from "../contract/config.ts";
-import { contextOf, planAt } from "../http/lifecycle.ts";
-import { VERSIONS } from "../http/versions.ts";
+import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import type { Env } from "../../contract/config.ts";
+import { contextOf, planAt } from "../../http/version-policy.ts";
+import { VERSIONS } from "../../http/versions.ts";
 import { readFile, stat } from "node:fs/promises";
 import { parseCommand, type CommandSpec } from "./args.ts";
-import { asDocument, diffDocuments, failsOn, worstClass, type Document, type FailOn } from "./diff.ts";
-import { jsonReport, markdownReport } from "./diff-report.ts";
+import { asDocument, diffDocuments, failsOn, worstClass, type Document, type FailOn } from "../review/diff.ts";
+import { jsonReport, markdownReport } from "../review/diff-report.ts";
 import { loadInputs } from "./inputs.ts";
 import { parseJson } from "./source-file.ts";
 

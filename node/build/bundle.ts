@@ -13,10 +13,10 @@ import { build, type Metafile, type Plugin } from "esbuild";
 import { appendFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Build } from "../http/prepare.ts";
+import type { Build } from "../../http/prepare.ts";
 import { stampBuild } from "./stamp.ts";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const FETCH_ENTRY = `
 import { createApp } from "./http/app.ts";
@@ -50,7 +50,7 @@ export async function bundleArtifacts(served: Build, dir: string, sourceName: st
   const paths = [...served.routes.keys(), ...served.gone.keys()];
   await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(paths)} };\n`);
   const lambda = await bundle({ contents: LAMBDA_ENTRY }, resolve(dir, "lambda", "index.mjs"), stampBuild(served, []), "node");
-  const node = await bundle({ file: resolve(ROOT, "node", "artifact-server.ts") }, resolve(dir, "node", "server.mjs"), { ...withCodings, sourceName }, "node");
+  const node = await bundle({ file: resolve(ROOT, "node", "serve", "artifact-server.ts") }, resolve(dir, "node", "server.mjs"), { ...withCodings, sourceName }, "node");
   return { fetch, lambda, node };
 }
 

@@ -5,7 +5,7 @@
  */
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
-import type { Compress } from "../http/encoding.ts";
+import type { Compress } from "../../http/encoding.ts";
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);

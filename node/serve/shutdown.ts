@@ -5,9 +5,9 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CANONICAL_PATH } from "../http/lifecycle.ts";
-import type { BuildMeta } from "../http/prepare.ts";
-import { pathOf } from "../http/request-path.ts";
+import { CANONICAL_PATH } from "../../http/version-policy.ts";
+import type { BuildMeta } from "../../http/prepare.ts";
+import { pathOf } from "../../http/request-path.ts";
 
 /**
  * node:http limits for every registry server: a client gets 10 s to send its headers and 15 s for

@@ -3,7 +3,7 @@
  * messages differ between versions, and some give no position at all). Only called on text that
  * `JSON.parse` has already refused, so it favours clarity over speed.
  */
-import { KNOWN_KEYS } from "../contract/source.ts";
+import { KNOWN_KEYS } from "../../contract/source.ts";
 
 /** The first syntax error in `text`, as 1-based line and column (UTF-16 code units), or null. */
 export function locateJsonError(text: string): { line: number; column: number; reason: string } | null {

@@ -6,7 +6,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { Build } from "../http/prepare.ts";
+import type { Build } from "../../http/prepare.ts";
 import { typesOf, typesPath } from "./types.ts";
 
 /** Headers a static host computes on its own (length, validators) or sets itself (Vary, when it compresses). */

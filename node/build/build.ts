@@ -15,18 +15,18 @@
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MAX_DEPLOY_DOCUMENT_BYTES } from "../contract/limits.ts";
-import { prepareBuild } from "../http/prepare.ts";
-import { VERSIONS } from "../http/versions.ts";
-import { parseProcessArgs } from "./args.ts";
+import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
+import { prepareBuild } from "../../http/prepare.ts";
+import { VERSIONS } from "../../http/versions.ts";
+import { parseProcessArgs } from "../cli/args.ts";
 import { bundleArtifacts } from "./bundle.ts";
 import { zlibCompress } from "./compress.ts";
-import { loadInputs } from "./inputs.ts";
+import { loadInputs } from "../cli/inputs.ts";
 import { outputProblems, replaceOutput } from "./output-folder.ts";
 import { writeStatic } from "./static.ts";
 
 /** The repository this build runs from: neither it nor a folder holding it may be the output. */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const { values } = parseProcessArgs({
   usage: "npm run build -- --source FILE --base-url URL [--out DIR]",

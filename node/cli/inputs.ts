@@ -4,12 +4,12 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveConfig, type Config, type Env } from "../contract/config.ts";
-import type { Source } from "../contract/source.ts";
+import { resolveConfig, type Config, type Env } from "../../contract/config.ts";
+import type { Source } from "../../contract/source.ts";
 import { readSourceFile } from "./source-file.ts";
 
 /** The embedded default snapshot, read from disk like any other source. */
-export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), ".."), "fixtures", "registry.json");
+export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), "../.."), "fixtures", "registry.json");
 
 /**
  * Resolves the configuration from `env` (and explicit flags) and reads `path`; returns both (with

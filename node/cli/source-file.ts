@@ -3,9 +3,9 @@
  * build) loads a registry. Problems come back prefixed with the file's path, one per line.
  */
 import { readFile, stat } from "node:fs/promises";
-import { MAX_SOURCE_BYTES, sizeOf } from "../contract/limits.ts";
-import { capProblems, summarizeWarnings } from "../contract/messages.ts";
-import { validateSource, type Source } from "../contract/source.ts";
+import { MAX_SOURCE_BYTES, sizeOf } from "../../contract/limits.ts";
+import { capProblems, summarizeWarnings } from "../../contract/messages.ts";
+import { validateSource, type Source } from "../../contract/source.ts";
 import { findDuplicateKeys, locateJsonError } from "./json-error.ts";
 
 /**

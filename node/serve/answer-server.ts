@@ -4,8 +4,8 @@
  * precomputed headers and bytes.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import type { Answerer } from "../http/answer.ts";
-import { pathOf } from "../http/request-path.ts";
+import type { Answerer } from "../../http/answer.ts";
+import { pathOf } from "../../http/request-path.ts";
 
 /** The listener answering every request through `answer`; the query string is never read. */
 export function answerListener(answer: Answerer): RequestListener {

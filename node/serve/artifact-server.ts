@@ -4,14 +4,14 @@
  * `registry:stamp` is provided by the bundler (see `bundle.ts`).
  */
 import { createServer } from "node:http";
-import { parseBaseUrl } from "../contract/config.ts";
-import { answerer } from "../http/answer.ts";
-import { restoreBuild, type BuildStamp } from "../http/restore.ts";
+import { parseBaseUrl } from "../../contract/config.ts";
+import { answerer } from "../../http/answer.ts";
+import { restoreBuild, type BuildStamp } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
-import { parseProcessArgs } from "./args.ts";
-import { HTTP_LIMITS, runServer, serverEnv } from "./lifecycle.ts";
+import { parseProcessArgs } from "../cli/args.ts";
+import { HTTP_LIMITS, runServer, serverEnv } from "./shutdown.ts";
 
 const stamp = stampData as BuildStamp & { readonly sourceName: string };
 

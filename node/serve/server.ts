@@ -7,13 +7,13 @@
 import { createAdaptorServer } from "@hono/node-server";
 import type { Server } from "node:http";
 import { basename } from "node:path";
-import { createApp } from "../http/app.ts";
-import { LimitError } from "../contract/limits.ts";
-import { prepareBuild, VersionPolicyError } from "../http/prepare.ts";
-import { parseProcessArgs } from "./args.ts";
-import { zlibCompress } from "./compress.ts";
-import { loadInputs, SNAPSHOT } from "./inputs.ts";
-import { HTTP_LIMITS, runServer, serverEnv } from "./lifecycle.ts";
+import { createApp } from "../../http/app.ts";
+import { LimitError } from "../../contract/limits.ts";
+import { prepareBuild, VersionPolicyError } from "../../http/prepare.ts";
+import { parseProcessArgs } from "../cli/args.ts";
+import { zlibCompress } from "../build/compress.ts";
+import { loadInputs, SNAPSHOT } from "../cli/inputs.ts";
+import { HTTP_LIMITS, runServer, serverEnv } from "./shutdown.ts";
 
 parseProcessArgs({
   usage: "npm start [-- --help]",

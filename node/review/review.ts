@@ -5,7 +5,7 @@
  * `npm run review` (entry point in `bin/review.ts`), run by `.github/workflows/ci.yml`.
  */
 import { execFileSync } from "node:child_process";
-import { VERSIONS } from "../http/versions.ts";
+import { VERSIONS } from "../../http/versions.ts";
 import { asDocument, diffDocuments, worstClass, type Document } from "./diff.ts";
 import { markdownReport, summaryLine } from "./diff-report.ts";
 import { codeSpan, escapeHtml, fenceFor } from "./markdown.ts";

@@ -2,10 +2,10 @@
  * Writes a build as plain data (`BuildStamp`, see `http/restore.ts`) for a deploy artifact to
  * embed: identity bodies as UTF-8 text, precompressed ones as base64, each distinct body once.
  */
-import type { Encoding } from "../http/encoding.ts";
-import type { Build } from "../http/prepare.ts";
-import type { BuildStamp, RouteStamp, VariantStamp } from "../http/restore.ts";
-import type { Variant } from "../http/responses.ts";
+import type { Encoding } from "../../http/encoding.ts";
+import type { Build } from "../../http/prepare.ts";
+import type { BuildStamp, RouteStamp, VariantStamp } from "../../http/restore.ts";
+import type { Variant } from "../../http/responses.ts";
 
 /** The stamp of `build`, offering only `codings` (besides identity) of those the build made. */
 export function stampBuild(build: Build, codings: readonly Encoding[]): BuildStamp {
