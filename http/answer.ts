@@ -41,16 +41,28 @@ export const BAD_REQUEST = problem(400, "Bad Request");
 export const INTERNAL_ERROR = problem(500, "Internal Server Error");
 
 /**
+ * The path of a base URL, without a trailing slash: `/prod` for `https://api.example.org/prod`, and
+ * "" when the base is a bare origin. As a WHATWG pathname, it is compared undecoded, like request paths.
+ */
+export function basePathOf(baseUrl: string): string {
+  return new URL(baseUrl).pathname.replace(/\/+$/, "");
+}
+
+/**
  * Makes the answer function over a build's `routes` (path to resource) and `gone` paths (path to
  * its 410). Paths match exactly: a trailing slash or another case is another path, and a query
- * string is never part of `path`.
+ * string is never part of `path`. When the build's base URL has a path, each address answers with
+ * that path in front too, with the same answer: some platforms strip a stage or a base-path
+ * mapping before the function sees the request, others keep it.
  *
  * @example
  * const answer = answerer(build);
  * answer("GET", "/vaults.json", (name) => request.headers.get(name));
  */
-export function answerer({ routes, gone }: Pick<Build, "routes" | "gone">): Answerer {
-  return (method, path, header) => {
+export function answerer({ routes, gone, meta }: Pick<Build, "routes" | "gone" | "meta">): Answerer {
+  const prefix = basePathOf(meta.baseUrl);
+  return (method, requested, header) => {
+    const path = prefix !== "" && requested.startsWith(`${prefix}/`) && !routes.has(requested) && !gone.has(requested) ? requested.slice(prefix.length) : requested;
     const resource = routes.get(path);
     if (resource === undefined) {
       const sunset = gone.get(path);

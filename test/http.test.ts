@@ -2,7 +2,12 @@
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import fc from "fast-check";
+import { answerer, basePathOf } from "../http/answer.ts";
 import { createApp } from "../http/app.ts";
+import { tablePaths } from "../http/version-policy.ts";
+import { VERSIONS } from "../http/versions.ts";
+import { fcParams } from "./arbitraries.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { restoreBuild } from "../http/restore.ts";
@@ -196,6 +201,36 @@ test("the schema: application/schema+json, cached and CORS like the document, $i
   assert.is(schema.$id, `${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json`);
   const etag = res.headers.get("etag") as string;
   assert.is((await get(SCHEMA, { headers: { "if-none-match": etag } })).status, 304);
+});
+
+test("law: with a base URL that has a path, every address answers the same with that path in front; nothing else is added", async () => {
+  const segment = fc.stringMatching(/^[a-z0-9_.~-]{1,8}$/).filter((x) => x !== "." && x !== "..");
+  await fc.assert(
+    fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 3 }), fc.constantFrom(...tablePaths(VERSIONS), "/api/registry.v2.json", "/"), fc.constantFrom("GET", "HEAD", "POST", "OPTIONS"), fc.boolean(), async (segments, path, method, slash) => {
+      const prefix = `/${segments.join("/")}`;
+      const base = await prepareBuild(source.source, { ...GOLDEN_OPTIONS, baseUrl: `https://registry.example.org${prefix}${slash ? "/" : ""}` });
+      const answer = answerer(base);
+      const header = () => undefined;
+      const plain = answer(method, path, header);
+      const prefixed = answer(method, `${prefix}${path}`, header);
+      assert.equal([prefixed.status, prefixed.headers, prefixed.body], [plain.status, plain.headers, plain.body], `${prefix}${path}`);
+      assert.is(basePathOf(base.meta.baseUrl), prefix);
+      // Only the base's own path: another prefix, or the prefix twice, is not an address.
+      assert.is(answer(method, `/other${path}`, header).status, 404);
+      if (path !== "/") assert.is(answer(method, `${prefix}${prefix}${path}`, header).status, 404);
+    }),
+    { ...fcParams, numRuns: Math.min(fcParams.numRuns ?? 100, 40) },
+  );
+});
+
+test("a base path that is itself the start of an address keeps that address exact", async () => {
+  const api = await prepareBuild(source.source, { ...GOLDEN_OPTIONS, baseUrl: "https://registry.example.org/api" });
+  const answer = answerer(api);
+  const header = () => undefined;
+  assert.is(answer("GET", "/api/registry.v1.json", header).status, 200, "the versioned path as it is");
+  assert.is(answer("GET", "/api/api/registry.v1.json", header).status, 200, "and with the base path in front");
+  assert.is(answer("GET", "/api/vaults.json", header).status, 200);
+  assert.is(answer("GET", "/registry.v1.json", header).status, 404, "the base path is not removed from an address that has it");
 });
 
 test.run();

@@ -177,10 +177,11 @@ test("Bun: Bun.serve over dist/fetch/index.mjs's default export", async () => {
   assertQuiet("the runtime's output", server.output());
 });
 
-test("Cloudflare Workers: workerd serves dist/fetch/index.mjs without nodejs_compat, compressing nothing twice", async () => {
-  const dir = join(work, "workerd");
+/** workerd serving `fetchFile` without nodejs_compat, its port read back from its control fd. */
+async function startWorkerd(fetchFile: string, name: string): Promise<{ origin: string; output: () => string; stop: () => Promise<void> }> {
+  const dir = join(work, name);
   mkdirSync(dir);
-  cpSync(join(dist, "fetch", "index.mjs"), join(dir, "index.mjs"));
+  cpSync(fetchFile, join(dir, "index.mjs"));
   writeFileSync(
     join(dir, "config.capnp"),
     `using Workerd = import "/workerd/workerd.capnp";
@@ -199,6 +200,12 @@ const registry :Workerd.Worker = (
   child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
   const exited = new Promise<void>((done) => child.on("exit", () => done()));
+  const stop = async () => {
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
   try {
     const port = await new Promise<number>((resolvePort, reject) => {
       const timer = setTimeout(() => reject(new Error(`workerd did not listen within 30 s:\n${output}`)), 30_000);
@@ -215,15 +222,22 @@ const registry :Workerd.Worker = (
       });
       child.on("exit", (code) => reject(new Error(`workerd exited (${code}):\n${output}`)));
     });
-    await conforms("workerd", `http://127.0.0.1:${port}`);
-    assert.not.match(output, /Disallowed operation|Uncaught/, output);
-  } finally {
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
+    return { origin: `http://127.0.0.1:${port}`, output: () => output, stop };
+  } catch (error: unknown) {
+    await stop();
+    throw error;
   }
-  assertQuiet("workerd's output", output);
+}
+
+test("Cloudflare Workers: workerd serves dist/fetch/index.mjs without nodejs_compat, compressing nothing twice", async () => {
+  const worker = await startWorkerd(join(dist, "fetch", "index.mjs"), "workerd");
+  try {
+    await conforms("workerd", worker.origin);
+    assert.not.match(worker.output(), /Disallowed operation|Uncaught/, worker.output());
+  } finally {
+    await worker.stop();
+  }
+  assertQuiet("workerd's output", worker.output());
 });
 
 test("Netlify: @netlify/dev serves dist/fetch as the functions folder, as deploy/netlify/netlify.toml says", async () => {
@@ -442,6 +456,64 @@ test("dist/fetch/index.mjs imports nothing of Node, and its literal config names
   const paths = (JSON.parse(literal.replace("path:", '"path":')) as { path: string[] }).path;
   const served = readFileSync(join(dist, "static", "_headers"), "utf8").split("\n").filter((l) => l.startsWith("/"));
   assert.equal([...paths].sort(), [...served].sort());
+});
+
+// --- A base URL with a path: every artifact answers with and without it -------------------------
+
+const BASE_PATH = "/registry";
+
+/** Each address of the table, with and without BASE_PATH in front: 200, the same bytes and ETag, the documents as built. */
+async function answersBothWays(runtime: string, origin: string, document: Buffer, options: { prefix?: string } = {}): Promise<void> {
+  for (const path of tablePaths(VERSIONS)) {
+    const [plain, prefixed] = [await fetchRaw(`${origin}${options.prefix ?? ""}${path}`), await fetchRaw(`${origin}${options.prefix ?? ""}${BASE_PATH}${path}`)];
+    assert.is(plain.status, 200, `${runtime} ${path}`);
+    assert.is(prefixed.status, 200, `${runtime} ${BASE_PATH}${path}`);
+    assert.ok(prefixed.body.equals(plain.body), `${runtime} ${path}: the same bytes with ${BASE_PATH} in front`);
+    assert.is(prefixed.headers["etag"], plain.headers["etag"], `${runtime} ${path}: the same ETag`);
+    if (path === "/vaults.json" || path === "/api/registry.v1.json") assert.ok(plain.body.equals(document), `${runtime} ${path}: the document built for the base URL`);
+  }
+  assert.is((await fetchRaw(`${origin}${options.prefix ?? ""}/other/vaults.json`)).status, 404, `${runtime}: only the base URL's own path`);
+}
+
+test("base URL with a path: node, deno, bun, workerd, Netlify and Lambda answer each address with and without it, the same bytes", async () => {
+  const based = join(work, "dist-based");
+  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", SOURCE, "--base-url", `https://registry.example.org${BASE_PATH}`, "--out", based], { env, timeoutMs: 120_000 });
+  assert.is(built.code, 0, built.stderr);
+  // The static export puts its files where the base URL's path says, and _headers names them there.
+  const document = readFileSync(join(based, "static", "registry", "vaults.json"));
+  assert.ok(document.includes(`"canonical_url": "https://registry.example.org${BASE_PATH}/vaults.json"`));
+  assert.match(readFileSync(join(based, "static", "_headers"), "utf8"), /^\/registry\/vaults\.json\n/m);
+  const servers: [string, () => Promise<{ origin: string; stop: () => Promise<unknown> }>][] = [
+    ["node", () => startServer(process.execPath, [join(based, "node", "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" })],
+    ["deno", () => startServer("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", join(based, "fetch", "index.mjs")], env, 60_000)],
+    ["bun", () => startServer("node_modules/.bin/bun", ["test/runtimes/bun-serve.ts", join(based, "fetch", "index.mjs")], env, 60_000)],
+    ["workerd", () => startWorkerd(join(based, "fetch", "index.mjs"), "workerd-based")],
+    ["netlify", () => {
+      const site = join(work, "netlify-based");
+      mkdirSync(site);
+      symlinkSync(based, join(site, "dist"));
+      writeFileSync(join(site, "netlify.toml"), readFileSync("deploy/netlify/netlify.toml", "utf8").replace(/^\s*base = .*\n/m, ""));
+      return startServer("node", ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site], env, 90_000);
+    }],
+  ];
+  for (const [runtime, start] of servers) {
+    const server = await start();
+    try {
+      await answersBothWays(runtime, server.origin, document);
+    } finally {
+      await server.stop();
+    }
+  }
+  // Lambda: each recorded event kind, the path as API Gateway, ALB or a Function URL would hand it.
+  const handler = (await import(pathToFileURL(join(based, "lambda", "index.mjs")).href)).handler as (event: unknown) => Promise<Event>;
+  for (const name of EVENTS) {
+    for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
+      const [plain, prefixed] = [await handler(retarget(event(name), "GET", path)), await handler(retarget(event(name), "GET", `${BASE_PATH}${path}`))];
+      assert.is(prefixed["statusCode"], 200, `${name} ${BASE_PATH}${path}`);
+      assert.is(prefixed["body"], plain["body"], `${name}: the same bytes`);
+      assert.is(plain["body"], document.toString("utf8"), `${name}: the document built for the base URL`);
+    }
+  }
 });
 
 // --- handler.ts unbundled: the development entry and the embedded snapshot ---------------------

@@ -13,6 +13,7 @@ import { build, type Metafile, type Plugin } from "esbuild";
 import { appendFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { basePathOf } from "../../http/answer.ts";
 import type { Build } from "../../http/prepare.ts";
 import { stampBuild } from "./stamp.ts";
 
@@ -47,7 +48,10 @@ export async function bundleArtifacts(served: Build, dir: string, sourceName: st
   const fetch = await bundle({ contents: FETCH_ENTRY }, fetchFile, withCodings, "neutral");
   // Netlify reads config by static analysis and accepts only literal values in this exact form.
   // It names every path the build answers: those it serves and those past their sunset (410).
-  const paths = [...served.routes.keys(), ...served.gone.keys()];
+  // With a base path, each path with it in front too: the function answers both (answer.ts).
+  const unprefixed = [...served.routes.keys(), ...served.gone.keys()];
+  const prefix = basePathOf(served.meta.baseUrl);
+  const paths = prefix === "" ? unprefixed : [...unprefixed, ...unprefixed.map((p) => `${prefix}${p}`)];
   await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(paths)} };\n`);
   const lambda = await bundle({ contents: LAMBDA_ENTRY }, resolve(dir, "lambda", "index.mjs"), stampBuild(served, []), "node");
   const node = await bundle({ file: resolve(ROOT, "node", "serve", "artifact-server.ts") }, resolve(dir, "node", "server.mjs"), { ...withCodings, sourceName }, "node");

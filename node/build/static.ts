@@ -6,28 +6,39 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { basePathOf } from "../../http/answer.ts";
 import type { Build } from "../../http/prepare.ts";
 import { typesOf, typesPath } from "./types.ts";
 
 /** Headers a static host computes on its own (length, validators) or sets itself (Vary, when it compresses). */
 const HOST_MADE = ["content-length", "etag", "last-modified", "vary"];
 
-/** The `_headers` file of a build: one block per path, its identity answer's headers in order. */
+/**
+ * The `_headers` file of a build: one block per path (with the base URL's path in front, where the
+ * files go), its identity answer's headers in order.
+ */
 export function staticHeaders(build: Build): string {
+  const prefix = basePathOf(build.meta.baseUrl);
   const blocks = [...build.routes].map(([path, resource]) =>
-    [path, ...Object.entries(resource.identity.ok).filter(([name]) => !HOST_MADE.includes(name)).map(([n, v]) => `  ${n}: ${v}`)].join("\n"),
+    [`${prefix}${path}`, ...Object.entries(resource.identity.ok).filter(([name]) => !HOST_MADE.includes(name)).map(([n, v]) => `  ${n}: ${v}`)].join("\n"),
   );
   return `${blocks.join("\n\n")}\n`;
 }
 
-/** Writes the static export of `build` into `dir`. */
+/**
+ * Writes the static export of `build` into `dir`, each file where the base URL puts it: a base
+ * URL with a path (`https://example.org/registry`) puts them under that path (`registry/`), so
+ * that a host serving `dir` at its root answers the base URL's addresses.
+ */
 export async function writeStatic(dir: string, build: Build): Promise<void> {
-  for (const [path, resource] of build.routes) {
+  const prefix = basePathOf(build.meta.baseUrl);
+  for (const [route, resource] of build.routes) {
+    const path = `${prefix}${route}`;
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), resource.identity.body);
     if (resource.identity.ok["content-type"] === "application/schema+json") {
       const schema = JSON.parse(new TextDecoder().decode(resource.identity.body)) as Record<string, unknown>;
-      await writeFile(join(dir, typesPath(path)), await typesOf(schema, path));
+      await writeFile(join(dir, typesPath(path)), await typesOf(schema, route));
     }
   }
   await writeFile(join(dir, "_headers"), staticHeaders(build));
