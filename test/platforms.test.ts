@@ -157,6 +157,26 @@ test("Node: node dist/node/server.mjs, with no node_modules anywhere above it", 
   assert.is(await same.stop(), 0);
 });
 
+/** The current Node LTS lines, from the registry packages `npm ci` brings (`node22`, `node24`). */
+const LTS: readonly [string, string][] = [
+  ["Node 22", resolve("node_modules/node22/bin/node")],
+  ["Node 24", resolve("node_modules/node24/bin/node")],
+];
+
+test("Node LTS: node dist/node/server.mjs on Node 22 and on Node 24", async () => {
+  for (const [label, binary] of LTS) {
+    const version = await run(binary, ["--version"], { env });
+    assert.match(version.stdout.toString(), new RegExp(`^v${label.slice(5)}\\.`), label);
+    const server = await startServer(binary, [join(dist, "node", "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" });
+    try {
+      await conforms(`node ${label}`, server.origin);
+    } finally {
+      assert.is(await server.stop(), 0, `${label}: SIGTERM, exit 0`);
+    }
+    assertQuiet(`${label}'s start line`, server.output());
+  }
+});
+
 test("Deno: deno serve dist/fetch/index.mjs", async () => {
   const server = await startServer("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", join(dist, "fetch", "index.mjs")], env, 60_000);
   try {
@@ -302,8 +322,14 @@ function freePort(): Promise<number> {
 
 let sls: Running | undefined;
 
-test("AWS Lambda behind serverless-offline: REST API (payload 1.0) and HTTP API (2.0) over real HTTP", async () => {
-  const project = join(work, "sls");
+test("AWS Lambda behind serverless-offline on Node 22 and 24 (nodejs22.x, nodejs24.x): REST API (payload 1.0) and HTTP API (2.0) over real HTTP", async () => {
+  for (const [label, binary] of LTS) await lambdaOffline(label, binary);
+});
+
+/** serverless-offline, run by `binary` (its worker threads run the handler), in front of dist/lambda/index.mjs. */
+async function lambdaOffline(label: string, binary: string): Promise<void> {
+  const runtime = `nodejs${label.slice(5)}.x`;
+  const project = join(work, `sls-${runtime}`);
   mkdirSync(join(project, "dist"), { recursive: true });
   cpSync(join(dist, "lambda"), join(project, "dist", "lambda"), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(project, "node_modules"));
@@ -312,7 +338,7 @@ test("AWS Lambda behind serverless-offline: REST API (payload 1.0) and HTTP API 
     `service: registry
 provider:
   name: aws
-  runtime: nodejs20.x
+  runtime: ${runtime}
 functions:
   registry:
     handler: dist/lambda/index.handler
@@ -325,8 +351,8 @@ plugins:
   );
   const [httpPort, lambdaPort] = [await freePort(), await freePort()];
   sls = await startServer(
-    join(ROOT, "node_modules/.bin/serverless"),
-    ["offline", "start", "--host", "127.0.0.1", "--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort), "--noTimeout"],
+    binary,
+    [join(ROOT, "node_modules/serverless/bin/serverless.js"), "offline", "start", "--host", "127.0.0.1", "--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort), "--noTimeout"],
     { ...env, SLS_TELEMETRY_DISABLED: "1", SLS_NOTIFICATIONS_MODE: "off", SLS_DEPRECATION_DISABLE: "*" },
     90_000,
     { cwd: project, ready: /Server ready: (http:\/\/127\.0\.0\.1:\d+)/ },
@@ -339,13 +365,13 @@ plugins:
     // recorded events below carry the targets undecoded, as API Gateway's rawPath does.
     const decoded = new Set(["/vaults%2ejson", "/%76aults.json", "/vaults.json/"]);
     const restRule = PATH_RULE.map(([target, status]) => [target, decoded.has(target) ? 200 : status] as const);
-    await conforms("lambda REST API", sls.origin, { prefix: "/dev", contentType, pathRule: restRule });
-    await conforms("lambda HTTP API", sls.origin, { contentType, pathRule: restRule });
+    await conforms(`lambda REST API, ${runtime}`, sls.origin, { prefix: "/dev", contentType, pathRule: restRule });
+    await conforms(`lambda HTTP API, ${runtime}`, sls.origin, { contentType, pathRule: restRule });
   } finally {
     await sls.stop();
   }
   assertQuiet("serverless-offline's output", sls.output());
-});
+}
 
 test("every runtime sent one ETag per coding, and Node, Deno, Bun, workerd and Netlify all offered gzip and br", () => {
   for (const coding of ["gzip", "br"]) {
