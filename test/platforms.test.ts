@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { node22 } from "../deploy/node22.ts";
 import { tablePaths } from "../http/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
@@ -29,6 +30,8 @@ import { SECRET } from "./arbitraries.ts";
 import { fetchRaw as fetchUnchecked, startServer, type RawResponse, type Running } from "./servers.ts";
 
 const ROOT = resolve(".");
+/** @netlify/dev (in deploy/tools/, beside netlify-cli) needs Node 22.12 or later. */
+const NODE22 = node22() as string;
 const golden = readFileSync("golden/valid/unicode.json");
 const EPOCH = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
 const work = mkdtempSync(join(tmpdir(), "registry-platforms-"));
@@ -268,7 +271,7 @@ test("Netlify: @netlify/dev serves dist/fetch as the functions folder, as deploy
   symlinkSync(dist, join(site, "dist"));
   // The recipe's base is the folder that holds it; here the site folder is that folder.
   writeFileSync(join(site, "netlify.toml"), toml.replace(/^\s*base = .*\n/m, ""));
-  const server = await startServer("node", ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site], env, 90_000);
+  const server = await startServer(NODE22, ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site], env, 90_000);
   try {
     await conforms("netlify", server.origin, {
       // Only the function's three paths reach it; any other is Netlify's own 404 page.
@@ -288,7 +291,7 @@ test("Netlify static: dist/static as the publish folder; Netlify applies _header
   mkdirSync(site);
   cpSync(join(dist, "static"), join(site, "public"), { recursive: true });
   writeFileSync(join(site, "netlify.toml"), '[build]\n  publish = "public"\n');
-  const server = await startServer("node", ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site, "--static"], env, 90_000);
+  const server = await startServer(NODE22, ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site, "--static"], env, 90_000);
   try {
     for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
       const res = await fetchRaw(`${server.origin}${path}`);
@@ -519,7 +522,7 @@ test("base URL with a path: node, deno, bun, workerd, Netlify and Lambda answer 
       mkdirSync(site);
       symlinkSync(based, join(site, "dist"));
       writeFileSync(join(site, "netlify.toml"), readFileSync("deploy/netlify/netlify.toml", "utf8").replace(/^\s*base = .*\n/m, ""));
-      return startServer("node", ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site], env, 90_000);
+      return startServer(NODE22, ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site], env, 90_000);
     }],
   ];
   for (const [runtime, start] of servers) {

@@ -1,9 +1,10 @@
 /** The type checkers: tsc over the whole project, and Deno over the web-standard modules. */
-import { readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { run } from "./process.ts";
+import { cleanEnv, run } from "./process.ts";
 
 /** The modules every runtime loads: web standards only. */
 const WEB_MODULES = ["handler.ts", "registry.ts", ...["http", "contract"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
@@ -55,6 +56,25 @@ test("node/ is a folder per job, and every import between them points down: revi
         assert.ok(ok, `node/${folder}/${file} imports ${target}, not a layer below it`);
       }
     }
+  }
+});
+
+test("npm ci on Node 20: no engine warning (npm's own check, dry run), and allowScripts names exactly the packages with install scripts", async () => {
+  for (const dir of [".", "deploy/tools"]) {
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { allowScripts?: Record<string, boolean> };
+    const lock = JSON.parse(readFileSync(join(dir, "package-lock.json"), "utf8")) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const scripted = new Set(Object.entries(lock.packages).filter(([path, p]) => path !== "" && p.hasInstallScript === true).map(([path]) => path.split("node_modules/").at(-1) as string));
+    assert.equal([...scripted].sort(), Object.keys(pkg.allowScripts ?? {}).sort(), `${dir}: allowScripts`);
+  }
+  // The root is what Node 20 installs; deploy/tools is installed under Node 22 (install-tools.ts).
+  const copy = mkdtempSync(join(tmpdir(), "registry-npm-ci-"));
+  try {
+    for (const file of ["package.json", "package-lock.json"]) copyFileSync(file, join(copy, file));
+    const dry = await run("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: copy, env: cleanEnv({ HOME: copy }), timeoutMs: 120_000 });
+    assert.is(dry.code, 0, dry.stderr);
+    assert.not.match(dry.stderr + dry.stdout.toString(), /EBADENGINE/);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
   }
 });
 

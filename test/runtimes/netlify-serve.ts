@@ -3,12 +3,25 @@
  * `handle(request)` per request) and exposes it on 127.0.0.1 and a free port, so the platform
  * tests can speak HTTP to it like to every other runtime. Bodies pass through untouched. A request
  * Netlify does not route answers 404 with `x-test-netlify: no match` (Netlify's own 404 page).
- * Usage: node --import tsx test/runtimes/netlify-serve.ts <site folder> [--static]
+ * Usage: <node 22> --import tsx test/runtimes/netlify-serve.ts <site folder> [--static]
  * (`--static`: serve the site's publish folder too, with its `_headers`, as Netlify's CDN does).
  */
-import { NetlifyDev } from "@netlify/dev";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+// @netlify/dev lives in deploy/tools/ with netlify-cli (it needs Node 22.12, as they do), so this
+// runs under the Node 22 that npm ci brings, and loads its ES module entry by its package's exports.
+const pkg = join(resolve(dirname(fileURLToPath(import.meta.url)), "../.."), "deploy", "tools", "node_modules", "@netlify", "dev");
+const entry = (JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { exports: { ".": { import: { default: string } } } }).exports["."].import.default;
+interface Dev {
+  start(): Promise<unknown>;
+  handle(request: Request): Promise<Response | undefined>;
+  stop(): Promise<unknown>;
+}
+const { NetlifyDev } = (await import(pathToFileURL(join(pkg, entry)).href)) as { NetlifyDev: new (options: Record<string, unknown>) => Dev };
 
 const off = { enabled: false };
 const dev = new NetlifyDev({
