@@ -6,6 +6,7 @@
 import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
 import { answersOf, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
+import { edgeKeeps } from "./encoding.ts";
 import type { Build } from "./prepare.ts";
 import { pathOf } from "./request-path.ts";
 
@@ -26,7 +27,12 @@ export function createApp(build: Build | (() => Promise<Build>)): Hono {
   // One catch-all route: the paths are static, so no router needs to do more.
   app.all("*", (c): Response | Promise<Response> => {
     const raw = c.req.raw;
-    const header = (name: string) => raw.headers.get(name);
+    // Cloudflare (and wrangler dev) hand a Worker `Accept-Encoding: br, gzip` whatever the client
+    // sent, keeping the client's own in `request.cf.clientAcceptEncoding`: answer with the coding
+    // the edge will keep for that client, so it gets this build's own bytes and ETag for it.
+    const client = (raw as { cf?: { clientAcceptEncoding?: unknown } }).cf?.clientAcceptEncoding;
+    const kept = typeof client === "string" ? edgeKeeps(client) : undefined;
+    const header = kept === undefined ? (name: string) => raw.headers.get(name) : (name: string) => (name === "accept-encoding" ? kept : raw.headers.get(name));
     // Not c.req.path: Hono decodes percent-encoding, and the path rule never does (request-path.ts).
     const path = pathOf(raw.url) ?? "/";
     const answer = answers.current();

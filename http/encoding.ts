@@ -71,6 +71,29 @@ function choose(header: string, order: readonly Coding[]): Coding {
   return best;
 }
 
+/**
+ * The coding Cloudflare's front layer keeps of a Worker's answer, given the client's own
+ * `Accept-Encoding` (`request.cf.clientAcceptEncoding`), as miniflare models that layer: of the
+ * client's codings in order of q (ties in the client's order), the first that is `gzip` or `br`,
+ * or `identity` if that comes first or none does. The layer re-encodes any other answer under the
+ * Worker's ETag, so the Worker answers with this coding and its own bytes and ETag for it.
+ */
+export function edgeKeeps(clientAcceptEncoding: string): Coding {
+  const entries = clientAcceptEncoding.split(",").map((part, index) => {
+    const [rawName, ...params] = part.split(";");
+    const name = (rawName ?? "").trim().toLowerCase();
+    const q = params.map((p) => p.split("=").map((s) => s.trim().toLowerCase())).find(([key]) => key === "q");
+    return { name: name === "x-gzip" ? "gzip" : name, q: q === undefined ? 1 : parseQ(q[1]), index };
+  });
+  entries.sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const { name, q } of entries) {
+    if (q === 0) continue;
+    if (name === "gzip" || name === "br") return name;
+    if (name === "identity") return "identity";
+  }
+  return "identity";
+}
+
 /** A qvalue: 0 to 1 with at most three decimals; anything else counts as 0 (refused). */
 function parseQ(text: string | undefined): number {
   // Stryker disable next-line ConditionalExpression: test(undefined) tests "undefined", which fails too

@@ -6,7 +6,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { prepareBuild } from "../http/prepare.ts";
-import { negotiator } from "../http/encoding.ts";
+import { edgeKeeps, negotiator } from "../http/encoding.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
@@ -108,6 +108,39 @@ test("conditional requests compare with the selected variant's ETag; 304 and HEA
   const head = await request({ "accept-encoding": "gzip" }, "HEAD");
   assert.is(head.headers.get("content-encoding"), "gzip");
   assert.is((await bytes(head)).length, 0);
+});
+
+test("edgeKeeps: the coding Cloudflare's front layer keeps for a client's own Accept-Encoding (miniflare's model)", () => {
+  const cases: [string, string][] = [
+    ["", "identity"],
+    ["gzip", "gzip"],
+    ["br", "br"],
+    ["gzip, br", "gzip"],
+    ["br, gzip", "br"],
+    ["gzip, deflate, br, zstd", "gzip"],
+    ["gzip;q=0.5, br", "br"],
+    ["br;q=0, gzip;q=0", "identity"],
+    ["identity, gzip", "identity"],
+    ["deflate, x-gzip", "gzip"],
+    ["*", "identity"],
+    ["GZIP ; q=1.0", "gzip"],
+  ];
+  for (const [header, kept] of cases) assert.is(edgeKeeps(header), kept, JSON.stringify(header));
+});
+
+test("law: edgeKeeps never keeps a coding the client refuses or does not name", () => {
+  const coding = fc.constantFrom("gzip", "br", "identity", "deflate", "zstd", "*", "x-gzip", "");
+  const q = fc.option(fc.constantFrom("0", "0.5", "1", "0.001", "1.000", "2", "x"), { nil: undefined });
+  fc.assert(
+    fc.property(fc.array(fc.tuple(coding, q), { maxLength: 6 }), (entries) => {
+      const header = entries.map(([c, w]) => (w === undefined ? c : `${c};q=${w}`)).join(", ");
+      const kept = edgeKeeps(header);
+      if (kept === "identity") return;
+      const named = entries.filter(([c]) => c === kept || (kept === "gzip" && c === "x-gzip"));
+      assert.ok(named.some(([, w]) => w === undefined || (/^(0\.\d+|1(\.0+)?)$/.test(w) && Number(w) > 0)), `${header} -> ${kept}`);
+    }),
+    fcParams,
+  );
 });
 
 test.run();

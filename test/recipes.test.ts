@@ -7,12 +7,14 @@
  *
  * - Netlify: `netlify build --offline` (netlify-cli), then `netlify serve --offline` in its own
  *   network namespace (it listens on every interface): only the version table's paths answer.
- * - Cloudflare: `wrangler deploy --dry-run --outdir`.
+ * - Cloudflare: `wrangler deploy --dry-run --outdir`; `wrangler dev` on the recipe (negotiation per
+ *   client on `request.cf.clientAcceptEncoding`), and `wrangler pages dev` on the static export.
  * - AWS: `serverless package` (osls), and the plain `zip -j`; each package's handler run by Node 22.
  */
 import fc from "fast-check";
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
@@ -24,6 +26,7 @@ import { VERSIONS } from "../http/versions.ts";
 import { typesPath } from "../node/build/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
 import { cleanEnv, run } from "./process.ts";
+import { fetchRaw, startServer, type RawResponse, type Running } from "./servers.ts";
 
 const ROOT = resolve(".");
 const NODE22 = node22() as string;
@@ -172,6 +175,96 @@ test("Cloudflare: wrangler deploy --dry-run --outdir uploads the artifact byte f
   assert.equal(filesUnder(out), ["README.md", "index.mjs"], "the Worker, and wrangler's note about the folder");
   assert.ok(readFileSync(join(out, "index.mjs")).equals(readFileSync(join(clone, "deploy", "cloudflare", "dist", "fetch", "index.mjs"))), "no rebundling, no source map");
   assertClean("Worker upload", out);
+});
+
+/** A port that was free a moment ago (wrangler is given its ports). */
+function freePort(): Promise<number> {
+  return new Promise((done, reject) => {
+    const probe = createServer();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * wrangler (`wrangler dev` or `wrangler pages dev`) on 127.0.0.1 in its own PID namespace, so that
+ * stopping it by its PID stops the workerd it starts too. Metrics off, logs outside the watched folder.
+ */
+async function wranglerDev(args: string[], cwd: string): Promise<Running> {
+  const [port, inspector] = [await freePort(), await freePort()];
+  const command = [join(clone, "deploy", "tool"), "wrangler", ...args, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector)];
+  return startServer("unshare", ["--pid", "--fork", "--kill-child", ...command], { ...env, WRANGLER_LOG_PATH: join(work, "wrangler-logs"), NO_COLOR: "1", FORCE_COLOR: "0" }, 120_000, { cwd, ready: /Ready on (http:\/\/127\.0\.0\.1:\d+)/ });
+}
+
+test("Cloudflare: wrangler dev on the recipe: identity, gzip and br clients each get this build's own bytes and ETag, and 304 on it", async () => {
+  const dir = join(clone, "deploy", "cloudflare");
+  assert.ok(existsSync(join(dir, "dist", "fetch", "index.mjs")), "the recipe's build (the test above) is there");
+  // This build's own variants, as its Node server answers them.
+  const own = await startServer(NODE22, [join(dir, "dist", "node", "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" });
+  const variants = new Map<string, RawResponse>();
+  try {
+    for (const coding of ["identity", "gzip", "br"]) variants.set(coding, await fetchRaw(`${own.origin}/vaults.json`, { headers: { "accept-encoding": coding } }));
+  } finally {
+    await own.stop();
+  }
+  const identity = variants.get("identity") as RawResponse;
+  // What the edge keeps for each client (miniflare's model of it): a browser listing gzip first gets gzip.
+  const clients: [string, Record<string, string>, string][] = [
+    ["identity (no Accept-Encoding)", {}, "identity"],
+    ["gzip", { "accept-encoding": "gzip" }, "gzip"],
+    ["br", { "accept-encoding": "br" }, "br"],
+    ["a browser", { "accept-encoding": "gzip, deflate, br, zstd" }, "gzip"],
+    ["br preferred by q", { "accept-encoding": "gzip;q=0.5, br" }, "br"],
+  ];
+  const wrangler = await wranglerDev(["dev"], dir);
+  try {
+    for (const [name, headers, coding] of clients) {
+      const expected = variants.get(coding) as RawResponse;
+      const res = await fetchRaw(`${wrangler.origin}/vaults.json`, { headers });
+      assert.is(res.status, 200, name);
+      assert.is(res.headers["content-encoding"], coding === "identity" ? undefined : coding, `${name}: coding`);
+      assert.ok(res.body.equals(expected.body), `${name}: this build's own ${coding} bytes, not re-encoded`);
+      assert.is(res.headers["etag"], expected.headers["etag"], `${name}: the ETag of the ${coding} variant`);
+      const again = await fetchRaw(`${wrangler.origin}/vaults.json`, { headers: { ...headers, "if-none-match": String(expected.headers["etag"]) } });
+      assert.is(again.status, 304, `${name}: 304 on its own ETag`);
+    }
+    const stale = await fetchRaw(`${wrangler.origin}/vaults.json`, { headers: { "if-none-match": String(variants.get("br")?.headers["etag"]) } });
+    assert.is(stale.status, 200, "an identity client holding the br ETag does not get 304");
+    const head = await fetchRaw(`${wrangler.origin}/vaults.json`, { method: "HEAD" });
+    assert.is(head.headers["content-length"], String(identity.body.length), "HEAD says the identity length");
+    assert.is((await fetchRaw(`${wrangler.origin}/vaults.json`, { method: "POST" })).status, 405);
+    assert.is((await fetchRaw(`${wrangler.origin}/api/registry.v2.json`)).status, 404);
+  } finally {
+    await wrangler.stop();
+  }
+  for (const word of FORBIDDEN) assert.not.ok(wrangler.output().includes(word), `wrangler dev's output holds ${word === SECRET ? "a private string" : "a path of this machine"}`);
+});
+
+test("Cloudflare Pages: wrangler pages dev serves dist/static with its _headers; the bytes are the build's", async () => {
+  // A folder with no wrangler.toml: the Worker's would make Pages look for a Worker.
+  const site = join(work, "pages");
+  cpSync(join(clone, "deploy", "cloudflare", "dist", "static"), join(site, "static"), { recursive: true });
+  const pages = await wranglerDev(["pages", "dev", "static", "--compatibility-date", "2026-10-01"], site);
+  try {
+    for (const path of tablePaths(VERSIONS)) {
+      const res = await fetchRaw(`${pages.origin}${path}`);
+      assert.is(res.status, 200, path);
+      assert.ok(res.body.equals(readFileSync(join(site, "static", path))), `${path}: the file's bytes`);
+      assert.is(res.headers["access-control-allow-origin"], "*", `${path}: _headers applied`);
+      assert.is(res.headers["cache-control"], "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400");
+    }
+    const doc = await fetchRaw(`${pages.origin}/vaults.json`);
+    assert.is(doc.headers["content-type"], "application/json");
+    assert.is(doc.headers["content-location"], "/api/registry.v1.json");
+    assert.match(String(doc.headers["link"]), /rel="describedby"/);
+    assert.is((await fetchRaw(`${pages.origin}/registry.source.json`)).status, 404);
+  } finally {
+    await pages.stop();
+  }
+  for (const word of FORBIDDEN) assert.not.ok(pages.output().includes(word), `pages dev's output holds ${word === SECRET ? "a private string" : "a path of this machine"}`);
 });
 
 test("AWS: serverless package holds the Lambda file alone; the packaged handler answers under Node 22", async () => {
