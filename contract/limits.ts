@@ -1,5 +1,5 @@
 /**
- * The stated limits of every input and output (README, "Limits"), each checked before the work that
+ * The stated limits of every input and output (docs/source-format.md, "Limits"), each checked before the work that
  * would exceed it and refused in one line naming the figure and the limit. Web standards only.
  */
 

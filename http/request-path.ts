@@ -1,5 +1,5 @@
 /**
- * The one path rule every runtime answers by (the README's "Paths"): the path of a request is the
+ * The one path rule every runtime answers by (docs/http.md, "Paths"): the path of a request is the
  * pathname the WHATWG URL parser gives its target. Dot segments are resolved (`/api/../vaults.json`
  * is `/vaults.json`), as every fetch runtime does before our code sees the request; percent-encoded
  * bytes are never decoded (`/vaults%2ejson` is not `/vaults.json`); query and fragment are dropped;

@@ -1,7 +1,7 @@
 /**
  * The version table (DECISIONS.md D8): every contract version this service ships, with its paths,
  * builder, schema, publication day and sunset. Routes, Netlify's `config.path`, the static export,
- * `about`, the schema's `$id`, `verify` and the README's version table all derive from it; the
+ * `about`, the schema's `$id`, `verify` and the version table in docs/document.md all derive from it; the
  * policy it must keep is in `version-policy.ts`, and a build refuses a table that breaks it.
  */
 import { registrySchema } from "../contract/schema.ts";

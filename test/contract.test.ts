@@ -222,7 +222,7 @@ test("the HTTP answers of every path to a fixed matrix of requests are golden/ht
 });
 
 test("the README's version table is the table's rows", () => {
-  const readme = readFileSync("README.md", "utf8");
+  const readme = readFileSync("docs/document.md", "utf8");
   const block = /<!-- version-table -->\n([\s\S]*?)<!-- \/version-table -->/.exec(readme)?.[1];
   const rows = VERSIONS.map((v) => `| v${v.number} | \`${v.path}\` | \`${v.schemaPath}\` | \`${v.openapiPath}\` | ${v.published} | ${v.sunset ?? "none"} |`);
   assert.is(block, ["| version | versioned path | schema | OpenAPI description | published | sunset |", "| --- | --- | --- | --- | --- | --- |", ...rows, ""].join("\n"));

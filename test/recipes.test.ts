@@ -66,7 +66,7 @@ test.after(() => rmSync(work, { recursive: true, force: true }));
 
 /** The README block under `<!-- name -->`, as its lines. */
 function block(name: string): string[] {
-  const readme = readFileSync("README.md", "utf8");
+  const readme = readFileSync("docs/deploying.md", "utf8");
   const text = new RegExp(`<!-- ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
   assert.ok(text !== undefined, `README has the ${name} block`);
   return text.split("\n").filter((line) => line.trim() !== "");
@@ -125,7 +125,7 @@ async function invokeLambda(file: string, handler: string, path: string): Promis
 }
 
 test("the README shows each recipe file exactly as it is in deploy/", () => {
-  const readme = readFileSync("README.md", "utf8");
+  const readme = readFileSync("docs/deploying.md", "utf8");
   for (const file of ["deploy/netlify/netlify.toml", "deploy/cloudflare/wrangler.toml", "deploy/aws/serverless.yml"]) {
     const shown = new RegExp(`<!-- file: ${file.replaceAll(".", "\\.")} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
     assert.is(shown, readFileSync(file, "utf8"), file);

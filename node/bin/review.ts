@@ -10,7 +10,7 @@ const { values } = parseProcessArgs({
   usage: "npm run --silent review -- --base REF [--head REF] [--summary FILE] [--repo DIR]",
   help: `
 Reviews the golden files a change moves, from the base commit to the head commit: each changed
-golden document through registry diff (classes and rule ids as in the README), every other
+golden document through registry diff (classes and rule ids as in docs/goldens.md), every other
 golden as its line diff. Writes Markdown to stdout, or appends it to --summary (GitHub's
 $GITHUB_STEP_SUMMARY). Fails when a golden document of a shipped versioned path (a row of the
 version table) has a breaking change.

@@ -20,7 +20,7 @@ const COMMAND: CommandSpec = {
 (Or: npm run --silent registry -- diff OLD.json NEW.json: see diff --help.)
 
 Builds the registry document from a source file and writes its exact bytes to stdout: the
-version /vaults.json serves at built_at (see the README's version table).
+version /vaults.json serves at built_at (see the version table in docs/document.md).
 Warnings (a status that is "active" or "pending" only up to case or spaces) go to stderr and
 do not change the exit code.
 
@@ -72,7 +72,7 @@ const DIFF: CommandSpec = {
   usage: "npm run --silent registry -- diff OLD.json NEW.json [--json] [--fail-on breaking,dangerous,privacy] [--limit N]",
   help: `
 Compares two built registry documents (what \`registry\` or the server writes; a source file
-is refused, unread) and classifies every change (README, "Reading a registry diff"): rows
+is refused, unread) and classifies every change (docs/goldens.md, "Reading a registry diff"): rows
 matched by vault_slug, edges by (source, target, type). Each change has a class, from harmless
 to harmful data, additive, dangerous, breaking, and a stable rule id; rows turning minimal or
 full, and minimal rows added or removed, are flagged privacy-relevant, with the fields that

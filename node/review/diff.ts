@@ -25,7 +25,7 @@ export const CLASSES: readonly ChangeClass[] = ["breaking", "dangerous", "additi
 /** One change, and the rule that classified it. */
 export interface Change {
   readonly class: ChangeClass;
-  /** A stable id (README, "Reading a registry diff"). */
+  /** A stable id (docs/goldens.md, "Reading a registry diff"). */
   readonly rule: string;
   /** Where: `schema_version`, `about.licence`, `vaults[harbour-ledger].status`, `vaults[] (full rows)`, ... */
   readonly where: string;
