@@ -9,10 +9,12 @@
  *   network namespace (it listens on every interface): only the version table's paths answer.
  * - Cloudflare: `wrangler deploy --dry-run --outdir`; `wrangler dev` on the recipe (negotiation per
  *   client on `request.cf.clientAcceptEncoding`), and `wrangler pages dev` on the static export.
- * - AWS: `serverless package` (osls), and the plain `zip -j`; each package's handler run by Node 22.
+ * - AWS: `serverless package` (osls), and the plain `zip -j`; each package's handler run by Node 22, and
+ *   the zip under the real runtime interface client (aws-lambda-ric) on Node 22 and 24.
  */
 import fc from "fast-check";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer as createHttpServer } from "node:http";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -291,6 +293,104 @@ test("AWS: the plain zip recipe puts index.mjs at the top, so handler index.hand
   assertClean("Lambda zip", dir);
   const answer = await invokeLambda(join(dir, "index.mjs"), "handler", "/api/registry.v1.json");
   assert.is(answer.statusCode, 200);
+});
+
+/** An event of `fixtures/aws-events/` aimed at `path` with `method` and extra headers, in the event's own shape. */
+function eventFor(name: string, method: string, path: string, headers: Record<string, string> = {}): Record<string, any> {
+  const e = JSON.parse(readFileSync(`fixtures/aws-events/${name}.json`, "utf8"));
+  if (e.version === "2.0") {
+    e.rawPath = path;
+    e.requestContext.http.method = method;
+    e.requestContext.http.path = path;
+  } else {
+    e.path = path;
+    e.httpMethod = method;
+    if (e.requestContext?.httpMethod !== undefined) e.requestContext.httpMethod = method;
+  }
+  for (const [k, v] of Object.entries(headers)) {
+    if (e.headers) e.headers[k] = v;
+    if (e.multiValueHeaders) e.multiValueHeaders[k] = [v];
+  }
+  return e;
+}
+
+/**
+ * The real Lambda runtime interface client (aws-lambda-ric, from deploy/tools/) running the
+ * packaged `index.handler` under `node`, against a Runtime API of this test's own on 127.0.0.1:
+ * each event is handed out on `/next` and its answer (or error) collected, in order.
+ */
+async function underRuntimeClient(node: string, taskRoot: string, events: unknown[]): Promise<{ answers: { kind: string; body: any }[]; output: string }> {
+  const answers: { kind: string; body: any }[] = [];
+  let next = 0;
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const api = createHttpServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      if (req.method === "GET" && req.url === "/2018-06-01/runtime/invocation/next") {
+        if (next >= events.length) return; // held open: the client waits here until it is stopped
+        const id = `request-${next}`;
+        const event = events[next++];
+        res.writeHead(200, { "content-type": "application/json", "lambda-runtime-aws-request-id": id, "lambda-runtime-deadline-ms": String(Date.now() + 30_000), "lambda-runtime-invoked-function-arn": "arn:aws:lambda:us-east-1:123456789012:function:registry" }).end(JSON.stringify(event));
+        return;
+      }
+      const kind = /\/(response|error)$/.exec(req.url ?? "")?.[1] ?? `unexpected ${req.method} ${req.url}`;
+      answers.push({ kind, body: body === "" ? null : JSON.parse(body) });
+      res.writeHead(202, { "content-type": "application/json" }).end("{}");
+      if (answers.length === events.length) done();
+    });
+  });
+  await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+  const runtimeApi = `127.0.0.1:${(api.address() as AddressInfo).port}`;
+  const client = spawn(node, [join(clone, "deploy", "tools", "node_modules", "aws-lambda-ric", "index.mjs"), "index.handler"], {
+    cwd: taskRoot,
+    env: { PATH: env["PATH"], HOME: home, AWS_LAMBDA_RUNTIME_API: runtimeApi, LAMBDA_TASK_ROOT: taskRoot, _HANDLER: "index.handler", AWS_LAMBDA_FUNCTION_NAME: "registry", AWS_LAMBDA_FUNCTION_VERSION: "$LATEST", AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "128", AWS_LAMBDA_LOG_GROUP_NAME: "/aws/lambda/registry", AWS_LAMBDA_LOG_STREAM_NAME: "test" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  client.stdout.on("data", (c: Buffer) => (output += c.toString()));
+  client.stderr.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<void>((resolve) => client.on("exit", () => resolve()));
+  const timer = setTimeout(done, 60_000);
+  try {
+    await Promise.race([finished, exited]);
+  } finally {
+    clearTimeout(timer);
+    client.kill("SIGTERM");
+    await exited;
+    api.closeAllConnections();
+    await new Promise((resolve) => api.close(resolve));
+  }
+  return { answers, output };
+}
+
+test("AWS: the packaged function under the real runtime interface client (aws-lambda-ric) on Node 22 and 24: every event kind", async () => {
+  const { dir } = unzip(join(clone, "deploy", "aws", "registry.zip"));
+  const document = readFileSync(join(clone, "deploy", "aws", "dist", "static", "vaults.json"), "utf8");
+  const etag = await strongEtag(new Uint8Array(Buffer.from(document)));
+  const kinds = ["apigw-rest-v1", "apigw-rest-v1-stage", "apigw-http-v2", "alb-headers-only", "alb-multivalue-headers", "lambda-function-url"];
+  const events = [
+    ...kinds.flatMap((k) => [eventFor(k, "GET", "/vaults.json"), eventFor(k, "HEAD", "/api/registry.v1.json"), eventFor(k, "GET", "/vaults.json", { "if-none-match": etag }), eventFor(k, "POST", "/vaults.json"), eventFor(k, "GET", "/nope")]),
+    { source: "aws.events", "detail-type": "Scheduled Event" },
+  ];
+  for (const node of [resolve("node_modules/node22/bin/node"), resolve("node_modules/node24/bin/node")]) {
+    const { answers, output } = await underRuntimeClient(node, dir, events);
+    assert.is(answers.length, events.length, `${node}: every event answered:\n${output}`);
+    assert.ok(answers.every((a) => a.kind === "response"), `${node}: no invocation error:\n${output}`);
+    const statuses = answers.map((a) => a.body.statusCode);
+    assert.equal(statuses, [...kinds.flatMap(() => [200, 200, 304, 405, 404]), 400], node);
+    for (const [i, kind] of kinds.entries()) {
+      const ok = answers[i * 5]?.body;
+      assert.is(ok.body, document, `${kind}: the document's bytes`);
+      const sample = eventFor(kind, "GET", "/");
+      const multi = sample["multiValueHeaders"] !== undefined && sample["multiValueHeaders"] !== null;
+      assert.is(multi ? ok.multiValueHeaders.etag[0] : ok.headers.etag, etag, `${kind}: its ETag, headers shaped as the event's`);
+      assert.is(answers[i * 5 + 1]?.body.body, "", `${kind}: HEAD has no body`);
+    }
+    assert.match(output, /registry: 400 for a Lambda event that is not an HTTP request/, "the non-HTTP event logged in one line");
+    for (const word of FORBIDDEN) assert.not.ok(output.includes(word), `the runtime's output holds ${word === SECRET ? "a private string" : "a path of this machine"}`);
+  }
 });
 
 test("the operator's source stays out of git: registry.source.json and the tools' folders are ignored", () => {
