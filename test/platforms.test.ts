@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -27,7 +27,7 @@ import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
 import { leakIn, plantCanaries } from "./canary.ts";
 import { SECRET } from "./arbitraries.ts";
-import { fetchRaw as fetchUnchecked, startServer, type RawResponse, type Running } from "./servers.ts";
+import { fetchRaw as fetchUnchecked, freePort, startServer, type RawResponse, type Running } from "./servers.ts";
 
 const ROOT = resolve(".");
 /** @netlify/dev (in deploy/tools/, beside netlify-cli) needs Node 22.12 or later. */
@@ -310,18 +310,6 @@ test("Netlify static: dist/static as the publish folder; Netlify applies _header
   }
   assertQuiet("the runtime's output", server.output());
 });
-
-/** A port that was free a moment ago (serverless-offline cannot be given port 0). */
-function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const probe = createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
-}
 
 let sls: Running | undefined;
 

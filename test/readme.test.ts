@@ -5,13 +5,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
-import { startServer } from "./servers.ts";
+import { freePort, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");
 const work = mkdtempSync(join(tmpdir(), "registry-readme-"));
@@ -35,17 +34,6 @@ async function step(name: string): Promise<{ stdout: string; stderr: string }> {
   const done = await run("sh", ["-e", "-c", block(name)], { env, cwd: clone, timeoutMs: 180_000 });
   assert.is(done.code, 0, `${name}:\n${block(name)}\n${done.stderr}`);
   return { stdout: done.stdout.toString(), stderr: done.stderr };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const probe = createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => done(port));
-    });
-  });
 }
 
 test("Your own registry: steps 1 to 5 as written, on a fresh copy of the repository", async () => {

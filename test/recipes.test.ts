@@ -15,8 +15,8 @@
 import fc from "fast-check";
 import { spawn, spawnSync } from "node:child_process";
 import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
@@ -28,7 +28,7 @@ import { VERSIONS } from "../http/versions.ts";
 import { typesPath } from "../node/build/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
 import { cleanEnv, run } from "./process.ts";
-import { fetchRaw, startServer, type RawResponse, type Running } from "./servers.ts";
+import { fetchRaw, freePort, startServer, type RawResponse, type Running } from "./servers.ts";
 
 const ROOT = resolve(".");
 const NODE22 = node22() as string;
@@ -178,18 +178,6 @@ test("Cloudflare: wrangler deploy --dry-run --outdir uploads the artifact byte f
   assert.ok(readFileSync(join(out, "index.mjs")).equals(readFileSync(join(clone, "deploy", "cloudflare", "dist", "fetch", "index.mjs"))), "no rebundling, no source map");
   assertClean("Worker upload", out);
 });
-
-/** A port that was free a moment ago (wrangler is given its ports). */
-function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const probe = createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => done(port));
-    });
-  });
-}
 
 /**
  * wrangler (`wrangler dev` or `wrangler pages dev`) on 127.0.0.1 in its own PID namespace, so that

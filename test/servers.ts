@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 
 export interface Running {
   readonly origin: string;
@@ -88,5 +89,17 @@ export function fetchRaw(url: string, init: { method?: string; headers?: Record<
     req.on("timeout", () => req.destroy(new Error(`no answer from ${url} within ${timeoutMs} ms`)));
     req.on("error", reject);
     req.end();
+  });
+}
+
+/** A port on 127.0.0.1 that was free a moment ago, for a tool that cannot be given port 0. */
+export function freePort(): Promise<number> {
+  return new Promise((done, reject) => {
+    const probe = createNetServer();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => done(port));
+    });
   });
 }

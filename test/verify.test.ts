@@ -176,6 +176,19 @@ async function hostServer(hook: (req: IncomingMessage, res: ServerResponse, n: n
   return { origin: await listen(server), server };
 }
 
+/** A 200 whose body does not stop: bounded at 64 MiB, far past verify's 16 MiB cap. */
+function endless(res: ServerResponse): void {
+  res.writeHead(200, { "content-type": "application/json" });
+  const chunk = Buffer.alloc(65_536, 32);
+  let sent = 0;
+  const pump = () => {
+    while (!res.destroyed && sent < 1024 && res.write(chunk)) sent++;
+    if (sent >= 1024) res.end();
+  };
+  res.on("drain", pump);
+  pump();
+}
+
 test("--expect-base: dist/node/server.mjs built for the real base URL passes before it is deployed; without it, the URLs fail", async () => {
   const out = join(work, "dist-deployed");
   const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", "fixtures/registry.json", "--base-url", DEPLOYED, "--out", out], { env: cleanEnv(), timeoutMs: 120_000 });
@@ -222,18 +235,6 @@ test("a refused connection says which host and port; a 404 hints at a stage or p
 });
 
 test("hostile servers: every failure is a FAIL row naming the request, and the run ends within its bounds", async () => {
-  const endless = (res: ServerResponse) => {
-    res.writeHead(200, { "content-type": "application/json" });
-    const chunk = Buffer.alloc(65_536, 32);
-    let sent = 0;
-    const pump = () => {
-      // Bounded: at most 64 MiB, far past verify's 16 MiB cap.
-      while (!res.destroyed && sent < 1024 && res.write(chunk)) sent++;
-      if (sent >= 1024) res.end();
-    };
-    res.on("drain", pump);
-    pump();
-  };
   const drip = (res: ServerResponse) => {
     res.writeHead(200, { "content-type": "application/json" });
     const timer = setInterval(() => res.write(" "), 100);
@@ -279,19 +280,7 @@ test("the whole run has a deadline: a server that drips every answer cannot hold
 });
 
 test("an endless body through the command: exit 1, the FAIL row, no stack trace", async () => {
-  const { origin, server } = await hostServer((req, res) => {
-    if (req.url !== "/vaults.json") return false;
-    res.writeHead(200, { "content-type": "application/json" });
-    const chunk = Buffer.alloc(65_536, 32);
-    let sent = 0;
-    const pump = () => {
-      while (!res.destroyed && sent < 1024 && res.write(chunk)) sent++;
-      if (sent >= 1024) res.end();
-    };
-    res.on("drain", pump);
-    pump();
-    return true;
-  });
+  const { origin, server } = await hostServer((req, res) => (req.url === "/vaults.json" ? (endless(res), true) : false));
   try {
     const result = await verify([origin, "--expect-base", DEPLOYED]);
     assert.is(result.code, 1);
