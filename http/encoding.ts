@@ -38,20 +38,8 @@ export function negotiator(offered: readonly Encoding[]): (acceptEncoding: strin
 
 function choose(header: string, order: readonly Coding[]): Coding {
   const weights = new Map<string, number>();
-  for (const part of header.split(",")) {
-    const [rawName, ...params] = part.split(";");
-    // Stryker disable next-line StringLiteral: split() always yields a first element
-    const name = (rawName ?? "").trim().toLowerCase();
-    // Stryker disable next-line ConditionalExpression,StringLiteral: a nameless entry weighs nothing on offer
-    if (name === "") continue;
-    let q = 1;
-    for (const param of params) {
-      const [key, value] = param.split("=").map((s) => s.trim().toLowerCase());
-      if (key === "q") q = parseQ(value);
-    }
-    // A coding named twice keeps its highest weight.
-    weights.set(name, Math.max(q, weights.get(name) ?? -1));
-  }
+  // A coding named twice keeps its highest weight.
+  for (const { name, q } of parseAcceptEncoding(header)) weights.set(name, Math.max(q, weights.get(name) ?? -1));
   // x-gzip is an alias of gzip (RFC 9110 §8.4.1.3).
   const gzip = Math.max(weights.get("gzip") ?? -1, weights.get("x-gzip") ?? -1);
   if (gzip >= 0) weights.set("gzip", gzip);
@@ -79,19 +67,34 @@ function choose(header: string, order: readonly Coding[]): Coding {
  * Worker's ETag, so the Worker answers with this coding and its own bytes and ETag for it.
  */
 export function edgeKeeps(clientAcceptEncoding: string): Coding {
-  const entries = clientAcceptEncoding.split(",").map((part, index) => {
-    const [rawName, ...params] = part.split(";");
-    const name = (rawName ?? "").trim().toLowerCase();
-    const q = params.map((p) => p.split("=").map((s) => s.trim().toLowerCase())).find(([key]) => key === "q");
-    return { name: name === "x-gzip" ? "gzip" : name, q: q === undefined ? 1 : parseQ(q[1]), index };
-  });
-  entries.sort((a, b) => b.q - a.q || a.index - b.index);
+  // A stable sort: ties keep the client's order.
+  const entries = parseAcceptEncoding(clientAcceptEncoding).sort((a, b) => b.q - a.q);
   for (const { name, q } of entries) {
     if (q === 0) continue;
-    if (name === "gzip" || name === "br") return name;
+    if (name === "br") return "br";
+    if (name === "gzip" || name === "x-gzip") return "gzip";
     if (name === "identity") return "identity";
   }
   return "identity";
+}
+
+/** An `Accept-Encoding` value as its codings in the client's order: lower-case names, each with its q (1 unless given). */
+function parseAcceptEncoding(header: string): { name: string; q: number }[] {
+  const entries: { name: string; q: number }[] = [];
+  for (const part of header.split(",")) {
+    const [rawName, ...params] = part.split(";");
+    // Stryker disable next-line StringLiteral: split() always yields a first element
+    const name = (rawName ?? "").trim().toLowerCase();
+    // Stryker disable next-line ConditionalExpression,StringLiteral: a nameless entry weighs nothing on offer
+    if (name === "") continue;
+    let q = 1;
+    for (const param of params) {
+      const [key, value] = param.split("=").map((s) => s.trim().toLowerCase());
+      if (key === "q") q = parseQ(value);
+    }
+    entries.push({ name, q });
+  }
+  return entries;
 }
 
 /** A qvalue: 0 to 1 with at most three decimals; anything else counts as 0 (refused). */

@@ -77,7 +77,7 @@ test("bad values and unreadable files: a clear line each, exit 1, nothing on std
 });
 
 test("every other command: --help prints usage and exit codes; a bad flag is one line and exit 2", async () => {
-  for (const [script, usage] of [["bench/run.ts", "npm run bench"], ["bench/soak.ts", "npm run soak"]] as const) {
+  for (const [script, usage] of [["bench/run.ts", "npm run bench"], ["bench/soak.ts", "npm run soak"], ["deploy/lambda-ric.ts", "npm run lambda-ric"]] as const) {
     const help = await run("node", ["--import", "tsx", script, "--help"], { env: cleanEnv() });
     assert.is(help.code, 0, script);
     assert.ok(help.stdout.toString().startsWith(`usage: ${usage}`), help.stdout.toString());

@@ -23,6 +23,7 @@ import { node22 } from "../deploy/node22.ts";
 import { tablePaths } from "../http/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
+import { event, EVENTS, retarget, usesMultiValueHeaders, type Event } from "./aws-events.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
 import { leakIn, plantCanaries } from "./canary.ts";
@@ -375,29 +376,6 @@ test("every runtime sent one ETag per coding, and Node, Deno, Bun, workerd and N
 
 // --- The recorded AWS events (ALB and Function URLs have no faithful emulator) ------------------
 
-type Event = Record<string, any>;
-const EVENTS = ["apigw-rest-v1", "apigw-rest-v1-stage", "apigw-http-v2", "alb-multivalue-headers", "alb-headers-only", "lambda-function-url"];
-const event = (name: string): Event => JSON.parse(readFileSync(`fixtures/aws-events/${name}.json`, "utf8"));
-
-/** The event with only its method, path and (added) headers changed, in the event's own shape. */
-function retarget(e: Event, method: string, path: string, headers: Record<string, string> = {}): Event {
-  const copy = structuredClone(e);
-  if (copy["version"] === "2.0") {
-    copy["rawPath"] = path;
-    copy["requestContext"].http.method = method;
-    copy["requestContext"].http.path = path;
-  } else {
-    copy["httpMethod"] = method;
-    copy["path"] = path;
-    if (copy["requestContext"]?.httpMethod !== undefined) copy["requestContext"].httpMethod = method;
-  }
-  for (const [name, value] of Object.entries(headers)) {
-    if (copy["headers"]) copy["headers"][name] = value;
-    if (copy["multiValueHeaders"]) copy["multiValueHeaders"][name] = [value];
-  }
-  return copy;
-}
-
 /** The bundle's handler; no answer it gives carries a canary. */
 async function lambdaBundle(): Promise<(event: unknown) => Promise<Event>> {
   const handler = (await import(pathToFileURL(join(dist, "lambda", "index.mjs")).href)).handler as (event: unknown) => Promise<Event>;
@@ -412,7 +390,7 @@ test("Lambda bundle: every recorded event kind, GET/HEAD/conditional/POST, heade
   const handler = await lambdaBundle();
   for (const name of EVENTS) {
     const sample = event(name);
-    const multi = sample["multiValueHeaders"] !== undefined && sample["multiValueHeaders"] !== null;
+    const multi = usesMultiValueHeaders(sample);
     for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
       const result = await handler(retarget(sample, "GET", path, { "accept-encoding": "gzip, br" }));
       assert.is(result["statusCode"], 200, `${name} ${path}`);

@@ -27,6 +27,7 @@ import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { typesPath } from "../node/build/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
+import { event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, freePort, startServer, type RawResponse, type Running } from "./servers.ts";
 
@@ -283,25 +284,6 @@ test("AWS: the plain zip recipe puts index.mjs at the top, so handler index.hand
   assert.is(answer.statusCode, 200);
 });
 
-/** An event of `fixtures/aws-events/` aimed at `path` with `method` and extra headers, in the event's own shape. */
-function eventFor(name: string, method: string, path: string, headers: Record<string, string> = {}): Record<string, any> {
-  const e = JSON.parse(readFileSync(`fixtures/aws-events/${name}.json`, "utf8"));
-  if (e.version === "2.0") {
-    e.rawPath = path;
-    e.requestContext.http.method = method;
-    e.requestContext.http.path = path;
-  } else {
-    e.path = path;
-    e.httpMethod = method;
-    if (e.requestContext?.httpMethod !== undefined) e.requestContext.httpMethod = method;
-  }
-  for (const [k, v] of Object.entries(headers)) {
-    if (e.headers) e.headers[k] = v;
-    if (e.multiValueHeaders) e.multiValueHeaders[k] = [v];
-  }
-  return e;
-}
-
 /**
  * The real Lambda runtime interface client (aws-lambda-ric, from deploy/tools/) running the
  * packaged `index.handler` under `node`, against a Runtime API of this test's own on 127.0.0.1:
@@ -365,9 +347,9 @@ if (RIC_BUILT) test("AWS: the packaged function under the real runtime interface
   const { dir } = unzip(join(clone, "deploy", "aws", "registry.zip"));
   const document = readFileSync(join(clone, "deploy", "aws", "dist", "static", "vaults.json"), "utf8");
   const etag = await strongEtag(new Uint8Array(Buffer.from(document)));
-  const kinds = ["apigw-rest-v1", "apigw-rest-v1-stage", "apigw-http-v2", "alb-headers-only", "alb-multivalue-headers", "lambda-function-url"];
+  const kinds = EVENTS;
   const events = [
-    ...kinds.flatMap((k) => [eventFor(k, "GET", "/vaults.json"), eventFor(k, "HEAD", "/api/registry.v1.json"), eventFor(k, "GET", "/vaults.json", { "if-none-match": etag }), eventFor(k, "POST", "/vaults.json"), eventFor(k, "GET", "/nope")]),
+    ...kinds.flatMap((k) => [retarget(event(k), "GET", "/vaults.json"), retarget(event(k), "HEAD", "/api/registry.v1.json"), retarget(event(k), "GET", "/vaults.json", { "if-none-match": etag }), retarget(event(k), "POST", "/vaults.json"), retarget(event(k), "GET", "/nope")]),
     { source: "aws.events", "detail-type": "Scheduled Event" },
   ];
   for (const node of [resolve("node_modules/node22/bin/node"), resolve("node_modules/node24/bin/node")]) {
@@ -379,8 +361,7 @@ if (RIC_BUILT) test("AWS: the packaged function under the real runtime interface
     for (const [i, kind] of kinds.entries()) {
       const ok = answers[i * 5]?.body;
       assert.is(ok.body, document, `${kind}: the document's bytes`);
-      const sample = eventFor(kind, "GET", "/");
-      const multi = sample["multiValueHeaders"] !== undefined && sample["multiValueHeaders"] !== null;
+      const multi = usesMultiValueHeaders(event(kind));
       assert.is(multi ? ok.multiValueHeaders.etag[0] : ok.headers.etag, etag, `${kind}: its ETag, headers shaped as the event's`);
       assert.is(answers[i * 5 + 1]?.body.body, "", `${kind}: HEAD has no body`);
     }
