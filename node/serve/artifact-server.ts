@@ -3,7 +3,6 @@
  * answers, stamped in at build, with plain node:http: no tsx, no node_modules, no work at start.
  * `registry:stamp` is provided by the bundler (see `bundle.ts`).
  */
-import { createServer } from "node:http";
 import { parseBaseUrl } from "../../contract/config.ts";
 import { answerer } from "../../http/answer.ts";
 import { restoreBuild, type BuildStamp } from "../../http/restore.ts";
@@ -14,6 +13,9 @@ import { parseProcessArgs } from "../cli/args.ts";
 import { HTTP_LIMITS, runServer, serverEnv } from "./shutdown.ts";
 
 const stamp = stampData as BuildStamp & { readonly sourceName: string };
+// node:http by getBuiltinModule, not by import: Node 22's ESM view of node:http reads every lazy
+// export, and one of them loads undici, a third of this server's cold start spent on nothing.
+const { createServer } = process.getBuiltinModule("node:http");
 
 parseProcessArgs({
   usage: "node dist/node/server.mjs [--help]",
