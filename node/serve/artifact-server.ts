@@ -15,7 +15,8 @@ import { HTTP_LIMITS, runServer, serverEnv } from "./shutdown.ts";
 const stamp = stampData as BuildStamp & { readonly sourceName: string };
 // node:http by getBuiltinModule, not by import: Node 22's ESM view of node:http reads every lazy
 // export, and one of them loads undici, a third of this server's cold start spent on nothing.
-const { createServer } = process.getBuiltinModule("node:http");
+// (getBuiltinModule is Node 20.16 and later; before it, the import.)
+const { createServer } = process.getBuiltinModule?.("node:http") ?? (await import("node:http"));
 
 parseProcessArgs({
   usage: "node dist/node/server.mjs [--help]",
