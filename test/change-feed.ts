@@ -1,7 +1,7 @@
 /**
- * A test oracle of the change feed's wire format (docs/choices.md, "Changes"), written from the
- * rule, not from the build: the item from one document to the next, the privacy rewrite, and the
- * two feed texts. The verify tests serve feeds made by it, and tamper with them.
+ * A test oracle of the change feed's wire format (docs/deploying.md, "What verify checks"),
+ * written from the rule, not from the build: the item from one document to the next, the privacy
+ * rewrite, and the two feed texts. The verify tests serve feeds made by it, and tamper with them.
  */
 import type { BuildStamp, ChangeSet, EdgeLike } from "../node/verify/replay.ts";
 

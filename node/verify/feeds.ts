@@ -1,8 +1,8 @@
 /**
- * `verify`'s checks of a version's change feeds (docs/http.md, "Change feeds"): both forms read by a
- * third-party parser (feedsmith; for Atom a well-formedness check by fast-xml-parser first), the
- * required elements present, ids unique, and the items replayed by the catch-up rule landing on the
- * served document.
+ * `verify`'s checks of a version's change feeds (docs/deploying.md, "What verify checks"): both
+ * forms read by a third-party parser (feedsmith; for Atom a well-formedness check by
+ * fast-xml-parser first), the required elements present, ids unique, and the items replayed by the
+ * catch-up rule landing on the served document.
  */
 import { XMLValidator } from "fast-xml-parser";
 import { parseAtomFeed, parseJsonFeed } from "feedsmith";
@@ -12,7 +12,7 @@ import type { Check } from "./check.ts";
 import { catchUp, type ChangeSet, type EdgeLike, type Held, type Refetch } from "./replay.ts";
 import type { Answer } from "./request.ts";
 
-/** The most of a feed's body read: twice the 4 MiB a feed may hold (docs/choices.md, "Changes"). */
+/** The most of a feed's body read: twice the 4 MiB a feed may hold (docs/deploying.md, "What verify checks"). */
 export const FEED_BODY_CAP = 8 * 1024 * 1024;
 
 const JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1";

@@ -1,7 +1,7 @@
 /**
- * The change feed's catch-up rule (docs/choices.md, "Changes"), as one pure function over plain
- * data: what a consumer holding an earlier document does with the feed's items. Web standards only,
- * so the build, the runtimes and `verify` can all use it.
+ * The change feed's catch-up rule (docs/deploying.md, "What verify checks"), as one pure function
+ * over plain data: what a consumer holding an earlier document does with the feed's items. Web
+ * standards only, so the build, the runtimes and `verify` can all use it.
  */
 
 /** A build, as an item's `from` and `to` name it. */
