@@ -1,9 +1,11 @@
 /** The change feed's catch-up rule (node/verify/replay.ts), as laws over generated documents. */
 import fc from "fast-check";
+import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { catchUp, type EdgeLike } from "../node/verify/replay.ts";
 import { changeBetween, historyOf, type Doc, type Row } from "./change-feed.ts";
+import { run } from "./process.ts";
 
 const RUNS = { numRuns: 300, includeErrorInReport: true };
 
@@ -88,6 +90,13 @@ test("catchUp applies remove before upsert and remove_touching before add, and s
     edges: { add: [{ source: "a", target: "b", type: "t" }, { source: "B", target: "b", type: "t" }], remove: [], remove_touching: ["a"] },
   };
   equal(catchUp(held, "2026-11-10T12:00:00Z", [set]), { vaults: [{ vault_slug: "B" }, { vault_slug: "b", n: 2 }], edges: [{ source: "B", target: "b", type: "t" }, { source: "a", target: "b", type: "t" }] });
+});
+
+test("replay.ts is web-standard, so the build and every runtime can share it: nothing of Node, no import, and deno check passes", async () => {
+  const text = readFileSync("node/verify/replay.ts", "utf8");
+  assert.not.match(text, /from "|require\(|\bprocess\.|\bBuffer\b|__dirname/);
+  const checked = await run("node_modules/.bin/deno", ["check", "node/verify/replay.ts"], { timeoutMs: 120_000 });
+  assert.is(checked.code, 0, checked.stderr);
 });
 
 test.run();

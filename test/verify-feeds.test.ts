@@ -112,7 +112,7 @@ const failing = (rows: readonly Check[]) => rows.filter((c) => c.result !== "pas
 test("a valid feed of two builds (first snapshot, then a change), and B's own earlier document: every feed row passes", async () => {
   const rows = await feedRows(both(itemsOf(DEPLOYED, VALID)), A);
   assert.equal(failing(rows), []);
-  for (const name of [/link both feeds/, /changes\.json answers 200 as application\/feed\+json/, /changes\.atom answers 200 as application\/atom\+xml/, /is a JSON Feed 1\.1/, /is well-formed Atom .* RFC 4287/, /ids are unique/, /Atom entries are the JSON items/,
+  for (const name of [/link the JSON and the Atom change feed/, /changes\.json answers 200 as application\/feed\+json/, /changes\.atom answers 200 as application\/atom\+xml/, /is a JSON Feed 1\.1/, /is well-formed Atom .* RFC 4287/, /ids are unique/, /Atom entries are the JSON items/,
     /no item carries detail/, /newest item's to is no later/, /newest item's to state is the document's/, /whole feed, replayed from nothing/, /items newer than earlier\.json .*, replayed onto it/]) {
     assert.is(row(rows, name).result, "pass", String(name));
   }
@@ -127,7 +127,26 @@ test("a tampered feed whose replay misses a change: the whole-history replay and
   assert.is(row(rows, /replayed from nothing/).detail, "vaults[tide-tables] differs");
   const noEdge = [VALID[0], { ...last, edges: { ...last.edges, add: [] } }] as ChangeSet<Row, EdgeLike>[];
   const missing = await feedRows(both(itemsOf(DEPLOYED, noEdge)), A);
-  assert.is(row(missing, /replayed onto it, give/).detail, "edge new-quay -> tide-tables (reads) missing");
+  assert.is(row(missing, /replayed onto it, give/).detail, "edge new-quay -> tide-tables missing");
+});
+
+test("a JSON feed that breaks its own rules: two items to one build, a date_published that is not to.built_at, a resync with lists, a bad class, over 4 MiB: FAIL", async () => {
+  const items = itemsOf(DEPLOYED, VALID);
+  const [first, last] = VALID as [ChangeSet<Row, EdgeLike>, ChangeSet<Row, EdgeLike>];
+  const text = jsonFeed(DEPLOYED, items);
+  const cases: [string, string, RegExp][] = [
+    ["two items to one build", jsonFeed(DEPLOYED, [items[0] as FeedItem, { id: "other", set: { ...last, to: first.to, from: { built_at: "2026-11-20T00:00:00Z", etag: '"x"' } } }]), /^two items lead to the build of 2026-11-21T12:00:00Z$/],
+    ["date_published", text.replace('"date_published": "2026-11-22T12:00:00Z"', '"date_published": "2026-11-22T12:00:01Z"'), /^items\[0\]: date_published is not _registry\.to\.built_at$/],
+    ["resync with lists", jsonFeed(DEPLOYED, itemsOf(DEPLOYED, [first, { ...last, resync: true }])), /^items\[0\]: _registry\.resync is true but its lists are not empty$/],
+    ["class", text.replace('"class": "data"', '"class": "minor"'), /^items\[0\]: _registry\.class is not one of data, additive, dangerous, breaking$/],
+    ["version", text.replace("version/1.1", "version/1"), /^version is not https:\/\/jsonfeed\.org\/version\/1\.1$/],
+    ["size", text.replace('"title": "Registry v1: changes"', `"title": "Registry v1: changes", "padding": "${" ".repeat(4 * 1024 * 1024)}"`), /^4\.0 MiB, more than the 4 MiB a feed may hold$/],
+  ];
+  for (const [name, json, detail] of cases) {
+    const rows = await feedRows({ json, atom: atomFeed(DEPLOYED, items) });
+    assert.match(row(rows, /is a JSON Feed 1\.1/).detail, detail, name);
+    assert.is(row(rows, /is a JSON Feed 1\.1/).result, "fail", name);
+  }
 });
 
 test("duplicate item ids: FAIL (and the Atom entries no longer match the items one to one)", async () => {
@@ -144,11 +163,12 @@ test("a broken Atom feed: not well-formed, or an entry without a required elemen
     ["truncated", good.slice(0, good.lastIndexOf("</entry>")), /^not well-formed XML at line \d+: /],
     ["no updated", good.replace(/(<entry>\n(?:.*\n){2})    <updated>[^<]*<\/updated>\n/, "$1"), /^entry 1 has no updated$/],
     ["no feed id", good.replace(/  <id>[^<]*<\/id>\n/, ""), /^the feed has no id$/],
+    ["no link to the document", good.replace(/    <link rel="alternate" [^>]*\/>\n/, ""), /^entry 1 has no link to https:\/\/registry\.example\.org\/api\/registry\.v1\.json$/],
     ["an RSS document", '<?xml version="1.0"?><rss version="2.0"><channel><title>x</title></channel></rss>', /^not an Atom feed \(DetectError\)$/],
   ];
   for (const [name, atom, detail] of cases) {
     const rows = await feedRows({ json: jsonFeed(DEPLOYED, items), atom });
-    assert.ok(failing(rows).includes("/api/registry.v1.changes.atom is well-formed Atom (read by feedsmith) with RFC 4287's required elements"), `${name}: ${JSON.stringify(rows)}`);
+    assert.ok(failing(rows).includes("/api/registry.v1.changes.atom is well-formed Atom (by a third-party parser) with RFC 4287's required elements"), `${name}: ${JSON.stringify(rows)}`);
     assert.match(row(rows, /well-formed Atom/).detail, detail, name);
   }
 });
@@ -191,9 +211,9 @@ test("a build that links its feeds but does not serve them, and one that serves 
   const missing = await feedRows({ json: null, atom: null });
   assert.equal(failing(missing), [`${JSON_PATH} answers 200 as application/feed+json`, `${JSON_PATH} has a strong ETag and CORS for any origin`, `${ATOM_PATH} answers 200 as application/atom+xml`, `${ATOM_PATH} has a strong ETag and CORS for any origin`]);
   const unlinked = await feedRows({ ...both(itemsOf(DEPLOYED, VALID)), link: false });
-  assert.equal(failing(unlinked), [`the document's answers link both feeds (Link rel="alternate", each with its type, at ${DEPLOYED})`]);
+  assert.equal(failing(unlinked), [`the document's answers link the JSON and the Atom change feed (Link rel="alternate", each with its type, at ${DEPLOYED})`]);
   const none = await feedRows({ json: null, atom: null, link: false });
-  assert.equal(none.map((c) => [c.result, c.name]), [["warn", "v1 serves no change feed (a build from before the feeds)"]]);
+  assert.equal(none.map((c) => [c.result, c.name]), [["warn", "v1 serves no change feed (a build older than the change feed)"]]);
 });
 
 test("through the command: --previous-document FILE replays; a missing file, bad JSON or a bad flag is one line, exit 1 or 2", async () => {
