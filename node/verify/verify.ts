@@ -1,9 +1,10 @@
 /**
- * Checks a live deployment against the v1 contract: the engine of `npm run verify -- <base-url>`
- * (entry point in `bin/verify.ts`).
+ * Checks a live deployment against the v1 contract, its change feeds included (`feeds.ts`): the
+ * engine of `npm run verify -- <base-url>` (entry point in `bin/verify.ts`). Requests go through
+ * `request.ts`, and every cell printed through `printable`.
  */
 import Ajv2020 from "ajv/dist/2020.js";
-import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../../http/version-policy.ts";
 import { VERSIONS } from "../../http/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
@@ -52,6 +53,9 @@ export interface VerifyOptions {
  * With `static` (or when the host sends a weak ETag, which only a host computing its own makes),
  * what a static host does on its own is a warning, not a failure: a weak or per-file ETag and
  * `; charset=utf-8` on a JSON content type.
+ *
+ * Last come the change feeds of the version `/vaults.json` serves (`feedChecks`), replayed onto
+ * `previousDocument` too when it is given.
  */
 export async function verify(base: string, options: VerifyOptions = {}): Promise<Check[]> {
   const checks: Check[] = [];
