@@ -59,6 +59,8 @@ const VALID = historyOf([A, B]);
 interface Served {
   json?: string | null;
   atom?: string | null;
+  /** Whether the feeds answer 304 to their own ETag (default: yes). */
+  conditional?: boolean;
   /** Whether the document's answers link the feeds (default: yes). */
   link?: boolean;
 }
@@ -74,7 +76,7 @@ async function feedServer(served: Served): Promise<{ origin: string; server: Ser
       const body = Buffer.from(feed[0]);
       const etag = `"${createHash("sha256").update(body).digest("hex").slice(0, 32)}"`;
       const headers = { "content-type": feed[1] as string, etag, "access-control-allow-origin": "*" };
-      if (req.headers["if-none-match"] === etag) return void res.writeHead(304, headers).end();
+      if (req.headers["if-none-match"] === etag && served.conditional !== false) return void res.writeHead(304, headers).end();
       return void res.writeHead(200, headers).end(req.method === "HEAD" ? undefined : body);
     }
     const a = answer(req.method ?? "GET", path, (name) => req.headers[name] as string | undefined);
@@ -112,7 +114,7 @@ const failing = (rows: readonly Check[]) => rows.filter((c) => c.result !== "pas
 test("a valid feed of two builds (first snapshot, then a change), and B's own earlier document: every feed row passes", async () => {
   const rows = await feedRows(both(itemsOf(DEPLOYED, VALID)), A);
   assert.equal(failing(rows), []);
-  for (const name of [/link the JSON and the Atom change feed/, /changes\.json answers 200 as application\/feed\+json/, /changes\.atom answers 200 as application\/atom\+xml/, /is a JSON Feed 1\.1/, /is well-formed Atom .* RFC 4287/, /ids are unique/, /Atom entries are the JSON items/,
+  for (const name of [/link the JSON and the Atom change feed/, /changes\.json answers 200 as application\/feed\+json/, /changes\.atom answers 200 as application\/atom\+xml/, /changes\.json answers 304 to its own ETag/, /changes\.atom answers 304 to its own ETag/, /is a JSON Feed 1\.1/, /is well-formed Atom .* RFC 4287/, /ids are unique/, /Atom entries are the JSON items/,
     /no item carries detail/, /newest item's to is no later/, /newest item's to state is the document's/, /whole feed, replayed from nothing/, /items newer than earlier\.json .*, replayed onto it/]) {
     assert.is(row(rows, name).result, "pass", String(name));
   }
@@ -147,6 +149,11 @@ test("a JSON feed that breaks its own rules: two items to one build, a date_publ
     assert.match(row(rows, /is a JSON Feed 1\.1/).detail, detail, name);
     assert.is(row(rows, /is a JSON Feed 1\.1/).result, "fail", name);
   }
+});
+
+test("feeds that ignore If-None-Match: FAIL for each", async () => {
+  const rows = await feedRows({ ...both(itemsOf(DEPLOYED, VALID)), conditional: false });
+  assert.equal(failing(rows), [`${JSON_PATH} answers 304 to its own ETag`, `${ATOM_PATH} answers 304 to its own ETag`]);
 });
 
 test("duplicate item ids: FAIL (and the Atom entries no longer match the items one to one)", async () => {

@@ -78,6 +78,10 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     check(`${path} answers 200 as ${type}`, res.status === 200 && got === type, `${res.status} ${got}`, res.status === 200 && bare === type);
     const etag = res.headers.get("etag");
     check(`${path} has a strong ETag and CORS for any origin`, etag !== null && !etag.startsWith("W/") && res.headers.get("access-control-allow-origin") === "*", `${etag ?? "no ETag"}${coding(res)}`, true);
+    if (res.status === 200 && etag !== null) {
+      const again = await c.get(path, { "if-none-match": etag }, "GET", FEED_BODY_CAP);
+      check(`${path} answers 304 to its own ETag`, again.status === 304, String(again.status), true);
+    }
   }
   if (json.status !== 200) return checks;
 
