@@ -212,6 +212,11 @@ test("--previous-document: an earlier build's document replays; one older than t
   assert.not.ok(rows.some((c) => /replayed from nothing/.test(c.name)), "no whole-history row when the window has no first snapshot");
   const bad = await feedRows(both(items), { schema_version: "1.0", vaults: [] });
   assert.equal(failing(bad), ["--previous-document earlier.json is a built v1 document"]);
+  // A source given by mistake: the row says where and what, never an internal key's name.
+  const source = await feedRows(both(items), fixture());
+  const detail = row(source, /--previous-document/).detail;
+  assert.match(detail, /^it does not validate against v1's schema: \/ must have required property 'schema_version'$/);
+  assert.not.match(detail, /owner_email|review_queue|node_operator|build_pipeline|harbour\.internal/);
 });
 
 test("a build that links its feeds but does not serve them, and one that serves them unlinked: FAIL; none linked and none served: one warning", async () => {

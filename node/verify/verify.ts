@@ -160,7 +160,9 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
 
   const identity = await get(paths.versioned, { "accept-encoding": "identity" }, "HEAD");
   const previous = options.previousDocument;
-  const problemOf = (value: unknown): string | null => (validate(value) ? null : `it does not validate against v${version.number}'s schema: ${JSON.stringify(validate.errors?.slice(0, 2))}`);
+  // Where and what only: an error's params could name a key of a source given here by mistake.
+  const problemOf = (value: unknown): string | null =>
+    validate(value) ? null : `it does not validate against v${version.number}'s schema: ${(validate.errors ?? []).slice(0, 2).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ")}`;
   checks.push(...(await feedChecks({
     version,
     expect,
