@@ -216,10 +216,10 @@ function itemProblem(item: unknown): string | null {
 
 /** The entries of an Atom text, checked; or what is wrong with it. */
 function readAtomFeed(text: string, documentUrl: string): { entries: { id: string; updated: string }[] } | { problems: string[] } {
-  const wellFormed = XMLValidator.validate(text);
-  if (wellFormed !== true) return { problems: [`not well-formed XML at line ${wellFormed.err.line}: ${wellFormed.err.msg.slice(0, 80)}`] };
   let feed: ReturnType<typeof parseAtomFeed>;
   try {
+    const wellFormed = XMLValidator.validate(text);
+    if (wellFormed !== true) return { problems: [`not well-formed XML at line ${wellFormed.err.line}: ${wellFormed.err.msg.slice(0, 80)}`] };
     feed = parseAtomFeed(text);
   } catch (error: unknown) {
     return { problems: [`not an Atom feed (${error instanceof Error ? error.name : "error"})`] };
