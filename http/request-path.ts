@@ -9,8 +9,12 @@
  * Web standards only.
  */
 
-/** An authority that needs no parser: a plain host name or address, and a port of digits. */
-const PLAIN_AUTHORITY = /^[a-z0-9.-]+(?::(\d{1,5}))?$/;
+/**
+ * An authority the URL parser surely takes as it is: a host name whose last label starts with a
+ * letter (one ending in a number is read as an IPv4 address, and may be refused), or a dotted-quad
+ * IPv4 address; and a port of digits. Anything else is left to the parser.
+ */
+const PLAIN_AUTHORITY = /^(?:(?:[a-z0-9]+(?:-[a-z0-9]+)*\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::(\d{1,5}))?$/;
 
 /**
  * The path `target` names: origin-form (`/x?q`), or an absolute `http://` or `https://` URL (an
