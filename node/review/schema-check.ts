@@ -48,76 +48,101 @@ export function schemaCheck(root: Record<string, unknown>): SchemaCheck {
   const defs = (root["$defs"] ?? {}) as Record<string, Schema>;
   for (const [name, sub] of Object.entries(defs)) vet(sub, `#/$defs/${name}`);
 
+  /** True when `v` passes `schema`; each failure goes to `record` (which returns false). No closure is made per call: this runs once per value. */
+  const check = (schema: Schema, v: unknown, where: string, record: Recorder, stop: () => boolean): boolean => {
+    if (schema === true) return true;
+    if (schema === false) return record(where, "not allowed here");
+    let ok = true;
+    const ref = schema["$ref"] as string | undefined;
+    if (ref !== undefined && !check(defs[ref.slice("#/$defs/".length)] ?? false, v, where, record, stop)) ok = false;
+    const type = schema["type"] as string | string[] | undefined;
+    if (type !== undefined) {
+      const types = typeof type === "string" ? [type] : type;
+      let typed = false;
+      for (const t of types) if (hasType(v, t)) typed = true;
+      if (!typed) return record(where, `expected ${types.join(" or ")}`);
+    }
+    if ("const" in schema && !jsonEqual(v, schema["const"])) ok = record(where, "not the one allowed value");
+    const options = schema["enum"] as unknown[] | undefined;
+    if (options !== undefined) {
+      let found = false;
+      for (const o of options) if (jsonEqual(v, o)) found = true;
+      if (!found) ok = record(where, `not one of the ${options.length} allowed values`);
+    }
+    if (typeof v === "string") {
+      const min = schema["minLength"] as number | undefined;
+      if (min !== undefined && codePoints(v, min) < min) ok = record(where, `shorter than ${min} characters`);
+      const pattern = schema["pattern"] as string | undefined;
+      if (pattern !== undefined && !(patterns.get(pattern) as RegExp).test(v)) ok = record(where, "does not match its pattern");
+      const format = schema["format"] as string | undefined;
+      if (format !== undefined && !(FORMATS[format] as (t: string) => boolean)(v)) ok = record(where, `not a ${format}`);
+    }
+    if (typeof v === "number") {
+      if (typeof schema["minimum"] === "number" && v < schema["minimum"]) ok = record(where, `below ${schema["minimum"]}`);
+      if (typeof schema["maximum"] === "number" && v > schema["maximum"]) ok = record(where, `above ${schema["maximum"]}`);
+    }
+    if (isObject(v)) {
+      for (const key of (schema["required"] as string[] | undefined) ?? []) if (!Object.hasOwn(v, key)) ok = record(where, `the required key ${key} is missing`);
+      const properties = schema["properties"] as Readonly<Record<string, Schema>> | undefined;
+      if (properties !== undefined) {
+        for (const key in properties) {
+          if (stop()) return false;
+          if (Object.hasOwn(v, key) && !check(properties[key] as Schema, v[key], where === "" ? key : `${where}.${key}`, record, stop)) ok = false;
+        }
+      }
+    }
+    if (Array.isArray(v) && schema["items"] !== undefined) {
+      for (let i = 0; i < v.length && !stop(); i++) if (!check(schema["items"] as Schema, v[i], `${where}[${i}]`, record, stop)) ok = false;
+    }
+    for (const sub of (schema["allOf"] as Schema[] | undefined) ?? []) if (!check(sub, v, where, record, stop)) ok = false;
+    const anyOf = schema["anyOf"] as Schema[] | undefined;
+    if (anyOf !== undefined) {
+      let any = false;
+      for (const sub of anyOf) if (!any && check(sub, v, where, quiet, never)) any = true;
+      if (!any) ok = record(where, `matches none of the ${anyOf.length} allowed shapes`);
+    }
+    const oneOf = schema["oneOf"] as Schema[] | undefined;
+    if (oneOf !== undefined) {
+      let passing = 0;
+      for (const sub of oneOf) if (check(sub, v, where, quiet, never)) passing++;
+      if (passing === 0) {
+        // Name the nearest shape's first failure: what a reader fixes first.
+        let nearest: string[] | undefined;
+        for (const sub of oneOf) {
+          const found: string[] = [];
+          check(sub, v, where, (w, what) => (found.push(`${w || "the top level"}: ${what}`), false), never);
+          if (nearest === undefined || found.length < nearest.length) nearest = found;
+        }
+        ok = record(where, `matches none of the ${oneOf.length} allowed shapes (the nearest fails at ${nearest?.[0] ?? where})`);
+      } else if (passing > 1) ok = record(where, `matches ${passing} of the allowed shapes, not one`);
+    }
+    return ok;
+  };
+
   return (value, limit = 5) => {
     const failures: string[] = [];
-    const fail = (where: string, what: string): false => {
-      failures.push(`${where || "the top level"}: ${what}`);
-      return false;
-    };
-    const full = () => failures.length >= limit;
-    /** True when `v` passes `schema`; records failures unless `quiet`. */
-    const check = (schema: Schema, v: unknown, where: string, record: (where: string, what: string) => false): boolean => {
-      if (schema === true) return true;
-      if (schema === false) return record(where, "not allowed here");
-      let ok = true;
-      const no = (what: string) => {
-        ok = false;
-        record(where, what);
-      };
-      const ref = schema["$ref"] as string | undefined;
-      if (ref !== undefined && !check(defs[ref.slice("#/$defs/".length)] ?? false, v, where, record)) ok = false;
-      const type = schema["type"] as string | string[] | undefined;
-      if (type !== undefined) {
-        const types = Array.isArray(type) ? type : [type];
-        if (!types.some((t) => hasType(v, t))) return (no(`expected ${types.join(" or ")}`), false);
-      }
-      if ("const" in schema && !jsonEqual(v as never, schema["const"] as never)) no("not the one allowed value");
-      const options = schema["enum"] as unknown[] | undefined;
-      if (options !== undefined && !options.some((o) => jsonEqual(v as never, o as never))) no(`not one of the ${options.length} allowed values`);
-      if (typeof v === "string") {
-        const min = schema["minLength"] as number | undefined;
-        if (min !== undefined && [...v].length < min) no(`shorter than ${min} characters`);
-        const pattern = schema["pattern"] as string | undefined;
-        if (pattern !== undefined && !(patterns.get(pattern) as RegExp).test(v)) no("does not match its pattern");
-        const format = schema["format"] as string | undefined;
-        if (format !== undefined && !(FORMATS[format] as (t: string) => boolean)(v)) no(`not a ${format}`);
-      }
-      if (typeof v === "number") {
-        if (typeof schema["minimum"] === "number" && v < schema["minimum"]) no(`below ${schema["minimum"]}`);
-        if (typeof schema["maximum"] === "number" && v > schema["maximum"]) no(`above ${schema["maximum"]}`);
-      }
-      if (isObject(v)) {
-        for (const key of (schema["required"] as string[] | undefined) ?? []) if (!Object.hasOwn(v, key)) no(`the required key ${key} is missing`);
-        for (const [key, sub] of Object.entries((schema["properties"] ?? {}) as Record<string, Schema>)) {
-          if (full()) return false;
-          if (Object.hasOwn(v, key) && !check(sub, v[key], where === "" ? key : `${where}.${key}`, record)) ok = false;
-        }
-      }
-      if (Array.isArray(v) && schema["items"] !== undefined) {
-        for (let i = 0; i < v.length && !full(); i++) if (!check(schema["items"] as Schema, v[i], `${where}[${i}]`, record)) ok = false;
-      }
-      for (const sub of (schema["allOf"] as Schema[] | undefined) ?? []) if (!check(sub, v, where, record)) ok = false;
-      const anyOf = schema["anyOf"] as Schema[] | undefined;
-      if (anyOf !== undefined && !anyOf.some((sub) => check(sub, v, where, quiet))) no(`matches none of the ${anyOf.length} allowed shapes`);
-      const oneOf = schema["oneOf"] as Schema[] | undefined;
-      if (oneOf !== undefined) {
-        const passing = oneOf.filter((sub) => check(sub, v, where, quiet)).length;
-        if (passing !== 1) {
-          // Name the nearest shape's first failure: what a reader fixes first.
-          const nearest = oneOf.map((sub) => {
-            const found: string[] = [];
-            check(sub, v, where, (w, what) => (found.push(`${w}: ${what}`), false));
-            return found;
-          }).sort((a, b) => a.length - b.length)[0];
-          no(passing === 0 ? `matches none of the ${oneOf.length} allowed shapes (the nearest fails at ${nearest?.[0] ?? where})` : `matches ${passing} of the allowed shapes, not one`);
-        }
-      }
-      return ok;
-    };
-    const quiet = (): false => false;
-    check(root, value, "", fail);
+    check(root, value, "", (where, what) => (failures.push(`${where || "the top level"}: ${what}`), false), () => failures.length >= limit);
     return failures.slice(0, limit);
   };
+}
+
+/** Where a failure goes: always returns false, so `ok = record(...)` both records and fails. */
+type Recorder = (where: string, what: string) => false;
+
+function quiet(): false {
+  return false;
+}
+
+function never(): boolean {
+  return false;
+}
+
+/** The code points of `text`, counted up to `enough` (a length limit never needs more). */
+function codePoints(text: string, enough: number): number {
+  if (text.length >= enough * 2) return enough;
+  let n = 0;
+  for (const _ of text) if (++n >= enough) break;
+  return n;
 }
 
 function hasType(v: unknown, type: string): boolean {
