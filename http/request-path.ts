@@ -46,7 +46,11 @@ function parse(url: string): string | null {
   }
 }
 
-function plainAuthority(authority: string): boolean {
+/**
+ * True when the URL parser surely reads `authority` (`host` or `host:port`, lower case) back as it
+ * is: a plain host name or dotted-quad address and a port up to 65535. False means "ask the parser".
+ */
+export function plainAuthority(authority: string): boolean {
   const match = PLAIN_AUTHORITY.exec(authority);
   return match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
 }

@@ -10,7 +10,7 @@
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { BAD_REQUEST, METHOD_NOT_ALLOWED, problemAnswer, type Answer } from "../../http/answer.ts";
-import { pathOf } from "../../http/request-path.ts";
+import { pathOf, plainAuthority } from "../../http/request-path.ts";
 import { problem, type Problem } from "../../http/responses.ts";
 
 /** Writes one answer on a node:http response. */
@@ -73,6 +73,8 @@ function writeRaw(socket: Duplex, p: Problem): void {
  */
 function plainHost(host: string | undefined): boolean {
   if (host === undefined || host === "" || host.includes("@")) return false;
+  // Nearly every request: no URL parse.
+  if (plainAuthority(host)) return true;
   let url: URL;
   try {
     url = new URL(`http://${host}/`);
