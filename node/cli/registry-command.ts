@@ -116,7 +116,7 @@ export async function runDiff(args: readonly string[]): Promise<CliResult> {
   const failed = failsOn(changes, failOn as FailOn[]);
   const privacy = changes.filter((c) => c.privacy === true).length;
   const found = `${worstClass(changes)} changes${privacy > 0 ? `, ${privacy} privacy-relevant` : ""}`;
-  return { code: failed ? 1 : 0, stdout: new TextEncoder().encode(text), stderr: failed ? `registry diff: ${found} (--fail-on ${failOnText})\n` : "" };
+  return { code: failed ? 1 : 0, stdout: new TextEncoder().encode(text), stderr: failed ? `registry diff: ${found} (--fail-on ${printable(failOnText ?? "")})\n` : "" };
 }
 
 async function readDocument(path: string): Promise<{ ok: Document } | { error: string }> {
