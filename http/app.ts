@@ -5,7 +5,7 @@
  */
 import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
-import { answersOf, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
+import { answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
 import { edgeKeeps } from "./encoding.ts";
 import type { Build } from "./prepare.ts";
 import { pathOf } from "./request-path.ts";
@@ -34,7 +34,8 @@ export function createApp(build: Build | (() => Promise<Build>)): Hono {
     const kept = typeof client === "string" ? edgeKeeps(client) : undefined;
     const header = kept === undefined ? (name: string) => raw.headers.get(name) : (name: string) => (name === "accept-encoding" ? kept : raw.headers.get(name));
     // Not c.req.path: Hono decodes percent-encoding, and the path rule never does (request-path.ts).
-    const path = pathOf(raw.url) ?? "/";
+    const path = pathOf(raw.url);
+    if (path === null) return toResponse(problemAnswer(BAD_REQUEST, raw.method));
     const answer = answers.current();
     if (answer !== undefined) return toResponse(answer(raw.method, path, header));
     return answers.ready().then((a): Response => toResponse(a(raw.method, path, header)));

@@ -4,6 +4,7 @@
  * status `answer.ts` can give, every header, and the document body by `$ref` to the version's JSON
  * Schema (one source for the shape). Web standards only.
  */
+import { basePathOf } from "./answer.ts";
 import { CANONICAL_PATH, type ContractVersion } from "./version-policy.ts";
 import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, EXPOSABLE, exposeHeaders, PREFLIGHT_HEADERS } from "./responses.ts";
 
@@ -76,7 +77,7 @@ export function openApiDescription(version: ContractVersion, baseUrl: string, ca
     servers: [{ url: baseUrl }],
     // Public data, read without credentials: no operation asks for any.
     security: [],
-    paths: Object.fromEntries(addresses.map((address) => [address.path, pathItem(address, version)])),
+    paths: Object.fromEntries(addresses.map((address) => [address.path, pathItem(address, version, `${basePathOf(baseUrl)}${version.path}`)])),
     components: components(),
   };
 }
@@ -90,7 +91,8 @@ function relativeRef(from: string, to: string): string {
   return [...fromDirs.slice(shared).map(() => ".."), ...toParts.slice(shared)].join("/") || ".";
 }
 
-function pathItem(address: Address, version: ContractVersion): Json {
+/** `location`: the versioned path as the canonical address names it, with the base URL's path in front. */
+function pathItem(address: Address, version: ContractVersion, location: string): Json {
   const id = operationStem(address.path);
   const ok = (withBody: boolean): Json => ({
     description: address.summary,
@@ -101,7 +103,7 @@ function pathItem(address: Address, version: ContractVersion): Json {
       "Content-Length": headerOf("Content-Length"),
       "Content-Encoding": headerOf("Content-Encoding"),
       Vary: headerOf("Vary"),
-      ...(address.canonical ? { "Content-Location": header(`The versioned path whose bytes this is: ${version.path}`, { const: version.path }, true) } : {}),
+      ...(address.canonical ? { "Content-Location": header(`The versioned path whose bytes this is: ${location}`, { const: location }, true) } : {}),
       Link: address.document ? headerOf("DocumentLink") : headerOf("SuccessorLink"),
       ...(address.canonical ? {} : { Deprecation: headerOf("Deprecation"), Sunset: headerOf("Sunset") }),
       ...commonHeaders(),

@@ -6,6 +6,7 @@
 import type { Config } from "../contract/config.ts";
 import { MAX_DOCUMENT_BYTES } from "../contract/limits.ts";
 import type { Source } from "../contract/source.ts";
+import { basePathOf } from "./answer.ts";
 import type { Compress, Encoding } from "./encoding.ts";
 import { CANONICAL_PATH, contextOf, planAt, type ContractVersion, type ServedVersion } from "./version-policy.ts";
 import { openApiDescription, OPENAPI_MEDIA_TYPE } from "./openapi.ts";
@@ -96,7 +97,8 @@ export async function prepareBuild(
   }
   if (canonical === undefined) throw new VersionPolicyError([`v${plan.ok.canonical.number} serves /vaults.json but is not served`]);
   // /vaults.json is not itself deprecated and never sunsets: it moves to the successor instead.
-  const canonicalResource = withHeaders(canonical.resource, { "content-location": plan.ok.canonical.path }, ["deprecation", "sunset"]);
+  // Its Content-Location keeps the base URL's path, so that a deployment under /reg points inside itself.
+  const canonicalResource = withHeaders(canonical.resource, { "content-location": `${basePathOf(baseUrl)}${plan.ok.canonical.path}` }, ["deprecation", "sunset"]);
   return {
     routes: new Map([[CANONICAL_PATH, canonicalResource], ...routes]),
     gone,

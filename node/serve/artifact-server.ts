@@ -3,7 +3,6 @@
  * answers, stamped in at build, with plain node:http: no tsx, no node_modules, no work at start.
  * `registry:stamp` is provided by the bundler (see `bundle.ts`).
  */
-import { createServer } from "node:http";
 import { parseBaseUrl } from "../../contract/config.ts";
 import { answerer } from "../../http/answer.ts";
 import { restoreBuild, type BuildStamp } from "../../http/restore.ts";
@@ -11,7 +10,7 @@ import { restoreBuild, type BuildStamp } from "../../http/restore.ts";
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
 import { parseProcessArgs } from "../cli/args.ts";
-import { HTTP_LIMITS, runServer, serverEnv } from "./shutdown.ts";
+import { runServer, serverEnv } from "./shutdown.ts";
 
 const stamp = stampData as BuildStamp & { readonly sourceName: string };
 
@@ -51,4 +50,4 @@ if (problems.length > 0 || !("ok" in listen)) {
   process.exit(1);
 }
 const build = restoreBuild(stamp);
-runServer(createServer(HTTP_LIMITS, answerListener(answerer(build))), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });
+runServer(answerListener(answerer(build)), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });
