@@ -6,12 +6,13 @@
 import Ajv2020 from "ajv/dist/2020.js";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../../http/version-policy.ts";
+import { basePathOf } from "../../http/answer.ts";
 import { VERSIONS } from "../../http/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
 import { jsonEqual } from "../review/json-deep.ts";
 import type { Check } from "./check.ts";
 import { coding, feedChecks } from "./feeds.ts";
-import { printable } from "./printable.ts";
+import { printable } from "../review/printable.ts";
 import { type Answer, request, RequestFailure, RUN_DEADLINE_MS, timeout } from "./request.ts";
 
 export type { Check } from "./check.ts";
@@ -95,7 +96,9 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     return;
   }
   const location = canonical.headers.get("content-location");
-  const named = table.find((v) => v.path === location);
+  // Under a base URL with a path (https://x/reg), Content-Location names the versioned path with it.
+  const prefix = basePathOf(expect);
+  const named = table.find((v) => v.path === location || `${prefix}${v.path}` === location);
   const plan = planAt(table, today);
   const version = named ?? ("ok" in plan ? plan.ok.canonical : (table[0] as ContractVersion));
   check(`/vaults.json says Content-Location: a versioned path of the table`, named !== undefined, location ?? "none");
@@ -226,7 +229,7 @@ async function lifecycleChecks(table: readonly ContractVersion[], today: string,
 /** The checks as a markdown table, then a closing count. */
 export function table(base: string, checks: readonly Check[]): string {
   // Everything a server sent reaches the terminal only through here: its control characters go first.
-  const cell = (text: string) => printable(text).replaceAll("|", "\\|").slice(0, 160);
+  const cell = (text: string) => printable(text).replace(/[\t\n]/g, " ").replaceAll("|", "\\|").slice(0, 160);
   const count = (result: Check["result"]) => checks.filter((c) => c.result === result).length;
   return [
     `Verifying ${base}`,
