@@ -3,7 +3,8 @@
  * an empty project (npm's cache first, the registry for what it lacks), and there, on Node 20, 22
  * and 24 each called explicitly, the `registry-endpoint` command: `init`, `build` (byte for byte
  * the repository's build of the same source, base URL and SOURCE_DATE_EPOCH), `preview`, `diff`,
- * `verify` against the built server, `serve`, `--help` and usage errors; and the library exports.
+ * `verify` against the built server, `serve`, `--help` and usage errors; `init` for each platform,
+ * its recipe built as written and checked with the platform's own tool; and the library exports.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -11,11 +12,14 @@ import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { STARTER_SOURCE } from "../node/init/starter.ts";
+import { tablePaths } from "../http/version-policy.ts";
+import { VERSIONS } from "../http/versions.ts";
+import { BUILD_LINE, RECIPES, STARTER_BASE_URL, STARTER_SOURCE, type Platform } from "../node/init/starter.ts";
 import { cleanEnv, run } from "./process.ts";
-import { fetchRaw, startServer } from "./servers.ts";
+import { fetchRaw, freePort, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");
+const DENO = join(ROOT, "node_modules", ".bin", "deno");
 const work = mkdtempSync(join(tmpdir(), "registry-package-"));
 const copy = join(work, "repository");
 const project = join(work, "project");
@@ -184,6 +188,94 @@ for (const [line, node] of NODES) {
     for (const sub of ["build", "preview", "diff", "verify", "serve", "init"]) assert.match(help.stdout.toString(), new RegExp(`\\n  ${sub} `));
   });
 }
+
+/** Runs a deploy tool as the recipe tests do: deploy/tool (netlify and wrangler from deploy/tools, serverless from the project) under Node 22. */
+const tool = (dir: string, args: string[]) =>
+  run(join(ROOT, "deploy", "tool"), args, { cwd: dir, timeoutMs: 240_000, env: { ...env, HOME: join(work, "home"), WRANGLER_SEND_METRICS: "false", NETLIFY_TELEMETRY_DISABLED: "1", SLS_TELEMETRY_DISABLED: "1", SLS_NOTIFICATIONS_MODE: "off", SLS_DEPRECATION_DISABLE: "*" } });
+
+/** init --platform P in a fresh folder of the project, then the build line its recipe names, run as written. */
+async function initAndBuild(platform: Platform): Promise<string> {
+  const dir = join(project, `init-${platform}`);
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(work, "home"), { recursive: true });
+  const init = await run(systemNode(), [join(project, "node_modules", ".bin", "registry-endpoint"), "init", "--platform", platform], { cwd: dir, env, timeoutMs: 30_000 });
+  assert.is(init.code, 0, init.stderr);
+  const recipe = readFileSync(join(dir, RECIPES[platform].file), "utf8");
+  assert.ok(recipe.includes(BUILD_LINE), `${platform}: the recipe names the build line`);
+  assert.match(readFileSync(join(dir, ".gitignore"), "utf8"), /^\/registry\.source\.json$/m);
+  const ignored = spawnSync("git", ["-C", dir, "init", "-q"]).status === 0 && spawnSync("git", ["-C", dir, "check-ignore", "-q", "registry.source.json"]).status === 0;
+  assert.ok(ignored, `${platform}: git ignores the source`);
+  const build = platform === "deno" ? await run(DENO, ["task", "build"], { cwd: dir, env: { ...env, SOURCE_DATE_EPOCH: EPOCH }, timeoutMs: 120_000 }) : await run("sh", ["-e", "-c", BUILD_LINE], { cwd: dir, env: { ...env, SOURCE_DATE_EPOCH: EPOCH }, timeoutMs: 120_000 });
+  assert.is(build.code, 0, `${platform}: ${build.stderr}`);
+  return dir;
+}
+
+/** verify against `origin`, built for the starter's base URL: nothing fails. */
+async function verifies(origin: string, flags: string[] = []): Promise<void> {
+  const verified = await run(systemNode(), [join(project, "node_modules", ".bin", "registry-endpoint"), "verify", origin, "--expect-base", STARTER_BASE_URL, ...flags], { env, timeoutMs: 120_000 });
+  assert.is(verified.code, 0, verified.stdout.toString() + verified.stderr);
+}
+
+test("init --platform netlify: netlify build --offline packages the one function with the version table's routes; the publish folder is the static export", async () => {
+  const dir = await initAndBuild("netlify");
+  const done = await tool(dir, ["netlify", "build", "--offline"]);
+  assert.is(done.code, 0, done.stdout.toString() + done.stderr);
+  const manifest = JSON.parse(readFileSync(join(dir, ".netlify", "functions", "manifest.json"), "utf8")) as { functions: { name: string; routes: { literal: string }[] }[] };
+  assert.equal(manifest.functions.map((f) => [f.name, f.routes.map((r) => r.literal)]), [["index", tablePaths(VERSIONS)]]);
+  assert.ok(existsSync(join(dir, "dist", "static", "vaults.json")));
+});
+
+test("init --platform cloudflare: wrangler deploy --dry-run uploads the built Worker byte for byte", async () => {
+  const dir = await initAndBuild("cloudflare");
+  const done = await tool(dir, ["wrangler", "deploy", "--dry-run", "--outdir", "upload"]);
+  assert.is(done.code, 0, done.stdout.toString() + done.stderr);
+  assert.ok(readFileSync(join(dir, "upload", "index.mjs")).equals(readFileSync(join(dir, "dist", "fetch", "index.mjs"))));
+});
+
+test("init --platform aws: serverless package holds the Lambda file alone, and its handler answers the build's bytes under Node 22", async () => {
+  const dir = await initAndBuild("aws");
+  const done = await tool(dir, ["serverless", "package"]);
+  assert.is(done.code, 0, done.stdout.toString() + done.stderr);
+  const listed = spawnSync("unzip", ["-Z1", join(dir, ".serverless", "registry.zip")], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+  assert.equal(listed, ["dist/lambda/index.mjs"]);
+  const event = { ...(JSON.parse(readFileSync(join(ROOT, "fixtures", "aws-events", "apigw-rest-v1.json"), "utf8")) as object), path: "/vaults.json", httpMethod: "GET" };
+  const script = `const m = await import(${JSON.stringify(join(dir, "dist", "lambda", "index.mjs"))}); process.stdout.write(JSON.stringify(await m.handler(${JSON.stringify(event)})));`;
+  const invoked = await run(NODES[1]?.[1] as string, ["--input-type=module", "-e", script], { env, timeoutMs: 30_000 });
+  assert.is(invoked.code, 0, invoked.stderr);
+  const answer = JSON.parse(invoked.stdout.toString()) as { statusCode: number; body: string; isBase64Encoded?: boolean };
+  assert.is(answer.statusCode, 200);
+  const body = answer.isBase64Encoded === true ? Buffer.from(answer.body, "base64") : Buffer.from(answer.body);
+  assert.ok(body.equals(readFileSync(join(dir, "dist", "static", "vaults.json"))), "the build's bytes");
+});
+
+test("init --platform node: sh start.sh builds and serves; verify passes", async () => {
+  const dir = await initAndBuild("node");
+  const server = await startServer("sh", ["start.sh"], { ...env, HOST: "127.0.0.1", PORT: "0", SOURCE_DATE_EPOCH: EPOCH }, 60_000, { cwd: dir });
+  try {
+    await verifies(server.origin);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("init --platform deno: deno task build, then deno serve on the built Worker file; verify passes", async () => {
+  const dir = await initAndBuild("deno");
+  const port = await freePort();
+  const server = await startServer(DENO, ["serve", "--host", "127.0.0.1", "--port", String(port), "dist/fetch/index.mjs"], { ...env, NO_COLOR: "1" }, 60_000, { cwd: dir, ready: /Listening on (?:\x1b\[\d+m)*(http:\/\/127\.0\.0\.1:\d+)/ });
+  try {
+    await verifies(server.origin);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("init --platform static: sh build.sh writes the static export with its _headers", async () => {
+  const dir = await initAndBuild("static");
+  assert.ok(readFileSync(join(dir, "build.sh"), "utf8").includes(BUILD_LINE));
+  const files = filesUnder(join(dir, "dist", "static"));
+  for (const path of tablePaths(VERSIONS)) assert.ok(files.includes(path === "/vaults.json" ? "vaults.json" : path.slice(1)), `dist/static holds ${path}`);
+  assert.ok(files.includes("_headers"));
+});
 
 test("the library: registry-endpoint's validateSource, buildRegistry and serializeRegistry, registry-endpoint/handler's app, and their types", async () => {
   const consumer = `

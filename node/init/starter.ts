@@ -82,8 +82,8 @@ exec node dist/node/server.mjs
   },
   deno: {
     file: "deno.json",
-    body: `${JSON.stringify({ tasks: { build: BUILD_LINE, serve: "deno serve --port 8787 dist/fetch/index.mjs" } }, null, 2)}\n`,
-    steps: ["deno task build", "deno task serve", verifyLine(`http://127.0.0.1:8787 --expect-base ${STARTER_BASE_URL}`)],
+    body: `${JSON.stringify({ tasks: { build: BUILD_LINE } }, null, 2)}\n`,
+    steps: ["deno task build", "deno serve dist/fetch/index.mjs", verifyLine(`http://localhost:8000 --expect-base ${STARTER_BASE_URL}`)],
   },
   static: {
     file: "build.sh",
