@@ -4,7 +4,7 @@
  * id. The classes, from harmless to harmful:
  *
  * - `data`: values only (what a new snapshot of the same contract changes);
- * - `additive`: a new key, which consumers must ignore (SPEC, Versioning 5);
+ * - `additive`: a new key, which consumers must ignore (docs/document.md, Versioning);
  * - `dangerous`: a new value in a closed set (a new tier), which a consumer's switch may not handle;
  * - `breaking`: a key removed or renamed, a type changed, a rule of derivation, an order or a shape
  *   changed: pinned consumers may break, so it belongs at a new versioned path.
@@ -73,7 +73,7 @@ type Obj = { [key: string]: Json };
 /** A parsed document with a `schema_version`: anything else in it may have any shape. */
 export type Document = Obj;
 
-/** Top-level keys only a source has (DECISIONS.md D1): a file carrying one is not diffed. */
+/** Top-level keys only a source has (docs/choices.md): a file carrying one is not diffed. */
 const SOURCE_ONLY_KEYS = ["labels", "licence"];
 
 /**
@@ -88,7 +88,7 @@ export function asDocument(value: unknown): { ok: Document } | { error: string }
   if (!Object.hasOwn(value, "schema_version")) return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
   const vaults = value["vaults"];
   if (Array.isArray(vaults)) {
-    // `suppressed` is the source's own key: a built document never carries it (DECISIONS.md D2).
+    // `suppressed` is the source's own key: a built document never carries it (docs/choices.md).
     const i = vaults.findIndex((row) => isObj(row) && Object.hasOwn(row, "suppressed"));
     if (i >= 0) return refuse(`vaults[${i}] carries suppressed, a key only a source has`);
   }
