@@ -2,9 +2,10 @@
 // tool, which the recipe tests run) from its own lockfile, under the Node 22 that `npm ci` brings
 // (`node22`, an optional dependency shipping the binary). Both tools refuse older Node, and npm
 // under Node 20 would warn about every one of their packages. Plain JavaScript: an operator's
-// install (`npm ci --omit=dev --omit=optional`) has no tsx. When it skips, it says exactly why.
+// install (`npm ci --omit=dev --omit=optional`) has no tsx. When it skips, it says exactly why;
+// when deploy/tools is already installed as its lockfile pins, it says so and does nothing.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NODE22_PACKAGE, node22 } from "./node22.mjs";
@@ -25,12 +26,23 @@ function skipReason() {
     : `no Node 22 package for ${process.platform}-${process.arch}, and this Node is ${process.version}; the recipe tests need Node 22`;
 }
 
-const installed = join(TOOLS, "node_modules", ".package-lock.json");
-const lock = join(TOOLS, "package-lock.json");
+/**
+ * Whether deploy/tools/node_modules holds what the lockfile pins, read from npm's own record of
+ * the install (node_modules/.package-lock.json): every package it requires, at its version. By
+ * content, not by time: a fresh checkout of the same lockfile is newer than the install.
+ */
+function installedAsLocked() {
+  const record = join(TOOLS, "node_modules", ".package-lock.json");
+  if (!existsSync(record)) return false;
+  const installed = JSON.parse(readFileSync(record, "utf8")).packages ?? {};
+  const locked = JSON.parse(readFileSync(join(TOOLS, "package-lock.json"), "utf8")).packages ?? {};
+  return Object.entries(locked).every(([path, entry]) => path === "" || (installed[path] === undefined ? entry.optional === true : installed[path].version === entry.version));
+}
+
 const skipped = skipReason();
 if (skipped !== undefined) {
   console.log(`deploy/tools: not installed: ${skipped}`);
-} else if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) {
+} else if (installedAsLocked()) {
   console.log("deploy/tools: already installed");
 } else {
   // A clean environment: the npm_* variables of this lifecycle would steer the inner npm.
