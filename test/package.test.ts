@@ -175,10 +175,10 @@ for (const [line, node] of NODES) {
     for (const sub of ["build", "preview", "diff", "verify", "serve", "init"]) {
       const help = await cli([sub, "--help"]);
       assert.is(help.code, 0, `${sub} --help: ${help.stderr}`);
-      assert.match(help.stdout.toString(), /^usage: /, `${sub} --help`);
+      assert.match(help.stdout.toString(), new RegExp(`^usage: registry-endpoint ${sub}\\b`), `${sub} --help names the command`);
       const bad = await cli([sub, "--no-such-flag"]);
       assert.is(bad.code, 2, `${sub} --no-such-flag`);
-      assert.match(bad.stderr, /^[^\n]+\n$/, `${sub} --no-such-flag: one line`);
+      assert.match(bad.stderr, new RegExp(`^[^\\n]+ \\(usage: registry-endpoint ${sub}\\b[^\\n]*\\n$`), `${sub} --no-such-flag: one line naming the command`);
     }
     const unknown = await cli(["publish"]);
     assert.is(unknown.code, 2);

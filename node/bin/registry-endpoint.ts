@@ -3,6 +3,7 @@
  * entry points the repository's npm scripts run, unchanged: each takes its own flags from
  * `process.argv.slice(2)`, so the command name is taken out of argv before its module loads.
  */
+import { renameUsage } from "../cli/args.ts";
 import { runCli } from "../cli/registry-command.ts";
 
 const COMMANDS = {
@@ -23,6 +24,16 @@ ${Object.entries(COMMANDS).map(([name, what]) => `  ${name.padEnd(8)}${what}`).j
 
 Exit codes: 0 done; 1 a bad source, setting or deployment; 2 a bad command, flag or argument.
 `;
+
+/** The npm scripts' forms in the usage lines of the modules, and this command's names for them. */
+const SCRIPT_FORMS: readonly [RegExp, string][] = [
+  [/^npm run --silent registry -- diff\b/, "registry-endpoint diff"],
+  [/^npm run --silent registry --/, "registry-endpoint preview"],
+  [/^npm run build --/, "registry-endpoint build"],
+  [/^npm run verify --/, "registry-endpoint verify"],
+  [/^npm start \[-- --help\]/, "registry-endpoint serve"],
+];
+renameUsage((usage) => SCRIPT_FORMS.reduce((named, [form, name]) => named.replace(form, name), usage));
 
 const [command, ...rest] = process.argv.slice(2);
 if (command === "--help" || command === "-h") {
