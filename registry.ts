@@ -1,7 +1,7 @@
 /**
  * The registry document, v1: from a validated source to the exact bytes every address serves.
  *
- * `buildRegistry` is the one function that makes the document (SPEC.md; DECISIONS.md D2–D5) and
+ * `buildRegistry` is the one function that makes the document (docs/document.md; docs/choices.md) and
  * `serializeRegistry` the one that turns it into bytes. Every key written here is a literal in this
  * file, so the output is an allow-list by construction. Web standards only.
  */
@@ -57,7 +57,7 @@ const LISTING_NOTE =
   "Minimal listing: this vault is real and governed, but its detail is private by ruling. " +
   "Keys this row omits are withheld, not unknown.";
 
-/** The tier of a status (SPEC, States and transitions): it depends on the status alone. */
+/** The tier of a status (docs/document.md): it depends on the status alone. */
 export function tierOf(status: string): Tier {
   if (status === "active") return "in_use";
   if (status === "pending") return "chartered";

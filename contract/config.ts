@@ -1,5 +1,5 @@
 /**
- * Configuration (DECISIONS.md D6): the base URL and `built_at` of a build, from flags or the
+ * Configuration (docs/choices.md): the base URL and `built_at` of a build, from flags or the
  * environment. Web standards only: every entry point (CLI, Node server, handler) resolves the same way.
  */
 import { isHttpUrl, isUtcTimestamp } from "./source.ts";

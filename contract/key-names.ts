@@ -1,5 +1,5 @@
 /**
- * Unknown keys that nearly spell a known one (DECISIONS.md D1). An unknown key is internal and never
+ * Unknown keys that nearly spell a known one (docs/choices.md). An unknown key is internal and never
  * published, so a misspelled `suppressed` would publish a vault the operator meant to withhold:
  * when a key's name is in doubt, the source is refused. Web standards only.
  */

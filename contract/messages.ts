@@ -1,6 +1,6 @@
 /**
  * How long lists of problems and warnings are cut, so that a source with a problem in every one of
- * 100,000 rows still gets a short answer that says how much was left out (DECISIONS.md D1).
+ * 100,000 rows still gets a short answer that says how much was left out (docs/choices.md).
  * Web standards only.
  */
 import type { Warning } from "./source.ts";

@@ -1,5 +1,5 @@
 /**
- * The source: the node's internal registry declaration (DECISIONS.md D1), and its validation.
+ * The source: the node's internal registry declaration (docs/choices.md), and its validation.
  *
  * `validateSource` is the allow-list's front door: it reads only the keys D1 names and returns a
  * normalized `Source` that holds nothing else, so an internal key can never reach the build.

@@ -1,5 +1,5 @@
 /**
- * The Hono app: the registry's addresses over precomputed answers (DECISIONS.md D7). One Hono app
+ * The Hono app: the registry's addresses over precomputed answers (docs/choices.md). One Hono app
  * serves every fetch runtime; a request is answered by `answer.ts`, the same function the Lambda
  * mapping and the Node server use. Nothing is serialized, hashed or assembled per request.
  */

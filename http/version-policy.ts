@@ -1,5 +1,5 @@
 /**
- * The version lifecycle (SPEC, Versioning; DECISIONS.md D8) as functions of a version table and a
+ * The version lifecycle (docs/document.md, Versioning; docs/choices.md) as functions of a version table and a
  * build's `built_at`: which versions a build serves, which are gone, what `/vaults.json` serves, and
  * the deprecation signals each answer carries. A table that breaks the policy is refused here, so a
  * build can never ship it. Web standards only.

@@ -1,5 +1,5 @@
 /**
- * The version table (DECISIONS.md D8): every contract version this service ships, with its paths,
+ * The version table (docs/choices.md): every contract version this service ships, with its paths,
  * builder, schema, publication day and sunset. Routes, Netlify's `config.path`, the static export,
  * `about`, the schema's `$id`, `verify` and the version table in docs/document.md all derive from it; the
  * policy it must keep is in `version-policy.ts`, and a build refuses a table that breaks it.

@@ -41,8 +41,8 @@ test("every import points down a layer: contract/ < registry.ts < http/ < handle
   }
 });
 
-test("node/ is a folder per job, and every import between them points down: review < cli, verify < build < serve < bin", () => {
-  const rank: Record<string, number> = { review: 0, cli: 1, verify: 1, build: 2, serve: 3, bin: 4 };
+test("node/ is a folder per job, and every import between them points down: review < cli, verify < build, init < serve < bin < pack", () => {
+  const rank: Record<string, number> = { review: 0, cli: 1, verify: 1, build: 2, init: 2, serve: 3, bin: 4, pack: 5 };
   const folders = readdirSync("node", { withFileTypes: true });
   assert.equal(folders.filter((f) => !f.isDirectory()).map((f) => f.name), [], "no file loose in node/");
   assert.equal(folders.map((f) => f.name).sort(), Object.keys(rank).sort());
@@ -66,7 +66,7 @@ test("npm ci on Node 20: no engine warning (npm's own check, dry run), and allow
     const scripted = new Set(Object.entries(lock.packages).filter(([path, p]) => path !== "" && p.hasInstallScript === true).map(([path]) => path.split("node_modules/").at(-1) as string));
     assert.equal([...scripted].sort(), Object.keys(pkg.allowScripts ?? {}).sort(), `${dir}: allowScripts`);
   }
-  // The root is what Node 20 installs; deploy/tools is installed under Node 22 (install-tools.ts).
+  // The root is what Node 20 installs; deploy/tools is installed under Node 22 (install-tools.mjs).
   const copy = mkdtempSync(join(tmpdir(), "registry-npm-ci-"));
   try {
     for (const file of ["package.json", "package-lock.json"]) copyFileSync(file, join(copy, file));

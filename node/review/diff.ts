@@ -4,7 +4,7 @@
  * id. The classes, from harmless to harmful:
  *
  * - `data`: values only (what a new snapshot of the same contract changes);
- * - `additive`: a new key, which consumers must ignore (SPEC, Versioning 5);
+ * - `additive`: a new key, which consumers must ignore (docs/document.md, Versioning);
  * - `dangerous`: a new value in a closed set (a new tier), which a consumer's switch may not handle;
  * - `breaking`: a key removed or renamed, a type changed, a rule of derivation, an order or a shape
  *   changed: pinned consumers may break, so it belongs at a new versioned path.
