@@ -77,7 +77,7 @@ export function openApiDescription(version: ContractVersion, baseUrl: string, ca
     servers: [{ url: baseUrl }],
     // Public data, read without credentials: no operation asks for any.
     security: [],
-    paths: Object.fromEntries(addresses.map((address) => [address.path, pathItem(address, version, `${basePathOf(baseUrl)}${version.path}`)])),
+    paths: Object.fromEntries(addresses.map((address) => [address.path, pathItem(address, `${basePathOf(baseUrl)}${version.path}`)])),
     components: components(),
   };
 }
@@ -92,7 +92,7 @@ function relativeRef(from: string, to: string): string {
 }
 
 /** `location`: the versioned path as the canonical address names it, with the base URL's path in front. */
-function pathItem(address: Address, version: ContractVersion, location: string): Json {
+function pathItem(address: Address, location: string): Json {
   const id = operationStem(address.path);
   const ok = (withBody: boolean): Json => ({
     description: address.summary,
