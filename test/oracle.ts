@@ -72,7 +72,7 @@ const squash = (k: string): string =>
     .normalize("NFKC");
 
 /** True when some run of `folded` reaches "suppress" in two edits (letters inserted come from "suppress"). */
-function holdsSuppress(folded: string): boolean {
+export function holdsSuppress(folded: string): boolean {
   const target = "suppress";
   for (let from = 0; from < folded.length; from++) {
     for (let to = from + 6; to <= Math.min(folded.length, from + 10); to++) {
