@@ -115,6 +115,8 @@ export interface TextScan {
   readonly duplicateCount: number;
   /** The index of every vault with a repeated key of its own: its detail is never quoted. */
   readonly vaultsWithRepeatedKeys: ReadonlySet<number>;
+  /** The values' weight (contract/limits.ts), as far as the scan went. */
+  readonly weight: number;
 }
 
 /** One open object or array; frames are reused by depth, so the scan allocates nothing per value. */
@@ -157,7 +159,7 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
     const c = text.charCodeAt(i);
     if (c === 0x7b || c === 0x5b) {
       if (depth >= MAX_NESTING_DEPTH) {
-        return { limit: `nesting deeper than ${MAX_NESTING_DEPTH} objects and arrays (line ${line}, column ${i - lineStart + 1}); the limit is ${MAX_NESTING_DEPTH}`, duplicates, duplicateCount, vaultsWithRepeatedKeys };
+        return { limit: `nesting deeper than ${MAX_NESTING_DEPTH} objects and arrays (line ${line}, column ${i - lineStart + 1}); the limit is ${MAX_NESTING_DEPTH}`, duplicates, duplicateCount, vaultsWithRepeatedKeys, weight };
       }
       weight += VALUE_WEIGHT_OF_CONTAINER;
       const parent = depth === 0 ? undefined : (stack[depth - 1] as Frame);
@@ -210,9 +212,9 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
   const allowed = maxValueWeight(bytes);
   if (weight > allowed) {
     const limit = `too many values for the file's size: they weigh ${weight} (an object or array ${VALUE_WEIGHT_OF_CONTAINER}, any other value 1); the limit for ${sizeOf(bytes)} is ${allowed}`;
-    return { limit, duplicates, duplicateCount, vaultsWithRepeatedKeys };
+    return { limit, duplicates, duplicateCount, vaultsWithRepeatedKeys, weight };
   }
-  return { duplicates, duplicateCount, vaultsWithRepeatedKeys };
+  return { duplicates, duplicateCount, vaultsWithRepeatedKeys, weight };
 }
 
 /**
