@@ -34,7 +34,33 @@ const IGNORED_IN_KEYS = /[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]/
  */
 export function foldKey(key: string): string {
   // NFKC again after stripping: a removed joiner (U+034F) may have kept a letter and its mark apart.
-  return key.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC").replace(IGNORED_IN_KEYS, "").normalize("NFKC");
+  return stripIgnored(key.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC")).normalize("NFKC");
+}
+
+const SURROGATE = /[\ud800-\udfff]/;
+const IGNORED_CHARACTER = /^[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]$/u;
+
+/**
+ * `text` without the characters IGNORED_IN_KEYS names. Two halves of a surrogate pair that only an
+ * ignored character kept apart join once it is gone, and are judged as the character they make
+ * (U+1BCA0 split by U+00AD is still invisible): in one pass, linear, as if stripped until stable.
+ */
+function stripIgnored(text: string): string {
+  if (!SURROGATE.test(text)) return text.replace(IGNORED_IN_KEYS, "");
+  const kept: string[] = [];
+  for (const unit of text.replace(IGNORED_IN_KEYS, "")) { // by code point: a pair, or a lone half
+    const last = kept[kept.length - 1];
+    const c = unit.charCodeAt(0);
+    if (unit.length === 2) {
+      if (!IGNORED_CHARACTER.test(unit)) kept.push(unit); // a pair that a removed character kept apart
+    } else if (unit.length === 1 && c >= 0xdc00 && c <= 0xdfff && last !== undefined && last.length === 1 && last.charCodeAt(0) >= 0xd800 && last.charCodeAt(0) <= 0xdbff) {
+      kept.pop();
+      if (!IGNORED_CHARACTER.test(last + unit)) kept.push(last + unit);
+    } else {
+      kept.push(unit);
+    }
+  }
+  return kept.join("");
 }
 
 /** Which further verdicts a level's judge gives besides "known". */
@@ -77,35 +103,36 @@ function judge(key: string, known: readonly (readonly [string, string])[], optio
 }
 
 /**
- * True when some run of `text` is within two edits of `word` (`is_supprest_flag` holds `suppress`).
- * Linear in `text`: a sliding count of the word's letters skips almost every run, and a run that
- * passes costs one small table.
+ * True when some run of `text` is within two edits of `word` (`is_supprest_flag` holds `suppress`):
+ * the distance below with a free start and end in `text` (Sellers), one row of `word.length + 1`
+ * cells per character of `text`, so linear in it. Rows older than three are never read: a
+ * transposition reaching further back costs more than two edits.
  */
 export function holdsNearly(text: string, word: string): boolean {
-  if (text.includes(word)) return true;
-  const longest = word.length + MAX_EDITS;
-  const shortest = word.length - MAX_EDITS;
-  // Each edit costs at most one of the word's letters, so a run within reach keeps all but two.
-  const need = new Map<string, number>();
-  for (const c of word) need.set(c, (need.get(c) ?? 0) + 1);
-  const have = new Map<string, number>();
-  let shared = 0;
-  const add = (c: string, step: 1 | -1): void => {
-    const wanted = need.get(c);
-    if (wanted === undefined) return;
-    const before = have.get(c) ?? 0;
-    have.set(c, before + step);
-    if (step === 1 ? before < wanted : before <= wanted) shared += step;
-  };
-  for (let i = 0; i < Math.min(longest, text.length); i++) add(text[i] as string, 1);
-  for (let start = 0; start + shortest <= text.length; start++) {
-    if (start > 0) {
-      add(text[start - 1] as string, -1);
-      if (start + longest - 1 < text.length) add(text[start + longest - 1] as string, 1);
+  const m = word.length;
+  const over = MAX_EDITS + 1; // every figure is capped here: only "within two" matters
+  const rows = [0, 1, 2, 3].map(() => new Int32Array(m + 1));
+  for (let j = 0; j <= m; j++) (rows[0] as Int32Array)[j] = Math.min(j, over); // the empty run
+  if (m <= MAX_EDITS) return true;
+  // For each letter of `word`, the last row whose text character equals it (0: none yet).
+  const lastRowOf = new Int32Array(m);
+  for (let i = 1; i <= text.length; i++) {
+    const row = rows[i & 3] as Int32Array;
+    const up = rows[(i - 1) & 3] as Int32Array;
+    const c = text.charCodeAt(i - 1);
+    row[0] = 0; // a run may start anywhere
+    let lastMatchColumn = 0;
+    for (let j = 1; j <= m; j++) {
+      const same = word.charCodeAt(j - 1) === c;
+      let best = Math.min((up[j - 1] as number) + (same ? 0 : 1), (up[j] as number) + 1, (row[j - 1] as number) + 1);
+      const k = lastRowOf[j - 1] as number;
+      const l = lastMatchColumn;
+      if (k > 0 && l > 0 && i - k <= MAX_EDITS) best = Math.min(best, ((rows[(k - 1) & 3] as Int32Array)[l - 1] as number) + (i - k - 1) + 1 + (j - l - 1));
+      row[j] = Math.min(best, over);
+      if (same) lastMatchColumn = j;
     }
-    if (shared < shortest) continue;
-    const distances = prefixDistances(text.slice(start, start + longest), word);
-    for (let length = shortest; length < distances.length; length++) if ((distances[length] as number) <= MAX_EDITS) return true;
+    if ((row[m] as number) <= MAX_EDITS) return true;
+    for (let j = 1; j <= m; j++) if (word.charCodeAt(j - 1) === c) lastRowOf[j - 1] = i;
   }
   return false;
 }

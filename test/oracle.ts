@@ -62,14 +62,18 @@ function withinTwoEdits(key: string, known: string): boolean {
  * D1's folding, restated: NFKC, case folded, and no `_`, `-`, spaces, dashes, connectors, format
  * characters or other default-ignorable (invisible) code points; then NFKC again.
  */
-const squash = (k: string): string =>
-  Array.from(Array.from(k.normalize("NFKC"))
+const squash = (k: string): string => {
+  let text = Array.from(k.normalize("NFKC"))
     .map((c) => c.toUpperCase().toLowerCase())
     .join("")
-    .normalize("NFKC"))
-    .filter((c) => !/^[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]$/u.test(c))
-    .join("")
     .normalize("NFKC");
+  // Until nothing changes: halves of a pair that an ignored character kept apart join, and are judged again.
+  for (let before = ""; before !== text; ) {
+    before = text;
+    text = Array.from(text).filter((c) => !/^[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]$/u.test(c)).join("");
+  }
+  return text.normalize("NFKC");
+};
 
 /** True when some run of `folded` reaches "suppress" in two edits (letters inserted come from "suppress"). */
 export function holdsSuppress(folded: string): boolean {
