@@ -119,12 +119,18 @@ export interface TextScan {
   readonly weight: number;
 }
 
+/** An object with more keys than this finds repeats with a Set; a smaller one by looking. */
+const FEW_KEYS = 16;
+
 /** One open object or array; frames are reused by depth, so the scan allocates nothing per value. */
 interface Frame {
   place: Place;
   isObject: boolean;
-  /** The keys seen so far, for an object. */
-  readonly keys: Set<string>;
+  /** The first FEW_KEYS keys seen so far, for an object, and how many keys there are. */
+  readonly firstKeys: string[];
+  keyCount: number;
+  /** Every key, once there are more than FEW_KEYS. */
+  manyKeys: Set<string> | undefined;
   /** The latest key, for an object. */
   key: string;
   /** Commas seen so far: the index of the current element, for an array. */
@@ -163,10 +169,11 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
       }
       weight += VALUE_WEIGHT_OF_CONTAINER;
       const parent = depth === 0 ? undefined : (stack[depth - 1] as Frame);
-      const frame = stack[depth] ?? (stack[depth] = { place: "top", isObject: false, keys: new Set(), key: "", index: 0, name: "", position: 0 });
+      const frame = stack[depth] ?? (stack[depth] = { place: "top", isObject: false, firstKeys: [], keyCount: 0, manyKeys: undefined, key: "", index: 0, name: "", position: 0 });
       frame.place = parent === undefined ? "top" : parent.isObject ? childPlace(parent.place, parent.key) : parent.place === "vaults" ? "vault" : parent.place === "edges" ? "edge" : "private";
       frame.isObject = c === 0x7b;
-      if (frame.keys.size > 0) frame.keys.clear();
+      frame.keyCount = 0;
+      frame.manyKeys = undefined;
       frame.key = "";
       frame.index = 0;
       frame.name = parent?.key ?? "";
@@ -192,12 +199,11 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
       if (top?.isObject === true && (previous === 0x7b || previous === 0x2c)) {
         const raw = text.slice(i + 1, end);
         const key = raw.includes("\\") ? decodeKey(text.slice(i, end + 1)) : raw;
-        if (top.keys.has(key)) {
+        if (seenBefore(top, key)) {
           duplicateCount++;
           if (top.place === "vault") vaultsWithRepeatedKeys.add(top.position);
           if (duplicates.length < MAX_PROBLEMS) duplicates.push(duplicateMessage(pathOf(stack, depth), top.place, key, line, i - lineStart + 1));
         }
-        top.keys.add(key);
         top.key = key;
       } else {
         weight++;
@@ -222,6 +228,20 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
  */
 export function findDuplicateKeys(text: string): string[] {
   return [...scanSourceText(text, Number.MAX_SAFE_INTEGER).duplicates];
+}
+
+/** Records `key` in `frame`; true when the object already had it. */
+function seenBefore(frame: Frame, key: string): boolean {
+  const count = frame.keyCount++;
+  if (count < FEW_KEYS) {
+    for (let k = 0; k < count; k++) if (frame.firstKeys[k] === key) return true;
+    frame.firstKeys[count] = key;
+    return false;
+  }
+  const all = (frame.manyKeys ??= new Set(frame.firstKeys));
+  if (all.has(key)) return true;
+  all.add(key);
+  return false;
 }
 
 /** A key with escapes, decoded; text that is not a JSON string (the scan ran on broken JSON) stays as is. */

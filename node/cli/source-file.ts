@@ -6,7 +6,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { MAX_SOURCE_BYTES, sizeOf } from "../../contract/limits.ts";
 import { capProblems, summarizeWarnings } from "../../contract/messages.ts";
 import { validateSource, type Source } from "../../contract/source.ts";
-import { locateJsonError, scanSourceText } from "./json-error.ts";
+import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts";
 
 /**
  * Reads, parses and validates `path`; a key repeated within one object is refused too. The file's
@@ -16,15 +16,10 @@ import { locateJsonError, scanSourceText } from "./json-error.ts";
  * itself unless the caller names the file otherwise). Never throws.
  */
 export async function readSourceFile(path: string, name = path): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
-  const read = await readLimited(path, MAX_SOURCE_BYTES);
+  const read = await readParsed(path);
   if ("error" in read) return { problems: [`${name}: ${read.error}`] };
-  // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1).
-  const text = read.bytes.toString("utf8").replace(/^\uFEFF/, "");
-  const scan = scanSourceText(text, read.bytes.byteLength);
-  if (scan.limit !== undefined) return { problems: [`${name}: ${scan.limit}`] };
-  const parsed = parseJson(text);
-  if ("error" in parsed) return { problems: [`${name}: ${parsed.error}`] };
-  const result = validateSource(parsed.ok, { withheldVaults: scan.vaultsWithRepeatedKeys });
+  const { value, scan } = read;
+  const result = validateSource(value, { withheldVaults: scan.vaultsWithRepeatedKeys });
   if (result.ok && scan.duplicateCount === 0) return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`) };
   const problems = [...scan.duplicates, ...(result.ok ? [] : result.problems)];
   const total = scan.duplicateCount + (result.ok ? 0 : result.problems.length + result.omitted);
@@ -32,10 +27,26 @@ export async function readSourceFile(path: string, name = path): Promise<{ ok: S
 }
 
 /**
- * The bytes of the file at `path`, at most `limit` of them, counted as they are read: a pipe, a
- * device or a file that grows is refused as soon as it passes the limit, never read whole.
+ * The file read within its limits, scanned and parsed. Its bytes and text live only in here, so
+ * that neither is held while the parsed value is validated.
  */
-async function readLimited(path: string, limit: number): Promise<{ bytes: Buffer } | { error: string }> {
+async function readParsed(path: string): Promise<{ value: unknown; scan: TextScan } | { error: string }> {
+  const read = await readLimited(path, MAX_SOURCE_BYTES);
+  if ("error" in read) return read;
+  // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1).
+  const text = read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
+  const scan = scanSourceText(text, read.bytes);
+  if (scan.limit !== undefined) return { error: scan.limit };
+  const parsed = parseJson(text);
+  return "error" in parsed ? parsed : { value: parsed.ok, scan };
+}
+
+/**
+ * The text of the file at `path` (UTF-8) and its length in bytes, at most `limit` of them, counted
+ * as they are read: a pipe, a device or a file that grows is refused as soon as it passes the
+ * limit, never read whole. The bytes are dropped once decoded.
+ */
+async function readLimited(path: string, limit: number): Promise<{ text: string; bytes: number } | { error: string }> {
   let file: FileHandle | undefined;
   try {
     file = await open(path, "r");
@@ -57,7 +68,7 @@ async function readLimited(path: string, limit: number): Promise<{ bytes: Buffer
       total += bytesRead;
       if (total > limit) return { error: `the file is over ${sizeOf(limit)} (reading stopped there); the limit is ${sizeOf(limit)}` };
     }
-    return { bytes: buffer.subarray(0, total) };
+    return { text: buffer.toString("utf8", 0, total), bytes: total };
   } catch (error: unknown) {
     const code = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
     return { error: `cannot read the file (${code})` };
