@@ -22,7 +22,7 @@ export const MAX_NESTING_DEPTH = 64;
  * BASE_VALUE_WEIGHT plus one per VALUE_WEIGHT_BYTES bytes of the source. A source whose document
  * could be served is far inside it (a vault is an object of a few values in 50 bytes or more).
  */
-export const BASE_VALUE_WEIGHT = 600_000;
+export const BASE_VALUE_WEIGHT = 400_000;
 /** See BASE_VALUE_WEIGHT. */
 export const VALUE_WEIGHT_BYTES = 16;
 /** See BASE_VALUE_WEIGHT. */
