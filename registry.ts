@@ -189,7 +189,9 @@ function textLength(value: unknown): number {
 }
 
 /** What JSON.stringify escapes: `"`, `\`, control characters and lone surrogates. */
+// deno-lint-ignore no-control-regex -- control characters are what is counted
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+// deno-lint-ignore no-control-regex -- as above
 const ESCAPED_ALL = /["\\\b\f\n\r\t]|([\u0000-\u001f])|([\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff])/g;
 
 /**
