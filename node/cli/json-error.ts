@@ -1,6 +1,8 @@
 /**
- * Says where JSON text breaks and why, in the same words on every runtime (the engines' own
- * messages differ between versions, and some give no position at all). Only called on text that
+ * A source's text before and beside its parse: `scanSourceText`, one linear pass that checks the
+ * nesting and value limits and finds repeated keys; and `locateJsonError`, which says where JSON
+ * text breaks and why, in the same words on every runtime (the engines' own messages differ
+ * between versions, and some give no position at all). The locator is only called on text that
  * `JSON.parse` has already refused, so it favours clarity over speed.
  */
 import { MAX_NESTING_DEPTH, maxValueWeight, sizeOf, VALUE_WEIGHT_OF_CONTAINER } from "../../contract/limits.ts";
