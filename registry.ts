@@ -178,13 +178,30 @@ export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES
   return bytes;
 }
 
-/** A lower bound of a value's JSON text length: its strings, keys and one character per value. */
+/** A lower bound of a value's JSON text length: its strings and keys as escaped, and one character per value. */
 function textLength(value: unknown): number {
-  if (typeof value === "string") return value.length + 2;
+  if (typeof value === "string") return escapedLength(value);
   if (typeof value !== "object" || value === null) return 4;
   let n = 2;
   if (Array.isArray(value)) for (const item of value) n += textLength(item) + 1;
-  else for (const key in value) n += key.length + 3 + textLength((value as Record<string, unknown>)[key]);
+  else for (const key in value) n += escapedLength(key) + 1 + textLength((value as Record<string, unknown>)[key]);
+  return n;
+}
+
+/** What JSON.stringify escapes: `"`, `\`, control characters and lone surrogates. */
+// deno-lint-ignore no-control-regex -- control characters are what is counted
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+// deno-lint-ignore no-control-regex -- as above
+const ESCAPED_ALL = /["\\\b\f\n\r\t]|([\u0000-\u001f])|([\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff])/g;
+
+/**
+ * The exact length of a string as JSON text, quotes included: `\n` is 2 characters, another
+ * control character or a lone surrogate 6. A string with nothing to escape is not scanned twice.
+ */
+function escapedLength(text: string): number {
+  let n = text.length + 2;
+  if (!ESCAPED.test(text)) return n;
+  for (const m of text.matchAll(ESCAPED_ALL)) n += m[1] !== undefined || m[2] !== undefined ? 5 : 1;
   return n;
 }
 

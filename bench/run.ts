@@ -6,7 +6,7 @@
  * Knobs: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4), BENCH_CONNECTIONS (50).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -19,6 +19,7 @@ import { parseProcessArgs } from "../node/cli/args.ts";
 import { bundleArtifacts } from "../node/build/bundle.ts";
 import { diffDocuments, type Document } from "../node/review/diff.ts";
 import { zlibCompress } from "../node/build/compress.ts";
+import { BASE_VALUE_WEIGHT, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STRING_LENGTH, VALUE_WEIGHT_BYTES, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
 import { generateSource } from "./generate.ts";
 import { GENERATOR, load as loadWith, rssOf, type Load } from "./load.ts";
 
@@ -30,7 +31,8 @@ ratio against a baseline measured in the same run, A and B alternated, median of
 The load generator is wrk when installed, else autocannon.
 
 Environment: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4),
-BENCH_CONNECTIONS (default 50).
+BENCH_CONNECTIONS (default 50), BENCH_ONLY (sections to run, comma-separated: serving, encodings,
+deno, builds, diffs, cold, memory, routers, hostile; a partial run writes no RESULTS.md).
 
 Exit codes: 0 measured (a target not met is reported, not an error); 1 a run failed; 2 a bad flag.`,
   options: {},
@@ -330,6 +332,84 @@ async function memory(sourcePath: string): Promise<void> {
   });
 }
 
+/**
+ * Hostile sources, each at the largest size its limits let through (or just past them), validated
+ * as every command reads them, in a process of its own: peak resident memory against 4x the file
+ * + 100 MB, and wall time (start-up included) against 30 s. Files are written in chunks, so the
+ * bench itself never holds one whole.
+ */
+async function hostileSources(): Promise<void> {
+  const FILL = MAX_SOURCE_BYTES - 64 * 1024;
+  const head = `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"${"a".repeat(40)}","edges":[],`;
+  const oneVault = '"vaults":[{"vault_slug":"a","display_name":"A","status":"active"}],';
+  /** Writes head, then `item(i)` joined by commas while under `limit` bytes (or `count` items), then tail. */
+  const write = (name: string, prefix: string, item: (i: number) => string, suffix: string, limit = FILL, count = Infinity): string => {
+    const path = join(work, `hostile-${name}.json`);
+    const fd = openSync(path, "w");
+    let size = Buffer.byteLength(prefix) + Buffer.byteLength(suffix);
+    let chunk = prefix;
+    for (let i = 0; i < count; i++) {
+      const next = (i === 0 ? "" : ",") + item(i);
+      if (size + next.length > limit) break;
+      size += next.length;
+      chunk += next;
+      if (chunk.length > 1 << 20) {
+        writeSync(fd, chunk);
+        chunk = "";
+      }
+    }
+    writeSync(fd, chunk + suffix);
+    closeSync(fd);
+    return path;
+  };
+  // A vault of 4 values in 89 bytes (with its comma): as many as the weight allows, then more.
+  const vault = (i: number): string => `{"vault_slug":"v${i.toString(36).padStart(6, "0")}","display_name":"Vault ${i.toString(36).padStart(6, "0")}","status":"active","note":"${"n".repeat(8)}"}`;
+  const vaultsAtLimit = Math.floor(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER + 4 - (vault(0).length + 1) / VALUE_WEIGHT_BYTES)) - 1000;
+  const pattern = "sserppus".repeat(128).slice(0, MAX_KEY_LENGTH - 8);
+  const controlLabel = "\\u0001".repeat(MAX_STRING_LENGTH);
+  const shapes: [string, () => string, boolean][] = [
+    [`nesting ${MAX_NESTING_DEPTH - 1} deep, repeated`, () => write("deep", `${head}${oneVault}"internal":[`, () => `${"[".repeat(61)}"${"x".repeat(246 * VALUE_WEIGHT_BYTES)}"${"]".repeat(61)}`, "]}"), false],
+    [`nesting ${MAX_NESTING_DEPTH + 1} deep (refused)`, () => write("too-deep", `${head}${oneVault}"internal":`, () => `${"[".repeat(MAX_NESTING_DEPTH)}${"]".repeat(MAX_NESTING_DEPTH)}`, "}", FILL, 1), false],
+    ["flat array of small objects", () => write("flat", `${head}${oneVault}"internal":[`, (i) => `{"k":"${String(i).padStart(5 * VALUE_WEIGHT_BYTES - 8, "x")}"}`, "]}"), false],
+    ["flat array of empty objects, to the weight limit", () => write("empty", `${head}${oneVault}"internal":[`, () => "{}", "]}", FILL, Math.floor(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) - 100), false],
+    ["flat array of empty objects, past the weight limit (refused)", () => write("empty-over", `${head}${oneVault}"internal":[`, () => "{}", "]}", FILL, Math.ceil(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) + 1000), false],
+    ["flat array of small valid vaults, to the weight limit", () => write("vaults", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit), false],
+    ["flat array of small valid vaults, past the weight limit (refused)", () => write("vaults-over", `${head}"vaults":[`, vault, "]}"), false],
+    [`keys of ${MAX_KEY_LENGTH} characters built to pass the near-miss filter`, () => write("keys", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${pattern}${String(i).padStart(8, "0")}":1`, "}]}"), false],
+    ["one internal string of 64 MiB", () => write("string", `${head}${oneVault}"internal":"`, () => "x".repeat(1 << 20), '"}'), false],
+    [`a label of ${MAX_STRING_LENGTH} control characters on 2,000 rows (built: the escaped length)`, () => write("escaped", `${head}"labels":{"class":{"c":"${controlLabel}"}},"vaults":[`, (i) => `{"vault_slug":"v${i}","display_name":"V","status":"active","class":"c"}`, "]}", FILL, 2_000), true],
+  ];
+  const measure = (path: string, build: boolean): Promise<{ ms: number; peakMiB: number; outcome: string; wall: number }> =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const child = spawn("node", [...TSX, "bench/validate-source.ts", path, ...(build ? ["--build"] : [])], { env, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        if (code !== 0) reject(new Error(`validate-source ${path} exited ${code}: ${err.slice(0, 500)}`));
+        else resolve({ ...(JSON.parse(out) as { ms: number; peakMiB: number; outcome: string }), wall: performance.now() - started });
+      });
+    });
+  const cases: [string, () => string, boolean][] = [...shapes, ["/dev/zero, a device of size 0 (refused)", () => "/dev/zero", false]];
+  for (const [what, make, build] of cases) {
+    const path = make();
+    const size = path === "/dev/zero" ? MAX_SOURCE_BYTES : statSync(path).size;
+    const r = await measure(path, build);
+    if (path !== "/dev/zero") rmSync(path);
+    const budget = (4 * size) / 1048576 + 100;
+    row(
+      `validate a hostile source: ${what}, ${fmt(size / 1048576, 1)} MiB`,
+      `${fmt(r.peakMiB, 0)} MiB peak, ${fmt(r.wall / 1000, 1)} s (${r.outcome.replace(/\|/g, "/")})`,
+      `<= ${fmt(budget, 0)} MiB, <= 30 s`,
+      r.peakMiB <= budget && r.wall <= 30_000,
+    );
+  }
+}
+
 async function routers(): Promise<void> {
   // In-process: the cost of Hono's routing alone, on our three static routes, per router.
   const { HonoBase: Hono } = await import("hono/hono-base");
@@ -359,22 +439,28 @@ async function routers(): Promise<void> {
   }
 }
 
+/** BENCH_ONLY=hostile,builds runs only those sections and writes no RESULTS.md (a partial table). */
+const ONLY = process.env["BENCH_ONLY"]?.split(",");
+const runs = (section: string): boolean => ONLY === undefined || ONLY.includes(section);
 const started = Date.now();
 try {
   console.error(`bench: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${GENERATOR}, scratch in ${work}`);
-  const fixture = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
-  const fixturePrepared = await prepare("fixture", fixture);
-  await servingNode("fixture", fixturePrepared, true);
+  const needsLarge = ONLY === undefined || ONLY.some((o) => ["serving", "encodings", "memory"].includes(o));
+  const fixturePrepared = needsLarge ? await prepare("fixture", JSON.parse(readFileSync("fixtures/registry.json", "utf8"))) : undefined;
   // The largest deployable build: npm run build packages at most 8 MiB of document (contract/limits.ts).
-  const large = await prepare("large", generateSource(11_000));
-  await servingNode("11k vaults", large, false);
-  await conditionalAndEncodings(large.sourcePath);
-  await deno();
-  await builds();
-  await diffs();
-  await coldStart();
-  await memory(large.sourcePath);
-  await routers();
+  const large = needsLarge ? await prepare("large", generateSource(11_000)) : undefined;
+  if (runs("serving")) {
+    await servingNode("fixture", fixturePrepared!, true);
+    await servingNode("11k vaults", large!, false);
+  }
+  if (runs("encodings")) await conditionalAndEncodings(large!.sourcePath);
+  if (runs("deno")) await deno();
+  if (runs("builds")) await builds();
+  if (runs("diffs")) await diffs();
+  if (runs("cold")) await coldStart();
+  if (runs("memory")) await memory(large!.sourcePath);
+  if (runs("routers")) await routers();
+  if (runs("hostile")) await hostileSources();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -397,5 +483,5 @@ const report = [
   table,
   "",
 ].join("\n");
-writeFileSync("bench/RESULTS.md", report);
+if (ONLY === undefined) writeFileSync("bench/RESULTS.md", report);
 console.log(table);

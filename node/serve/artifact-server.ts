@@ -3,7 +3,7 @@
  * answers, stamped in at build, with plain node:http: no tsx, no node_modules, no work at start.
  * `registry:stamp` is provided by the bundler (see `bundle.ts`).
  */
-import { parseBaseUrl } from "../../contract/config.ts";
+import { parseBaseUrl, shownUrl } from "../../contract/config.ts";
 import { answerer } from "../../http/answer.ts";
 import { restoreBuild, type BuildStamp } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
@@ -42,7 +42,7 @@ const runtimeBase = process.env["BASE_URL"];
 if (runtimeBase !== undefined && runtimeBase !== "") {
   const parsed = parseBaseUrl(runtimeBase);
   if (!("ok" in parsed) || parsed.ok !== stamp.meta.baseUrl) {
-    problems.push(`BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${JSON.stringify(runtimeBase)}: set BASE_URL when building (npm run build -- --base-url URL), or unset it here`);
+    problems.push(`BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${shownUrl(runtimeBase)}: set BASE_URL when building (npm run build -- --base-url URL), or unset it here`);
   }
 }
 if (problems.length > 0 || !("ok" in listen)) {
