@@ -71,3 +71,21 @@ export function historyProblems(place: FeedPlace, feed: ChangeFeed, snapshot: Sn
   }
   return problems;
 }
+
+const FULL_ROW_KEYS = "vault_slug,display_name,class,class_label,status,status_label,tier,tier_label,tier_meaning,persona,note,url,markdown_url,last_synced,tagline";
+const MINIMAL_ROW_KEYS = "vault_slug,display_name,class,class_label,status,status_label,persona,listing,listing_note";
+
+/**
+ * Rows of `feed` that are not exactly a full or a minimal row (a key more, fewer, or out of order),
+ * by place: a build carries the previous feed's rows on, so it takes no key it would not write.
+ */
+export function rowShapeProblems(feed: ChangeFeed): string[] {
+  const problems: string[] = [];
+  feed.items.forEach((item, i) =>
+    item._registry.vaults.upsert.forEach((row, j) => {
+      const keys = Object.keys(row).join(",");
+      if (keys !== FULL_ROW_KEYS && keys !== MINIMAL_ROW_KEYS) problems.push(`items[${i}]._registry.vaults.upsert[${j}]: expected exactly the keys of a full or a minimal row, in order`);
+    }),
+  );
+  return problems;
+}
