@@ -9,20 +9,23 @@ import { JSON_FEED_VERSION } from "./feed.ts";
 const utcTimestamp = { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$" } as const;
 const slug = { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$" } as const;
 const strongEtag = { type: "string", pattern: '^"[0-9a-f]{32}"$' } as const;
-const closed = (properties: Record<string, unknown>) => ({ type: "object", required: Object.keys(properties), properties, additionalProperties: false });
 
-/** The schema of the `_registry` extension of one item. */
-export function registryChangeSchema(rowRef: string, edgeRef: string): Record<string, unknown> {
-  const build = closed({ built_at: utcTimestamp, etag: strongEtag });
-  const sorted = (items: unknown) => ({ type: "array", items });
+/** An object with `properties`, all required; `exact`: and no other key. */
+const objectOf = (exact: boolean) => (properties: Record<string, unknown>) => ({ type: "object", required: Object.keys(properties), properties, ...(exact ? { additionalProperties: false } : {}) });
+
+/** The schema of the `_registry` extension of one item; `exact` admits no key beyond those described. */
+export function registryChangeSchema(rowRef: string, edgeRef: string, exact = false): Record<string, unknown> {
+  const object = objectOf(exact);
+  const build = object({ built_at: utcTimestamp, etag: strongEtag });
+  const list = (items: unknown) => ({ type: "array", items });
   return {
-    ...closed({
+    ...object({
       from: { oneOf: [{ type: "null" }, build] },
       to: build,
       class: { enum: ["data", "additive", "dangerous", "breaking"] },
       resync: { type: "boolean" },
-      vaults: closed({ upsert: sorted({ $ref: rowRef }), remove: sorted(slug) }),
-      edges: closed({ add: sorted({ $ref: edgeRef }), remove: sorted({ $ref: edgeRef }), remove_touching: sorted(slug) }),
+      vaults: object({ upsert: list({ $ref: rowRef }), remove: list(slug) }),
+      edges: object({ add: list({ $ref: edgeRef }), remove: list({ $ref: edgeRef }), remove_touching: list(slug) }),
     }),
     description:
       "How to bring a copy of the `from` document to the `to` document: vaults `remove`, then `upsert` by vault_slug; edges " +
@@ -32,13 +35,18 @@ export function registryChangeSchema(rowRef: string, edgeRef: string): Record<st
   };
 }
 
-/** The schema of a whole JSON change feed, with the absolute `$id` given. */
-export function changeFeedSchema(id: string, rowRef: string, edgeRef: string): Record<string, unknown> {
+/**
+ * The schema of a whole JSON change feed, with the absolute `$id` given. As served (OpenAPI), it
+ * admits added keys (consumers ignore keys they do not know); `exact` (a build checking a previous
+ * feed it will carry on) admits none.
+ */
+export function changeFeedSchema(id: string, rowRef: string, edgeRef: string, exact = false): Record<string, unknown> {
+  const object = objectOf(exact);
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     $id: id,
     title: "Registry change feed (JSON Feed 1.1)",
-    ...closed({
+    ...object({
       version: { const: JSON_FEED_VERSION },
       title: { type: "string", minLength: 1 },
       home_page_url: { type: "string", format: "uri" },
@@ -49,13 +57,13 @@ export function changeFeedSchema(id: string, rowRef: string, edgeRef: string): R
         type: "array",
         minItems: 1,
         maxItems: 1000,
-        items: closed({
+        items: object({
           id: { type: "string", minLength: 1 },
           url: { type: "string", format: "uri" },
           title: { type: "string", minLength: 1, maxLength: 2000 },
           content_text: { type: "string" },
           date_published: utcTimestamp,
-          _registry: registryChangeSchema(rowRef, edgeRef),
+          _registry: registryChangeSchema(rowRef, edgeRef, exact),
         }),
       },
     }),

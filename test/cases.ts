@@ -34,7 +34,7 @@ export const invalidCases: readonly Case[] = jsonFiles("fixtures/invalid").map((
 
 /** The goldens of every other public byte: each shipped schema, the static `_headers`, the HTTP answers, the lifecycle. */
 export const publicGoldens: readonly string[] = [
-  ...VERSIONS.flatMap((v) => [`registry.v${v.number}.schema.json`, `registry.v${v.number}.openapi.json`, `registry.v${v.number}.d.ts`]),
+  ...VERSIONS.flatMap((v) => [`registry.v${v.number}.schema.json`, `registry.v${v.number}.openapi.json`, `registry.v${v.number}.d.ts`, `registry.v${v.number}.changes.d.ts`]),
   "static/_headers",
   "http/answers.txt",
   ...LIFECYCLE_DATES.map((d) => `lifecycle/${d.name}.txt`),

@@ -14,7 +14,7 @@ import { prepareBuild, VersionPolicyError, type Build } from "../http/prepare.ts
 import { VERSIONS } from "../http/versions.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { staticHeaders, writeStatic } from "../node/build/static.ts";
-import { typesOf, typesPath } from "../node/build/types.ts";
+import { feedTypesOf, typesOf, typesPath } from "../node/build/types.ts";
 import { validateSource, type Source } from "../registry.ts";
 import { answerRequests, GOLDEN_OPTIONS, LIFECYCLE_REQUESTS } from "./cases.ts";
 import { assertGolden } from "./golden.ts";
@@ -172,7 +172,7 @@ test("each shipped schema as served is golden/registry.v<N>.schema.json", async 
   for (const v of VERSIONS) assertGolden(`registry.v${v.number}.schema.json`, served.routes.get(v.schemaPath)!.identity.body);
 });
 
-test("each shipped version's OpenAPI description as served is golden/registry.v<N>.openapi.json, and its types golden/registry.v<N>.d.ts", async () => {
+test("each shipped version's OpenAPI description as served is golden/registry.v<N>.openapi.json, its types golden/registry.v<N>.d.ts, its feed's golden/registry.v<N>.changes.d.ts", async () => {
   const served = await build(GOLDEN_OPTIONS.builtAt);
   for (const v of VERSIONS) {
     const description = served.routes.get(v.openapiPath)!;
@@ -180,6 +180,7 @@ test("each shipped version's OpenAPI description as served is golden/registry.v<
     assertGolden(`registry.v${v.number}.openapi.json`, description.identity.body);
     const schema = JSON.parse(Buffer.from(served.routes.get(v.schemaPath)!.identity.body).toString("utf8"));
     assertGolden(`registry.v${v.number}.d.ts`, await typesOf(schema, v.schemaPath));
+    assertGolden(`registry.v${v.number}.changes.d.ts`, await feedTypesOf(schema, changesPaths(v).json));
   }
 });
 

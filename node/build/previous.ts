@@ -63,7 +63,7 @@ export async function readPrevious(location: string, settings: { readonly baseUr
       if (feed === undefined) return { error: problem(feeds.json, "not JSON") };
       const rowRef = `${settings.baseUrl}${version.schemaPath}#/$defs/row`;
       const edgeRef = `${settings.baseUrl}${version.schemaPath}#/$defs/edge`;
-      const feedErrors = validator(changeFeedSchema(settings.baseUrl + feeds.json, rowRef, edgeRef), version.schema(context))(feed);
+      const feedErrors = validator(changeFeedSchema(settings.baseUrl + feeds.json, rowRef, edgeRef, true), version.schema(context))(feed);
       if (feedErrors !== null) return { error: problem(feeds.json, `not a change feed: ${feedErrors}`) };
       const place = feedPlace(version.number, settings.baseUrl, version.path, feeds);
       const changeFeed = feed as ChangeFeed;
