@@ -48,31 +48,10 @@ export async function readPrevious(location: string, settings: { readonly baseUr
       const feeds = changesPaths(version);
       const documentBytes = await read(version.path, DOCUMENT_CAP);
       if (documentBytes === null) continue;
-      const problem = (path: string, why: string) => `--previous: ${where(path)}: ${why}`;
-      const document = parseJson(documentBytes);
-      if (document === undefined) return { error: problem(version.path, "not JSON") };
-      const context = contextOf(version, settings);
-      const schemaErrors = validator(version.schema(context))(document);
-      if (schemaErrors !== null) return { error: problem(version.path, `not a v${version.number} document: ${schemaErrors}`) };
-      const registry = document as Registry;
-      if (registry.about.versioned_url !== settings.baseUrl + version.path) return { error: problem(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`) };
-      if (!(registry.built_at < settings.builtAt)) return { error: problem(version.path, `built at ${registry.built_at}, not earlier than this build (${settings.builtAt})`) };
-      const feedBytes = await read(feeds.json, FEED_CAP);
-      if (feedBytes === null) return { error: problem(feeds.json, "missing: the previous build has a document but no change feed") };
-      const feed = parseJson(feedBytes);
-      if (feed === undefined) return { error: problem(feeds.json, "not JSON") };
-      const rowRef = `${settings.baseUrl}${version.schemaPath}#/$defs/row`;
-      const edgeRef = `${settings.baseUrl}${version.schemaPath}#/$defs/edge`;
-      const feedErrors = validator(changeFeedSchema(settings.baseUrl + feeds.json, rowRef, edgeRef, true), version.schema(context))(feed);
-      if (feedErrors !== null) return { error: problem(feeds.json, `not a change feed: ${feedErrors}`) };
-      const place = feedPlace(version.number, settings.baseUrl, version.path, feeds);
-      const changeFeed = feed as ChangeFeed;
-      if (changeFeed.feed_url !== place.feedUrl || changeFeed.home_page_url !== place.documentUrl) return { error: problem(feeds.json, `the feed of another base URL or version, not ${place.feedUrl}`) };
-      const snapshot = { ref: { built_at: registry.built_at, etag: await strongEtag(documentBytes) }, vaults: registry.vaults, edges: registry.edges };
-      const problems = [...rowShapeProblems(changeFeed), ...historyProblems(place, changeFeed, snapshot)];
-      if (problems.length > 0) return { error: problem(feeds.json, `not the history of its document: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`) };
-      history.set(version.number, { snapshot, feed: changeFeed });
-      documents.set(version.number, document);
+      const checked = await checkPrevious(version, settings, documentBytes, await read(feeds.json, FEED_CAP), where);
+      if ("error" in checked) return checked;
+      history.set(version.number, checked.ok.history);
+      documents.set(version.number, checked.ok.document);
     }
   } catch (error: unknown) {
     return { error: `--previous: ${error instanceof Error ? error.message : String(error)}` };
@@ -81,6 +60,45 @@ export async function readPrevious(location: string, settings: { readonly baseUr
     return { error: `--previous: ${location} holds no versioned document of this build's versions (${settings.versions.map((v) => v.path).join(", ")}): not a build's output folder or base URL` };
   }
   return { ok: { history, documents } };
+}
+
+/**
+ * Checks one version's previous document and JSON feed (`feedBytes` null: missing) for a build of
+ * `settings`: JSON, their schemas, the same base URL and version, an earlier `built_at`, carried rows
+ * of exactly the document's shapes, and items that replay to their document. `where` names a path
+ * in messages.
+ */
+export async function checkPrevious(
+  version: ContractVersion,
+  settings: { readonly baseUrl: string; readonly builtAt: string },
+  documentBytes: Uint8Array<ArrayBuffer>,
+  feedBytes: Uint8Array<ArrayBuffer> | null,
+  where: (path: string) => string = (path) => path,
+): Promise<{ ok: { history: History; document: unknown } } | { error: string }> {
+  const feeds = changesPaths(version);
+  const problem = (path: string, why: string) => `--previous: ${where(path)}: ${why}`;
+  const document = parseJson(documentBytes);
+  if (document === undefined) return { error: problem(version.path, "not JSON") };
+  const context = contextOf(version, settings);
+  const schemaErrors = validator(version.schema(context))(document);
+  if (schemaErrors !== null) return { error: problem(version.path, `not a v${version.number} document: ${schemaErrors}`) };
+  const registry = document as Registry;
+  if (registry.about.versioned_url !== settings.baseUrl + version.path) return { error: problem(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`) };
+  if (!(registry.built_at < settings.builtAt)) return { error: problem(version.path, `built at ${registry.built_at}, not earlier than this build (${settings.builtAt})`) };
+  if (feedBytes === null) return { error: problem(feeds.json, "missing: the previous build has a document but no change feed") };
+  const feed = parseJson(feedBytes);
+  if (feed === undefined) return { error: problem(feeds.json, "not JSON") };
+  const rowRef = `${settings.baseUrl}${version.schemaPath}#/$defs/row`;
+  const edgeRef = `${settings.baseUrl}${version.schemaPath}#/$defs/edge`;
+  const feedErrors = validator(changeFeedSchema(settings.baseUrl + feeds.json, rowRef, edgeRef, true), version.schema(context))(feed);
+  if (feedErrors !== null) return { error: problem(feeds.json, `not a change feed: ${feedErrors}`) };
+  const place = feedPlace(version.number, settings.baseUrl, version.path, feeds);
+  const changeFeed = feed as ChangeFeed;
+  if (changeFeed.feed_url !== place.feedUrl || changeFeed.home_page_url !== place.documentUrl) return { error: problem(feeds.json, `the feed of another base URL or version, not ${place.feedUrl}`) };
+  const snapshot = { ref: { built_at: registry.built_at, etag: await strongEtag(documentBytes) }, vaults: registry.vaults, edges: registry.edges };
+  const problems = [...rowShapeProblems(changeFeed), ...historyProblems(place, changeFeed, snapshot)];
+  if (problems.length > 0) return { error: problem(feeds.json, `not the history of its document: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`) };
+  return { ok: { history: { snapshot, feed: changeFeed }, document } };
 }
 
 /** Reads `static/<base path><path>` of an output folder; a file over `cap` is refused before it is read. */
