@@ -13,12 +13,19 @@ import { gzipSync } from "node:zlib";
 import { CANONICAL_PATH, tablePaths, type ContractVersion } from "../http/version-policy.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { VERSIONS } from "../http/versions.ts";
-import { validateSource, type Source } from "../registry.ts";
+import { buildRegistry, serializeRegistry, validateSource, type Source } from "../registry.ts";
 import { fetchRaw, startServer, type Running } from "../test/servers.ts";
 import { parseProcessArgs } from "../node/cli/args.ts";
 import { bundleArtifacts } from "../node/build/bundle.ts";
 import { diffDocuments, type Document } from "../node/review/diff.ts";
 import { zlibCompress } from "../node/build/compress.ts";
+import { classifyChange } from "../node/build/classify.ts";
+import { checkPrevious } from "../node/build/previous.ts";
+import { MAX_DOCUMENT_BYTES } from "../contract/limits.ts";
+import { changesPaths } from "../http/version-policy.ts";
+import { strongEtag } from "../http/responses.ts";
+import { atomFeed } from "../feed/atom.ts";
+import { feedPlace, nextFeed, serializeFeed } from "../feed/feed.ts";
 import { generateSource } from "./generate.ts";
 import { GENERATOR, load as loadWith, rssOf, type Load } from "./load.ts";
 
@@ -30,7 +37,7 @@ ratio against a baseline measured in the same run, A and B alternated, median of
 The load generator is wrk when installed, else autocannon.
 
 Environment: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4),
-BENCH_CONNECTIONS (default 50).
+BENCH_CONNECTIONS (default 50), BENCH_ONLY=feeds (only the change-feed rows, printed, no RESULTS.md).
 
 Exit codes: 0 measured (a target not met is reported, not an error); 1 a run failed; 2 a bad flag.`,
   options: {},
@@ -275,6 +282,60 @@ async function diffs(): Promise<void> {
   }
 }
 
+/**
+ * The change feeds, in process at 20k and 100k vaults (past what npm run build deploys, so the
+ * build's steps are called directly): a build whose previous build is given (its document and feed
+ * checked as --previous does, the change classified, the feed carried on) against the same build
+ * without one; every 100th vault's note changed between the two builds. And the feed step alone
+ * (check the previous document and feed, classify, make and serialize both forms) from 20k to 100k
+ * (5x the vaults).
+ */
+async function feeds(): Promise<void> {
+  const v1 = VERSIONS[0] as ContractVersion;
+  const paths = changesPaths(v1);
+  const later = { baseUrl: CONFIG.baseUrl, builtAt: "2026-11-22T12:00:00Z" };
+  const steps = new Map<number, number>();
+  for (const n of [20_000, 100_000]) {
+    const first = generateSource(n) as { vaults: Record<string, unknown>[] };
+    const second = { ...first, vaults: first.vaults.map((v, i) => (i % 100 === 0 ? { ...v, note: `changed ${i}` } : v)) };
+    const [before, after] = [validated(first), validated(second)];
+    const previous = await prepareBuild(before, CONFIG, {}, VERSIONS, MAX_DOCUMENT_BYTES);
+    const documentBytes = previous.routes.get(v1.path)!.identity.body;
+    const feedBytes = previous.routes.get(paths.json)!.identity.body;
+    const history = async () => {
+      const checked = await checkPrevious(v1, later, documentBytes, feedBytes);
+      if ("error" in checked) throw new Error(checked.error);
+      return { previous: new Map([[1, checked.ok.history]]), documents: new Map([[1, checked.ok.document]]), classify: classifyChange };
+    };
+    const timedBuild = (withPrevious: boolean) => async () => {
+      const started = performance.now();
+      await prepareBuild(after, later, { compress: zlibCompress }, VERSIONS, MAX_DOCUMENT_BYTES, withPrevious ? await history() : {});
+      return performance.now() - started;
+    };
+    const current = buildRegistry(after, { ...later, paths: { canonical: CANONICAL_PATH, versioned: v1.path, schema: v1.schemaPath } });
+    const ref = { built_at: later.builtAt, etag: await strongEtag(serializeRegistry(current, MAX_DOCUMENT_BYTES)) };
+    const place = feedPlace(1, later.baseUrl, v1.path, paths);
+    const feedStep = async () => {
+      const started = performance.now();
+      const checked = await checkPrevious(v1, later, documentBytes, feedBytes);
+      if ("error" in checked) throw new Error(checked.error);
+      const feed = nextFeed(place, { ref, vaults: current.vaults, edges: current.edges }, checked.ok.history, () => classifyChange(checked.ok.document, current));
+      serializeFeed(feed);
+      atomFeed(place, feed);
+      return performance.now() - started;
+    };
+    if (n === 100_000) {
+      const t = await alternateTimes(timedBuild(true), timedBuild(false), 3);
+      row("build with --previous / the same build without, 100k vaults (1% of notes changed), in process", `${fmt(t.ratio)}x (${fmt(t.a, 0)} vs ${fmt(t.b, 0)} ms)`, "<= 1.5x", t.ratio <= 1.5);
+    }
+    const samples: number[] = [];
+    for (let round = 0; round < 3; round++) samples.push(await feedStep());
+    steps.set(n, median(samples));
+  }
+  const [s20, s100] = [steps.get(20_000) as number, steps.get(100_000) as number];
+  row("feed step growth (check the previous feed, classify, carry on), 20k -> 100k vaults (5x), in process", `${fmt(s100 / s20)}x (${fmt(s20, 0)} -> ${fmt(s100, 0)} ms)`, "<= 6.5x", s100 / s20 <= 6.5);
+}
+
 async function coldStart(): Promise<void> {
   const nodeNothing = () => timed("node", ["-e", "0"]);
   const fixture = join(work, "fixture.source.json");
@@ -360,6 +421,15 @@ async function routers(): Promise<void> {
 }
 
 const started = Date.now();
+// BENCH_ONLY=feeds runs the change-feed rows alone and prints them, writing no RESULTS.md.
+if (process.env["BENCH_ONLY"] === "feeds") {
+  try {
+    await feeds();
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 try {
   console.error(`bench: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${GENERATOR}, scratch in ${work}`);
   const fixture = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
@@ -372,6 +442,7 @@ try {
   await deno();
   await builds();
   await diffs();
+  await feeds();
   await coldStart();
   await memory(large.sourcePath);
   await routers();

@@ -77,7 +77,7 @@ export function diffData(before: RegistryData | null, after: RegistryData): Pick
   const oldRows = new Map((before?.vaults ?? []).map((row) => [row.vault_slug, row]));
   const upsert = after.vaults.filter((row) => {
     const was = oldRows.get(row.vault_slug);
-    return was === undefined || JSON.stringify(was) !== JSON.stringify(row);
+    return was === undefined || !sameRow(was, row);
   });
   const newRows = new Map(after.vaults.map((row) => [row.vault_slug, row]));
   const remove = (before?.vaults ?? []).filter((row) => !newRows.has(row.vault_slug)).map((row) => row.vault_slug);
@@ -98,6 +98,14 @@ export function diffData(before: RegistryData | null, after: RegistryData): Pick
       remove_touching: removeTouching,
     },
   };
+}
+
+/** True when two rows have the same keys in the same order with the same values (rows are flat: strings and nulls). */
+function sameRow(a: Row, b: Row): boolean {
+  const [x, y] = [a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>];
+  const keys = Object.keys(x);
+  const other = Object.keys(y);
+  return keys.length === other.length && keys.every((key, i) => other[i] === key && x[key] === y[key]);
 }
 
 /** True when a change changes nothing (an equal rebuild). */

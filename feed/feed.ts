@@ -187,7 +187,10 @@ function capped(change: RegistryChange, limits: FeedLimits): RegistryChange {
   return { ...change, resync: true, vaults: { upsert: [], remove: [] }, edges: { add: [], remove: [], remove_touching: [] } };
 }
 
-/** The bytes of a change serialized compactly, or a number over `Number.MAX_SAFE_INTEGER`'s share when it is far too large to matter. */
+/**
+ * The UTF-8 bytes of a change serialized compactly. Past 4 MiB of text it returns the text's
+ * length instead, a lower bound that is already over any cap, without encoding it.
+ */
 export function changeBytes(change: RegistryChange): number {
   const text = JSON.stringify(change);
   // A UTF-16 code unit is at least one byte: past the cap in units is past it in bytes, without encoding.

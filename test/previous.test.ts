@@ -3,7 +3,7 @@
  * base URL, and every previous build that is not one refused in one line, nothing written.
  */
 import { createServer, type Server } from "node:http";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -128,6 +128,25 @@ test("--previous URL: read from the live base URL; a redirect, an error status a
     });
   });
   await refused(`http://127.0.0.1:${closed}`, /unreachable$/m);
+});
+
+test("a vault withheld in a later build: its former detail is in no file of that build and no line it prints", async () => {
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { vault_slug: string; note?: string | null; suppressed?: boolean }[] };
+  const target = source.vaults.find((v) => v.suppressed !== true && typeof v.note === "string")!;
+  target.note = "WITHHELD-LATER detail of a vault";
+  writeFileSync(join(work, "before.json"), JSON.stringify(source));
+  target.suppressed = true;
+  writeFileSync(join(work, "after.json"), JSON.stringify(source));
+  const [before, after] = [join(work, "canary-before"), join(work, "canary-after")];
+  const first = await build(before, 10, [], join(work, "before.json"));
+  assert.is(first.code, 0, first.stderr);
+  assert.ok(readFileSync(join(before, FEED), "utf8").includes("WITHHELD-LATER"), "published while the vault is public");
+  const second = await build(after, 11, ["--previous", before], join(work, "after.json"));
+  assert.is(second.code, 0, second.stderr);
+  assert.not.ok((second.stdout.toString() + second.stderr).includes("WITHHELD-LATER"));
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  for (const file of walk(after)) assert.not.ok(readFileSync(file).toString("latin1").includes("WITHHELD-LATER"), `${file} holds the withheld detail`);
+  assert.is(feedOf(after).items.length, 2);
 });
 
 test.run();
