@@ -53,18 +53,38 @@ export function edgeKey(e: Edge): string {
  * applied: the caller refetches the document instead.
  */
 export function applyChange(data: RegistryData, change: RegistryChange): RegistryData {
-  if (change.resync) throw new Error(`the change to ${change.to.built_at} says resync: refetch the document`);
+  return applyChanges(data, [change]);
+}
+
+/** Applies `changes`, oldest first, as `applyChange` would one by one, sorting once at the end. */
+export function applyChanges(data: RegistryData, changes: readonly RegistryChange[]): RegistryData {
   const vaults = new Map(data.vaults.map((row) => [row.vault_slug, row]));
-  for (const slug of change.vaults.remove) vaults.delete(slug);
-  for (const row of change.vaults.upsert) vaults.set(row.vault_slug, row);
-  const touching = new Set(change.edges.remove_touching);
-  const edges = new Map(data.edges.filter((e) => !touching.has(e.source) && !touching.has(e.target)).map((e) => [edgeKey(e), e]));
-  for (const e of change.edges.remove) edges.delete(edgeKey(e));
-  for (const e of change.edges.add) edges.set(edgeKey(e), e);
+  const edges = new Map(data.edges.map((e) => [edgeKey(e), e]));
+  for (const change of changes) {
+    if (change.resync) throw new Error(`the change to ${change.to.built_at} says resync: refetch the document`);
+    for (const slug of change.vaults.remove) vaults.delete(slug);
+    for (const row of change.vaults.upsert) vaults.set(row.vault_slug, row);
+    if (change.edges.remove_touching.length > 0) {
+      const touching = new Set(change.edges.remove_touching);
+      for (const [key, e] of edges) if (touching.has(e.source) || touching.has(e.target)) edges.delete(key);
+    }
+    for (const e of change.edges.remove) edges.delete(edgeKey(e));
+    for (const e of change.edges.add) edges.set(edgeKey(e), e);
+  }
   return {
     vaults: [...vaults.values()].sort((a, b) => compareCodeUnits(a.vault_slug, b.vault_slug)),
     edges: [...edges.values()].sort(compareEdges),
   };
+}
+
+/** True when `a` and `b` hold the same rows and edges in the same order. */
+export function sameData(a: RegistryData, b: RegistryData): boolean {
+  return (
+    a.vaults.length === b.vaults.length &&
+    a.edges.length === b.edges.length &&
+    a.vaults.every((row, i) => sameRow(row, b.vaults[i] as Row)) &&
+    a.edges.every((e, i) => edgeKey(e) === edgeKey(b.edges[i] as Edge))
+  );
 }
 
 /**

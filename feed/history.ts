@@ -2,7 +2,7 @@
  * Reading history: how a consumer catches a copy up from a feed, and how a build checks that the
  * previous build's feed is one (its items replay to its own document). Web standards only.
  */
-import { applyChange, type RegistryData } from "./change.ts";
+import { applyChanges, sameData, type RegistryData } from "./change.ts";
 import { itemId, type ChangeFeed, type FeedPlace, type Snapshot } from "./feed.ts";
 
 /** A copy a consumer holds: its document's `built_at`, vaults and edges. */
@@ -25,11 +25,9 @@ export function catchUp(held: HeldCopy, feed: ChangeFeed): { ok: HeldCopy } | { 
   if (oldest._registry.from !== null && held.built_at < oldest._registry.from.built_at) {
     return { resync: `the copy, built at ${held.built_at}, is older than the feed's window (from ${oldest._registry.from.built_at})` };
   }
-  let data: RegistryData = held;
-  for (const item of newer) {
-    if (item._registry.resync) return { resync: `the change to ${item._registry.to.built_at} is too large to list` };
-    data = applyChange(data, item._registry);
-  }
+  const resync = newer.find((item) => item._registry.resync);
+  if (resync !== undefined) return { resync: `the change to ${resync._registry.to.built_at} is too large to list` };
+  const data = applyChanges(held, newer.map((item) => item._registry));
   return { ok: { built_at: (newer[newer.length - 1] as (typeof newer)[number]).date_published, vaults: data.vaults, edges: data.edges } };
 }
 
@@ -64,9 +62,10 @@ export function historyProblems(place: FeedPlace, feed: ChangeFeed, snapshot: Sn
   const since = lastResync === -1 ? feed.items : feed.items.slice(0, lastResync);
   const oldest = feed.items[feed.items.length - 1] as (typeof feed.items)[number];
   const start: RegistryData = lastResync === -1 && oldest._registry.from === null ? { vaults: [], edges: [] } : snapshot;
-  let data = start;
-  for (const item of [...since].reverse()) data = applyChange(data, item._registry);
-  if (JSON.stringify(data.vaults) !== JSON.stringify(snapshot.vaults) || JSON.stringify(data.edges) !== JSON.stringify(snapshot.edges)) {
+  // Nothing to replay onto the document itself changes nothing.
+  if (start === snapshot && since.length === 0) return problems;
+  const data = applyChanges(start, [...since].reverse().map((item) => item._registry));
+  if (!sameData(data, snapshot)) {
     problems.push(start === snapshot ? "items: replayed onto the document they lead to, they change it: the feed is not this document's history" : "items: replayed from the first snapshot, they do not give the document's vaults and edges");
   }
   return problems;
