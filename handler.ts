@@ -32,7 +32,7 @@ export { prepareBuild } from "./http/prepare.ts";
  * Netlify Functions v2 routing: every path of the version table (`tablePaths(VERSIONS)`, which a
  * test checks this literal against), so a version past its sunset still answers its own 410.
  */
-export const config = { path: ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/api/registry.v1.openapi.json"] };
+export const config = { path: ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/api/registry.v1.openapi.json", "/api/registry.v1.changes.json", "/api/registry.v1.changes.atom"] };
 
 const source = embeddedSource();
 const buildConfig = embeddedConfig();

@@ -13,13 +13,19 @@ import { gzipSync } from "node:zlib";
 import { CANONICAL_PATH, tablePaths, type ContractVersion } from "../http/version-policy.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { VERSIONS } from "../http/versions.ts";
-import { validateSource, type Source } from "../registry.ts";
+import { buildRegistry, serializeRegistry, validateSource, type Source } from "../registry.ts";
 import { fetchRaw, startServer, type Running } from "../test/servers.ts";
 import { parseProcessArgs } from "../node/cli/args.ts";
 import { bundleArtifacts } from "../node/build/bundle.ts";
 import { diffDocuments, type Document } from "../node/review/diff.ts";
 import { zlibCompress } from "../node/build/compress.ts";
-import { BASE_VALUE_WEIGHT, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STRING_LENGTH, VALUE_WEIGHT_BYTES, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
+import { BASE_VALUE_WEIGHT, MAX_DOCUMENT_BYTES, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STRING_LENGTH, VALUE_WEIGHT_BYTES, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
+import { classifyChange } from "../node/build/classify.ts";
+import { checkPrevious } from "../node/build/previous.ts";
+import { changesPaths } from "../http/version-policy.ts";
+import { strongEtag } from "../http/responses.ts";
+import { atomFeed } from "../feed/atom.ts";
+import { feedPlace, nextFeed, serializeFeed } from "../feed/feed.ts";
 import { generateSource } from "./generate.ts";
 import { GENERATOR, load as loadWith, rssOf, type Load } from "./load.ts";
 
@@ -32,7 +38,7 @@ The load generator is wrk when installed, else autocannon.
 
 Environment: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4),
 BENCH_CONNECTIONS (default 50), BENCH_ONLY (sections to run, comma-separated: serving, encodings,
-deno, builds, diffs, cold, memory, routers, hostile; a partial run writes no RESULTS.md).
+deno, builds, diffs, cold, memory, routers, hostile, feeds; a partial run writes no RESULTS.md).
 
 Exit codes: 0 measured (a target not met is reported, not an error); 1 a run failed; 2 a bad flag.`,
   options: {},
@@ -277,6 +283,60 @@ async function diffs(): Promise<void> {
   }
 }
 
+/**
+ * The change feeds, in process at 20k and 100k vaults (past what npm run build deploys, so the
+ * build's steps are called directly): a build whose previous build is given (its document and feed
+ * checked as --previous does, the change classified, the feed carried on) against the same build
+ * without one; every 100th vault's note changed between the two builds. And the feed step alone
+ * (check the previous document and feed, classify, make and serialize both forms) from 20k to 100k
+ * (5x the vaults).
+ */
+async function feeds(): Promise<void> {
+  const v1 = VERSIONS[0] as ContractVersion;
+  const paths = changesPaths(v1);
+  const later = { baseUrl: CONFIG.baseUrl, builtAt: "2026-11-22T12:00:00Z" };
+  const steps = new Map<number, number>();
+  for (const n of [20_000, 100_000]) {
+    const first = generateSource(n) as { vaults: Record<string, unknown>[] };
+    const second = { ...first, vaults: first.vaults.map((v, i) => (i % 100 === 0 ? { ...v, note: `changed ${i}` } : v)) };
+    const [before, after] = [validated(first), validated(second)];
+    const previous = await prepareBuild(before, CONFIG, {}, VERSIONS, MAX_DOCUMENT_BYTES);
+    const documentBytes = previous.routes.get(v1.path)!.identity.body;
+    const feedBytes = previous.routes.get(paths.json)!.identity.body;
+    const history = async () => {
+      const checked = await checkPrevious(v1, later, documentBytes, feedBytes);
+      if ("error" in checked) throw new Error(checked.error);
+      return { previous: new Map([[1, checked.ok.history]]), documents: new Map([[1, checked.ok.document]]), classify: classifyChange };
+    };
+    const timedBuild = (withPrevious: boolean) => async () => {
+      const started = performance.now();
+      await prepareBuild(after, later, { compress: zlibCompress }, VERSIONS, MAX_DOCUMENT_BYTES, withPrevious ? await history() : {});
+      return performance.now() - started;
+    };
+    const current = buildRegistry(after, { ...later, paths: { canonical: CANONICAL_PATH, versioned: v1.path, schema: v1.schemaPath } });
+    const ref = { built_at: later.builtAt, etag: await strongEtag(serializeRegistry(current, MAX_DOCUMENT_BYTES)) };
+    const place = feedPlace(1, later.baseUrl, v1.path, paths);
+    const feedStep = async () => {
+      const started = performance.now();
+      const checked = await checkPrevious(v1, later, documentBytes, feedBytes);
+      if ("error" in checked) throw new Error(checked.error);
+      const feed = nextFeed(place, { ref, vaults: current.vaults, edges: current.edges }, checked.ok.history, () => classifyChange(checked.ok.document, current));
+      serializeFeed(feed);
+      atomFeed(place, feed);
+      return performance.now() - started;
+    };
+    if (n === 100_000) {
+      const t = await alternateTimes(timedBuild(true), timedBuild(false), 3);
+      row("build with --previous / the same build without, 100k vaults (1% of notes changed), in process", `${fmt(t.ratio)}x (${fmt(t.a, 0)} vs ${fmt(t.b, 0)} ms)`, "<= 1.5x", t.ratio <= 1.5);
+    }
+    const samples: number[] = [];
+    for (let round = 0; round < 3; round++) samples.push(await feedStep());
+    steps.set(n, median(samples));
+  }
+  const [s20, s100] = [steps.get(20_000) as number, steps.get(100_000) as number];
+  row("feed step growth (check the previous feed, classify, carry on), 20k -> 100k vaults (5x), in process", `${fmt(s100 / s20)}x (${fmt(s20, 0)} -> ${fmt(s100, 0)} ms)`, "<= 6.5x", s100 / s20 <= 6.5);
+}
+
 async function coldStart(): Promise<void> {
   const nodeNothing = () => timed("node", ["-e", "0"]);
   const fixture = join(work, "fixture.source.json");
@@ -457,6 +517,7 @@ try {
   if (runs("deno")) await deno();
   if (runs("builds")) await builds();
   if (runs("diffs")) await diffs();
+  if (runs("feeds")) await feeds();
   if (runs("cold")) await coldStart();
   if (runs("memory")) await memory(large!.sourcePath);
   if (runs("routers")) await routers();

@@ -55,7 +55,7 @@ test("headers: exact content type, strong ETag, length, caching, Last-Modified =
   assert.is(h.get("access-control-allow-origin"), "*");
   assert.is(h.get("access-control-expose-headers"), "ETag, Link, Allow, Content-Location");
   assert.is(h.get("x-content-type-options"), "nosniff");
-  assert.is(h.get("link"), `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc"`);
+  assert.is(h.get("link"), `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.json>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.atom>; rel="alternate"; type="application/atom+xml"`);
   assert.is(h.get("set-cookie"), null);
   assert.is(h.get("x-powered-by"), null);
 });

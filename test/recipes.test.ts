@@ -22,10 +22,10 @@ import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { node22 } from "../deploy/node22.ts";
-import { tablePaths } from "../http/version-policy.ts";
+import { changesPaths, tablePaths } from "../http/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
-import { typesPath } from "../node/build/types.ts";
+import { feedTypesPath, typesPath } from "../node/build/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
 import { event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
 import { cleanEnv, run } from "./process.ts";
@@ -114,7 +114,7 @@ function unzip(zip: string): { dir: string; entries: string[] } {
 
 /** The static export's files: the version table's documents, schemas, descriptions and types, and `_headers`. */
 const staticFiles = (): string[] =>
-  [...tablePaths(VERSIONS).filter((p) => p !== "/vaults.json").map((p) => p.slice(1)), ...VERSIONS.map((v) => typesPath(v.schemaPath).slice(1)), "vaults.json", "_headers"].sort();
+  [...tablePaths(VERSIONS).filter((p) => p !== "/vaults.json").map((p) => p.slice(1)), ...VERSIONS.flatMap((v) => [typesPath(v.schemaPath).slice(1), feedTypesPath(changesPaths(v).json).slice(1)]), "vaults.json", "_headers"].sort();
 
 /** Runs a packaged Lambda handler under Node 22 on a recorded REST API event for `path`. */
 async function invokeLambda(file: string, handler: string, path: string): Promise<{ statusCode: number; body: string }> {

@@ -7,7 +7,7 @@ import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
 
 /** The modules every runtime loads: web standards only. */
-const WEB_MODULES = ["handler.ts", "registry.ts", ...["http", "contract"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
+const WEB_MODULES = ["handler.ts", "registry.ts", ...["http", "feed", "contract"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
 
 test("tsc --noEmit passes on the whole project", async () => {
   const result = await run("node_modules/.bin/tsc", ["--noEmit", "-p", "tsconfig.json"], { timeoutMs: 180_000 });
@@ -30,9 +30,9 @@ test("web-standard modules use nothing of Node; relative imports name .ts, JSON 
   }
 });
 
-test("every import points down a layer: contract/ < registry.ts < http/ < handler.ts, node/", () => {
+test("every import points down a layer: contract/ < registry.ts < feed/ < http/ < handler.ts, node/", () => {
   const rank = (file: string): number =>
-    file.startsWith("contract/") ? 0 : file === "registry.ts" ? 1 : file.startsWith("http/") ? 2 : file === "handler.ts" ? 3 : 4;
+    file.startsWith("contract/") ? 0 : file === "registry.ts" ? 1 : file.startsWith("feed/") ? 2 : file.startsWith("http/") ? 3 : file === "handler.ts" ? 4 : 5;
   for (const file of WEB_MODULES) {
     for (const [, spec] of readFileSync(file, "utf8").matchAll(/from "(\.[^"]+\.ts)"/g)) {
       const target = join(dirname(file), spec as string);

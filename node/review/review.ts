@@ -81,7 +81,9 @@ export function reviewGoldens(repo: string, base: string, head: string, limit = 
     } else if (entry.status !== "changed" && (before !== null || after !== null)) {
       table.push(`| ${name} | document, ${entry.status} | nothing to compare it with |`);
     } else {
-      table.push(`| ${name} | ${entry.status === "changed" ? "bytes" : `file, ${entry.status}`} | ${entry.status === "changed" ? "read the line diff below" : "see the file list of the pull request"} |`);
+      // A change feed's items are already the changes, classified: its line diff shows them.
+      const kind = /\.changes\.(json|atom)$/.test(entry.path) ? "change feed" : "bytes";
+      table.push(`| ${name} | ${entry.status === "changed" ? kind : `${kind === "bytes" ? "file" : kind}, ${entry.status}`} | ${entry.status === "changed" ? "read the line diff below" : "see the file list of the pull request"} |`);
       if (entry.status === "changed") details.push(lineDiffBlock(entry.path, git("diff", "--no-color", "--unified=1", baseSha, headSha, "--", entry.path)));
     }
   }
