@@ -6,6 +6,7 @@
 import type { ChangeFeed, FeedPlace } from "./feed.ts";
 
 /** Characters XML 1.0 does not allow in a document, and lone surrogates: each becomes U+FFFD. */
+// deno-lint-ignore no-control-regex -- the control characters are what this matches
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `text` as XML character data or an attribute value: the five special characters escaped, characters XML forbids replaced. */
