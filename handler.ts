@@ -13,13 +13,14 @@
  *   `config.path`.
  *
  * Configuration comes from the environment on every runtime: `BASE_URL` and `SOURCE_DATE_EPOCH`
- * (DECISIONS.md D6), read and checked at import, so a bad value stops the start. `built_at` is
+ * (docs/choices.md), read and checked at import, so a bad value stops the start. `built_at` is
  * stamped then too: unbundled, each start stamps its own unless `SOURCE_DATE_EPOCH` is set. The
  * answers are hashed and gzipped on the first request, because Workers forbid both at import.
  */
+import type { HonoBase } from "hono/hono-base";
 import { resolveConfig, type Env } from "./contract/config.ts";
 import { createApp } from "./http/app.ts";
-import { lambdaHandlerFor } from "./http/lambda.ts";
+import { lambdaHandlerFor, type LambdaHandler } from "./http/lambda.ts";
 import { prepareBuild, type Build } from "./http/prepare.ts";
 import { validateSource } from "./registry.ts";
 import snapshot from "./fixtures/registry.json" with { type: "json" };
@@ -31,18 +32,18 @@ export { prepareBuild } from "./http/prepare.ts";
  * Netlify Functions v2 routing: every path of the version table (`tablePaths(VERSIONS)`, which a
  * test checks this literal against), so a version past its sunset still answers its own 410.
  */
-export const config = { path: ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/api/registry.v1.openapi.json"] };
+export const config = { path: ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/api/registry.v1.openapi.json", "/api/registry.v1.changes.json", "/api/registry.v1.changes.atom"] };
 
 const source = embeddedSource();
 const buildConfig = embeddedConfig();
 let build: Promise<Build> | undefined;
 const prepared = (): Promise<Build> => (build ??= prepareBuild(source, buildConfig, { compress: gzipWithStreams, encodings: ["gzip"] }));
 
-const app = createApp(prepared);
+const app: HonoBase = createApp(prepared);
 export default app;
 
 /** The AWS Lambda entry point (see http/lambda.ts). */
-export const lambdaHandler = lambdaHandlerFor(prepared);
+export const lambdaHandler: LambdaHandler = lambdaHandlerFor(prepared);
 
 /** gzip with the web's CompressionStream: the coding every runtime can make (brotli is Node's). */
 async function gzipWithStreams(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {

@@ -1,7 +1,7 @@
 /**
  * The registry document, v1: from a validated source to the exact bytes every address serves.
  *
- * `buildRegistry` is the one function that makes the document (SPEC.md; DECISIONS.md D2–D5) and
+ * `buildRegistry` is the one function that makes the document (docs/document.md; docs/choices.md) and
  * `serializeRegistry` the one that turns it into bytes. Every key written here is a literal in this
  * file, so the output is an allow-list by construction. Web standards only.
  */
@@ -57,7 +57,7 @@ const LISTING_NOTE =
   "Minimal listing: this vault is real and governed, but its detail is private by ruling. " +
   "Keys this row omits are withheld, not unknown.";
 
-/** The tier of a status (SPEC, States and transitions): it depends on the status alone. */
+/** The tier of a status (docs/document.md): it depends on the status alone. */
 export function tierOf(status: string): Tier {
   if (status === "active") return "in_use";
   if (status === "pending") return "chartered";
@@ -178,13 +178,30 @@ export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES
   return bytes;
 }
 
-/** A lower bound of a value's JSON text length: its strings, keys and one character per value. */
+/** A lower bound of a value's JSON text length: its strings and keys as escaped, and one character per value. */
 function textLength(value: unknown): number {
-  if (typeof value === "string") return value.length + 2;
+  if (typeof value === "string") return escapedLength(value);
   if (typeof value !== "object" || value === null) return 4;
   let n = 2;
   if (Array.isArray(value)) for (const item of value) n += textLength(item) + 1;
-  else for (const key in value) n += key.length + 3 + textLength((value as Record<string, unknown>)[key]);
+  else for (const key in value) n += escapedLength(key) + 1 + textLength((value as Record<string, unknown>)[key]);
+  return n;
+}
+
+/** What JSON.stringify escapes: `"`, `\`, control characters and lone surrogates. */
+// deno-lint-ignore no-control-regex -- control characters are what is counted
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+// deno-lint-ignore no-control-regex -- as above
+const ESCAPED_ALL = /["\\\b\f\n\r\t]|([\u0000-\u001f])|([\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff])/g;
+
+/**
+ * The exact length of a string as JSON text, quotes included: `\n` is 2 characters, another
+ * control character or a lone surrogate 6. A string with nothing to escape is not scanned twice.
+ */
+function escapedLength(text: string): number {
+  let n = text.length + 2;
+  if (!ESCAPED.test(text)) return n;
+  for (const m of text.matchAll(ESCAPED_ALL)) n += m[1] !== undefined || m[2] !== undefined ? 5 : 1;
   return n;
 }
 

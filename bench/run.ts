@@ -6,52 +6,45 @@
  * Knobs: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4), BENCH_CONNECTIONS (50).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { CANONICAL_PATH, tablePaths, type ContractVersion } from "../http/version-policy.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { VERSIONS } from "../http/versions.ts";
-import { validateSource, type Source } from "../registry.ts";
+import { buildRegistry, serializeRegistry, validateSource, type Source } from "../registry.ts";
 import { fetchRaw, startServer, type Running } from "../test/servers.ts";
 import { parseProcessArgs } from "../node/cli/args.ts";
 import { bundleArtifacts } from "../node/build/bundle.ts";
 import { diffDocuments, type Document } from "../node/review/diff.ts";
 import { zlibCompress } from "../node/build/compress.ts";
+import { BASE_VALUE_WEIGHT, MAX_DOCUMENT_BYTES, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STRING_LENGTH, VALUE_WEIGHT_BYTES, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
+import { classifyChange } from "../node/build/classify.ts";
+import { checkPrevious } from "../node/build/previous.ts";
+import { changesPaths } from "../http/version-policy.ts";
+import { strongEtag } from "../http/responses.ts";
+import { atomFeed } from "../feed/atom.ts";
+import { feedPlace, nextFeed, serializeFeed } from "../feed/feed.ts";
 import { generateSource } from "./generate.ts";
 import { GENERATOR, load as loadWith, rssOf, type Load } from "./load.ts";
 
-const SECTIONS = ["serving", "deno", "builds", "diffs", "cold", "memory", "routers"] as const;
-
-const { values } = parseProcessArgs({
-  usage: "npm run bench [-- --only SECTION,...]",
+parseProcessArgs({
+  usage: "npm run bench [-- --help]",
   help: `
 Runs every benchmark on loopback (about 8 minutes) and writes bench/RESULTS.md. Every figure is a
 ratio against a baseline measured in the same run, A and B alternated, median of the rounds.
 The load generator is wrk when installed, else autocannon.
 
 Environment: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4),
-BENCH_CONNECTIONS (default 50).
-
-Flags:
-  --only LIST  run only these sections (comma-separated: ${SECTIONS.join(", ")}); the table is
-               printed, and bench/RESULTS.md is left as it is (it holds whole runs only)
-  -h, --help   this text
+BENCH_CONNECTIONS (default 50), BENCH_ONLY (sections to run, comma-separated: serving, encodings,
+deno, builds, diffs, cold, memory, routers, hostile, feeds; a partial run writes no RESULTS.md).
 
 Exit codes: 0 measured (a target not met is reported, not an error); 1 a run failed; 2 a bad flag.`,
-  options: { only: { type: "string" } },
+  options: {},
   positionals: { min: 0, max: 0 },
 });
 
-const only = typeof values["only"] === "string" ? values["only"].split(",") : undefined;
-for (const name of only ?? []) {
-  if (!(SECTIONS as readonly string[]).includes(name)) {
-    process.stderr.write(`--only: unknown section ${JSON.stringify(name)}; expected some of ${SECTIONS.join(", ")}\n`);
-    process.exit(2);
-  }
-}
-const wanted = (section: (typeof SECTIONS)[number]): boolean => only === undefined || only.includes(section);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 4);
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 4);
 const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 50);
@@ -302,6 +295,60 @@ async function diffs(): Promise<void> {
   }
 }
 
+/**
+ * The change feeds, in process at 20k and 100k vaults (past what npm run build deploys, so the
+ * build's steps are called directly): a build whose previous build is given (its document and feed
+ * checked as --previous does, the change classified, the feed carried on) against the same build
+ * without one; every 100th vault's note changed between the two builds. And the feed step alone
+ * (check the previous document and feed, classify, make and serialize both forms) from 20k to 100k
+ * (5x the vaults).
+ */
+async function feeds(): Promise<void> {
+  const v1 = VERSIONS[0] as ContractVersion;
+  const paths = changesPaths(v1);
+  const later = { baseUrl: CONFIG.baseUrl, builtAt: "2026-11-22T12:00:00Z" };
+  const steps = new Map<number, number>();
+  for (const n of [20_000, 100_000]) {
+    const first = generateSource(n) as { vaults: Record<string, unknown>[] };
+    const second = { ...first, vaults: first.vaults.map((v, i) => (i % 100 === 0 ? { ...v, note: `changed ${i}` } : v)) };
+    const [before, after] = [validated(first), validated(second)];
+    const previous = await prepareBuild(before, CONFIG, {}, VERSIONS, MAX_DOCUMENT_BYTES);
+    const documentBytes = previous.routes.get(v1.path)!.identity.body;
+    const feedBytes = previous.routes.get(paths.json)!.identity.body;
+    const history = async () => {
+      const checked = await checkPrevious(v1, later, documentBytes, feedBytes);
+      if ("error" in checked) throw new Error(checked.error);
+      return { previous: new Map([[1, checked.ok.history]]), documents: new Map([[1, checked.ok.document]]), classify: classifyChange };
+    };
+    const timedBuild = (withPrevious: boolean) => async () => {
+      const started = performance.now();
+      await prepareBuild(after, later, { compress: zlibCompress }, VERSIONS, MAX_DOCUMENT_BYTES, withPrevious ? await history() : {});
+      return performance.now() - started;
+    };
+    const current = buildRegistry(after, { ...later, paths: { canonical: CANONICAL_PATH, versioned: v1.path, schema: v1.schemaPath } });
+    const ref = { built_at: later.builtAt, etag: await strongEtag(serializeRegistry(current, MAX_DOCUMENT_BYTES)) };
+    const place = feedPlace(1, later.baseUrl, v1.path, paths);
+    const feedStep = async () => {
+      const started = performance.now();
+      const checked = await checkPrevious(v1, later, documentBytes, feedBytes);
+      if ("error" in checked) throw new Error(checked.error);
+      const feed = nextFeed(place, { ref, vaults: current.vaults, edges: current.edges }, checked.ok.history, () => classifyChange(checked.ok.document, current));
+      serializeFeed(feed);
+      atomFeed(place, feed);
+      return performance.now() - started;
+    };
+    if (n === 100_000) {
+      const t = await alternateTimes(timedBuild(true), timedBuild(false), 3);
+      row("build with --previous / the same build without, 100k vaults (1% of notes changed), in process", `${fmt(t.ratio)}x (${fmt(t.a, 0)} vs ${fmt(t.b, 0)} ms)`, "<= 1.5x", t.ratio <= 1.5);
+    }
+    const samples: number[] = [];
+    for (let round = 0; round < 3; round++) samples.push(await feedStep());
+    steps.set(n, median(samples));
+  }
+  const [s20, s100] = [steps.get(20_000) as number, steps.get(100_000) as number];
+  row("feed step growth (check the previous feed, classify, carry on), 20k -> 100k vaults (5x), in process", `${fmt(s100 / s20)}x (${fmt(s20, 0)} -> ${fmt(s100, 0)} ms)`, "<= 6.5x", s100 / s20 <= 6.5);
+}
+
 async function coldStart(): Promise<void> {
   const nodeNothing = () => timed("node", ["-e", "0"]);
   const fixture = join(work, "fixture.source.json");
@@ -357,6 +404,84 @@ async function memory(sourcePath: string): Promise<void> {
   });
 }
 
+/**
+ * Hostile sources, each at the largest size its limits let through (or just past them), validated
+ * as every command reads them, in a process of its own: peak resident memory against 4x the file
+ * + 100 MB, and wall time (start-up included) against 30 s. Files are written in chunks, so the
+ * bench itself never holds one whole.
+ */
+async function hostileSources(): Promise<void> {
+  const FILL = MAX_SOURCE_BYTES - 64 * 1024;
+  const head = `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"${"a".repeat(40)}","edges":[],`;
+  const oneVault = '"vaults":[{"vault_slug":"a","display_name":"A","status":"active"}],';
+  /** Writes head, then `item(i)` joined by commas while under `limit` bytes (or `count` items), then tail. */
+  const write = (name: string, prefix: string, item: (i: number) => string, suffix: string, limit = FILL, count = Infinity): string => {
+    const path = join(work, `hostile-${name}.json`);
+    const fd = openSync(path, "w");
+    let size = Buffer.byteLength(prefix) + Buffer.byteLength(suffix);
+    let chunk = prefix;
+    for (let i = 0; i < count; i++) {
+      const next = (i === 0 ? "" : ",") + item(i);
+      if (size + next.length > limit) break;
+      size += next.length;
+      chunk += next;
+      if (chunk.length > 1 << 20) {
+        writeSync(fd, chunk);
+        chunk = "";
+      }
+    }
+    writeSync(fd, chunk + suffix);
+    closeSync(fd);
+    return path;
+  };
+  // A vault of 4 values in 89 bytes (with its comma): as many as the weight allows, then more.
+  const vault = (i: number): string => `{"vault_slug":"v${i.toString(36).padStart(6, "0")}","display_name":"Vault ${i.toString(36).padStart(6, "0")}","status":"active","note":"${"n".repeat(8)}"}`;
+  const vaultsAtLimit = Math.floor(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER + 4 - (vault(0).length + 1) / VALUE_WEIGHT_BYTES)) - 1000;
+  const pattern = "sserppus".repeat(128).slice(0, MAX_KEY_LENGTH - 8);
+  const controlLabel = "\\u0001".repeat(MAX_STRING_LENGTH);
+  const shapes: [string, () => string, boolean][] = [
+    [`nesting ${MAX_NESTING_DEPTH - 1} deep, repeated`, () => write("deep", `${head}${oneVault}"internal":[`, () => `${"[".repeat(61)}"${"x".repeat(246 * VALUE_WEIGHT_BYTES)}"${"]".repeat(61)}`, "]}"), false],
+    [`nesting ${MAX_NESTING_DEPTH + 1} deep (refused)`, () => write("too-deep", `${head}${oneVault}"internal":`, () => `${"[".repeat(MAX_NESTING_DEPTH)}${"]".repeat(MAX_NESTING_DEPTH)}`, "}", FILL, 1), false],
+    ["flat array of small objects", () => write("flat", `${head}${oneVault}"internal":[`, (i) => `{"k":"${String(i).padStart(5 * VALUE_WEIGHT_BYTES - 8, "x")}"}`, "]}"), false],
+    ["flat array of empty objects, to the weight limit", () => write("empty", `${head}${oneVault}"internal":[`, () => "{}", "]}", FILL, Math.floor(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) - 100), false],
+    ["flat array of empty objects, past the weight limit (refused)", () => write("empty-over", `${head}${oneVault}"internal":[`, () => "{}", "]}", FILL, Math.ceil(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) + 1000), false],
+    ["flat array of small valid vaults, to the weight limit", () => write("vaults", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit), false],
+    ["flat array of small valid vaults, past the weight limit (refused)", () => write("vaults-over", `${head}"vaults":[`, vault, "]}"), false],
+    [`keys of ${MAX_KEY_LENGTH} characters built to pass the near-miss filter`, () => write("keys", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${pattern}${String(i).padStart(8, "0")}":1`, "}]}"), false],
+    ["one internal string of 64 MiB", () => write("string", `${head}${oneVault}"internal":"`, () => "x".repeat(1 << 20), '"}'), false],
+    [`a label of ${MAX_STRING_LENGTH} control characters on 2,000 rows (built: the escaped length)`, () => write("escaped", `${head}"labels":{"class":{"c":"${controlLabel}"}},"vaults":[`, (i) => `{"vault_slug":"v${i}","display_name":"V","status":"active","class":"c"}`, "]}", FILL, 2_000), true],
+  ];
+  const measure = (path: string, build: boolean): Promise<{ ms: number; peakMiB: number; outcome: string; wall: number }> =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const child = spawn("node", [...TSX, "bench/validate-source.ts", path, ...(build ? ["--build"] : [])], { env, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        if (code !== 0) reject(new Error(`validate-source ${path} exited ${code}: ${err.slice(0, 500)}`));
+        else resolve({ ...(JSON.parse(out) as { ms: number; peakMiB: number; outcome: string }), wall: performance.now() - started });
+      });
+    });
+  const cases: [string, () => string, boolean][] = [...shapes, ["/dev/zero, a device of size 0 (refused)", () => "/dev/zero", false]];
+  for (const [what, make, build] of cases) {
+    const path = make();
+    const size = path === "/dev/zero" ? MAX_SOURCE_BYTES : statSync(path).size;
+    const r = await measure(path, build);
+    if (path !== "/dev/zero") rmSync(path);
+    const budget = (4 * size) / 1048576 + 100;
+    row(
+      `validate a hostile source: ${what}, ${fmt(size / 1048576, 1)} MiB`,
+      `${fmt(r.peakMiB, 0)} MiB peak, ${fmt(r.wall / 1000, 1)} s (${r.outcome.replace(/\|/g, "/")})`,
+      `<= ${fmt(budget, 0)} MiB, <= 30 s`,
+      r.peakMiB <= budget && r.wall <= 30_000,
+    );
+  }
+}
+
 async function routers(): Promise<void> {
   // In-process: the cost of Hono's routing alone, on our three static routes, per router.
   const { HonoBase: Hono } = await import("hono/hono-base");
@@ -386,24 +511,29 @@ async function routers(): Promise<void> {
   }
 }
 
+/** BENCH_ONLY=hostile,builds runs only those sections and writes no RESULTS.md (a partial table). */
+const ONLY = process.env["BENCH_ONLY"]?.split(",");
+const runs = (section: string): boolean => ONLY === undefined || ONLY.includes(section);
 const started = Date.now();
 try {
   console.error(`bench: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${GENERATOR}, scratch in ${work}`);
-  const fixture = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
-  const fixturePrepared = await prepare("fixture", fixture);
+  const needsLarge = ONLY === undefined || ONLY.some((o) => ["serving", "encodings", "memory"].includes(o));
+  const fixturePrepared = needsLarge ? await prepare("fixture", JSON.parse(readFileSync("fixtures/registry.json", "utf8"))) : undefined;
   // The largest deployable build: npm run build packages at most 8 MiB of document (contract/limits.ts).
-  const large = wanted("serving") || wanted("memory") ? await prepare("large", generateSource(11_000)) : undefined;
-  if (wanted("serving")) {
-    await servingNode("fixture", fixturePrepared, true);
+  const large = needsLarge ? await prepare("large", generateSource(11_000)) : undefined;
+  if (runs("serving")) {
+    await servingNode("fixture", fixturePrepared!, true);
     await servingNode("11k vaults", large!, false);
-    await conditionalAndEncodings(large!.sourcePath);
   }
-  if (wanted("deno")) await deno();
-  if (wanted("builds")) await builds();
-  if (wanted("diffs")) await diffs();
-  if (wanted("cold")) await coldStart();
-  if (wanted("memory")) await memory(large!.sourcePath);
-  if (wanted("routers")) await routers();
+  if (runs("encodings")) await conditionalAndEncodings(large!.sourcePath);
+  if (runs("deno")) await deno();
+  if (runs("builds")) await builds();
+  if (runs("diffs")) await diffs();
+  if (runs("feeds")) await feeds();
+  if (runs("cold")) await coldStart();
+  if (runs("memory")) await memory(large!.sourcePath);
+  if (runs("routers")) await routers();
+  if (runs("hostile")) await hostileSources();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -426,6 +556,5 @@ const report = [
   table,
   "",
 ].join("\n");
-if (only === undefined) writeFileSync("bench/RESULTS.md", report);
-else process.stderr.write("bench: --only: bench/RESULTS.md left as it is\n");
+if (ONLY === undefined) writeFileSync("bench/RESULTS.md", report);
 console.log(table);

@@ -1,5 +1,5 @@
 /**
- * Configuration (DECISIONS.md D6): the base URL and `built_at` of a build, from flags or the
+ * Configuration (docs/choices.md): the base URL and `built_at` of a build, from flags or the
  * environment. Web standards only: every entry point (CLI, Node server, handler) resolves the same way.
  */
 import { isHttpUrl, isUtcTimestamp } from "./source.ts";
@@ -51,14 +51,26 @@ export function resolveConfig(
 
 /**
  * Normalizes a base URL: absolute http(s), no query, fragment or credentials, trailing slashes
- * dropped. Returns the URL, or a message saying what is wrong.
+ * dropped. Returns the URL, or a message saying what is wrong. A URL that may hold a user name or
+ * password (`user:password@`) is refused naming the rule, and never echoed.
  */
 export function parseBaseUrl(raw: string): { ok: string } | { error: string } {
-  const problem = { error: `expected an absolute http or https URL without query, fragment or credentials, got ${JSON.stringify(raw)}` };
-  if (!isHttpUrl(raw) || raw.includes("?") || raw.includes("#")) return problem;
-  const url = new URL(raw);
-  if (url.username !== "" || url.password !== "") return problem;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url !== undefined && (url.username !== "" || url.password !== "")) {
+    return { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" };
+  }
+  if (url === undefined || !isHttpUrl(raw) || raw.includes("?") || raw.includes("#")) {
+    return { error: `expected an absolute http or https URL without query, fragment or credentials, got ${shownUrl(raw)}` };
+  }
   return { ok: `${url.origin}${url.pathname.replace(/\/+$/, "")}` };
+}
+
+/**
+ * A URL from the operator as a message may show it: quoted, unless it holds an `@` anywhere (it
+ * may then be a user name or password, however the rest is spelled), which is never printed.
+ */
+export function shownUrl(raw: string): string {
+  return raw.includes("@") ? "a value with an @, not printed (it may hold a user name or password)" : JSON.stringify(raw);
 }
 
 /** The latest instant that RFC 3339 can write with a four-digit year. */

@@ -1,5 +1,5 @@
 /**
- * The shape of the v1 document (SPEC.md; DECISIONS.md D3, D4): its types and fixed key orders.
+ * The shape of the v1 document (docs/document.md; docs/choices.md): its types and fixed key orders.
  * The contract layer: `registry.ts` builds values of these types and `schema.ts` describes them.
  */
 

@@ -1,11 +1,17 @@
 /**
- * Unknown keys that nearly spell a known one (DECISIONS.md D1). An unknown key is internal and never
+ * Unknown keys that nearly spell a known one (docs/choices.md). An unknown key is internal and never
  * published, so a misspelled `suppressed` would publish a vault the operator meant to withhold:
  * when a key's name is in doubt, the source is refused. Web standards only.
  */
 
-/** What an unknown key nearly spells: a known key, or a way of saying "suppressed". */
-export type NearMiss = { readonly kind: "known"; readonly meant: string } | { readonly kind: "suppress" };
+/**
+ * What an unknown key nearly spells: a known key or a way of saying "suppressed" (both refused),
+ * or, on a vault or an edge, a short known key within one edit (`notes`, `types`: a warning).
+ */
+export type NearMiss =
+  | { readonly kind: "known"; readonly meant: string }
+  | { readonly kind: "suppress" }
+  | { readonly kind: "short"; readonly meant: string };
 
 /** The word whose near spellings, anywhere in a vault's unknown key, are refused. */
 const SUPPRESS = "suppress";
@@ -13,84 +19,135 @@ const SUPPRESS = "suppress";
 const MAX_EDITS = 2;
 /** Known keys shorter than this are matched only by their folded form, not by edit distance. */
 const MIN_EDIT_LENGTH = 5;
+/** Known keys of this many letters or more (and fewer than MIN_EDIT_LENGTH) are short: one edit warns. */
+const MIN_SHORT_LENGTH = 3;
+
+/** What a key loses when folded: dashes, connectors, spaces, format and every default-ignorable character. */
+const IGNORED_IN_KEYS = /[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]/gu;
 
 /**
  * A key as compared: Unicode NFKC, case folded (upper then lower, so `ß` is `ss`), without `_`,
- * `-`, spaces, other dashes and connectors, and invisible format characters.
+ * `-`, spaces, other dashes and connectors, and every invisible (default-ignorable) character.
  *
  * @example
  * foldKey("Is_Suppressed") === "issuppressed"; foldKey("ｓｕｐｐｒｅｓｓｅｄ") === "suppressed";
  */
 export function foldKey(key: string): string {
-  return key.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC").replace(/[\p{Pd}\p{Pc}\p{Cf}\s]/gu, "");
+  // NFKC again after stripping: a removed joiner (U+034F) may have kept a letter and its mark apart.
+  return stripIgnored(key.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC")).normalize("NFKC");
+}
+
+const SURROGATE = /[\ud800-\udfff]/;
+const IGNORED_CHARACTER = /^[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]$/u;
+
+/**
+ * `text` without the characters IGNORED_IN_KEYS names. Two halves of a surrogate pair that only an
+ * ignored character kept apart join once it is gone, and are judged as the character they make
+ * (U+1BCA0 split by U+00AD is still invisible): in one pass, linear, as if stripped until stable.
+ */
+function stripIgnored(text: string): string {
+  if (!SURROGATE.test(text)) return text.replace(IGNORED_IN_KEYS, "");
+  const kept: string[] = [];
+  for (const unit of text.replace(IGNORED_IN_KEYS, "")) { // by code point: a pair, or a lone half
+    const last = kept[kept.length - 1];
+    const c = unit.charCodeAt(0);
+    if (unit.length === 2) {
+      if (!IGNORED_CHARACTER.test(unit)) kept.push(unit); // a pair that a removed character kept apart
+    } else if (unit.length === 1 && c >= 0xdc00 && c <= 0xdfff && last !== undefined && last.length === 1 && last.charCodeAt(0) >= 0xd800 && last.charCodeAt(0) <= 0xdbff) {
+      kept.pop();
+      if (!IGNORED_CHARACTER.test(last + unit)) kept.push(last + unit);
+    } else {
+      kept.push(unit);
+    }
+  }
+  return kept.join("");
+}
+
+/** Which further verdicts a level's judge gives besides "known". */
+export interface JudgeOptions {
+  /** Refuse a key whose folded form holds `suppress` within two edits (a vault's keys). */
+  readonly suppress?: boolean;
+  /** Warn of a key within one edit of a known key of 3 or 4 letters (a vault's and an edge's keys). */
+  readonly short?: boolean;
 }
 
 /**
  * A judge of one level's unknown keys against that level's `known` keys, remembering each verdict,
  * so that a source whose 100,000 rows repeat a few internal key names computes each verdict once.
- * With `refuseSuppress`, a key whose folded form holds `suppress` within two edits is refused too.
+ * The cost of a verdict is linear in the key's length.
  */
-export function nearMissJudge(known: readonly string[], refuseSuppress: boolean): (key: string) => NearMiss | undefined {
+export function nearMissJudge(known: readonly string[], options: JudgeOptions = {}): (key: string) => NearMiss | undefined {
   const folded = known.map((k) => [k, foldKey(k)] as const);
   const verdicts = new Map<string, NearMiss | undefined>();
   return (key) => {
     if (verdicts.has(key)) return verdicts.get(key);
-    const verdict = judge(foldKey(key), folded, refuseSuppress);
+    const verdict = judge(foldKey(key), folded, options);
     verdicts.set(key, verdict);
     return verdict;
   };
 }
 
-function judge(key: string, known: readonly (readonly [string, string])[], refuseSuppress: boolean): NearMiss | undefined {
+function judge(key: string, known: readonly (readonly [string, string])[], options: JudgeOptions): NearMiss | undefined {
+  // The distance is computed only where the lengths allow it, so a long key costs nothing here.
+  const within = (fold: string, edits: number): boolean => Math.abs(key.length - fold.length) <= edits && editDistance(key, fold) <= edits;
   for (const [name, fold] of known) {
-    if (key === fold) return { kind: "known", meant: name };
-    if (fold.length >= MIN_EDIT_LENGTH && Math.abs(key.length - fold.length) <= MAX_EDITS && editDistance(key, fold) <= MAX_EDITS) return { kind: "known", meant: name };
+    if (key === fold || (fold.length >= MIN_EDIT_LENGTH && within(fold, MAX_EDITS))) return { kind: "known", meant: name };
   }
-  if (refuseSuppress && holdsNearly(key, SUPPRESS)) return { kind: "suppress" };
+  if (options.suppress === true && holdsNearly(key, SUPPRESS)) return { kind: "suppress" };
+  if (options.short === true) {
+    for (const [name, fold] of known) {
+      if (fold.length >= MIN_SHORT_LENGTH && fold.length < MIN_EDIT_LENGTH && within(fold, 1)) return { kind: "short", meant: name };
+    }
+  }
   return undefined;
 }
 
-/** True when some run of `text` is within two edits of `word` (`is_supprest_flag` holds `suppress`). */
+/**
+ * True when some run of `text` is within two edits of `word` (`is_supprest_flag` holds `suppress`):
+ * the distance below with a free start and end in `text` (Sellers), one row of `word.length + 1`
+ * cells per character of `text`, so linear in it. Rows older than three are never read: a
+ * transposition reaching further back costs more than two edits.
+ */
 export function holdsNearly(text: string, word: string): boolean {
-  if (text.includes(word)) return true;
-  const longest = word.length + MAX_EDITS;
-  const letters = letterCounts(word);
-  for (let start = 0; start < text.length; start++) {
-    // Each edit costs at most one of the word's letters, so a run within reach keeps all but two:
-    // a cheap count that spares the distance on almost every run of a long key.
-    if (sharedLetters(text.slice(start, start + longest), letters) < word.length - MAX_EDITS) continue;
-    for (let length = word.length - MAX_EDITS; length <= longest && start + length <= text.length; length++) {
-      if (editDistance(text.slice(start, start + length), word) <= MAX_EDITS) return true;
+  const m = word.length;
+  const over = MAX_EDITS + 1; // every figure is capped here: only "within two" matters
+  const rows = [0, 1, 2, 3].map(() => new Int32Array(m + 1));
+  for (let j = 0; j <= m; j++) (rows[0] as Int32Array)[j] = Math.min(j, over); // the empty run
+  if (m <= MAX_EDITS) return true;
+  // For each letter of `word`, the last row whose text character equals it (0: none yet).
+  const lastRowOf = new Int32Array(m);
+  for (let i = 1; i <= text.length; i++) {
+    const row = rows[i & 3] as Int32Array;
+    const up = rows[(i - 1) & 3] as Int32Array;
+    const c = text.charCodeAt(i - 1);
+    row[0] = 0; // a run may start anywhere
+    let lastMatchColumn = 0;
+    for (let j = 1; j <= m; j++) {
+      const same = word.charCodeAt(j - 1) === c;
+      let best = Math.min((up[j - 1] as number) + (same ? 0 : 1), (up[j] as number) + 1, (row[j - 1] as number) + 1);
+      const k = lastRowOf[j - 1] as number;
+      const l = lastMatchColumn;
+      if (k > 0 && l > 0 && i - k <= MAX_EDITS) best = Math.min(best, ((rows[(k - 1) & 3] as Int32Array)[l - 1] as number) + (i - k - 1) + 1 + (j - l - 1));
+      row[j] = Math.min(best, over);
+      if (same) lastMatchColumn = j;
     }
+    if ((row[m] as number) <= MAX_EDITS) return true;
+    for (let j = 1; j <= m; j++) if (word.charCodeAt(j - 1) === c) lastRowOf[j - 1] = i;
   }
   return false;
 }
 
-function letterCounts(word: string): ReadonlyMap<string, number> {
-  const counts = new Map<string, number>();
-  for (const c of word) counts.set(c, (counts.get(c) ?? 0) + 1);
-  return counts;
-}
-
-/** How many letters of a word, given as its `letters` counts, `run` holds. */
-function sharedLetters(run: string, letters: ReadonlyMap<string, number>): number {
-  const left = new Map(letters);
-  let shared = 0;
-  for (const c of run) {
-    const n = left.get(c) ?? 0;
-    if (n > 0) {
-      left.set(c, n - 1);
-      shared++;
-    }
-  }
-  return shared;
+/** Damerau-Levenshtein distance, unrestricted (see `prefixDistances`). */
+export function editDistance(a: string, b: string): number {
+  return prefixDistances(a, b)[a.length] as number;
 }
 
 /**
- * Damerau-Levenshtein distance, unrestricted (an edit may touch a transposed pair: "uasppressed"
- * is 2 from "suppressed"), by Lowrance and Wagner's algorithm.
+ * The Damerau-Levenshtein distance, unrestricted (an edit may touch a transposed pair: "uasppressed"
+ * is 2 from "suppressed"), from each prefix of `a` (index: its length) to `b`, by Lowrance and
+ * Wagner's algorithm: each cell of its table is the distance between two prefixes.
  */
-export function editDistance(a: string, b: string): number {
+function prefixDistances(a: string, b: string): number[] {
   const inf = a.length + b.length;
   const width = b.length + 2;
   const d = new Array<number>((a.length + 2) * width).fill(0);
@@ -121,5 +178,5 @@ export function editDistance(a: string, b: string): number {
     }
     lastRow.set(a[i - 1] as string, i);
   }
-  return d[at(a.length + 1, b.length + 1)]!;
+  return Array.from({ length: a.length + 1 }, (_, i) => d[at(i + 1, b.length + 1)]!);
 }

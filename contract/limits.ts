@@ -3,8 +3,37 @@
  * would exceed it and refused in one line naming the figure and the limit. Web standards only.
  */
 
-/** A source file, in bytes: read only after its size is checked. */
+/** A source file, in bytes: counted as they are read (a pipe or a device has no size to ask). */
 export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A key of an object the format knows (the top level, `licence`, `labels`, a vault, an edge), in
+ * UTF-16 code units: every such key is compared with the known ones, at a cost that grows with it.
+ */
+export const MAX_KEY_LENGTH = 1024;
+
+/** Objects and arrays open at once anywhere in a source, the outermost object counting 1. */
+export const MAX_NESTING_DEPTH = 64;
+
+/**
+ * The values a source may hold, weighed before it is parsed, because a parsed value costs memory
+ * out of all proportion to its text (an empty object: 3 bytes of text, about 100 bytes parsed). An
+ * object or array weighs VALUE_WEIGHT_OF_CONTAINER, any other value 1; the total is at most
+ * BASE_VALUE_WEIGHT plus one per VALUE_WEIGHT_BYTES bytes of the source. A source `npm run build`
+ * can deploy (about 11,000 vaults) is far inside it; 100,000 vaults with eleven internal keys each
+ * (51 MiB) weigh 3.86 million of their 4.85 million, 200,000 like the snapshot's 3.7 million of
+ * their 5 million; vaults of three short fields (58 bytes each) stop at about 184,000.
+ */
+export const BASE_VALUE_WEIGHT = 400_000;
+/** See BASE_VALUE_WEIGHT. */
+export const VALUE_WEIGHT_BYTES = 12;
+/** See BASE_VALUE_WEIGHT. */
+export const VALUE_WEIGHT_OF_CONTAINER = 4;
+
+/** The most weight (see BASE_VALUE_WEIGHT) a source of `bytes` bytes may hold. */
+export function maxValueWeight(bytes: number): number {
+  return BASE_VALUE_WEIGHT + Math.floor(bytes / VALUE_WEIGHT_BYTES);
+}
 
 /** Any one published string of a source (a name, a note, a label, an edge type), in UTF-16 code units. */
 export const MAX_STRING_LENGTH = 65_536;

@@ -1,6 +1,6 @@
 /**
  * How long lists of problems and warnings are cut, so that a source with a problem in every one of
- * 100,000 rows still gets a short answer that says how much was left out (DECISIONS.md D1).
+ * 100,000 rows still gets a short answer that says how much was left out (docs/choices.md).
  * Web standards only.
  */
 import type { Warning } from "./source.ts";
@@ -14,17 +14,19 @@ export const MAX_WARNINGS_PER_KIND = 10;
 const KIND_TEXT: Readonly<Record<Warning["kind"], string>> = {
   "status-case": 'a status that is "active" or "pending" only up to case or spaces',
   "unknown-true": 'an unknown key set to true on a vault published in full (only "suppressed" withholds a vault)',
+  "short-near-miss": "an unknown key one edit from a short key the format knows (it is internal and not published)",
 };
 
 /**
- * The first `MAX_PROBLEMS` problems, then one line counting the rest.
+ * The first `MAX_PROBLEMS` problems, then one line counting the rest; `total` counts problems found
+ * but not kept (a validation keeps only the first ones).
  *
  * @example
  * capProblems(["a", "b"]); // ["a", "b"]
  */
-export function capProblems(problems: readonly string[]): string[] {
-  if (problems.length <= MAX_PROBLEMS) return [...problems];
-  return [...problems.slice(0, MAX_PROBLEMS), `and ${problems.length - MAX_PROBLEMS} more problems (the first ${MAX_PROBLEMS} are shown)`];
+export function capProblems(problems: readonly string[], total = problems.length): string[] {
+  if (total <= MAX_PROBLEMS) return [...problems];
+  return [...problems.slice(0, MAX_PROBLEMS), `and ${total - MAX_PROBLEMS} more problems (the first ${MAX_PROBLEMS} are shown)`];
 }
 
 /**

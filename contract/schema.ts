@@ -1,6 +1,6 @@
 /**
  * The JSON Schema (draft 2020-12) of the v1 registry document, served at the schema path the
- * version table gives v1. Unknown keys are allowed where SPEC allows fields to be added;
+ * version table gives v1. Unknown keys are allowed where docs/document.md allows fields to be added;
  * a minimal row may not carry any key that a ruling withholds.
  */
 

@@ -1,12 +1,13 @@
 /**
- * The source: the node's internal registry declaration (DECISIONS.md D1), and its validation.
+ * The source: the node's internal registry declaration (docs/choices.md), and its validation.
  *
  * `validateSource` is the allow-list's front door: it reads only the keys D1 names and returns a
  * normalized `Source` that holds nothing else, so an internal key can never reach the build.
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
 import { nearMissJudge, type NearMiss } from "./key-names.ts";
-import { MAX_STRING_LENGTH } from "./limits.ts";
+import { MAX_KEY_LENGTH, MAX_STRING_LENGTH } from "./limits.ts";
+import { MAX_PROBLEMS } from "./messages.ts";
 
 /** A validated vault declaration; only the fields the build may read. */
 export interface SourceVault {
@@ -41,14 +42,26 @@ export interface Source {
 
 /** One warning: where, what, and its kind (warnings of one kind are summarized together). */
 export interface Warning {
-  readonly kind: "status-case" | "unknown-true";
+  readonly kind: "status-case" | "unknown-true" | "short-near-miss";
   readonly line: string;
 }
 
-/** The outcome of validation: the normalized source, or every problem found. */
+/**
+ * The outcome of validation: the normalized source, or the first `MAX_PROBLEMS` problems found and
+ * a count of the others (a source with a problem in each of a million values stays a short answer).
+ */
 export type Validation =
   | { readonly ok: true; readonly source: Source; readonly warnings: readonly Warning[] }
-  | { readonly ok: false; readonly problems: readonly string[] };
+  | { readonly ok: false; readonly problems: readonly string[]; readonly omitted: number };
+
+/** What validation knows of the source's text that its parsed value no longer shows. */
+export interface ValidationOptions {
+  /**
+   * Indexes of vaults with a key repeated in the text (JSON keeps only the last): whatever the
+   * parsed value says, their detail is never quoted, since the repeated key may mean to withhold.
+   */
+  readonly withheldVaults?: ReadonlySet<number>;
+}
 
 /** The levels of a source that have keys of their own. */
 type Level = "top" | "licence" | "labels" | "vault" | "edge";
@@ -77,26 +90,30 @@ type JsonObject = { readonly [key: string]: unknown };
  *
  * Messages name places, never private content: a value is quoted only where it would be published
  * anyway (a full row's fields, any row's identity, the envelope); elsewhere only its type is named.
- * Unknown keys are internal, so their names are never printed: they are named by position.
+ * Unknown keys are internal, so their names are never printed: they are named by position. A vault
+ * counts as withheld, for what messages quote, when any key of it means to withhold: `suppressed`
+ * not plainly `false`, a key that nearly spells it, or a key repeated in the text (`options`).
  *
  * @example
  * const result = validateSource(JSON.parse(text));
  * if (!result.ok) console.error(result.problems.join("\n"));
  */
-export function validateSource(value: unknown): Validation {
+export function validateSource(value: unknown, options: ValidationOptions = {}): Validation {
   const problems: string[] = [];
+  let omitted = 0;
   const report = (path: string, message: string): void => {
-    problems.push(`${path}: ${message}`);
+    if (problems.length < MAX_PROBLEMS) problems.push(`${path}: ${message}`);
+    else omitted++;
   };
 
   if (!isObject(value)) {
     report("$", `expected an object, got ${describe(value)}`);
-    return { ok: false, problems };
+    return { ok: false, problems, omitted };
   }
   const warnings: Warning[] = [];
   const judges = nearMissJudges();
-  const unknownKeys: UnknownKeys = (obj, level, at, published = true) =>
-    reportUnknownKeys(obj, level, at, published, judges, report, (line) => warnings.push({ kind: "unknown-true", line }));
+  const unknownKeys: UnknownKeys = (obj, level, at, published) =>
+    reportUnknownKeys(obj, level, at, published, judges, report, (kind, line) => warnings.push({ kind, line }));
   unknownKeys(value, "top", "$");
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
@@ -104,13 +121,14 @@ export function validateSource(value: unknown): Validation {
   const sha = required(value, "source_inventory_sha", "", report, inventorySha);
   const licence = readLicence(value, report, unknownKeys);
   const { classLabels, statusLabels } = readLabels(value, report, unknownKeys);
-  const { vaults, declared, withheld } = readVaults(value, report, unknownKeys, (line) => warnings.push({ kind: "status-case", line }));
+  const withheldVaults = options.withheldVaults ?? new Set<number>();
+  const { vaults, declared, withheld } = readVaults(value, report, unknownKeys, withheldVaults, (line) => warnings.push({ kind: "status-case", line }));
   const edges = readEdges(value, declared, withheld, report, unknownKeys);
 
-  if (problems.length > 0) return { ok: false, problems };
+  if (problems.length > 0) return { ok: false, problems, omitted };
   // Stryker disable next-line ConditionalExpression,LogicalOperator: each is undefined only when a problem was reported
   if (registrySchemaVersion === undefined || generatedAt === undefined || sha === undefined || vaults === undefined || edges === undefined) {
-    return { ok: false, problems };
+    return { ok: false, problems, omitted };
   }
   return {
     ok: true,
@@ -158,8 +176,11 @@ function isRealDate(year: number, month: number, day: number): boolean {
 // --- field readers -------------------------------------------------------------------------------
 
 type Report = (path: string, message: string) => void;
-/** Judges `obj`'s unknown keys; `published` is false for a vault whose detail is withheld. */
-type UnknownKeys = (obj: JsonObject, level: Level, at: string, published?: boolean) => void;
+/**
+ * Judges `obj`'s unknown keys and says whether one of them means to withhold (a near miss of
+ * `suppressed`); `published`, asked after the verdicts, says whether a vault is published in full.
+ */
+type UnknownKeys = (obj: JsonObject, level: Level, at: string, published?: (withholdingKey: boolean) => boolean) => boolean;
 /** Checks one value; returns the accepted value, or what was expected (the caller says what it got). */
 type Check<T> = (value: unknown) => { ok: T } | { expected: string };
 
@@ -294,15 +315,17 @@ function readLabelTable(labels: JsonObject, key: "class" | "status", root: JsonO
 
 /**
  * The valid vaults; every slug declared (valid vault or not) for edges to refer to; and the slugs
- * whose detail is withheld (suppressed, or not plainly `suppressed: false`), whose values beyond
- * identity are never quoted.
+ * whose detail is withheld, whose values beyond identity are never quoted: fail closed, a vault is
+ * withheld unless `suppressed` is absent or plainly `false`, no other key of it means to withhold,
+ * and no key of it is repeated in the text (`withheldVaults`).
  */
 function readVaults(
   root: JsonObject,
   report: Report,
   unknownKeys: UnknownKeys,
+  withheldVaults: ReadonlySet<number>,
   warn: (line: string) => void,
-): { vaults?: SourceVault[]; declared?: Set<string>; withheld: Set<string> } {
+): { vaults?: SourceVault[]; declared?: Declared; withheld: Set<string> } {
   const withheld = new Set<string>();
   if (!Object.hasOwn(root, "vaults")) {
     report("vaults", "required key is missing");
@@ -322,9 +345,10 @@ function readVaults(
       report(at, `expected an object, got ${kindOf(item)}`);
       return;
     }
-    const published = !Object.hasOwn(item, "suppressed") || item["suppressed"] === false;
+    const plainlyPublished = (!Object.hasOwn(item, "suppressed") || item["suppressed"] === false) && !withheldVaults.has(i);
+    let published = plainlyPublished;
+    unknownKeys(item, "vault", at, (withholdingKey) => (published = plainlyPublished && !withholdingKey));
     if (!published && typeof item["vault_slug"] === "string") withheld.add(item["vault_slug"]);
-    unknownKeys(item, "vault", at, published);
     const vaultSlug = required(item, "vault_slug", at, report, slug);
     // A malformed slug is still declared: its edges are not dangling, only the slug is wrong.
     if (vaultSlug === undefined && typeof item["vault_slug"] === "string") malformed.add(item["vault_slug"]);
@@ -355,10 +379,16 @@ function readVaults(
       suppressed,
     });
   });
-  return { vaults, declared: new Set([...firstIndex.keys(), ...malformed]), withheld };
+  // Asked of the two collections rather than copied into a third: a copy of 100,000 slugs costs memory.
+  return { vaults, declared: { has: (slug) => firstIndex.has(slug) || malformed.has(slug) }, withheld };
 }
 
-function readEdges(root: JsonObject, declared: ReadonlySet<string> | undefined, withheld: ReadonlySet<string>, report: Report, unknownKeys: UnknownKeys): SourceEdge[] | undefined {
+/** The slugs declared by some vault, valid or not. */
+interface Declared {
+  has(slug: string): boolean;
+}
+
+function readEdges(root: JsonObject, declared: Declared | undefined, withheld: ReadonlySet<string>, report: Report, unknownKeys: UnknownKeys): SourceEdge[] | undefined {
   if (!Object.hasOwn(root, "edges")) {
     report("edges", "required key is missing");
     return undefined;
@@ -409,43 +439,61 @@ function tierNameOf(status: "active" | "pending"): string {
 /** Each level's judge of unknown keys, made once per validation so that verdicts are remembered. */
 function nearMissJudges(): Record<Level, (key: string) => NearMiss | undefined> {
   return {
-    top: nearMissJudge(KNOWN_KEYS.top, false),
-    licence: nearMissJudge(KNOWN_KEYS.licence, false),
-    labels: nearMissJudge(KNOWN_KEYS.labels, false),
-    vault: nearMissJudge(KNOWN_KEYS.vault, true),
-    edge: nearMissJudge(KNOWN_KEYS.edge, false),
+    top: nearMissJudge(KNOWN_KEYS.top),
+    licence: nearMissJudge(KNOWN_KEYS.licence),
+    labels: nearMissJudge(KNOWN_KEYS.labels),
+    vault: nearMissJudge(KNOWN_KEYS.vault, { suppress: true, short: true }),
+    edge: nearMissJudge(KNOWN_KEYS.edge, { short: true }),
   };
 }
 
 /**
  * Refuses every unknown key of `obj` that nearly spells a key the format knows there, or, on a
- * vault, a way of saying "suppressed" (see `key-names.ts`); on a vault published in full, warns of
- * an unknown key set to `true`, because only `suppressed` withholds a vault. Unknown keys are
- * internal: they are named by their position in the object, never by name.
+ * vault, a way of saying "suppressed" (see `key-names.ts`), and every key over MAX_KEY_LENGTH; on
+ * a vault or an edge, warns of a key one edit from a short known key (`notes`), which stays
+ * internal; on a vault published in full, warns of an unknown key set to `true`, because only
+ * `suppressed` withholds a vault. Unknown keys are internal: they are named by their position in
+ * the object, never by name. Returns whether a key means (or, too long to judge, may mean) to withhold.
  */
 function reportUnknownKeys(
   obj: JsonObject,
   level: Level,
   at: string,
-  published: boolean,
+  published: ((withholdingKey: boolean) => boolean) | undefined,
   judges: ReturnType<typeof nearMissJudges>,
   report: Report,
-  warn: (line: string) => void,
-): void {
+  warn: (kind: Warning["kind"], line: string) => void,
+): boolean {
   const known = KNOWN_KEYS[level];
   const keys = Object.keys(obj);
+  // Most objects hold only keys the format knows: they cost no verdicts.
+  if (keys.every((key) => known.includes(key))) return published?.(false) ?? false;
+  const where = (i: number): string => `key #${i + 1} of ${keys.length} (an unknown key; its name is not printed)`;
+  const verdicts: (NearMiss | "too long" | undefined)[] = [];
+  let withholding = false;
   keys.forEach((key, i) => {
     if (known.includes(key)) return;
-    const where = `key #${i + 1} of ${keys.length} (an unknown key; its name is not printed)`;
-    const verdict = judges[level](key);
-    if (verdict?.kind === "known") {
-      report(at, `${where} nearly spells "${verdict.meant}": did you mean "${verdict.meant}"? Rename it, or give the internal key a name that is not a near miss`);
+    const verdict = key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key);
+    verdicts[i] = verdict;
+    if (verdict === "too long" || verdict?.kind === "suppress" || (verdict?.kind === "known" && verdict.meant === "suppressed")) withholding = true;
+  });
+  const inFull = published?.(withholding) ?? false;
+  keys.forEach((key, i) => {
+    if (known.includes(key)) return;
+    const verdict = verdicts[i];
+    if (verdict === "too long") {
+      report(at, `${where(i)} has ${key.length} characters; the limit for a key is ${MAX_KEY_LENGTH}`);
+    } else if (verdict?.kind === "known") {
+      report(at, `${where(i)} nearly spells "${verdict.meant}": did you mean "${verdict.meant}"? Rename it, or give the internal key a name that is not a near miss`);
     } else if (verdict?.kind === "suppress") {
-      report(at, `${where} looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"`);
-    } else if (level === "vault" && published && obj[key] === true) {
-      warn(`${at}: ${where} is true, but only "suppressed": true withholds a vault: this vault is published in full`);
+      report(at, `${where(i)} looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"`);
+    } else if (verdict?.kind === "short") {
+      warn("short-near-miss", `${at}: ${where(i)} is one edit from "${verdict.meant}": did you mean "${verdict.meant}"? As it is, it is internal and not published`);
+    } else if (level === "vault" && inFull && obj[key] === true) {
+      warn("unknown-true", `${at}: ${where(i)} is true, but only "suppressed": true withholds a vault: this vault is published in full`);
     }
   });
+  return withholding;
 }
 
 // --- helpers -------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 /**
  * A consumer of the registry, typed with the generated types (golden/registry.v1.d.ts, exported
- * beside the description as /api/registry.v1.d.ts). It reads what SPEC says a consumer needs,
+ * beside the description as /api/registry.v1.d.ts). It reads what docs/document.md says a consumer needs,
  * `vault_count` and `vaults[0].display_name`, revalidates with If-None-Match, ignores keys it does
  * not know, and warns once when v1 is deprecated, naming the successor. Runs unchanged on Node
  * (with tsx) and Deno:

@@ -1,5 +1,5 @@
 /**
- * The one answer function (DECISIONS.md D7): a method, a path and a way to read request headers in,
+ * The one answer function (docs/choices.md): a method, a path and a way to read request headers in,
  * a precomputed status, headers and body out. The Hono app, the Lambda mapping and the Node server
  * all answer through it, so the routes are defined once. It builds no `Request`, `Headers` or
  * `Response`: on Lambda, the first of those would load Node's fetch implementation (about 30 ms).

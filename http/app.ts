@@ -1,11 +1,11 @@
 /**
- * The Hono app: the registry's addresses over precomputed answers (DECISIONS.md D7). One Hono app
+ * The Hono app: the registry's addresses over precomputed answers (docs/choices.md). One Hono app
  * serves every fetch runtime; a request is answered by `answer.ts`, the same function the Lambda
  * mapping and the Node server use. Nothing is serialized, hashed or assembled per request.
  */
 import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
-import { answersOf, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
+import { answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
 import { edgeKeeps } from "./encoding.ts";
 import type { Build } from "./prepare.ts";
 import { pathOf } from "./request-path.ts";
@@ -49,7 +49,8 @@ export function fetchHandler(build: Build | (() => Promise<Build>)): (request: R
     const kept = typeof client === "string" ? edgeKeeps(client) : undefined;
     const header = kept === undefined ? (name: string) => raw.headers.get(name) : (name: string) => (name === "accept-encoding" ? kept : raw.headers.get(name));
     // The raw URL, not a decoded path: the path rule never decodes (request-path.ts).
-    const path = pathOf(raw.url) ?? "/";
+    const path = pathOf(raw.url);
+    if (path === null) return toResponse(problemAnswer(BAD_REQUEST, raw.method));
     const answer = answers.current();
     try {
       if (answer !== undefined) return toResponse(answer(raw.method, path, header));

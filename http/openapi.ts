@@ -4,7 +4,10 @@
  * status `answer.ts` can give, every header, and the document body by `$ref` to the version's JSON
  * Schema (one source for the shape). Web standards only.
  */
-import { CANONICAL_PATH, type ContractVersion } from "./version-policy.ts";
+import { ATOM_MEDIA_TYPE, JSON_FEED_MEDIA_TYPE } from "../feed/feed.ts";
+import { changeFeedSchema } from "../feed/schema.ts";
+import { basePathOf } from "./answer.ts";
+import { CANONICAL_PATH, changesPaths, type ContractVersion } from "./version-policy.ts";
 import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, EXPOSABLE, exposeHeaders, PREFLIGHT_HEADERS } from "./responses.ts";
 
 /**
@@ -53,12 +56,17 @@ interface Address {
 export function openApiDescription(version: ContractVersion, baseUrl: string, canonical: boolean): Json {
   const n = version.number;
   const documentSchema = { $ref: relativeRef(version.openapiPath, version.schemaPath) };
+  const feeds = changesPaths(version);
   const addresses: Address[] = [
     ...(canonical ? [{ path: CANONICAL_PATH, summary: `The registry, at its canonical address (the bytes of ${version.path})`, mediaType: "application/json", schema: documentSchema, canonical: true, document: true }] : []),
     { path: version.path, summary: `The registry, v${n}`, mediaType: "application/json", schema: documentSchema, canonical: false, document: true },
     { path: version.schemaPath, summary: `The JSON Schema (draft 2020-12) of the v${n} document`, mediaType: "application/schema+json", schema: { type: "object" }, canonical: false, document: false },
     { path: version.openapiPath, summary: `This description of v${n}`, mediaType: OPENAPI_MEDIA_TYPE, schema: { type: "object" }, canonical: false, document: false },
+    { path: feeds.json, summary: `What changed between successive builds of v${n} (JSON Feed 1.1, each item's _registry says how to apply it)`, mediaType: JSON_FEED_MEDIA_TYPE, schema: ref("schemas", "ChangeFeed"), canonical: false, document: false },
+    { path: feeds.atom, summary: `What changed between successive builds of v${n} (Atom, RFC 4287: the same items, ids, dates and summaries)`, mediaType: ATOM_MEDIA_TYPE, schema: { type: "string", description: "An Atom feed document (XML)" }, canonical: false, document: false },
   ];
+  const schemaRef = relativeRef(version.openapiPath, version.schemaPath);
+  const { $schema: _dialect, $id: _id, ...changeFeed } = changeFeedSchema("", `${schemaRef}#/$defs/row`, `${schemaRef}#/$defs/edge`);
   return {
     openapi: "3.1.0",
     info: {
@@ -76,8 +84,8 @@ export function openApiDescription(version: ContractVersion, baseUrl: string, ca
     servers: [{ url: baseUrl }],
     // Public data, read without credentials: no operation asks for any.
     security: [],
-    paths: Object.fromEntries(addresses.map((address) => [address.path, pathItem(address, version)])),
-    components: components(),
+    paths: Object.fromEntries(addresses.map((address) => [address.path, pathItem(address, `${basePathOf(baseUrl)}${version.path}`)])),
+    components: components(changeFeed),
   };
 }
 
@@ -90,7 +98,8 @@ function relativeRef(from: string, to: string): string {
   return [...fromDirs.slice(shared).map(() => ".."), ...toParts.slice(shared)].join("/") || ".";
 }
 
-function pathItem(address: Address, version: ContractVersion): Json {
+/** `location`: the versioned path as the canonical address names it, with the base URL's path in front. */
+function pathItem(address: Address, location: string): Json {
   const id = operationStem(address.path);
   const ok = (withBody: boolean): Json => ({
     description: address.summary,
@@ -101,7 +110,7 @@ function pathItem(address: Address, version: ContractVersion): Json {
       "Content-Length": headerOf("Content-Length"),
       "Content-Encoding": headerOf("Content-Encoding"),
       Vary: headerOf("Vary"),
-      ...(address.canonical ? { "Content-Location": header(`The versioned path whose bytes this is: ${version.path}`, { const: version.path }, true) } : {}),
+      ...(address.canonical ? { "Content-Location": header(`The versioned path whose bytes this is: ${location}`, { const: location }, true) } : {}),
       Link: address.document ? headerOf("DocumentLink") : headerOf("SuccessorLink"),
       ...(address.canonical ? {} : { Deprecation: headerOf("Deprecation"), Sunset: headerOf("Sunset") }),
       ...commonHeaders(),
@@ -145,7 +154,7 @@ const HEADERS: Readonly<Record<string, Json>> = {
   "Content-Length": header("The length of the body in this coding (of the GET's body, for HEAD)", { type: "string", pattern: "^[0-9]+$" }, true),
   "Content-Encoding": header("The coding of the body, when it is not identity", { enum: ["gzip", "br"] }),
   Vary: header("Sent when more than one coding is on offer", { const: "Accept-Encoding" }),
-  DocumentLink: header('The schema (`rel="describedby"`), this description (`rel="service-desc"`, RFC 8631) and, once deprecated, the successor (`rel="successor-version"`)', text, true),
+  DocumentLink: header('The schema (`rel="describedby"`), this description (`rel="service-desc"`, RFC 8631), the change feeds (`rel="alternate"` with `type="application/feed+json"` and `type="application/atom+xml"`) and, once deprecated, the successor (`rel="successor-version"`)', text, true),
   SuccessorLink: header('Once deprecated, the successor\'s counterpart (`rel="successor-version"`)', text),
   Deprecation: header("Once the successor is published: `@` and its publication as epoch seconds (RFC 9745)", { type: "string", pattern: "^@[0-9]+$" }),
   Sunset: header("Once deprecated and when a sunset is set: the HTTP-date after which this path answers 410 (RFC 8594)", text),
@@ -178,7 +187,7 @@ const RESPONSES: Readonly<Record<string, Json>> = {
   BadRequest: problemResponse("AWS Lambda only: the event is not an HTTP request"),
 };
 
-function components(): Json {
+function components(changeFeed: Json): Json {
   return {
     parameters: PARAMETERS,
     headers: HEADERS,
@@ -190,6 +199,7 @@ function components(): Json {
         required: ["type", "title", "status"],
         properties: { type: { const: "about:blank" }, title: text, status: { type: "integer", minimum: 400, maximum: 599 } },
       },
+      ChangeFeed: changeFeed,
     },
   };
 }

@@ -4,19 +4,32 @@
  * is `/vaults.json`), as every fetch runtime does before our code sees the request; percent-encoded
  * bytes are never decoded (`/vaults%2ejson` is not `/vaults.json`); query and fragment are dropped;
  * case and trailing slashes matter. For an absolute-form target (`GET http://user:pw@host/x?t=y`)
- * only the pathname is kept, so neither userinfo, host nor query reaches an answer or a log line.
+ * only the pathname the parser gives is kept, so neither userinfo, host nor query reaches an
+ * answer or a log line, and a target the parser refuses (an invalid port) has no path.
  * Web standards only.
  */
 
-/** The path `target` names (origin-form, absolute-form or a full URL); `*` or a non-URL gives `null`. */
+/**
+ * An authority the URL parser surely takes as it is: a host name whose last label starts with a
+ * letter (one ending in a number is read as an IPv4 address, and may be refused), or a dotted-quad
+ * IPv4 address; and a port of digits. Anything else is left to the parser.
+ */
+const PLAIN_AUTHORITY = /^(?:(?:[a-z0-9]+(?:-[a-z0-9]+)*\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::(\d{1,5}))?$/;
+
+/**
+ * The path `target` names: origin-form (`/x?q`), or an absolute `http://` or `https://` URL (an
+ * absolute-form target, or the full URL a fetch runtime hands over). Anything else (`*`, another
+ * scheme, a URL the parser refuses, such as one with port 99999) gives `null`.
+ */
 export function pathOf(target: string): string | null {
   let start = 0;
   if (!target.startsWith("/")) {
-    // A full URL, as fetch runtimes hand it over: its path starts at the first / after the authority.
-    const scheme = target.indexOf("://");
-    if (scheme === -1) return null;
-    start = target.indexOf("/", scheme + 3);
-    if (start === -1) return parse(target);
+    const authority = target.startsWith("http://") ? 7 : target.startsWith("https://") ? 8 : -1;
+    if (authority === -1) return null;
+    start = endOfAuthority(target, authority);
+    // Only a plain authority followed by `/` is cut here; anything else is the parser's to read:
+    // `http://h?/vaults.json` has the path `/`, and `http://h:99999/` is no URL.
+    if (target.charCodeAt(start) !== 0x2f || !plainAuthority(target.slice(authority, start))) return parse(target);
   }
   const end = firstOf(target, start);
   const path = target.slice(start, end);
@@ -31,6 +44,24 @@ function parse(url: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * True when the URL parser surely reads `authority` (`host` or `host:port`, lower case) back as it
+ * is: a plain host name or dotted-quad address and a port up to 65535. False means "ask the parser".
+ */
+export function plainAuthority(authority: string): boolean {
+  const match = PLAIN_AUTHORITY.exec(authority);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
+}
+
+/** Where the authority starting at `from` ends: the first `/`, `\`, `?` or `#`, or the length. */
+function endOfAuthority(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2f || c === 0x5c || c === 0x3f || c === 0x23) return i;
+  }
+  return text.length;
 }
 
 /** The index of the first `?` or `#` at or after `from`, or the length. */

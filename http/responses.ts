@@ -1,5 +1,5 @@
 /**
- * HTTP representations, computed once per build (DECISIONS.md D7): bytes in each content coding,
+ * HTTP representations, computed once per build (docs/choices.md): bytes in each content coding,
  * strong ETags, headers. A request only picks a precomputed variant and evaluates its conditional
  * headers. Web standards only (`crypto.subtle` for the ETag).
  */

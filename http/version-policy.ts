@@ -1,9 +1,10 @@
 /**
- * The version lifecycle (SPEC, Versioning; DECISIONS.md D8) as functions of a version table and a
+ * The version lifecycle (docs/document.md, Versioning; docs/choices.md) as functions of a version table and a
  * build's `built_at`: which versions a build serves, which are gone, what `/vaults.json` serves, and
  * the deprecation signals each answer carries. A table that breaks the policy is refused here, so a
  * build can never ship it. Web standards only.
  */
+import type { Registry } from "../contract/document.ts";
 import type { Source } from "../contract/source.ts";
 
 /** The canonical, unversioned address: it serves the bytes of one versioned path. */
@@ -23,9 +24,11 @@ export interface VersionContext {
   readonly documentLimit?: number;
 }
 
-/** A built document: its exact bytes and the counts a start line reports. */
+/** A built document: its exact bytes, the document itself, and the counts a start line reports. */
 export interface BuiltDocument {
   readonly bytes: Uint8Array<ArrayBuffer>;
+  /** The document the bytes serialize: the change feed reads its vaults and edges, and classifies it. */
+  readonly document: Registry;
   readonly vaultCount: number;
   readonly edgeCount: number;
 }
@@ -162,9 +165,18 @@ export function planAt(table: readonly ContractVersion[], builtAt: string): { ok
   return { ok: { served, gone, canonical } };
 }
 
-/** Every path the table can ever answer: the canonical one, then each version's three. */
+/**
+ * The two change feeds of a version, beside its document: `/api/registry.v1.json` has
+ * `/api/registry.v1.changes.json` (JSON Feed) and `/api/registry.v1.changes.atom` (Atom).
+ */
+export function changesPaths(version: Pick<ContractVersion, "path">): { readonly json: string; readonly atom: string } {
+  const stem = version.path.replace(/\.json$/, "");
+  return { json: `${stem}.changes.json`, atom: `${stem}.changes.atom` };
+}
+
+/** Every path the table can ever answer: the canonical one, then each version's five. */
 export function tablePaths(table: readonly ContractVersion[]): string[] {
-  return [CANONICAL_PATH, ...table.flatMap((v) => [v.path, v.schemaPath, v.openapiPath])];
+  return [CANONICAL_PATH, ...table.flatMap((v) => [v.path, v.schemaPath, v.openapiPath, changesPaths(v).json, changesPaths(v).atom])];
 }
 
 /** The context a version's builder and schema get in a build for `baseUrl` at `builtAt`. */

@@ -1,5 +1,5 @@
 /**
- * The version table (DECISIONS.md D8): every contract version this service ships, with its paths,
+ * The version table (docs/choices.md): every contract version this service ships, with its paths,
  * builder, schema, publication day and sunset. Routes, Netlify's `config.path`, the static export,
  * `about`, the schema's `$id`, `verify` and the version table in docs/document.md all derive from it; the
  * policy it must keep is in `version-policy.ts`, and a build refuses a table that breaks it.
@@ -18,7 +18,7 @@ export const VERSIONS: readonly ContractVersion[] = [
     published: "2026-11-21",
     build(source, context) {
       const document = buildRegistry(source, context);
-      return { bytes: serializeRegistry(document, context.documentLimit), vaultCount: document.vault_count, edgeCount: document.edge_count };
+      return { bytes: serializeRegistry(document, context.documentLimit), document, vaultCount: document.vault_count, edgeCount: document.edge_count };
     },
     schema: (context) => registrySchema(context.baseUrl + context.paths.schema),
   },

@@ -30,7 +30,7 @@ test("with SOURCE_DATE_EPOCH set, two builds are byte-identical, every artifact 
   const [fa, fb] = [files(a), files(b)];
   assert.equal([...fa.keys()].sort(), [
     ".registry-build", "fetch/index.mjs", "lambda/index.mjs", "node/server.mjs",
-    "static/_headers", "static/api/registry.v1.d.ts", "static/api/registry.v1.json", "static/api/registry.v1.openapi.json", "static/api/registry.v1.schema.json", "static/vaults.json",
+    "static/_headers", "static/api/registry.v1.changes.atom", "static/api/registry.v1.changes.d.ts", "static/api/registry.v1.changes.json", "static/api/registry.v1.d.ts", "static/api/registry.v1.json", "static/api/registry.v1.openapi.json", "static/api/registry.v1.schema.json", "static/vaults.json",
   ]);
   for (const [name, bytes] of fa) assert.ok(bytes.equals(fb.get(name) as Buffer), name);
   assert.match(fa.get("static/vaults.json")?.toString() ?? "", /"built_at": "2026-11-21T12:00:00Z"/);

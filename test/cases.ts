@@ -32,9 +32,26 @@ export const invalidCases: readonly Case[] = jsonFiles("fixtures/invalid").map((
   golden: `invalid/${f.replace(/\.json$/, ".txt")}`,
 }));
 
+/** One build of the history sequence: its source, its fixed built_at, and the goldens of its two feeds. */
+export interface HistoryStep {
+  readonly name: string;
+  readonly fixture: string;
+  readonly builtAt: string;
+  readonly goldens: { readonly json: string; readonly atom: string };
+}
+
+/**
+ * The history sequence (`fixtures/history/`, in name order): each source built a day after the one
+ * before, with that build as `--previous`. Its feeds' bytes are golden.
+ */
+export const historySteps: readonly HistoryStep[] = jsonFiles("fixtures/history").map((f, i) => {
+  const name = f.replace(/\.json$/, "");
+  return { name, fixture: `fixtures/history/${f}`, builtAt: `2026-12-${String(i + 1).padStart(2, "0")}T12:00:00Z`, goldens: { json: `history/${name}.changes.json`, atom: `history/${name}.changes.atom` } };
+});
+
 /** The goldens of every other public byte: each shipped schema, the static `_headers`, the HTTP answers, the lifecycle. */
 export const publicGoldens: readonly string[] = [
-  ...VERSIONS.flatMap((v) => [`registry.v${v.number}.schema.json`, `registry.v${v.number}.openapi.json`, `registry.v${v.number}.d.ts`]),
+  ...VERSIONS.flatMap((v) => [`registry.v${v.number}.schema.json`, `registry.v${v.number}.openapi.json`, `registry.v${v.number}.d.ts`, `registry.v${v.number}.changes.d.ts`]),
   "static/_headers",
   "http/answers.txt",
   ...LIFECYCLE_DATES.map((d) => `lifecycle/${d.name}.txt`),

@@ -1,6 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { builtAtFromEpoch, DEFAULT_BASE_URL, parseBaseUrl, resolveConfig } from "../contract/config.ts";
+import { builtAtFromEpoch, DEFAULT_BASE_URL, parseBaseUrl, resolveConfig, shownUrl } from "../contract/config.ts";
+import { runCli } from "../node/cli/registry-command.ts";
 
 const NOW = () => new Date("2026-11-21T09:08:07.654Z");
 
@@ -58,6 +59,27 @@ test("base URL: explicit, else BASE_URL, else the default; problems name their s
       '--built-at: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got "2026-11-21"',
     ],
   });
+});
+
+test("a base URL with a user name or password is refused naming the rule; no URL with an @ is ever echoed", async () => {
+  const rule = "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed";
+  for (const url of ["https://user:hunter2@example.org", "https://hunter2@example.org/reg", "http://:hunter2@127.0.0.1:8787", "ftp://u:hunter2@example.org", "HTTPS://u:hunter2@Example.org"]) {
+    assert.equal(parseBaseUrl(url), { error: rule }, url);
+    assert.equal(resolveConfig({ BASE_URL: url }, {}, NOW), { problems: [`BASE_URL: ${rule}`] });
+    assert.equal(resolveConfig({}, { baseUrl: url }, NOW), { problems: [`--base-url: ${rule}`] });
+  }
+  // Refused for another reason, a value with an @ is still not printed: it may hold a password.
+  for (const url of ["https://example.org/?u=hunter2@x", "not a url hunter2@x", "mailto:hunter2@example.org", "https://example.org/#hunter2@"]) {
+    const parsed = parseBaseUrl(url);
+    assert.ok("error" in parsed, url);
+    if ("error" in parsed) assert.not.ok(parsed.error.includes("hunter2"), parsed.error);
+  }
+  assert.equal(parseBaseUrl("https://example.org/@team/"), { ok: "https://example.org/@team" }, "an @ in the path is not userinfo");
+  assert.is(shownUrl("https://example.org/reg"), '"https://example.org/reg"');
+  assert.not.ok(shownUrl("https://u:hunter2@example.org").includes("hunter2"));
+  const cli = await runCli(["fixtures/registry.json", "--base-url", "https://admin:hunter2@registry.example.org"], {});
+  assert.is(cli.code, 1);
+  assert.is(cli.stderr, `--base-url: ${rule}\n`);
 });
 
 test.run();

@@ -9,12 +9,12 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { answerer } from "../http/answer.ts";
-import { CANONICAL_PATH, planAt, tablePaths, tableProblems, type ContractVersion } from "../http/version-policy.ts";
+import { CANONICAL_PATH, changesPaths, planAt, tablePaths, tableProblems, type ContractVersion } from "../http/version-policy.ts";
 import { prepareBuild, VersionPolicyError, type Build } from "../http/prepare.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { staticHeaders, writeStatic } from "../node/build/static.ts";
-import { typesOf, typesPath } from "../node/build/types.ts";
+import { feedTypesOf, typesOf, typesPath } from "../node/build/types.ts";
 import { validateSource, type Source } from "../registry.ts";
 import { answerRequests, GOLDEN_OPTIONS, LIFECYCLE_REQUESTS } from "./cases.ts";
 import { assertGolden } from "./golden.ts";
@@ -148,7 +148,7 @@ test("lifecycle: signals on the wire, as the RFCs spell them", async () => {
   const v1 = onPublication("GET", V1.path, () => undefined).headers;
   assert.is(v1["deprecation"], `@${Date.parse("2027-03-01T00:00:00Z") / 1000}`);
   assert.is(v1["sunset"], "Tue, 01 Jun 2027 00:00:00 GMT");
-  assert.is(v1["link"], `<${GOLDEN_OPTIONS.baseUrl}${V1.schemaPath}>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}${V1.openapiPath}>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}${V2.path}>; rel="successor-version"`);
+  assert.is(v1["link"], `<${GOLDEN_OPTIONS.baseUrl}${V1.schemaPath}>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}${V1.openapiPath}>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}${changesPaths(V1).json}>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}${changesPaths(V1).atom}>; rel="alternate"; type="application/atom+xml", <${GOLDEN_OPTIONS.baseUrl}${V2.path}>; rel="successor-version"`);
   assert.is(onPublication("GET", V1.openapiPath, () => undefined).headers["link"], `<${GOLDEN_OPTIONS.baseUrl}${V2.openapiPath}>; rel="successor-version"`);
   assert.is(v1["access-control-expose-headers"], "ETag, Link, Allow, Deprecation, Sunset");
   const canonical = onPublication("GET", CANONICAL_PATH, () => undefined).headers;
@@ -172,7 +172,7 @@ test("each shipped schema as served is golden/registry.v<N>.schema.json", async 
   for (const v of VERSIONS) assertGolden(`registry.v${v.number}.schema.json`, served.routes.get(v.schemaPath)!.identity.body);
 });
 
-test("each shipped version's OpenAPI description as served is golden/registry.v<N>.openapi.json, and its types golden/registry.v<N>.d.ts", async () => {
+test("each shipped version's OpenAPI description as served is golden/registry.v<N>.openapi.json, its types golden/registry.v<N>.d.ts, its feed's golden/registry.v<N>.changes.d.ts", async () => {
   const served = await build(GOLDEN_OPTIONS.builtAt);
   for (const v of VERSIONS) {
     const description = served.routes.get(v.openapiPath)!;
@@ -180,6 +180,7 @@ test("each shipped version's OpenAPI description as served is golden/registry.v<
     assertGolden(`registry.v${v.number}.openapi.json`, description.identity.body);
     const schema = JSON.parse(Buffer.from(served.routes.get(v.schemaPath)!.identity.body).toString("utf8"));
     assertGolden(`registry.v${v.number}.d.ts`, await typesOf(schema, v.schemaPath));
+    assertGolden(`registry.v${v.number}.changes.d.ts`, await feedTypesOf(schema, changesPaths(v).json));
   }
 });
 
@@ -203,10 +204,11 @@ test("the static export of a build after v1's sunset has no file or header block
   const dir = mkdtempSync(join(tmpdir(), "registry-static-"));
   try {
     await writeStatic(dir, await build("2027-06-01T00:00:00Z", TEST_TABLE));
-    for (const path of [V1.path, V1.schemaPath, V1.openapiPath, typesPath(V1.schemaPath)]) assert.not.ok(existsSync(join(dir, path)), path);
-    for (const path of [CANONICAL_PATH, V2.path, V2.schemaPath, V2.openapiPath, typesPath(V2.schemaPath)]) assert.ok(existsSync(join(dir, path)), path);
+    const [v1Feeds, v2Feeds] = [changesPaths(V1), changesPaths(V2)];
+    for (const path of [V1.path, V1.schemaPath, V1.openapiPath, typesPath(V1.schemaPath), v1Feeds.json, v1Feeds.atom]) assert.not.ok(existsSync(join(dir, path)), path);
+    for (const path of [CANONICAL_PATH, V2.path, V2.schemaPath, V2.openapiPath, typesPath(V2.schemaPath), v2Feeds.json, v2Feeds.atom]) assert.ok(existsSync(join(dir, path)), path);
     const blocks = readFileSync(join(dir, "_headers"), "utf8").split("\n").filter((line) => line.startsWith("/"));
-    assert.equal(blocks, [CANONICAL_PATH, V2.path, V2.schemaPath, V2.openapiPath]);
+    assert.equal(blocks, [CANONICAL_PATH, V2.path, V2.schemaPath, V2.openapiPath, v2Feeds.json, v2Feeds.atom]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -10,6 +10,13 @@ import { asDocument, diffDocuments, RULES, worstClass, type Change, type Documen
 import { jsonReport, markdownReport } from "../node/review/diff-report.ts";
 import { jsonText } from "../node/review/json-deep.ts";
 import { fcParams } from "./arbitraries.ts";
+import { GOLDEN_OPTIONS } from "./cases.ts";
+import Ajv2020 from "ajv/dist/2020.js";
+import { contextOf } from "../http/version-policy.ts";
+import { VERSIONS } from "../http/versions.ts";
+import { validateSource } from "../registry.ts";
+import { schemaCheck } from "../node/review/schema-check.ts";
+import { printable } from "../node/review/printable.ts";
 
 /** The Markdown table of every rule, as the README shows it. */
 function ruleTable(): string {
@@ -21,11 +28,13 @@ type Row = Record<string, any>;
 /** A parsed golden, typed loosely so that tests can edit it. */
 type Doc = Document & { vaults: Row[]; edges: Row[]; [key: string]: any };
 const fresh = (): Doc => JSON.parse(golden);
+/**
+ * The changes an edit of the golden makes. The engine classifies any shape, as the next version's
+ * document might have it; the command reads only files that validate against a shipped schema.
+ */
 const diff = (edit: (d: Doc) => void): Change[] => {
   const after = fresh();
   edit(after);
-  const checked = asDocument(after);
-  assert.ok("ok" in checked, "the edited document is still a document");
   return diffDocuments(fresh(), after);
 };
 const rules = (changes: Change[]) => [...new Set(changes.map((c) => c.rule))].sort();
@@ -181,9 +190,10 @@ const file = (name: string, text: string) => {
   writeFileSync(join(dir, name), text);
   return join(dir, name);
 };
-const removed = fresh();
-for (const row of fullRows(removed)) delete row["tagline"];
-const [a, b] = [file("a.json", golden), file("b.json", JSON.stringify(removed))];
+// A breaking change a v1 document can carry: the keys of every full row in another order.
+const reordered = fresh();
+reordered.vaults = reordered.vaults.map((row) => ("listing" in row ? row : { tagline: row["tagline"], ...row }));
+const [a, b] = [file("a.json", golden), file("b.json", JSON.stringify(reordered))];
 
 test("registry diff: Markdown by default, --json for machines, exit 0 without --fail-on", async () => {
   const md = await runCli(["diff", a, b], {});
@@ -191,7 +201,7 @@ test("registry diff: Markdown by default, --json for machines, exit 0 without --
   assert.match(Buffer.from(md.stdout).toString(), /^### registry diff: `.*a\.json` → `.*b\.json`\n\n\*\*1 breaking\*\* · 0 dangerous · 0 additive · 0 data\n/);
   const json = JSON.parse(Buffer.from((await runCli(["diff", a, b, "--json"], {})).stdout).toString());
   assert.equal(json.counts, { breaking: 1, dangerous: 0, additive: 0, data: 0 });
-  assert.is(json.changes[0].rule, "key.removed");
+  assert.is(json.changes[0].rule, "key.order");
 });
 
 test("registry diff --fail-on: exit 1 when met, 0 when not", async () => {
@@ -214,10 +224,101 @@ test("registry diff refuses a source file, or anything not built, printing nothi
     }
   }
   assert.match((await runCli(["diff", a, file("source.json", source)], {})).stderr, /not a built registry document: it has no schema_version \(a source file is not diffed/);
-  const noSuppressed = JSON.parse(sourceWithVersion);
-  for (const row of noSuppressed.vaults) delete row.suppressed;
-  assert.match((await runCli(["diff", a, file("forged2.json", JSON.stringify(noSuppressed))], {})).stderr, /not a built registry document: it carries labels, a key only a source has\n$/);
-  assert.match((await runCli(["diff", a, file("forged.json", sourceWithVersion)], {})).stderr, /carries suppressed, a key only a source has/);
+  assert.match(
+    (await runCli(["diff", a, file("forged.json", sourceWithVersion)], {})).stderr,
+    /: not a built registry document: it does not validate against the v1 schema \(\/api\/registry\.v1\.schema\.json\): the top level: the required key about is missing; .*; … \(a source file is not diffed/,
+  );
+});
+
+test("registry diff refuses a valid source whose internal key is named schema_version, printing none of its private values", async () => {
+  // A source the build accepts: no labels, no licence, no suppressed key, and internal keys, one of
+  // them named schema_version. Only the schema tells it from a document: nothing of it may print.
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as Record<string, any>;
+  delete source["labels"];
+  delete source["licence"];
+  source["vaults"] = source["vaults"].map((v: Row, i: number) => {
+    const { suppressed: _, ...rest } = v;
+    return { ...rest, internal_memo: `PRIVATE-MEMO-${i}` };
+  });
+  source["schema_version"] = "PRIVATE-SCHEMA-VERSION";
+  assert.ok(validateSource(source).ok, "a valid source");
+  const forged = file("internal-schema-version.json", JSON.stringify(source));
+  for (const args of [["diff", a, forged], ["diff", forged, a, "--json"]]) {
+    const result = await runCli(args, {});
+    assert.is(result.code, 2, result.stderr);
+    assert.is(result.stdout.length, 0, "nothing of it is printed");
+    assert.match(result.stderr, /^\S+internal-schema-version\.json: not a built registry document: it does not validate against the v1 schema \(\/api\/registry\.v1\.schema\.json\): the top level: the required key about is missing; /);
+    assert.not.match(result.stderr, /PRIVATE|internal_memo|tagline/);
+  }
+});
+
+test("a built document is one that validates: each refusal names the v1 schema and the first failing places, never a value", () => {
+  const cases: [string, (d: Doc) => void, RegExp][] = [
+    ["a new tier", (d) => (fullRows(d)[0]!["tier"] = "PRIVATE-TIER"), /^vaults\[0\]: matches none of the 2 allowed shapes \(the nearest fails at vaults\[0\]\.tier: not one of the 3 allowed values\)$/],
+    ["a required key removed", (d) => delete fullRows(d)[0]!["tagline"], /^vaults\[0\]: matches none of the 2 allowed shapes \(the nearest fails at vaults\[0\]: the required key tagline is missing\)$/],
+    ["vault_count a string", (d) => (d["vault_count"] = "PRIVATE-48"), /^vault_count: expected integer$/],
+    ["a bad slug", (d) => (d.edges[0]!["source"] = "PRIVATE SLUG"), /^edges\[0\]\.source: does not match its pattern$/],
+    ["a minimal row with a note", (d) => (d.vaults.find((r) => "listing" in r)!["note"] = "PRIVATE-NOTE"), /^vaults\[\d+\]: matches none of the 2 allowed shapes \(the nearest fails at vaults\[\d+\]\.note: not allowed here\)$/],
+    ["about a string", (d) => (d["about"] = "PRIVATE-ABOUT"), /^about: expected object$/],
+    ["a date that is no date", (d) => (d["built_at"] = "2026-02-30T00:00:00Z"), /^built_at: not a date-time$/],
+  ];
+  for (const [name, edit, first] of cases) {
+    const after = fresh();
+    edit(after);
+    const checked = asDocument(after);
+    assert.ok("error" in checked, name);
+    const error = (checked as { error: string }).error;
+    const places = /validate against the v1 schema \(\/api\/registry\.v1\.schema\.json\): (.*) \(a source file/.exec(error)?.[1] ?? "";
+    assert.match(places.split("; ")[0] ?? "", first, `${name}: ${error}`);
+    assert.not.match(error, /PRIVATE/, name);
+  }
+  // Keys the schema does not know are allowed (consumers ignore them), and are never named.
+  const extended = fresh();
+  extended["PRIVATE-KEY"] = { deep: [1, 2] };
+  (fullRows(extended)[0] as Row)["added"] = "x";
+  assert.ok("ok" in asDocument(extended));
+  // At most four places, then an ellipsis: bounded whatever the file holds.
+  const broken = fresh();
+  for (const row of broken.vaults) row["vault_slug"] = 1;
+  assert.match((asDocument(broken) as { error: string }).error, /^(?:[^;]*; ){4}…/);
+});
+
+test("the schema checker supports every keyword and format of every shipped schema, and refuses any other", () => {
+  for (const version of VERSIONS) schemaCheck(version.schema(contextOf(version, { baseUrl: "https://x.example", builtAt: "2026-11-21T12:00:00Z" })));
+  assert.throws(() => schemaCheck({ type: "object", additionalProperties: false }), /the keyword additionalProperties is not supported/);
+  assert.throws(() => schemaCheck({ type: "string", format: "email" }), /the format email is not supported/);
+  assert.throws(() => schemaCheck({ $ref: "https://elsewhere.example/schema.json" }), /only #\/\$defs\/ references/);
+});
+
+test("law: the schema checker agrees with ajv on the v1 schema (formats apart), for the golden with random edits", () => {
+  const version = VERSIONS[0]!;
+  // ajv ships no format checks of its own (that is ajv-formats): compare without them on both sides.
+  const schema = JSON.parse(JSON.stringify(version.schema(contextOf(version, { baseUrl: "https://registry.example.org", builtAt: GOLDEN_OPTIONS.builtAt }))), (k, v) => (k === "format" ? undefined : v));
+  const ours = schemaCheck(schema);
+  const theirs = new Ajv2020.default({ strict: false, validateFormats: false }).compile(schema);
+  const base = fresh();
+  const places = [
+    ...Object.keys(base).map((k) => [k]),
+    ...Object.keys(base["about"]).map((k) => ["about", k]),
+    ...Object.keys(base.vaults[0]!).map((k) => ["vaults", "0", k]),
+    ...Object.keys(base.vaults.find((r) => "listing" in r)!).map((k) => ["vaults", String(base.vaults.findIndex((r) => "listing" in r)), k]),
+    ["edges", "0", "type"], ["edges", "0", "source"], ["field_coverage", "note", "of"],
+  ];
+  const value = fc.oneof(fc.constantFrom(undefined, null, "", "x", "1.0", "in_use", "minimal", "a-b", "2026-11-21", "2026-11-21T12:00:00Z", "https://x.example/", 0, -1, 1.5, true, [], {}), fc.string({ maxLength: 6 }));
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.constantFrom(...places), value), { maxLength: 3 }), (edits) => {
+      const d = fresh() as Record<string, any>;
+      for (const [path, v] of edits) {
+        let at = d;
+        for (const key of path.slice(0, -1)) at = at?.[key];
+        if (at === null || typeof at !== "object") continue;
+        if (v === undefined) delete at[path.at(-1) as string];
+        else at[path.at(-1) as string] = v;
+      }
+      assert.is(ours(d).length === 0, theirs(d), JSON.stringify(edits));
+    }),
+    fcParams,
+  );
 });
 
 test("privacy: a row turning full lists the fields it publishes; --fail-on privacy stops on it, alone or with a class", async () => {
@@ -265,7 +366,7 @@ test("registry diff: bad input is one clear line and exit 2", async () => {
 
 // --- total and linear ------------------------------------------------------------------------
 
-test("shape changes at any level are classified, never refused", () => {
+test("the engine classifies shape changes at any level (as a next version's document may have them)", () => {
   const cases: [string, (d: Doc) => void, [string, string][]][] = [
     ["edges become strings", (d) => (d.edges = d.edges.map((e) => `${e["source"]}->${e["target"]}`) as any), [["type.changed", "edges[]"]]],
     ["about becomes a string", (d) => (d["about"] = "see the README"), [["type.changed", "the envelope.about"]]],
@@ -282,8 +383,6 @@ test("shape changes at any level are classified, never refused", () => {
   for (const [name, edit, expected] of cases) {
     const after = fresh();
     edit(after);
-    const checked = asDocument(after);
-    assert.ok("ok" in checked, name);
     const changes = diffDocuments(fresh(), after);
     for (const [rule, where] of expected) {
       assert.ok(changes.some((c) => c.rule === rule && c.where === where), `${name}: ${rule} at ${where} in ${JSON.stringify(changes.map((c) => [c.rule, c.where]))}`);
@@ -314,9 +413,12 @@ const nested = (depth: number, leaf: unknown): unknown => {
 test("registry diff: nesting deeper than the call stack compares, prints and exits 0", async () => {
   assert.throws(() => JSON.stringify(nested(100_000, 1)), RangeError, "the engine's own stringify cannot");
   const [p, q] = [fresh(), fresh()];
+  // Deep values only where a v1 document may hold them: keys the schema does not know (a row's
+  // known values are bounded by the source's limits, and a deep one would not validate).
   p["extra"] = nested(100_000, 1);
   q["extra"] = nested(100_000, 2);
-  (fullRows(q)[0] as Row)["note"] = [nested(100_000, "deep")];
+  (fullRows(p)[0] as Row)["deep"] = "shallow";
+  (fullRows(q)[0] as Row)["deep"] = [nested(100_000, "deep")];
   const [pf, qf] = [file("deep-p.json", jsonText(p)), file("deep-q.json", jsonText(q))];
   const md = await runCli(["diff", pf, qf], {});
   assert.is(md.code, 0, md.stderr);
@@ -339,6 +441,7 @@ test("registry diff: 150,000 keys in one object compare (maps, not arrays)", () 
   q["wide"] = { ...wide("k"), extra: 1 };
   (fullRows(p)[0] as Row)["wide"] = wide("r");
   (fullRows(q)[0] as Row)["wide"] = wide("s");
+  for (const d of [p, q]) assert.ok("ok" in asDocument(d), "a v1 document: the schema allows keys it does not know");
   const changes = diffDocuments(p, q);
   assert.is(changes.filter((c) => c.rule === "key.added" && c.where === "wide").length, 1);
   assert.is(changes.filter((c) => c.rule === "key.removed" && c.where === "vaults[] (full rows).wide").length, 150_000);
@@ -361,12 +464,22 @@ test("law: jsonText is JSON.stringify's text, compact and indented", () => {
 });
 
 test("law: any two documents compare without throwing; a document and its copy differ in nothing", () => {
-  const document = fc.record({ schema_version: json, vaults: fc.oneof(fc.array(json, { maxLength: 5 }), json), edges: fc.oneof(fc.array(json, { maxLength: 5 }), json) }, { requiredKeys: ["schema_version"] })
-    .chain((d) => fc.dictionary(fc.string(), json, { maxKeys: 3 }).map((more) => ({ ...more, ...d })))
-    .filter((d) => "ok" in asDocument(d));
+  // Any shape, as the engine may meet it; and v1 documents: the golden's rows and edges, any subset,
+  // with keys the schema does not know added anywhere, which asDocument accepts.
+  const anyShape = fc.record({ schema_version: json, vaults: fc.oneof(fc.array(json, { maxLength: 5 }), json), edges: fc.oneof(fc.array(json, { maxLength: 5 }), json) }, { requiredKeys: ["schema_version"] })
+    .chain((d) => fc.dictionary(fc.string(), json, { maxKeys: 3 }).map((more) => ({ ...more, ...d }) as Document));
+  const g = fresh();
+  const extra = fc.dictionary(fc.string().filter((k) => !(k in g) && !(k in g.vaults[0]!) && !["listing", "listing_note", "suppressed", "labels", "licence"].includes(k)), json, { maxKeys: 2 });
+  const v1 = fc.record({ rows: fc.subarray(g.vaults), edges: fc.subarray(g.edges), top: extra, row: extra }).map(({ rows, edges, top, row }) => {
+    const d = { ...fresh(), ...top, vaults: rows.map((r, i) => (i === 0 ? { ...r, ...row } : r)), edges };
+    const checked = asDocument(d);
+    assert.ok("ok" in checked, (checked as { error?: string }).error);
+    return d as Document;
+  });
+  const document = fc.oneof(anyShape, v1);
   fc.assert(
     fc.property(document, document, (p, q) => {
-      const [a, b] = [asDocument(p), asDocument(q)] as { ok: Document }[];
+      const [a, b] = [{ ok: p }, { ok: q }];
       const changes = diffDocuments(a!.ok, b!.ok);
       assert.ok(Array.isArray(changes));
       JSON.parse(jsonReport(changes, "a", "b"));
@@ -375,6 +488,49 @@ test("law: any two documents compare without throwing; a document and its copy d
     }),
     fcParams,
   );
+});
+
+/** Every terminal control: C0 (newline and tab apart), DEL and C1. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+test("registry diff prints document values without terminal controls; --json keeps them exact, escaped", async () => {
+  const hostile = "\u001b]0;owned\u0007\u001b[2J\u001b[31mred\u009b0m\u0000\u0085\u007fnote\u001bc";
+  const [p, q] = [fresh(), fresh()];
+  (fullRows(q)[0] as Row)["note"] = hostile;
+  (fullRows(q)[1] as Row)["display_name"] = `${"x".repeat(100)}\u001b[8m${"y".repeat(100)}`;
+  q["about"].versioning_policy = `${q["about"].versioning_policy}\u001b[1A`;
+  const [pf, qf] = [file("ctl-p.json", JSON.stringify(p)), file("ctl-q.json", JSON.stringify(q))];
+  const md = await runCli(["diff", pf, qf], {});
+  assert.is(md.code, 0, md.stderr);
+  const text = Buffer.from(md.stdout).toString();
+  assert.ok(text.includes("rednote"), "the text is kept, the controls dropped");
+  assert.not.match(text, CONTROL);
+  const json = await runCli(["diff", pf, qf, "--json"], {});
+  const raw = Buffer.from(json.stdout).toString();
+  assert.not.match(raw, CONTROL, "C0 escaped by JSON, C1 and DEL by the report");
+  const report = JSON.parse(raw) as { changes: Change[] };
+  assert.is(report.changes.find((c) => c.rule === "vault.field" && c.where.endsWith(".note"))?.new, hostile, "the JSON value is exact");
+  // A file name is printed too.
+  const named = await runCli(["diff", pf, join(dir, "absent\u001b[2J.json")], {});
+  assert.not.match(named.stderr.trimEnd(), CONTROL);
+});
+
+test("law: printable leaves no terminal control, keeps newline and tab, changes nothing else that is plain", () => {
+  const controls = fc.constantFrom("\u001b", "\u001b[", "\u001b]", "\u0007", "\u009b", "\u0000", "\u007f", "\r", "\n", "\t", "\u001b\\", "[31m", "\u0085");
+  const text = fc.array(fc.oneof(fc.string({ unit: "binary", maxLength: 6 }), controls), { maxLength: 12 }).map((parts) => parts.join(""));
+  fc.assert(
+    fc.property(text, (t) => {
+      const out = printable(t);
+      assert.not.match(out, CONTROL);
+      assert.not.match(out, /\u001b/);
+      assert.is(printable(out), out, "idempotent");
+      assert.is([...out].filter((c) => c === "\n" || c === "\t").length <= [...t].filter((c) => c === "\n" || c === "\t").length, true);
+      if (!/[\u0000-\u001f\u007f-\u009f]/.test(t)) assert.is(out, t, "plain text is unchanged");
+    }),
+    fcParams,
+  );
+  assert.is(printable("a\nb\tc\u001b[2Jd"), "a\nb\tcd");
+  assert.is(printable("a\nb", ""), "ab");
 });
 
 test("the README's rule table is the diff's rules, with their classes", () => {

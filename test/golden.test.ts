@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runCli } from "../node/cli/registry-command.ts";
-import { GOLDEN_OPTIONS, invalidCases, publicGoldens, validCases } from "./cases.ts";
+import { GOLDEN_OPTIONS, historySteps, invalidCases, publicGoldens, validCases } from "./cases.ts";
 import { assertGolden, lineDiff, listGoldens } from "./golden.ts";
 
 const args = ["--base-url", GOLDEN_OPTIONS.baseUrl, "--built-at", GOLDEN_OPTIONS.builtAt];
@@ -26,7 +26,8 @@ for (const c of invalidCases) {
 }
 
 test("golden/ holds exactly the goldens of the cases (none missing, none unused)", () => {
-  const expected = [...[...validCases, ...invalidCases].flatMap((c) => [c.golden, ...(c.warnings === undefined ? [] : [c.warnings])]), ...publicGoldens].sort();
+  const history = historySteps.flatMap((step) => [step.goldens.json, step.goldens.atom]);
+  const expected = [...[...validCases, ...invalidCases].flatMap((c) => [c.golden, ...(c.warnings === undefined ? [] : [c.warnings])]), ...publicGoldens, ...history].sort();
   const unused = listGoldens().filter((g) => !expected.includes(g));
   assert.equal(unused, [], `unused goldens; delete them with git rm: ${unused.join(", ")}`);
   assert.equal(listGoldens(), expected);

@@ -6,7 +6,6 @@
  */
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
-import { connect } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
@@ -17,7 +16,9 @@ import { validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { cleanEnv } from "./process.ts";
-import { fetchRaw, startServer } from "./servers.ts";
+import { fetchRaw, rawExchange as rawBytes, startServer } from "./servers.ts";
+
+const rawExchange = async (port: number, bytes: string): Promise<string> => (await rawBytes(port, bytes)).toString("latin1");
 
 const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
 if (!source.ok) throw new Error("fixture invalid");
@@ -85,20 +86,6 @@ test("Netlify's convention: fetch(request, context) with any context answers as 
     fcParams,
   );
 });
-
-/** Sends raw bytes over one connection; resolves with what came back before close or a 5 s limit. */
-function rawExchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    const chunks: Buffer[] = [];
-    const done = () => resolve(Buffer.concat(chunks).toString("latin1"));
-    socket.setTimeout(5_000, () => socket.destroy());
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.on("close", done);
-    socket.on("error", () => undefined);
-    socket.on("connect", () => socket.end(bytes));
-  });
-}
 
 test("raw socket to the Node server: hostile requests get a deliberate status line, and it keeps serving", async () => {
   const epoch = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
@@ -183,13 +170,16 @@ test("LOG_REQUESTS=1 logs the path of an absolute-form target: never its userinf
   try {
     const answer = await rawExchange(port, "GET http://user:pw@elsewhere.example/vaults.json?token=x HTTP/1.1\r\nHost: elsewhere.example\r\nConnection: close\r\n\r\n");
     assert.match(answer, /^HTTP\/1\.1 200 /);
+    // Text in the query of an absolute-form target is not its path: the path is /, a 404.
+    assert.match(await rawExchange(port, "GET http://elsewhere.example?/vaults.json?token=x HTTP/1.1\r\nHost: elsewhere.example\r\nConnection: close\r\n\r\n"), /^HTTP\/1\.1 404 /);
+    assert.match(await rawExchange(port, "GET http://elsewhere.example:99999/vaults.json HTTP/1.1\r\nHost: elsewhere.example\r\nConnection: close\r\n\r\n"), /^HTTP\/1\.1 400 /);
     await rawExchange(port, "GET * HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
     await new Promise((r) => setTimeout(r, 100));
   } finally {
     await server.stop();
   }
-  const lines = server.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { path: string });
-  assert.equal(lines.map((l) => l.path), ["/vaults.json", "(not a path)"]);
+  const lines = server.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { path: string; status: number });
+  assert.equal(lines.map((l) => [l.path, l.status]), [["/vaults.json", 200], ["/", 404], ["(not a path)", 400], ["(not a path)", 400]]);
   assert.not.match(server.output(), /user|pw@|elsewhere|token/);
 });
 

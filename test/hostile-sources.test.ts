@@ -4,7 +4,7 @@
  * Never a throw or a hang, never an invalid source accepted, never a polluted prototype; refused
  * with exit 1, nothing on stdout, and no server listening.
  */
-import { MAX_STRING_LENGTH } from "../contract/limits.ts";
+import { MAX_NESTING_DEPTH, MAX_STRING_LENGTH } from "../contract/limits.ts";
 import fc from "fast-check";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +14,7 @@ import * as assert from "uvu/assert";
 import { runCli } from "../node/cli/registry-command.ts";
 import { findDuplicateKeys } from "../node/cli/json-error.ts";
 import { fcParams, nearValidSource, validSource } from "./arbitraries.ts";
-import { isValidSource } from "./oracle.ts";
+import { isValidSource, nestsDeeperThan } from "./oracle.ts";
 import { cleanEnv, run } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-hostile-"));
@@ -50,7 +50,8 @@ test("the CLI on hostile text: accepts exactly the valid sources, else exit 1 wi
       const result = await cliOn(text);
       let valid = false;
       try {
-        valid = isValidSource(JSON.parse(text)) && findDuplicateKeys(text).length === 0;
+        const value: unknown = JSON.parse(text);
+        valid = isValidSource(value) && !nestsDeeperThan(value, MAX_NESTING_DEPTH) && findDuplicateKeys(text).length === 0;
       } catch {
         valid = false; // not JSON at all
       }

@@ -13,6 +13,8 @@ import { validateSource } from "../registry.ts";
 import { restoreBuild } from "../http/restore.ts";
 import { stampBuild } from "../node/build/stamp.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
+import { pathOf } from "../http/request-path.ts";
+import { staticHeaders } from "../node/build/static.ts";
 
 const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
 if (!source.ok) throw new Error("fixture invalid");
@@ -53,7 +55,7 @@ test("headers: exact content type, strong ETag, length, caching, Last-Modified =
   assert.is(h.get("access-control-allow-origin"), "*");
   assert.is(h.get("access-control-expose-headers"), "ETag, Link, Allow, Content-Location");
   assert.is(h.get("x-content-type-options"), "nosniff");
-  assert.is(h.get("link"), `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc"`);
+  assert.is(h.get("link"), `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.json>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.atom>; rel="alternate"; type="application/atom+xml"`);
   assert.is(h.get("set-cookie"), null);
   assert.is(h.get("x-powered-by"), null);
 });
@@ -89,6 +91,14 @@ test("HEAD: the GET headers, no body", async () => {
     assert.is(h.status, 200);
     assert.equal(Object.fromEntries(h.headers), Object.fromEntries(g.headers));
     assert.is((await bytes(h)).length, 0);
+  }
+  // The answer itself, under any framework: Hono drops a HEAD body on its own, so look beneath it.
+  const answer = answerer(build);
+  for (const path of [...DOCS, SCHEMA, "/nope"]) {
+    const [g, h] = [answer("GET", path, () => undefined), answer("HEAD", path, () => undefined)];
+    assert.is(h.body, null, `HEAD ${path}: no body`);
+    assert.ok(g.body !== null && g.body.byteLength > 0);
+    assert.equal(h.headers, g.headers, `HEAD ${path}: the GET headers, Content-Length included`);
   }
 });
 
@@ -215,6 +225,8 @@ test("law: with a base URL that has a path, every address answers the same with 
       const prefixed = answer(method, `${prefix}${path}`, header);
       assert.equal([prefixed.status, prefixed.headers, prefixed.body], [plain.status, plain.headers, plain.body], `${prefix}${path}`);
       assert.is(basePathOf(base.meta.baseUrl), prefix);
+      // /vaults.json points at its versioned path inside the deployment, never outside it.
+      if (path === "/vaults.json" && (method === "GET" || method === "HEAD")) assert.is(plain.headers["content-location"], `${prefix}/api/registry.v1.json`);
       // Only the base's own path: another prefix, or the prefix twice, is not an address.
       assert.is(answer(method, `/other${path}`, header).status, 404);
       if (path !== "/") assert.is(answer(method, `${prefix}${prefix}${path}`, header).status, 404);
@@ -231,6 +243,92 @@ test("a base path that is itself the start of an address keeps that address exac
   assert.is(answer("GET", "/api/api/registry.v1.json", header).status, 200, "and with the base path in front");
   assert.is(answer("GET", "/api/vaults.json", header).status, 200);
   assert.is(answer("GET", "/registry.v1.json", header).status, 404, "the base path is not removed from an address that has it");
+});
+
+test("Content-Location under a base path: the answers, the static export's _headers and the OpenAPI description name /reg/api/registry.v1.json", async () => {
+  const based = await prepareBuild(source.source, { ...GOLDEN_OPTIONS, baseUrl: "https://registry.example.org/reg" });
+  const answer = answerer(based);
+  for (const path of ["/vaults.json", "/reg/vaults.json"]) assert.is(answer("GET", path, () => undefined).headers["content-location"], "/reg/api/registry.v1.json", path);
+  assert.match(staticHeaders(based), /^\/reg\/vaults\.json\n(?: {2}.*\n)*? {2}content-location: \/reg\/api\/registry\.v1\.json\n/);
+  const openapi = JSON.parse(new TextDecoder().decode(answer("GET", "/reg/api/registry.v1.openapi.json", () => undefined).body ?? new Uint8Array())) as { paths: Record<string, { get: { responses: Record<string, { headers: Record<string, { schema: unknown }> }> } }> };
+  assert.equal(openapi.paths["/vaults.json"]?.get.responses["200"]?.headers["Content-Location"]?.schema, { const: "/reg/api/registry.v1.json" });
+  // A bare origin keeps the versioned path as it is (the goldens).
+  assert.is(answerer(build)("GET", "/vaults.json", () => undefined).headers["content-location"], "/api/registry.v1.json");
+});
+
+/** Request targets and the path each names (http/request-path.ts): origin-form, absolute-form, full URLs. */
+const TARGETS: readonly (readonly [string, string | null])[] = [
+  ["/vaults.json", "/vaults.json"],
+  ["/vaults.json?x=/y", "/vaults.json"],
+  ["/vaults.json#frag", "/vaults.json"],
+  ["/vaults.json#/api/../x?y", "/vaults.json"],
+  ["/#/vaults.json", "/"],
+  ["/?#/vaults.json", "/"],
+  ["/a/../vaults.json#x", "/vaults.json"],
+  ["http://h/vaults.json?x", "/vaults.json"],
+  ["http://h/vaults.json#x", "/vaults.json"],
+  ["http://h:8080/vaults.json", "/vaults.json"],
+  ["https://user:pw@h/vaults.json", "/vaults.json"],
+  // Text after the authority that is not a path never becomes one.
+  ["http://h?/vaults.json", "/"],
+  ["http://h#/vaults.json", "/"],
+  ["http://h?q#/vaults.json", "/"],
+  ["http://h", "/"],
+  ["http://u@h?/vaults.json", "/"],
+  ["http://h\\vaults.json", "/vaults.json"],
+  // A target the URL parser refuses has no path.
+  ["http://h:99999/vaults.json", null],
+  ["http://h:65536/vaults.json", null],
+  ["http://h:8x/vaults.json", null],
+  ["http://h.2/vaults.json", null],
+  ["http://256.0.0.1/vaults.json", null],
+  ["http://[::1/vaults.json", null],
+  ["*", null],
+  ["ftp://h/vaults.json", null],
+  ["vaults.json", null],
+];
+
+test("pathOf: each request form names the path the URL parser gives it; query and fragment never reach it", () => {
+  for (const [target, path] of TARGETS) assert.is(pathOf(target), path, target);
+});
+
+test("law: an absolute http(s) target's path is exactly the WHATWG pathname, or null where the parser refuses it", () => {
+  const authority = fc.oneof(
+    fc.constantFrom("h", "h.example", "127.0.0.1", "[::1]", "user:pw@h", "@h", "h:", "h:0", "h:80", "h:65535", "h:65536", "h:99999", "h:-1", "h:8x", "H.EXAMPLE", "[::1", "h%41", "h.2", "1.2.3", "256.1.1.1", "h.0x1", "xn--a", "h.", "a--b"),
+    fc.stringMatching(/^[a-z0-9.:@x-]{0,12}$/),
+  );
+  const rest = fc.stringMatching(/^[a-z/?#.%\\:@2e]{0,16}$/);
+  fc.assert(
+    fc.property(fc.constantFrom("http://", "https://"), authority, rest, (scheme, auth, tail) => {
+      const target = `${scheme}${auth}${tail}`;
+      let expected: string | null;
+      try {
+        expected = new URL(target).pathname;
+      } catch {
+        expected = null;
+      }
+      assert.is(pathOf(target), expected, target);
+    }),
+    fcParams,
+  );
+});
+
+test("law: an origin-form target's path is the WHATWG pathname of it under any host", () => {
+  fc.assert(
+    fc.property(fc.stringMatching(/^[a-z/?#.%\\2e]{0,20}$/), (tail) => {
+      const target = `/${tail}`;
+      assert.is(pathOf(target), new URL(`http://h${target}`).pathname, target);
+    }),
+    fcParams,
+  );
+});
+
+test("app: a full URL with no path (never sent by a runtime, but not trusted) is a 400 problem", async () => {
+  const res = await app.fetch(new Request("http://h/vaults.json"), {} as never);
+  assert.is(res.status, 200);
+  const refused = await createApp(build).fetch({ url: "http://h:99999/vaults.json", method: "GET", headers: new Headers() } as unknown as Request);
+  assert.is(refused.status, 400);
+  assert.is(refused.headers.get("content-type"), "application/problem+json");
 });
 
 test.run();

@@ -2,8 +2,12 @@
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { findDuplicateKeys, locateJsonError } from "../node/cli/json-error.ts";
-import { parseJson } from "../node/cli/source-file.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MAX_NESTING_DEPTH, maxValueWeight, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
+import { findDuplicateKeys, locateJsonError, scanSourceText } from "../node/cli/json-error.ts";
+import { parseJson, readSourceFile } from "../node/cli/source-file.ts";
 import { fcParams } from "./arbitraries.ts";
 
 test("duplicate keys: found at any depth, by decoded name, with line and column; only D1's keys are named", () => {
@@ -62,6 +66,54 @@ test("parseJson: every text either parses or says where it breaks; never throws,
   const deep = `${"[".repeat(100_000)}${"]".repeat(99_999)}`;
   assert.match((parseJson(deep) as { error: string }).error, /^not valid JSON/);
   assert.equal(findDuplicateKeys(`${"[".repeat(100_000)}${"]".repeat(100_000)}`), []);
+});
+
+test("the text scan weighs every value: an object or array by VALUE_WEIGHT_OF_CONTAINER, any other value 1", () => {
+  const weigh = (v: unknown): number =>
+    typeof v !== "object" || v === null ? 1 : VALUE_WEIGHT_OF_CONTAINER + Object.values(v).reduce((n: number, c) => n + weigh(c), 0);
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 6 }), fc.boolean(), (value, pretty) => {
+      const scan = scanSourceText(JSON.stringify(value, null, pretty ? 2 : undefined));
+      assert.is(scan.limit, undefined);
+      assert.is(scan.weight, weigh(value));
+    }),
+    fcParams,
+  );
+  // Over the weight for the file's size: refused in one line naming both figures.
+  const text = `{"x":[${"{},".repeat(200_000)}{}]}`;
+  const scan = scanSourceText(text);
+  assert.is(scan.weight, 4 * 200_003);
+  assert.is(scan.limit, `too many values for the file's size: they weigh 800012 (an object or array 4, any other value 1); the limit for 585.9 KiB is ${maxValueWeight(text.length)}`);
+});
+
+test("the text scan stops at the nesting limit, wherever the nesting is, and says where", () => {
+  const nested = (depth: number) => `{"vaults":[],"internal":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+  assert.is(scanSourceText(nested(MAX_NESTING_DEPTH)).limit, undefined);
+  assert.is(scanSourceText(nested(MAX_NESTING_DEPTH + 1)).limit, `nesting deeper than ${MAX_NESTING_DEPTH} objects and arrays (line 1, column ${25 + MAX_NESTING_DEPTH - 1}); the limit is ${MAX_NESTING_DEPTH}`);
+  assert.match(scanSourceText(`{"a":${'{"a":'.repeat(1_000_000)}1${"}".repeat(1_000_000)}}`).limit ?? "", /^nesting deeper than 64 /);
+});
+
+test("a vault with a repeated key is withheld for messages: nothing of its detail is quoted, whichever value JSON keeps", async () => {
+  const work = mkdtempSync(join(tmpdir(), "registry-repeated-"));
+  try {
+    const vault = (extra: string) => `{"vault_slug":"a","display_name":"A","status":"active",${extra}"last_synced":"SECRET-date"}`;
+    const head = '{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"' + "a".repeat(40) + '",';
+    const edges = '"edges":[{"source":"a","target":"a","type":"SECRET-type"},{"source":"a","target":"a","type":"SECRET-type"}]}';
+    for (const extra of ['"suppressed":true,"suppressed":false,', '"x":1,"x":2,', '"suppressed":false,"suppressed":false,']) {
+      const text = `${head}"vaults":[${vault("")},${vault(extra.replace(/"vault_slug"/, ""))}],${edges}`.replace('"vault_slug":"a"', '"vault_slug":"b"');
+      assert.equal([...scanSourceText(text).vaultsWithRepeatedKeys], [1], extra);
+      const file = join(work, "source.json");
+      writeFileSync(file, text);
+      const result = await readSourceFile(file, "source.json");
+      assert.ok("problems" in result);
+      const lines = "problems" in result ? result.problems.join("\n") : "";
+      assert.match(lines, /vaults\[1\]: (duplicate key "suppressed"|an unknown key is repeated)/);
+      assert.match(lines, /vaults\[0\]\.last_synced: .*got "SECRET-date"/, "a vault published in full is quoted");
+      assert.is(lines.split("SECRET").length, 2, lines);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -69,7 +69,9 @@ export function conformanceProblems(description: Json, answer: SentAnswer): stri
       const coding = answer.headers["content-encoding"];
       const bytes = coding === "gzip" ? gunzipSync(answer.body) : coding === "br" ? brotliDecompressSync(answer.body) : Buffer.from(answer.body);
       const check = validator(schema);
-      if (!check(JSON.parse(bytes.toString("utf8")))) problems.push(`${at}: body: ${ajv.errorsText(check.errors)}`);
+      // A JSON media type (`application/json`, `…+json`) is parsed; anything else (Atom's XML) is checked as text.
+      const text = bytes.toString("utf8");
+      if (!check(/[/+]json(;|$)/.test(type) ? JSON.parse(text) : text)) problems.push(`${at}: body: ${ajv.errorsText(check.errors)}`);
     }
   }
   return problems;

@@ -2,6 +2,8 @@
  * D1 restated as one predicate, written apart from `source.ts` so the two can be checked against
  * each other: `validateSource(x).ok` must equal `isValidSource(x)` for every input.
  */
+import { MAX_KEY_LENGTH } from "../contract/limits.ts";
+
 type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -56,18 +58,25 @@ function withinTwoEdits(key: string, known: string): boolean {
   return key === known || first.includes(key) || first.some((n) => Math.abs(n.length - key.length) <= 1 && oneEdit(n, alphabet).includes(key));
 }
 
-/** D1's folding, restated: NFKC, case folded, and no `_`, `-`, spaces, dashes, connectors or format characters. */
-const squash = (k: string): string =>
-  Array.from(k.normalize("NFKC"))
+/**
+ * D1's folding, restated: NFKC, case folded, and no `_`, `-`, spaces, dashes, connectors, format
+ * characters or other default-ignorable (invisible) code points; then NFKC again.
+ */
+const squash = (k: string): string => {
+  let text = Array.from(k.normalize("NFKC"))
     .map((c) => c.toUpperCase().toLowerCase())
     .join("")
-    .normalize("NFKC")
-    .split("")
-    .filter((c) => !/[\p{Pd}\p{Pc}\p{Cf}\s]/u.test(c))
-    .join("");
+    .normalize("NFKC");
+  // Until nothing changes: halves of a pair that an ignored character kept apart join, and are judged again.
+  for (let before = ""; before !== text; ) {
+    before = text;
+    text = Array.from(text).filter((c) => !/^[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]$/u.test(c)).join("");
+  }
+  return text.normalize("NFKC");
+};
 
 /** True when some run of `folded` reaches "suppress" in two edits (letters inserted come from "suppress"). */
-function holdsSuppress(folded: string): boolean {
+export function holdsSuppress(folded: string): boolean {
   const target = "suppress";
   for (let from = 0; from < folded.length; from++) {
     for (let to = from + 6; to <= Math.min(folded.length, from + 10); to++) {
@@ -82,9 +91,13 @@ function holdsSuppress(folded: string): boolean {
   return false;
 }
 
-/** D1: an unknown key that nearly spells a known one (folded equal, or 2 edits of a 5+ letter key); on a vault, one holding "suppress". */
+/**
+ * D1: an unknown key that nearly spells a known one (folded equal, or 2 edits of a 5+ letter key);
+ * on a vault, one holding "suppress"; or one over the key length limit, which is not judged.
+ */
 export function isNearMiss(key: string, known: readonly string[], vault = false): boolean {
   if (known.includes(key)) return false;
+  if (key.length > MAX_KEY_LENGTH) return true;
   const k2 = squash(key);
   if (known.some((k) => squash(k) === k2 || (squash(k).length >= 5 && withinTwoEdits(k2, squash(k))))) return true;
   return vault && holdsSuppress(k2);
@@ -135,4 +148,10 @@ export function isValidSource(x: unknown): boolean {
     seen.add(key);
   }
   return true;
+}
+
+/** True when more than `n` objects and arrays are open at once somewhere in `x` (recursion bounded by `n`). */
+export function nestsDeeperThan(x: unknown, n: number): boolean {
+  if (typeof x !== "object" || x === null) return false;
+  return n === 0 || Object.values(x).some((child) => nestsDeeperThan(child, n - 1));
 }

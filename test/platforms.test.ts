@@ -302,10 +302,13 @@ test("Netlify static: dist/static as the publish folder; Netlify applies _header
       assert.is(res.headers["cache-control"], "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400");
       assert.is(res.headers["access-control-allow-origin"], "*");
       assert.is(res.headers["x-content-type-options"], "nosniff");
-      assert.is(res.headers["link"], `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc"`);
+      assert.is(res.headers["link"], `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.json>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.atom>; rel="alternate"; type="application/atom+xml"`);
     }
     assert.is((await fetchRaw(`${server.origin}/vaults.json`)).headers["content-location"], "/api/registry.v1.json");
     assert.is((await fetchRaw(`${server.origin}/api/registry.v1.schema.json`)).headers["content-type"], "application/schema+json");
+    // The change feeds, with the content types _headers gives them.
+    assert.is((await fetchRaw(`${server.origin}/api/registry.v1.changes.json`)).headers["content-type"], "application/feed+json");
+    assert.is((await fetchRaw(`${server.origin}/api/registry.v1.changes.atom`)).headers["content-type"], "application/atom+xml");
   } finally {
     await server.stop();
   }

@@ -85,7 +85,10 @@ test("no message about a source, valid or invalid, quotes a private string or an
             ? { ...v, last_synced: `${SECRET}-not-a-date`, note: 7 }
             : i === 0
               ? Object.fromEntries([...Object.entries(v), [`is_suppressed_${SECRET}`, true], [`hidden_${SECRET}`, true]])
-              : v,
+              : i === 1
+                ? // Withheld by a spelling with invisible characters: its detail is not quoted either.
+                  Object.fromEntries([...Object.entries(v).filter(([k]) => k !== "suppressed"), ["S\u034fup\u3164pre\ufe0fssed", true], ["last_synced", `${SECRET}-not-a-date`]])
+                : v,
         );
         const edges = [...(raw["edges"] as unknown[]), { source: `${SECRET}-nowhere`, target: `${SECRET}-nowhere`, type: `${SECRET}-type` }, 5];
         const labels = { class: { [`${SECRET}-unused`]: "" }, status: { [`${SECRET}-unused`]: 3 } };

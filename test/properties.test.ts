@@ -9,7 +9,8 @@ import { buildRegistry, serializeRegistry, validateSource, type Registry, type R
 import { contextOf } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { fcParams, nearValidSource, permutationOf, SECRET, status, validSource } from "./arbitraries.ts";
-import { isValidSource } from "./oracle.ts";
+import { holdsSuppress, isValidSource } from "./oracle.ts";
+import { holdsNearly } from "../contract/key-names.ts";
 import { summarizeWarnings } from "../contract/messages.ts";
 
 const OPTIONS = contextOf(VERSIONS[0]!, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" });
@@ -314,6 +315,97 @@ test("no key spelled from `suppress` set to true ever publishes its vault in ful
     }),
     fcParams,
   );
+});
+
+/**
+ * Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt), written out here rather than
+ * asked of the engine, so that the law holds the code to the list and not to itself.
+ */
+const DEFAULT_IGNORABLE: readonly (readonly [number, number])[] = [
+  [0x00ad, 0x00ad], [0x034f, 0x034f], [0x061c, 0x061c], [0x115f, 0x1160], [0x17b4, 0x17b5], [0x180b, 0x180f],
+  [0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x206f], [0x3164, 0x3164], [0xfe00, 0xfe0f], [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0], [0xfff0, 0xfff8], [0x1bca0, 0x1bca3], [0x1d173, 0x1d17a], [0xe0000, 0xe0fff],
+];
+const defaultIgnorable = fc.constantFrom(...DEFAULT_IGNORABLE).chain(([from, to]) => fc.integer({ min: from, max: to })).map((c) => String.fromCodePoint(c));
+
+/** "suppressed" with invisible characters inserted anywhere, as many as between every letter. */
+const invisiblySuppressed = fc
+  .array(fc.tuple(fc.nat(), defaultIgnorable), { minLength: 1, maxLength: 12 })
+  .map((inserts) => inserts.reduce((key, [at, c]) => key.slice(0, at % (key.length + 1)) + c + key.slice(at % (key.length + 1)), "suppressed"));
+
+test("inserting default-ignorable code points anywhere in `suppressed` never publishes the vault in full: refused", () => {
+  fc.assert(
+    fc.property(validSource.filter((s) => (s["vaults"] as unknown[]).length > 0), fc.nat(), invisiblySuppressed, (source, pick, key) => {
+      const vaults = source["vaults"] as Json[];
+      const index = pick % vaults.length;
+      const meant = Object.fromEntries([...Object.entries(vaults[index] as Json).filter(([k]) => k !== "suppressed"), [key, true]]);
+      const result = validateSource({ ...source, vaults: vaults.map((v, i) => (i === index ? meant : v)) });
+      assert.not.ok(result.ok, `${JSON.stringify(key)} was accepted`);
+      if (!result.ok) assert.ok(result.problems.some((p) => p.startsWith(`vaults[${index}]: key #`) && p.includes('"suppressed"')), result.problems.join("\n"));
+    }),
+    fcParams,
+  );
+});
+
+test("a vault any key of which means to withhold, however spelled and whatever its value, has nothing of its detail quoted", () => {
+  const spelling = fc.oneof(misspelledSuppressed, suppressSpelling, invisiblySuppressed, fc.constant("suppressed"));
+  fc.assert(
+    fc.property(validSource.filter((s) => (s["vaults"] as unknown[]).length > 0), fc.nat(), spelling, fc.constantFrom<unknown>(true, false, "yes", 1, null), (source, pick, key, value) => {
+      const vaults = source["vaults"] as Json[];
+      const index = pick % vaults.length;
+      const target = vaults[index] as Json;
+      const slug = target["vault_slug"] as string;
+      // Detail that messages would quote of a vault published in full: a bad date, a repeated edge's type.
+      const meant = Object.fromEntries([...Object.entries(target).filter(([k]) => k !== "suppressed"), [key, value], ["last_synced", `${SECRET}-date`]]);
+      const edge = { source: slug, target: slug, type: `${SECRET}-type` };
+      // `suppressed` itself stands for a key repeated in the text, which the text scan reports.
+      const options = key === "suppressed" ? { withheldVaults: new Set([index]) } : {};
+      const result = validateSource({ ...source, vaults: vaults.map((v, i) => (i === index ? meant : v)), edges: [...edgesOf(source), edge, edge] }, options);
+      assert.not.ok(result.ok);
+      if (!result.ok) assert.not.ok(result.problems.join("\n").includes(SECRET), result.problems.join("\n"));
+    }),
+    fcParams,
+  );
+});
+
+test("an unknown vault or edge key one edit from `note` or `type` warns, naming the place and the key it resembles, never the key", () => {
+  const oneEditOf = (word: string) =>
+    fc.tuple(fc.constantFrom("insert", "delete", "replace", "swap"), fc.nat(), fc.constantFrom(..."abcdenostyz")).map(([edit, at, c]) => {
+      const i = at % word.length;
+      if (edit === "insert") return word.slice(0, i) + c + word.slice(i);
+      if (edit === "delete") return word.slice(0, i) + word.slice(i + 1);
+      if (edit === "replace") return word.slice(0, i) + c + word.slice(i + 1);
+      return i + 1 < word.length ? word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2) : `${word}s`;
+    });
+  const base = { registry_schema_version: "1", generated_at: "2026-11-14T08:30:00Z", source_inventory_sha: "a".repeat(40) };
+  fc.assert(
+    fc.property(oneEditOf("note"), oneEditOf("type"), fc.boolean(), (vaultKey, edgeKey, suppressed) => {
+      fc.pre(vaultKey !== "note" && edgeKey !== "type" && !["status", "class", "persona"].includes(vaultKey));
+      const vault = Object.fromEntries([["vault_slug", "a"], ["display_name", "A"], ["status", "active"], ["suppressed", suppressed], [vaultKey, `${SECRET}-note`]]);
+      const edge = Object.fromEntries([["source", "a"], ["target", "a"], ["type", "t"], [edgeKey, `${SECRET}-type`]]);
+      const result = validateSource({ ...base, vaults: [vault], edges: [edge] });
+      assert.ok(result.ok, result.ok ? "" : result.problems.join("\n"));
+      if (!result.ok) return;
+      const lines = result.warnings.filter((w) => w.kind === "short-near-miss").map((w) => w.line);
+      assert.equal(lines.map((l) => l.replace(/ key #\d+ of \d+ .*"(note|type)".*/, " $1")), ["vaults[0]: note", "edges[0]: type"]);
+      const text = lines.join("\n");
+      assert.not.ok(text.includes(SECRET) || text.includes(JSON.stringify(vaultKey)) || text.includes(JSON.stringify(edgeKey)), text);
+    }),
+    fcParams,
+  );
+  const many = Array.from({ length: 12 }, (_, i) => ({ vault_slug: `v${i}`, display_name: "V", status: "active", notes: "n" }));
+  const summarized = validateSource({ ...base, vaults: many, edges: [] });
+  assert.ok(summarized.ok);
+  if (summarized.ok) {
+    const lines = summarizeWarnings(summarized.warnings);
+    assert.is(lines.length, 11);
+    assert.is(lines[10], "and 2 more places with an unknown key one edit from a short key the format knows (it is internal and not published) (the first 10 are shown)");
+  }
+});
+
+test("the near-miss scan of a long key agrees with the oracle's two edits of `suppress`, run by run", () => {
+  const text = fc.string({ unit: fc.constantFrom(..."suprexd"), maxLength: 40 });
+  fc.assert(fc.property(text, (t) => assert.is(holdsNearly(t, "suppress"), holdsSuppress(t), t)), { ...fcParams, numRuns: fcParams.numRuns * 10 });
 });
 
 test("an unknown vault key set to true warns that only `suppressed` withholds a vault; warnings of a kind are summarized", () => {

@@ -1,11 +1,12 @@
 /**
  * The README's "Your own registry", followed literally on a copy of the repository: each step's
  * block run as written from the root (step 4 on a free port, its one change), and nothing the
- * source withholds reaches any output.
+ * source withholds reaches any output. And the operator's two lines of the Quick start, on a copy
+ * with no node_modules under the machine's own Node.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -62,7 +63,10 @@ test("Your own registry: steps 1 to 5 as written, on a fresh copy of the reposit
       assert.is(r.code, 0, r.stdout.toString());
       return { stdout: r.stdout.toString(), stderr: r.stderr };
     });
-    assert.match(verified.stdout, /^\d+ passed, 0 warned, 0 failed$/m);
+    // Until the build makes change feeds, verify warns once that it serves none; nothing else may warn.
+    const warned = verified.stdout.split("\n").filter((line) => /\| (FAIL|warn) \|/.test(line));
+    assert.ok(warned.every((line) => line.startsWith("| v1 serves no change feed (a build older than the change feed) | warn |")), warned.join("\n"));
+    assert.match(verified.stdout, /^\d+ passed, [01] warned, 0 failed$/m);
   } finally {
     assert.is(await server.stop(), 0);
   }
@@ -70,6 +74,41 @@ test("Your own registry: steps 1 to 5 as written, on a fresh copy of the reposit
     for (const secret of WITHHELD) assert.not.ok((text as string).includes(secret), `${what} shows a withheld value`);
   }
   for (const file of spawnSync("grep", ["-rl", WITHHELD[0] as string, join(clone, "dist")], { encoding: "utf8" }).stdout.split("\n").filter(Boolean)) assert.unreachable(`${file} holds a withheld value`);
+});
+
+test("the operator's two lines, as written, on a copy of the repository with no node_modules, under the machine's Node 20: nothing of the proof tooling, the postinstall says why it skipped, the repository's bytes", async () => {
+  const operator = join(work, "operator");
+  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  for (const file of files) cpSync(join(ROOT, file), join(operator, file));
+  // The source of step 1, written by its own block.
+  const written = await run("sh", ["-e", "-c", block("own-registry-1")], { env, cwd: operator, timeoutMs: 30_000 });
+  assert.is(written.code, 0, written.stderr);
+  const lines = block("operator-install").trim().split("\n");
+  assert.equal(lines.length, 2, "two lines: install, build");
+  // A user's shell: the machine's Node (20) first, no node_modules/.bin; npm's own variables and PATH of npm test dropped.
+  const userPath = (process.env["PATH"] ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":");
+  const userEnv = Object.fromEntries(Object.entries({ ...env, PATH: userPath, npm_config_cache: join(homedir(), ".npm"), SOURCE_DATE_EPOCH: "1795800000" }).filter(([name]) => !name.startsWith("npm_") || name === "npm_config_cache"));
+  assert.match(spawnSync("node", ["--version"], { env: userEnv, encoding: "utf8" }).stdout, /^v20\./, "the user's node is Node 20");
+  const install = await run("sh", ["-e", "-c", lines[0] as string], { env: userEnv, cwd: operator, timeoutMs: 300_000 });
+  assert.is(install.code, 0, install.stderr);
+  assert.match(install.stdout.toString(), /^deploy\/tools: not installed: devDependencies omitted \(an operator's install, --omit=dev\): the deploy tools serve the recipe tests alone$/m);
+  const modules = join(operator, "node_modules");
+  for (const name of ["uvu", "typescript", "fast-check", "deno", "bun", "workerd", "node22", "node24", "serverless", "@stryker-mutator", "fastify", "autocannon"]) assert.not.ok(existsSync(join(modules, name)), `${name} installed`);
+  assert.not.ok(existsSync(join(operator, "deploy", "tools", "node_modules")), "no deploy tools");
+  const sizes = new Map<number, number>();
+  for (const e of readdirSync(modules, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) sizes.set(statSync(join(e.parentPath, e.name)).ino, statSync(join(e.parentPath, e.name)).size);
+  }
+  const bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
+  console.log(`readme: the operator's install holds ${(bytes / 1024 / 1024).toFixed(1)} MB in node_modules (limit 40 MB)`);
+  assert.ok(bytes <= 40 * 1024 * 1024, `${bytes} bytes`);
+  const build = await run("sh", ["-e", "-c", lines[1] as string], { env: userEnv, cwd: operator, timeoutMs: 180_000 });
+  assert.is(build.code, 0, build.stderr);
+  const own = await run(process.execPath, ["--import", "tsx", join(ROOT, "node", "build", "build.ts"), "--source", join(operator, "registry.source.json"), "--base-url", "https://registry.example.org", "--out", join(work, "repository-dist")], { env: { ...env, SOURCE_DATE_EPOCH: "1795800000" }, timeoutMs: 180_000 });
+  assert.is(own.code, 0, own.stderr);
+  const listed = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  assert.equal(listed(join(operator, "dist")), listed(join(work, "repository-dist")));
+  for (const file of listed(join(work, "repository-dist"))) assert.ok(readFileSync(join(operator, "dist", file)).equals(readFileSync(join(work, "repository-dist", file))), `dist/${file}: the repository's bytes`);
 });
 
 test("the README stays short and links every document in docs/", () => {

@@ -19,7 +19,7 @@ function valid(source: unknown): Source {
   return result.source;
 }
 
-test("tierOf: the SPEC's table, exact matches only", () => {
+test("tierOf: docs/document.md's table, exact matches only", () => {
   assert.is(tierOf("active"), "in_use");
   assert.is(tierOf("pending"), "chartered");
   for (const other of ["Active", "active ", "PENDING", "", "retired", "in_use"]) assert.is(tierOf(other), "planned", other);

@@ -214,6 +214,21 @@ test("the review workflow runs the base commit's review code: a pull request can
   assert.is(own.code, 0, own.stderr);
 });
 
+test("a change feed golden is named as one, and its changed items shown as a line diff", async () => {
+  mkdirSync(join(repo, "golden", "history"), { recursive: true });
+  write("golden/history/01-first.changes.json", readFileSync("golden/history/01-first.changes.json", "utf8"));
+  commit("a feed golden");
+  write("golden/history/01-first.changes.json", readFileSync("golden/history/01-first.changes.json", "utf8").replace('"title": "data: 3 vault.added, 2 edge.added"', '"title": "data: 3 vault.added"'));
+  commit("a feed golden changes");
+  const added = await review("--base", "HEAD~2", "--head", "HEAD~1");
+  assert.is(added.code, 0, added.stderr);
+  assert.match(added.stdout.toString(), /\| `golden\/history\/01-first\.changes\.json` \| change feed, added \| see the file list of the pull request \|/);
+  const changed = await review("--base", "HEAD~1", "--head", "HEAD");
+  assert.is(changed.code, 0, changed.stderr);
+  assert.match(changed.stdout.toString(), /\| `golden\/history\/01-first\.changes\.json` \| change feed \| read the line diff below \|/);
+  assert.match(changed.stdout.toString(), /-\s+"title": "data: 3 vault\.added, 2 edge\.added",\n\+\s+"title": "data: 3 vault\.added",/);
+});
+
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
 test.run();

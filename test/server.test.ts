@@ -1,23 +1,102 @@
 /** The Node server (`npm start`) over a real socket: transport, start-up refusal, graceful stop. */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run } from "./process.ts";
-import { fetchRaw, startServer, type Running } from "./servers.ts";
+import { fetchRaw, rawExchange, startServer, type Running } from "./servers.ts";
 
 const EPOCH = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
 const env = cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: GOLDEN_OPTIONS.baseUrl, SOURCE_DATE_EPOCH: EPOCH });
 const golden = readFileSync("golden/registry.json");
+const work = mkdtempSync(join(tmpdir(), "registry-server-"));
 let server: Running;
+/** The bundled production server (`dist/node/server.mjs`) of the same source and base URL. */
+let artifact: Running;
 
 test.before(async () => {
   server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], env);
+  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", "fixtures/registry.json", "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", join(work, "dist")], { env, timeoutMs: 120_000 });
+  if (built.code !== 0) throw new Error(built.stderr);
+  artifact = await startServer("node", [join(work, "dist", "node", "server.mjs")], env);
 });
 test.after(async () => {
   await server.stop("SIGKILL");
+  await artifact?.stop("SIGKILL");
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** One raw exchange split into status, headers (lower-case names) and the bytes after them. */
+async function exchange(origin: string, request: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+  const bytes = await rawExchange(Number(new URL(origin).port), request);
+  const end = bytes.indexOf("\r\n\r\n");
+  const [statusLine = "", ...lines] = bytes.subarray(0, end === -1 ? bytes.length : end).toString("latin1").split("\r\n");
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+  return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0), headers, body: end === -1 ? Buffer.alloc(0) : bytes.subarray(end + 4) };
+}
+
+/** Request forms either server could get wrong, and the status both must give. */
+const FORMS: readonly (readonly [string, number])[] = [
+  ["GET /vaults.json HTTP/1.0\r\n\r\n", 400],
+  ["HEAD /vaults.json HTTP/1.0\r\n\r\n", 400],
+  ["GET /vaults.json HTTP/1.1\r\nConnection: close\r\n\r\n", 400],
+  ["GET /vaults.json HTTP/1.1\r\nHost: user:pw@127.0.0.1\r\nConnection: close\r\n\r\n", 400],
+  ["GET /vaults.json HTTP/1.0\r\nHost: user@h\r\n\r\n", 400],
+  ["GET /vaults.json HTTP/1.1\r\nHost: h/x\r\nConnection: close\r\n\r\n", 400],
+  ["GET /vaults.json HTTP/1.1\r\nHost: h:99999\r\nConnection: close\r\n\r\n", 400],
+  ["GET /vaults.json HTTP/1.1\r\nHost: 1.2.3\r\nConnection: close\r\n\r\n", 400],
+  ["GET http://h:99999/vaults.json HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 400],
+  ["GET ftp://h/vaults.json HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 400],
+  ["OPTIONS * HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 400],
+  ["GET /api\\registry.v1.json HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 400],
+  ["CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n", 405],
+  ["CONNECT /vaults.json HTTP/1.1\r\nHost: h\r\n\r\n", 405],
+  ["GET http://h?/vaults.json HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 404],
+  // node:http's parser refuses a fragment in an absolute-form target: a problem document all the same.
+  ["GET http://h#/vaults.json HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 400],
+  ["GET /vaults.json HTTP/1.1\r\nHost: h\r\nBad Header: x\r\n\r\n", 400],
+  [`GET /vaults.json HTTP/1.1\r\nHost: h\r\nX-Long: ${"v".repeat(20_000)}\r\n\r\n`, 431],
+  ["GET /vaults.json HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", 200],
+  ["GET http://user:pw@h:8080/vaults.json?x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 200],
+];
+
+test("npm start and dist/node/server.mjs answer every request form alike: the same status, a problem+json body for each refusal", async () => {
+  for (const [request, status] of FORMS) {
+    const [dev, bundled] = [await exchange(server.origin, request), await exchange(artifact.origin, request)];
+    const what = JSON.stringify(request);
+    assert.is(dev.status, status, `npm start: ${what}`);
+    assert.is(bundled.status, status, `server.mjs: ${what}`);
+    if (status === 200) {
+      assert.ok(dev.body.equals(golden) && bundled.body.equals(golden), what);
+      continue;
+    }
+    for (const answer of [dev, bundled]) {
+      assert.is(answer.headers["content-type"], "application/problem+json", what);
+      assert.is(answer.headers["access-control-allow-origin"], "*", what);
+      const body = request.startsWith("HEAD ") ? {} : (JSON.parse(answer.body.toString("utf8")) as { status?: number });
+      if (!request.startsWith("HEAD ")) assert.is(body.status, status, what);
+      if (status === 405) assert.is(answer.headers["allow"], "GET, HEAD, OPTIONS", what);
+    }
+    assert.ok(dev.body.equals(bundled.body), `the same problem document: ${what}`);
+  }
+});
+
+test("HEAD on the raw transport, both servers: the GET's Content-Length and not one byte of body", async () => {
+  for (const origin of [server.origin, artifact.origin]) {
+    for (const path of ["/vaults.json", "/api/registry.v1.schema.json", "/nope"]) {
+      const get = await exchange(origin, `GET ${path} HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n`);
+      const head = await exchange(origin, `HEAD ${path} HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n`);
+      assert.is(head.status, get.status, path);
+      assert.ok(get.body.length > 0, path);
+      assert.is(get.headers["content-length"], String(get.body.length), path);
+      assert.is(head.headers["content-length"], get.headers["content-length"], `${origin} HEAD ${path}`);
+      assert.is(head.body.length, 0, `${origin} HEAD ${path}: no body bytes`);
+    }
+  }
 });
 
 test("prints one start line naming the source, counts, built_at, base URL, ETag and both URLs", () => {

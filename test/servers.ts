@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
+import { connect, createServer as createNetServer, type AddressInfo } from "node:net";
 
 export interface Running {
   readonly origin: string;
@@ -101,5 +101,21 @@ export function freePort(): Promise<number> {
       const { port } = probe.address() as AddressInfo;
       probe.close(() => done(port));
     });
+  });
+}
+
+/**
+ * Sends `bytes` as they are over one connection to 127.0.0.1:`port` and resolves with every byte
+ * that came back before the server closed it, or after a 5 s limit.
+ */
+export function rawExchange(port: number, bytes: string): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.setTimeout(5_000, () => socket.destroy());
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("close", () => resolve(Buffer.concat(chunks)));
+    socket.on("error", () => undefined);
+    socket.on("connect", () => socket.end(bytes));
   });
 }

@@ -7,7 +7,7 @@ import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
 
 /** The modules every runtime loads: web standards only. */
-const WEB_MODULES = ["handler.ts", "registry.ts", ...["http", "contract"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
+const WEB_MODULES = ["handler.ts", "registry.ts", ...["http", "feed", "contract"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
 
 test("tsc --noEmit passes on the whole project", async () => {
   const result = await run("node_modules/.bin/tsc", ["--noEmit", "-p", "tsconfig.json"], { timeoutMs: 180_000 });
@@ -30,9 +30,9 @@ test("web-standard modules use nothing of Node; relative imports name .ts, JSON 
   }
 });
 
-test("every import points down a layer: contract/ < registry.ts < http/ < handler.ts, node/", () => {
+test("every import points down a layer: contract/ < registry.ts < feed/ < http/ < handler.ts, node/", () => {
   const rank = (file: string): number =>
-    file.startsWith("contract/") ? 0 : file === "registry.ts" ? 1 : file.startsWith("http/") ? 2 : file === "handler.ts" ? 3 : 4;
+    file.startsWith("contract/") ? 0 : file === "registry.ts" ? 1 : file.startsWith("feed/") ? 2 : file.startsWith("http/") ? 3 : file === "handler.ts" ? 4 : 5;
   for (const file of WEB_MODULES) {
     for (const [, spec] of readFileSync(file, "utf8").matchAll(/from "(\.[^"]+\.ts)"/g)) {
       const target = join(dirname(file), spec as string);
@@ -41,8 +41,8 @@ test("every import points down a layer: contract/ < registry.ts < http/ < handle
   }
 });
 
-test("node/ is a folder per job, and every import between them points down: review < cli, verify < build < serve < bin", () => {
-  const rank: Record<string, number> = { review: 0, cli: 1, verify: 1, build: 2, serve: 3, bin: 4 };
+test("node/ is a folder per job, and every import between them points down: review < cli, verify < build, init < serve < bin < pack", () => {
+  const rank: Record<string, number> = { review: 0, cli: 1, verify: 1, build: 2, init: 2, serve: 3, bin: 4, pack: 5 };
   const folders = readdirSync("node", { withFileTypes: true });
   assert.equal(folders.filter((f) => !f.isDirectory()).map((f) => f.name), [], "no file loose in node/");
   assert.equal(folders.map((f) => f.name).sort(), Object.keys(rank).sort());
@@ -66,7 +66,7 @@ test("npm ci on Node 20: no engine warning (npm's own check, dry run), and allow
     const scripted = new Set(Object.entries(lock.packages).filter(([path, p]) => path !== "" && p.hasInstallScript === true).map(([path]) => path.split("node_modules/").at(-1) as string));
     assert.equal([...scripted].sort(), Object.keys(pkg.allowScripts ?? {}).sort(), `${dir}: allowScripts`);
   }
-  // The root is what Node 20 installs; deploy/tools is installed under Node 22 (install-tools.ts).
+  // The root is what Node 20 installs; deploy/tools is installed under Node 22 (install-tools.mjs).
   const copy = mkdtempSync(join(tmpdir(), "registry-npm-ci-"));
   try {
     for (const file of ["package.json", "package-lock.json"]) copyFileSync(file, join(copy, file));

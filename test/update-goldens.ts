@@ -30,7 +30,7 @@ const uvu = (pattern: string, extra: NodeJS.ProcessEnv) =>
 
 const before = digest();
 // The files that own goldens (they call assertGolden), so no other test reads the old bytes meanwhile.
-const write = uvu("(golden|contract)\\.test\\.ts$", { UPDATE_GOLDEN: "1" });
+const write = uvu("(golden|contract|history)\\.test\\.ts$", { UPDATE_GOLDEN: "1" });
 const after = digest();
 const changed = [...after].filter(([name, hash]) => before.get(name) !== hash).map(([name]) => name);
 if (write !== 0) {

@@ -21,7 +21,7 @@ export const V2: ContractVersion = {
     const rows = document.vaults.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => key !== "tagline")));
     const coverage = Object.fromEntries(Object.entries(document.field_coverage).filter(([key]) => key !== "tagline"));
     const v2 = { ...document, schema_version: "2.0", field_coverage: coverage, vaults: rows } as unknown as Registry;
-    return { bytes: serializeRegistry(v2), vaultCount: document.vault_count, edgeCount: document.edge_count };
+    return { bytes: serializeRegistry(v2), document: v2, vaultCount: document.vault_count, edgeCount: document.edge_count };
   },
   schema(context) {
     const schema = structuredClone(registrySchema(context.baseUrl + context.paths.schema)) as Record<string, any>;

@@ -41,8 +41,11 @@ test("the Node server, built for the base URL it is reached at, passes every che
     const out = result.stdout.toString();
     assert.is(result.code, 0, out);
     assert.match(out, /^\| check \| result \| detail \|$/m);
-    assert.not.match(out, /\| (FAIL|warn) \|/);
-    assert.match(out, /^\d+ passed, 0 warned, 0 failed$/m);
+    // The one warning allowed: a build from before the change feeds (none linked, none served).
+    const warned = out.split("\n").filter((line) => /\| (FAIL|warn) \|/.test(line));
+    assert.ok(warned.every((line) => line.startsWith("| v1 serves no change feed (a build older than the change feed) | warn |")), warned.join("\n"));
+    assert.match(out, /^\d+ passed, [01] warned, 0 failed$/m);
+    assert.match(out, /^\| strong ETag, the same on both paths \| pass \| "[0-9a-f]{32}" \((gzip|br|identity)\) and "[0-9a-f]{32}" \((gzip|br|identity)\) \|$/m);
   } finally {
     await server.stop();
   }
@@ -128,7 +131,7 @@ test("dist/static on a static host: charset and weak ETags are warnings, with --
 test("--help, a bad flag and a bad argument: help and exit 0, one line and exit 2", async () => {
   const help = await verify(["--help"]);
   assert.is(help.code, 0);
-  for (const text of ["usage: npm run verify -- <base-url> [--expect-base BASE] [--static]", "--static", "--expect-base", "Limits: each request 10 s", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
+  for (const text of ["usage: npm run verify -- <base-url> [--expect-base BASE] [--static]", "--static", "--expect-base", "--previous-document FILE", "Limits: each request 10 s", "a feed 8 MiB", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
   for (const args of [[], ["ftp://x"], ["a", "b"], ["https://x.example", "--colour"]]) {
     const result = await verify(args);
     assert.is(result.code, 2, args.join(" "));
@@ -202,13 +205,13 @@ test("--expect-base: dist/node/server.mjs built for the real base URL passes bef
     assert.match(text, new RegExp(`^Verifying ${origin.replaceAll(".", "\\.")} \\(built for https://registry\\.example\\.org\\)$`, "m"));
     assert.match(text, /^\| about names https:\/\/registry\.example\.org \| pass \|/m);
     assert.match(text, /^\| the served schema is v1's own, for https:\/\/registry\.example\.org \| pass \|/m);
-    assert.match(text, /^\d+ passed, 0 warned, 0 failed$/m);
+    assert.match(text, /^\d+ passed, [01] warned, 0 failed$/m);
     const plain = await verify([origin]);
     assert.is(plain.code, 1);
     assert.match(plain.stdout.toString(), /^\| about names http:\/\/127\.0\.0\.1:\d+ \| FAIL \|/m);
     const bad = await verify([origin, "--expect-base", "ftp://x"]);
     assert.is(bad.code, 2);
-    assert.match(bad.stderr, /^--expect-base: .*\(usage: npm run verify -- <base-url> \[--expect-base BASE\] \[--static\]; --help for more\)\n$/);
+    assert.match(bad.stderr, /^--expect-base: .*\(usage: npm run verify -- <base-url> \[--expect-base BASE\] \[--static\] \[--previous-document FILE\]; --help for more\)\n$/);
   } finally {
     await server.stop();
   }
@@ -254,7 +257,8 @@ test("hostile servers: every failure is a FAIL row naming the request, and the r
   for (const [name, hook, detail, edit] of cases) {
     const { origin, server } = await hostServer(hook, edit);
     try {
-      const result = await checks(origin, { expectBase: DEPLOYED, timeoutMs: 1_000, deadlineMs: 20_000 });
+      // Only the drip is meant to time out; reading 16 MiB can take over a second on a loaded machine.
+      const result = await checks(origin, { expectBase: DEPLOYED, timeoutMs: name === "drip" ? 1_000 : 15_000, deadlineMs: 30_000 });
       const failed = result.filter((c) => c.result === "fail");
       assert.ok(failed.some((c) => detail.test(c.detail)), `${name}: ${JSON.stringify(failed)}`);
       if (name.endsWith("schema")) assert.ok(result.some((c) => c.name === "the document validates against v1's schema"), `${name}: validated with verify's own schema`);
@@ -273,7 +277,7 @@ test("the whole run has a deadline: a server that drips every answer cannot hold
   });
   try {
     const result = await checks(origin, { timeoutMs: 60_000, deadlineMs: 1_500 });
-    assert.equal(result.map((c) => [c.result, c.detail]), [["fail", `GET ${origin}/vaults.json: the whole run passed its limit of 60 s`]]);
+    assert.equal(result.map((c) => [c.result, c.detail]), [["fail", `GET ${origin}/vaults.json: the whole run passed its limit of 1.5 s`]]);
   } finally {
     await close(server);
   }

@@ -5,9 +5,12 @@
  */
 import { parseBaseUrl } from "../../contract/config.ts";
 import { parseProcessArgs } from "../cli/args.ts";
-import { REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, table, verify } from "../verify/verify.ts";
+import { basename } from "node:path";
+import { readJsonFile } from "../verify/document-file.ts";
+import { FEED_BODY_CAP } from "../verify/feeds.ts";
+import { DOCUMENT_BODY_CAP, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, table, verify } from "../verify/verify.ts";
 
-const USAGE = "npm run verify -- <base-url> [--expect-base BASE] [--static]";
+const USAGE = "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE]";
 
 const { values, positionals } = parseProcessArgs({
   usage: USAGE,
@@ -18,6 +21,12 @@ every URL in the document and the Link header starts with the base URL (the like
 mistake is a build made for another base URL). The document is validated against verify's own
 copy of the version's schema; the served schema must equal that copy.
 
+The change feeds (/api/registry.v1.changes.json and .atom), when the document links them: read by
+a third-party parser (feedsmith), RFC 4287's required elements, unique ids, the same items in both,
+no detail of a withheld or unlisted vault, and the items replayed by the catch-up rule landing on
+the served document's vaults and edges. A build that links no feed and serves none (one from
+before the feeds) is a warning; a linked feed that is not served fails.
+
 <base-url>  where to fetch from, with the stage path if any (https://registry.example.org)
 
 Flags:
@@ -27,14 +36,20 @@ Flags:
   --static    the files of dist/static/ served by a static host: a host-made weak ETag and
               "; charset=utf-8" on the content type are warnings, not failures (detected on
               their own too when the answers carry no Content-Location header)
+  --previous-document FILE
+              an earlier built document of this deployment (its versioned document): the
+              feed's items newer than it, replayed onto it, must give the served vaults and edges
   -h, --help  this text
 
-Limits: each request ${REQUEST_TIMEOUT_MS / 1000} s, headers to last byte; a document body at most 16 MiB (twice the
-largest document a build deploys), any other body 1 MiB; no redirect is followed; the whole run
-${RUN_DEADLINE_MS / 1000} s. A request that fails (refused, timed out, reset, too large) is a FAIL row naming it.
+Limits: each request ${REQUEST_TIMEOUT_MS / 1000} s, headers to last byte; a document body at most ${DOCUMENT_BODY_CAP / 1048576} MiB (twice the
+largest document a build deploys), a feed ${FEED_BODY_CAP / 1048576} MiB (twice the largest feed), any other body 1 MiB,
+--previous-document ${DOCUMENT_BODY_CAP / 1048576} MiB; no redirect is followed; the whole run ${RUN_DEADLINE_MS / 1000} s. A request that
+fails (refused, timed out, reset, too large) is a FAIL row naming it. Control characters a server
+sends are removed before anything is printed.
 
-Exit codes: 0 nothing failed (warnings allowed); 1 a check failed; 2 a bad flag or argument.`,
-  options: { static: { type: "boolean" }, "expect-base": { type: "string" } },
+Exit codes: 0 nothing failed (warnings allowed); 1 a check failed, or --previous-document cannot
+be read; 2 a bad flag or argument.`,
+  options: { static: { type: "boolean" }, "expect-base": { type: "string" }, "previous-document": { type: "string" } },
   positionals: { min: 1, max: 1 },
 });
 const usage = (message: string): never => {
@@ -48,6 +63,16 @@ const expect = expectRaw === undefined ? undefined : parseBaseUrl(expectRaw);
 if (expect !== undefined && "error" in expect) usage(`--expect-base: ${expect.error}`);
 const from = (base as { ok: string }).ok;
 const expectBase = (expect as { ok: string } | undefined)?.ok;
-const checks = await verify(from, { static: values["static"] === true, ...(expectBase === undefined ? {} : { expectBase }) });
+const previousPath = values["previous-document"] as string | undefined;
+let previousDocument: { name: string; value: unknown } | undefined;
+if (previousPath !== undefined) {
+  const read = await readJsonFile(previousPath, DOCUMENT_BODY_CAP);
+  if ("error" in read) {
+    process.stderr.write(`--previous-document ${read.error}\n`);
+    process.exit(1);
+  }
+  previousDocument = { name: basename(previousPath), value: read.ok };
+}
+const checks = await verify(from, { static: values["static"] === true, ...(expectBase === undefined ? {} : { expectBase }), ...(previousDocument === undefined ? {} : { previousDocument }) });
 console.log(table(expectBase === undefined ? from : `${from} (built for ${expectBase})`, checks));
 process.exitCode = checks.some((c) => c.result === "fail") ? 1 : 0;

@@ -17,25 +17,30 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { prepareBuild } from "../../http/prepare.ts";
+import { planAt } from "../../http/version-policy.ts";
 import { VERSIONS } from "../../http/versions.ts";
 import { parseProcessArgs } from "../cli/args.ts";
 import { bundleArtifacts } from "./bundle.ts";
 import { zlibCompress } from "./compress.ts";
 import { loadInputs } from "../cli/inputs.ts";
+import { classifyChange } from "./classify.ts";
 import { outputProblems, replaceOutput } from "./output-folder.ts";
+import { readPrevious } from "./previous.ts";
 import { writeStatic } from "./static.ts";
 
 /** The repository this build runs from: neither it nor a folder holding it may be the output. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const { values } = parseProcessArgs({
-  usage: "npm run build -- --source FILE --base-url URL [--out DIR]",
+  usage: "npm run build -- --source FILE --base-url URL [--out DIR] [--previous DIR|URL]",
   help: `
 Builds every deploy artifact from one source, stamped with one built_at:
   DIR/node/server.mjs    the Node server (node DIR/node/server.mjs; no node_modules needed)
   DIR/fetch/index.mjs    Netlify Functions v2, Cloudflare Workers, Deno (Deploy), Bun
   DIR/lambda/index.mjs   AWS Lambda (handler index.handler)
   DIR/static/            the files and a _headers file, for any static host or CDN
+Each served version has a change feed (/api/registry.vN.changes.json and .changes.atom): with
+--previous it carries the previous build's history on; without it, it starts with this build.
 
 Flags:
   --source FILE    the source (or REGISTRY_SOURCE); required
@@ -44,13 +49,18 @@ Flags:
   --out DIR        the output folder (default dist). It must be absent, empty, or a previous
                    build's output; anything else is refused and left untouched, and so is a
                    file-system root, the home folder, and the repository or a folder holding it
+  --previous LOC   the previous build of this deployment: its --out folder, or the live base URL
+                   (fetched with verify's time and size limits; a redirect is refused). Its
+                   documents and change feeds must be of the same base URL and versions, built
+                   earlier, and replay to each other; anything else is refused, nothing written.
+                   Leave it out only for the first deploy: the feed then starts afresh
   -h, --help       this text
 
 Environment: REGISTRY_SOURCE, BASE_URL, SOURCE_DATE_EPOCH (built_at in whole seconds since 1970;
 set it and two builds are byte-identical; unset, the clock once).
 
 Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written); 2 a bad flag.`,
-  options: { source: { type: "string" }, "base-url": { type: "string" }, out: { type: "string" } },
+  options: { source: { type: "string" }, "base-url": { type: "string" }, out: { type: "string" }, previous: { type: "string" } },
   positionals: { min: 0, max: 0 },
 });
 
@@ -72,9 +82,23 @@ if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
   process.exit(1);
 }
 
+const previousLocation = values["previous"] as string | undefined;
+let history = {};
+const plan = planAt(VERSIONS, inputs.ok.config.builtAt);
+// A table or built_at the policy refuses is reported by prepareBuild below, in its own words.
+if (previousLocation !== undefined && "ok" in plan) {
+  const { baseUrl: base, builtAt } = inputs.ok.config;
+  const previous = await readPrevious(previousLocation, { baseUrl: base, builtAt, versions: plan.ok.served.map((s) => s.version) });
+  if ("error" in previous) {
+    process.stderr.write(`${previous.error}\n`);
+    process.exit(1);
+  }
+  history = { previous: previous.ok.history, documents: previous.ok.documents, classify: classifyChange };
+}
+
 process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
 try {
-  const served = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress }, VERSIONS, MAX_DEPLOY_DOCUMENT_BYTES);
+  const served = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress }, VERSIONS, MAX_DEPLOY_DOCUMENT_BYTES, history);
   await replaceOutput(out, served.meta.builtAt, async (staging) => {
     await writeStatic(join(staging, "static"), served);
     // The artifact names the source by its base name only: the build machine's folders stay private.

@@ -2,13 +2,14 @@
  * The static export of a build: each served path as a file, and a `_headers` file (the format
  * Netlify and Cloudflare Pages read) giving them the server's headers. A path past its sunset has
  * no file, so a static host answers it 404, not 410. Beside each schema, the TypeScript types
- * generated from it (`types.ts`).
+ * generated from it (`types.ts`), and beside each JSON change feed, the types of the feed.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { basePathOf } from "../../http/answer.ts";
 import type { Build } from "../../http/prepare.ts";
-import { typesOf, typesPath } from "./types.ts";
+import { JSON_FEED_MEDIA_TYPE } from "../../feed/feed.ts";
+import { feedTypesOf, feedTypesPath, typesOf, typesPath } from "./types.ts";
 
 /** Headers a static host computes on its own (length, validators) or sets itself (Vary, when it compresses). */
 const HOST_MADE = ["content-length", "etag", "last-modified", "vary"];
@@ -40,6 +41,16 @@ export async function writeStatic(dir: string, build: Build): Promise<void> {
       const schema = JSON.parse(new TextDecoder().decode(resource.identity.body)) as Record<string, unknown>;
       await writeFile(join(dir, typesPath(path)), await typesOf(schema, route));
     }
+    if (resource.identity.ok["content-type"] === JSON_FEED_MEDIA_TYPE) {
+      await writeFile(join(dir, feedTypesPath(path)), await feedTypesOf(documentSchemaOf(build, route), route));
+    }
   }
   await writeFile(join(dir, "_headers"), staticHeaders(build));
+}
+
+/** The document schema served beside a change feed: `/api/registry.v1.changes.json` is beside `/api/registry.v1.schema.json`. */
+export function documentSchemaOf(build: Build, feedRoute: string): Record<string, unknown> {
+  const schema = build.routes.get(feedRoute.replace(/\.changes\.json$/, ".schema.json"));
+  if (schema === undefined) throw new Error(`no schema beside ${feedRoute}`);
+  return JSON.parse(new TextDecoder().decode(schema.identity.body)) as Record<string, unknown>;
 }

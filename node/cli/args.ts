@@ -21,6 +21,14 @@ export type Parsed =
   | { readonly ok: { values: Record<string, string | boolean | undefined>; positionals: string[] } }
   | { readonly exit: 0 | 2; readonly text: string };
 
+/** How usage lines name a command: as the npm scripts run it, unless a dispatcher renames it. */
+let usageOf = (spec: CommandSpec): string => spec.usage;
+
+/** Renames every usage line printed from now on: the package's `registry-endpoint` names its subcommands. */
+export function renameUsage(rename: (usage: string) => string): void {
+  usageOf = (spec) => rename(spec.usage);
+}
+
 /** Parses `args` against `spec` without touching the process. */
 export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed {
   let parsed;
@@ -29,13 +37,13 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   } catch (error: unknown) {
     // Node's message goes on with advice that quotes unevenly; its first sentence says it all.
     const message = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0];
-    return { exit: 2, text: `${message} (usage: ${spec.usage}; --help for more)\n` };
+    return { exit: 2, text: `${message} (usage: ${usageOf(spec)}; --help for more)\n` };
   }
-  if (parsed.values["help"] === true) return { exit: 0, text: `usage: ${spec.usage}\n\n${spec.help.trim()}\n` };
+  if (parsed.values["help"] === true) return { exit: 0, text: `usage: ${usageOf(spec)}\n\n${spec.help.trim()}\n` };
   const count = parsed.positionals.length;
   if (count < spec.positionals.min || count > spec.positionals.max) {
     const what = count > spec.positionals.max ? `unexpected argument ${JSON.stringify(parsed.positionals[spec.positionals.max])}` : "missing argument";
-    return { exit: 2, text: `${what} (usage: ${spec.usage}; --help for more)\n` };
+    return { exit: 2, text: `${what} (usage: ${usageOf(spec)}; --help for more)\n` };
   }
   return { ok: { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals } };
 }

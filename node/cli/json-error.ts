@@ -1,8 +1,12 @@
 /**
- * Says where JSON text breaks and why, in the same words on every runtime (the engines' own
- * messages differ between versions, and some give no position at all). Only called on text that
+ * A source's text before and beside its parse: `scanSourceText`, one linear pass that checks the
+ * nesting and value limits and finds repeated keys; and `locateJsonError`, which says where JSON
+ * text breaks and why, in the same words on every runtime (the engines' own messages differ
+ * between versions, and some give no position at all). The locator is only called on text that
  * `JSON.parse` has already refused, so it favours clarity over speed.
  */
+import { MAX_NESTING_DEPTH, maxValueWeight, sizeOf, VALUE_WEIGHT_OF_CONTAINER } from "../../contract/limits.ts";
+import { MAX_PROBLEMS } from "../../contract/messages.ts";
 import { KNOWN_KEYS } from "../../contract/source.ts";
 
 /** The first syntax error in `text`, as 1-based line and column (UTF-16 code units), or null. */
@@ -103,49 +107,86 @@ const NAMED: Partial<Record<Place, readonly string[]>> = {
   edge: KNOWN_KEYS.edge,
 };
 
+/** What one pass over a source's text found, before it is parsed. */
+export interface TextScan {
+  /** A limit the text exceeds (nesting depth, or values for its size), as one line; the scan stops there. */
+  readonly limit?: string;
+  /** The first MAX_PROBLEMS repeated keys, each with its place, line and column. */
+  readonly duplicates: readonly string[];
+  /** How many repeated keys there are in all. */
+  readonly duplicateCount: number;
+  /** The index of every vault with a repeated key of its own: its detail is never quoted. */
+  readonly vaultsWithRepeatedKeys: ReadonlySet<number>;
+  /** The values' weight (contract/limits.ts), as far as the scan went. */
+  readonly weight: number;
+}
+
+/** An object with more keys than this finds repeats with a Set; a smaller one by looking. */
+const FEW_KEYS = 16;
+
+/** One open object or array; frames are reused by depth, so the scan allocates nothing per value. */
+interface Frame {
+  place: Place;
+  isObject: boolean;
+  /** The first FEW_KEYS keys seen so far, for an object, and how many keys there are. */
+  readonly firstKeys: string[];
+  keyCount: number;
+  /** Every key, once there are more than FEW_KEYS. */
+  manyKeys: Set<string> | undefined;
+  /** The latest key, for an object. */
+  key: string;
+  /** Commas seen so far: the index of the current element, for an array. */
+  index: number;
+  /** This value's key in its parent object, or its index in its parent array. */
+  name: string;
+  position: number;
+}
+
 /**
- * Every object key that appears twice in the same object of valid JSON text, with its line and
+ * One linear pass over JSON text, in memory bounded by the nesting limit: checks the nesting depth
+ * and the values' weight against the stated limits (contract/limits.ts) before anything is
+ * parsed, and finds every object key that appears twice in the same object, with its line and
  * column. `JSON.parse` silently keeps the last one, so a source could say `"suppressed": true` to a
  * reader and `false` to the build. Only keys D1 knows are named, and paths stop at the last known
- * key: the names inside internal keys, taglines and label tables stay private.
- * Iterative and linear: strings are skipped with indexOf, nesting depth costs no stack.
+ * key: the names inside internal keys, taglines and label tables stay private. Strings are skipped
+ * with indexOf. On text that is not JSON it ends without throwing; what it says is then moot.
  */
-export function findDuplicateKeys(text: string): string[] {
-  interface Frame {
-    /** The path of this value as validation writes it, up to the last place that is not private. */
-    readonly path: string;
-    readonly place: Place;
-    readonly keys: Set<string> | null; // null for an array
-    key: string;
-    index: number;
-  }
-  const problems: string[] = [];
+export function scanSourceText(text: string, bytes = text.length): TextScan {
+  const duplicates: string[] = [];
+  let duplicateCount = 0;
+  const vaultsWithRepeatedKeys = new Set<number>();
   const stack: Frame[] = [];
+  let depth = 0; // frames in use: stack[depth - 1] is the innermost open value
+  let weight = 0;
   let line = 1;
   let lineStart = 0;
-  /** The place and path of the value about to start, from the frame holding it. */
-  const next = (): { path: string; place: Place } => {
-    const top = stack[stack.length - 1];
-    if (top === undefined) return { path: "$", place: "top" };
-    if (top.keys === null) {
-      const place = top.place === "vaults" ? "vault" : top.place === "edges" ? "edge" : "private";
-      return { path: place === "private" ? top.path : `${top.path}[${top.index}]`, place };
-    }
-    const place = childPlace(top.place, top.key);
-    return { path: place === "private" ? top.path : top.path === "$" ? top.key : `${top.path}.${top.key}`, place };
-  };
+  const LITERAL = 1;
   let previous = 0; // the last structural character: a string after { or , in an object is a key
-  for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x7b || c === 0x5b) {
-      stack.push({ ...next(), keys: c === 0x7b ? new Set() : null, key: "", index: 0 });
+      if (depth >= MAX_NESTING_DEPTH) {
+        return { limit: `nesting deeper than ${MAX_NESTING_DEPTH} objects and arrays (line ${line}, column ${i - lineStart + 1}); the limit is ${MAX_NESTING_DEPTH}`, duplicates, duplicateCount, vaultsWithRepeatedKeys, weight };
+      }
+      weight += VALUE_WEIGHT_OF_CONTAINER;
+      const parent = depth === 0 ? undefined : (stack[depth - 1] as Frame);
+      const frame = stack[depth] ?? (stack[depth] = { place: "top", isObject: false, firstKeys: [], keyCount: 0, manyKeys: undefined, key: "", index: 0, name: "", position: 0 });
+      frame.place = parent === undefined ? "top" : parent.isObject ? childPlace(parent.place, parent.key) : parent.place === "vaults" ? "vault" : parent.place === "edges" ? "edge" : "private";
+      frame.isObject = c === 0x7b;
+      frame.keyCount = 0;
+      frame.manyKeys = undefined;
+      frame.key = "";
+      frame.index = 0;
+      frame.name = parent?.key ?? "";
+      frame.position = parent?.index ?? 0;
+      depth++;
       previous = c;
     } else if (c === 0x7d || c === 0x5d) {
-      stack.pop();
+      if (depth > 0) depth--;
       previous = c;
     } else if (c === 0x2c) {
-      const top = stack[stack.length - 1];
-      if (top !== undefined) top.index++;
+      if (depth > 0) (stack[depth - 1] as Frame).index++;
       previous = c;
     } else if (c === 0x3a) {
       previous = c;
@@ -154,20 +195,75 @@ export function findDuplicateKeys(text: string): string[] {
       lineStart = i + 1;
     } else if (c === 0x22) {
       let end = text.indexOf('"', i + 1);
-      while (isEscaped(text, end)) end = text.indexOf('"', end + 1);
-      const top = stack[stack.length - 1];
-      if (top?.keys && (previous === 0x7b || previous === 0x2c)) {
+      while (end !== -1 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) break; // an unterminated string: not JSON, and the parser says where
+      const top = depth === 0 ? undefined : (stack[depth - 1] as Frame);
+      if (top?.isObject === true && (previous === 0x7b || previous === 0x2c)) {
         const raw = text.slice(i + 1, end);
-        const key = raw.includes("\\") ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
-        if (top.keys.has(key)) problems.push(duplicateMessage(top.path, top.place, key, line, i - lineStart + 1));
-        top.keys.add(key);
+        const key = raw.includes("\\") ? decodeKey(text.slice(i, end + 1)) : raw;
+        if (seenBefore(top, key)) {
+          duplicateCount++;
+          if (top.place === "vault") vaultsWithRepeatedKeys.add(top.position);
+          if (duplicates.length < MAX_PROBLEMS) duplicates.push(duplicateMessage(pathOf(stack, depth), top.place, key, line, i - lineStart + 1));
+        }
         top.key = key;
+      } else {
+        weight++;
       }
       previous = 0x22;
       i = end;
+    } else if (c !== 0x20 && c !== 0x09 && c !== 0x0d && previous !== LITERAL) {
+      weight++; // the first character of a number, true, false or null
+      previous = LITERAL;
     }
   }
-  return problems;
+  const allowed = maxValueWeight(bytes);
+  if (weight > allowed) {
+    const limit = `too many values for the file's size: they weigh ${weight} (an object or array ${VALUE_WEIGHT_OF_CONTAINER}, any other value 1); the limit for ${sizeOf(bytes)} is ${allowed}`;
+    return { limit, duplicates, duplicateCount, vaultsWithRepeatedKeys, weight };
+  }
+  return { duplicates, duplicateCount, vaultsWithRepeatedKeys, weight };
+}
+
+/**
+ * The first repeated keys of valid JSON text (see `scanSourceText`), for callers that need only them.
+ */
+export function findDuplicateKeys(text: string): string[] {
+  return [...scanSourceText(text, Number.MAX_SAFE_INTEGER).duplicates];
+}
+
+/** Records `key` in `frame`; true when the object already had it. */
+function seenBefore(frame: Frame, key: string): boolean {
+  const count = frame.keyCount++;
+  if (count < FEW_KEYS) {
+    for (let k = 0; k < count; k++) if (frame.firstKeys[k] === key) return true;
+    frame.firstKeys[count] = key;
+    return false;
+  }
+  const all = (frame.manyKeys ??= new Set(frame.firstKeys));
+  if (all.has(key)) return true;
+  all.add(key);
+  return false;
+}
+
+/** A key with escapes, decoded; text that is not a JSON string (the scan ran on broken JSON) stays as is. */
+function decodeKey(quoted: string): string {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return quoted;
+  }
+}
+
+/** The path of the innermost of `depth` open values, as validation writes it, up to the last place that is not private. */
+function pathOf(stack: readonly Frame[], depth: number): string {
+  let path = "$";
+  for (let k = 1; k < depth; k++) {
+    const frame = stack[k] as Frame;
+    if (frame.place === "private") break;
+    path = (stack[k - 1] as Frame).isObject ? (path === "$" ? frame.name : `${path}.${frame.name}`) : `${path}[${frame.position}]`;
+  }
+  return path;
 }
 
 /** The places D1 knows below each place, by key; every other value is private content. */

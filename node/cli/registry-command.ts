@@ -11,6 +11,7 @@ import { readFile, stat } from "node:fs/promises";
 import { parseCommand, type CommandSpec } from "./args.ts";
 import { asDocument, diffDocuments, failsOn, worstClass, type Document, type FailOn } from "../review/diff.ts";
 import { jsonReport, markdownReport } from "../review/diff-report.ts";
+import { printable } from "../review/printable.ts";
 import { loadInputs } from "./inputs.ts";
 import { parseJson } from "./source-file.ts";
 
@@ -106,7 +107,7 @@ export async function runDiff(args: readonly string[]): Promise<CliResult> {
   const documents = [];
   for (const path of positionals as [string, string]) {
     const read = await readDocument(path);
-    if ("error" in read) return usage(`${path}: ${read.error}\n`);
+    if ("error" in read) return usage(`${printable(path)}: ${read.error}\n`);
     documents.push(read.ok);
   }
   const [oldPath, newPath] = positionals as [string, string];
@@ -115,7 +116,7 @@ export async function runDiff(args: readonly string[]): Promise<CliResult> {
   const failed = failsOn(changes, failOn as FailOn[]);
   const privacy = changes.filter((c) => c.privacy === true).length;
   const found = `${worstClass(changes)} changes${privacy > 0 ? `, ${privacy} privacy-relevant` : ""}`;
-  return { code: failed ? 1 : 0, stdout: new TextEncoder().encode(text), stderr: failed ? `registry diff: ${found} (--fail-on ${failOnText})\n` : "" };
+  return { code: failed ? 1 : 0, stdout: new TextEncoder().encode(text), stderr: failed ? `registry diff: ${found} (--fail-on ${printable(failOnText ?? "")})\n` : "" };
 }
 
 async function readDocument(path: string): Promise<{ ok: Document } | { error: string }> {

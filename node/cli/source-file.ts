@@ -2,36 +2,79 @@
  * Reads a source file from disk and validates it: the one way every Node entry point (CLI, server,
  * build) loads a registry. Problems come back prefixed with the file's path, one per line.
  */
-import { readFile, stat } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import { MAX_SOURCE_BYTES, sizeOf } from "../../contract/limits.ts";
 import { capProblems, summarizeWarnings } from "../../contract/messages.ts";
 import { validateSource, type Source } from "../../contract/source.ts";
-import { findDuplicateKeys, locateJsonError } from "./json-error.ts";
+import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts";
 
 /**
- * Reads, parses and validates `path`; a key repeated within one object is refused too. Problems
- * are cut after 50 lines and warnings summarized per kind (`contract/messages.ts`), each line
- * prefixed with `name` (the path itself unless the caller names the file otherwise). Never throws.
+ * Reads, parses and validates `path`; a key repeated within one object is refused too. The file's
+ * bytes are counted as they are read, and its nesting and values weighed before it is parsed
+ * (`contract/limits.ts`): a limit exceeded is one line. Problems are cut after 50 lines and
+ * warnings summarized per kind (`contract/messages.ts`), each line prefixed with `name` (the path
+ * itself unless the caller names the file otherwise). Never throws.
  */
 export async function readSourceFile(path: string, name = path): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
-  let text: string;
+  const read = await readParsed(path);
+  if ("error" in read) return { problems: [`${name}: ${read.error}`] };
+  const { value, scan } = read;
+  const result = validateSource(value, { withheldVaults: scan.vaultsWithRepeatedKeys });
+  if (result.ok && scan.duplicateCount === 0) return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`) };
+  const problems = [...scan.duplicates, ...(result.ok ? [] : result.problems)];
+  const total = scan.duplicateCount + (result.ok ? 0 : result.problems.length + result.omitted);
+  return { problems: capProblems(problems, total).map((p) => `${name}: ${p}`) };
+}
+
+/**
+ * The file read within its limits, scanned and parsed. Its bytes and text live only in here, so
+ * that neither is held while the parsed value is validated.
+ */
+async function readParsed(path: string): Promise<{ value: unknown; scan: TextScan } | { error: string }> {
+  const read = await readLimited(path, MAX_SOURCE_BYTES);
+  if ("error" in read) return read;
+  // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1).
+  const text = read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
+  const scan = scanSourceText(text, read.bytes);
+  if (scan.limit !== undefined) return { error: scan.limit };
+  const parsed = parseJson(text);
+  return "error" in parsed ? parsed : { value: parsed.ok, scan };
+}
+
+/**
+ * The text of the file at `path` (UTF-8) and its length in bytes, at most `limit` of them, counted
+ * as they are read: a pipe, a device or a file that grows is refused as soon as it passes the
+ * limit, never read whole. The bytes are dropped once decoded.
+ */
+async function readLimited(path: string, limit: number): Promise<{ text: string; bytes: number } | { error: string }> {
+  let file: FileHandle | undefined;
   try {
-    // Size first: a file over the limit is never read.
-    const { size } = await stat(path);
-    if (size > MAX_SOURCE_BYTES) return { problems: [`${name}: the file is ${sizeOf(size)}; the limit is ${sizeOf(MAX_SOURCE_BYTES)}`] };
-    // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1).
-    text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
+    file = await open(path, "r");
+    const { size } = await file.stat();
+    // A regular file over the limit is refused unread, with its size.
+    if (size > limit) return { error: `the file is ${sizeOf(size)}; the limit is ${sizeOf(limit)}` };
+    // One buffer of the stated size (plus one byte, to see a file that grew); pipes and devices
+    // (size 0) start at 1 MiB and double.
+    let buffer = Buffer.allocUnsafe(Math.min(limit + 1, size + 1 > 1 ? size + 1 : 1 << 20));
+    let total = 0;
+    for (;;) {
+      if (total === buffer.byteLength) {
+        const grown = Buffer.allocUnsafe(Math.min(limit + 1, buffer.byteLength * 2));
+        buffer.copy(grown, 0, 0, total);
+        buffer = grown;
+      }
+      const { bytesRead } = await file.read(buffer, total, buffer.byteLength - total, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > limit) return { error: `the file is over ${sizeOf(limit)} (reading stopped there); the limit is ${sizeOf(limit)}` };
+    }
+    return { text: buffer.toString("utf8", 0, total), bytes: total };
   } catch (error: unknown) {
     const code = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
-    return { problems: [`${name}: cannot read the file (${code})`] };
+    return { error: `cannot read the file (${code})` };
+  } finally {
+    await file?.close().catch(() => undefined);
   }
-  const parsed = parseJson(text);
-  if ("error" in parsed) return { problems: [`${name}: ${parsed.error}`] };
-  const duplicates = findDuplicateKeys(text);
-  const result = validateSource(parsed.ok);
-  const problems = [...duplicates, ...(result.ok ? [] : result.problems)];
-  if (result.ok && problems.length === 0) return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`) };
-  return { problems: capProblems(problems).map((p) => `${name}: ${p}`) };
 }
 
 /**

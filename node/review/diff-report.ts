@@ -6,6 +6,7 @@
 import { CLASSES, type Change, type ChangeClass } from "./diff.ts";
 import { jsonText } from "./json-deep.ts";
 import { codeSpan, escapeMarkdown } from "./markdown.ts";
+import { escapeC1InJson, printable } from "./printable.ts";
 
 const SECTIONS: readonly { readonly title: string; readonly rules: readonly string[] }[] = [
   { title: "Contract", rules: ["key.removed", "key.order", "type.changed", "derivation.tier", "order.vaults", "order.edges", "envelope.schema-version", "closed-set.value", "key.added"] },
@@ -55,7 +56,8 @@ export function markdownReport(changes: readonly Change[], oldLabel: string, new
 
 /** The diff as JSON: the labels, the counts per class, and every change. */
 export function jsonReport(changes: readonly Change[], oldLabel: string, newLabel: string): string {
-  return `${jsonText({ old: oldLabel, new: newLabel, counts: classCounts(changes), changes }, 2)}\n`;
+  // JSON escapes C0 itself; C1 and DEL are escaped too, so no raw control reaches a terminal.
+  return `${escapeC1InJson(jsonText({ old: oldLabel, new: newLabel, counts: classCounts(changes), changes }, 2))}\n`;
 }
 
 /**
@@ -84,6 +86,7 @@ function value(v: unknown): string {
   return text.length > 80 ? `${cell(text.slice(0, 77))}…` : cell(text);
 }
 
-const cell = escapeMarkdown;
+/** A value as one Markdown cell: no terminal control (printable.ts), no syntax, one line. */
+const cell = (text: string) => escapeMarkdown(printable(text));
 
-const code = (text: string) => codeSpan(text);
+const code = (text: string) => codeSpan(printable(text));

@@ -4,7 +4,7 @@
  * id. The classes, from harmless to harmful:
  *
  * - `data`: values only (what a new snapshot of the same contract changes);
- * - `additive`: a new key, which consumers must ignore (SPEC, Versioning 5);
+ * - `additive`: a new key, which consumers must ignore (docs/document.md, Versioning);
  * - `dangerous`: a new value in a closed set (a new tier), which a consumer's switch may not handle;
  * - `breaking`: a key removed or renamed, a type changed, a rule of derivation, an order or a shape
  *   changed: pinned consumers may break, so it belongs at a new versioned path.
@@ -15,7 +15,10 @@
  * its own and keys sets by maps: any depth, linear time.
  */
 
+import { contextOf } from "../../http/version-policy.ts";
+import { VERSIONS } from "../../http/versions.ts";
 import { jsonEqual, jsonPreview, jsonText } from "./json-deep.ts";
+import { schemaCheck } from "./schema-check.ts";
 
 export type ChangeClass = "data" | "additive" | "dangerous" | "breaking";
 
@@ -73,28 +76,59 @@ type Obj = { [key: string]: Json };
 /** A parsed document with a `schema_version`: anything else in it may have any shape. */
 export type Document = Obj;
 
-/** Top-level keys only a source has (DECISIONS.md D1): a file carrying one is not diffed. */
+/** Top-level keys only a source has (docs/source-format.md): a file carrying one is not diffed. */
 const SOURCE_ONLY_KEYS = ["labels", "licence"];
 
+/** Each shipped version's schema as a checker (the version table, http/versions.ts). */
+const SHIPPED = VERSIONS.map((version) => ({
+  version,
+  check: schemaCheck(version.schema(contextOf(version, { baseUrl: "https://registry.invalid", builtAt: "1970-01-01T00:00:00Z" }))),
+}));
+
 /**
- * Why `value` is not a built registry document a diff can read, or the document. Any object with a
- * `schema_version` is a document, whatever the shape of the rest (shape changes are classified, not
- * refused); a source file is refused before anything of it is read further: a diff prints values,
- * and a source's are private. The reasons name no value and no key of the input.
+ * Why `value` is not a built registry document a diff can read, or the document. A built document
+ * is, positively, one that validates against a shipped version's schema; anything else is refused
+ * before a value of it is printed, whatever keys it carries: a diff prints values, and a source's
+ * are private. The reasons name the version and the first few failing places (the schema's own
+ * key names and array indices), never a value and never a key the schema does not know.
  */
 export function asDocument(value: unknown): { ok: Document } | { error: string } {
-  const refuse = (why: string) => ({ error: `not a built registry document: ${why}` });
   if (!isObj(value)) return refuse("the top level is not an object");
   if (!Object.hasOwn(value, "schema_version")) return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
+  const results = SHIPPED.map(({ version, check }) => ({ version, failures: check(value, 4) }));
+  // Belt and braces after the schema: a key only a source has is refused even where the schema allows unknown keys.
+  if (results.some((r) => r.failures.length === 0)) return sourceKeyIn(value) ?? { ok: value };
+  // Told against the newest version whose schema_version the file has, else the newest.
+  const { version, failures } = results.findLast((r) => !r.failures.some((f) => f.startsWith("schema_version:"))) ?? (results.at(-1) as (typeof results)[number]);
+  return refuse(`it does not validate against the v${version.number} schema (${version.schemaPath}): ${failures.join("; ")}${failures.length >= 4 ? "; …" : ""} (a source file is not diffed: build each side with \`registry\` first)`);
+}
+
+/**
+ * `value` as a document of any shape: an object with a `schema_version` and no key only a source
+ * has. For the golden review, which compares committed goldens of any version, drafts included,
+ * and must see a breaking shape to fail on it; a file given to `registry diff` goes through
+ * `asDocument`, which asks for a shipped version's schema as well.
+ */
+export function documentShape(value: unknown): { ok: Document } | { error: string } {
+  if (!isObj(value)) return refuse("the top level is not an object");
+  if (!Object.hasOwn(value, "schema_version")) return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
+  return sourceKeyIn(value) ?? { ok: value };
+}
+
+function refuse(why: string): { error: string } {
+  return { error: `not a built registry document: ${why}` };
+}
+
+/** The refusal of a document carrying a key only a source has (see docs/source-format.md), if it does. */
+function sourceKeyIn(value: Obj): { error: string } | undefined {
   const vaults = value["vaults"];
   if (Array.isArray(vaults)) {
-    // `suppressed` is the source's own key: a built document never carries it (DECISIONS.md D2).
+    // `suppressed` is the source's own key: a built document never carries it.
     const i = vaults.findIndex((row) => isObj(row) && Object.hasOwn(row, "suppressed"));
     if (i >= 0) return refuse(`vaults[${i}] carries suppressed, a key only a source has`);
   }
   const sourceKey = SOURCE_ONLY_KEYS.find((key) => Object.hasOwn(value, key));
-  if (sourceKey !== undefined) return refuse(`it carries ${sourceKey}, a key only a source has`);
-  return { ok: value };
+  return sourceKey === undefined ? undefined : refuse(`it carries ${sourceKey}, a key only a source has`);
 }
 
 /**

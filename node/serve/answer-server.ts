@@ -4,17 +4,21 @@
  * precomputed headers and bytes.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import type { Answerer } from "../../http/answer.ts";
+import { BAD_REQUEST, problemAnswer, type Answerer } from "../../http/answer.ts";
 import { pathOf } from "../../http/request-path.ts";
+import { writeAnswer } from "./request-guard.ts";
 
 /** The listener answering every request through `answer`; the query string is never read. */
 export function answerListener(answer: Answerer): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
-    const a = answer(req.method ?? "GET", pathOf(req.url ?? "/") ?? (req.url ?? "/"), (name) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(", ") : value;
-    });
-    res.writeHead(a.status, a.headers);
-    res.end(a.body ?? undefined);
+    const path = pathOf(req.url ?? "");
+    if (path === null) return writeAnswer(res, problemAnswer(BAD_REQUEST, req.method));
+    writeAnswer(
+      res,
+      answer(req.method ?? "GET", path, (name) => {
+        const value = req.headers[name];
+        return Array.isArray(value) ? value.join(", ") : value;
+      }),
+    );
   };
 }

@@ -3,20 +3,16 @@
  * answers, stamped in at build, with plain node:http: no tsx, no node_modules, no work at start.
  * `registry:stamp` is provided by the bundler (see `bundle.ts`).
  */
-import { parseBaseUrl } from "../../contract/config.ts";
+import { parseBaseUrl, shownUrl } from "../../contract/config.ts";
 import { answerer } from "../../http/answer.ts";
 import { restoreBuild, type BuildStamp } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
 import { parseProcessArgs } from "../cli/args.ts";
-import { HTTP_LIMITS, runServer, serverEnv } from "./shutdown.ts";
+import { runServer, serverEnv } from "./shutdown.ts";
 
 const stamp = stampData as BuildStamp & { readonly sourceName: string };
-// node:http by getBuiltinModule, not by import: Node 22's ESM view of node:http reads every lazy
-// export, and one of them loads undici, a third of this server's cold start spent on nothing.
-// (getBuiltinModule is Node 20.16 and later; before it, the import.)
-const { createServer } = process.getBuiltinModule?.("node:http") ?? (await import("node:http"));
 
 parseProcessArgs({
   usage: "node dist/node/server.mjs [--help]",
@@ -46,7 +42,7 @@ const runtimeBase = process.env["BASE_URL"];
 if (runtimeBase !== undefined && runtimeBase !== "") {
   const parsed = parseBaseUrl(runtimeBase);
   if (!("ok" in parsed) || parsed.ok !== stamp.meta.baseUrl) {
-    problems.push(`BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${JSON.stringify(runtimeBase)}: set BASE_URL when building (npm run build -- --base-url URL), or unset it here`);
+    problems.push(`BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${shownUrl(runtimeBase)}: set BASE_URL when building (npm run build -- --base-url URL), or unset it here`);
   }
 }
 if (problems.length > 0 || !("ok" in listen)) {
@@ -54,4 +50,4 @@ if (problems.length > 0 || !("ok" in listen)) {
   process.exit(1);
 }
 const build = restoreBuild(stamp);
-runServer(createServer(HTTP_LIMITS, answerListener(answerer(build))), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });
+runServer(answerListener(answerer(build)), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });

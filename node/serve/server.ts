@@ -4,16 +4,16 @@
  * @hono/node-server, so development answers exactly as the fetch runtimes do. Production runs the
  * bundled `dist/node/server.mjs` instead (see `npm run build`).
  */
-import { createAdaptorServer } from "@hono/node-server";
-import type { Server } from "node:http";
+import { getRequestListener, RequestError } from "@hono/node-server";
 import { basename } from "node:path";
-import { createApp } from "../../http/app.ts";
+import { BAD_REQUEST, INTERNAL_ERROR, problemAnswer } from "../../http/answer.ts";
+import { createApp, toResponse } from "../../http/app.ts";
 import { LimitError } from "../../contract/limits.ts";
 import { prepareBuild, VersionPolicyError } from "../../http/prepare.ts";
 import { parseProcessArgs } from "../cli/args.ts";
 import { zlibCompress } from "../build/compress.ts";
 import { loadInputs, SNAPSHOT } from "../cli/inputs.ts";
-import { HTTP_LIMITS, runServer, serverEnv } from "./shutdown.ts";
+import { runServer, serverEnv } from "./shutdown.ts";
 
 parseProcessArgs({
   usage: "npm start [-- --help]",
@@ -54,5 +54,6 @@ const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress:
   process.stderr.write(`${basename(sourcePath)}: ${error.message.split("\n").join(`\n${basename(sourcePath)}: `)}\n`);
   process.exit(1);
 });
-const server = createAdaptorServer({ fetch: createApp(build).fetch, serverOptions: HTTP_LIMITS }) as Server;
-runServer(server, { ...listen.ok, sourceName: basename(sourcePath), meta: build.meta });
+// A request @hono/node-server cannot make a Request of gets the problem document the bundled server sends.
+const errorHandler = (error: unknown): Response => toResponse(problemAnswer(error instanceof RequestError ? BAD_REQUEST : INTERNAL_ERROR));
+runServer(getRequestListener(createApp(build).fetch, { errorHandler }), { ...listen.ok, sourceName: basename(sourcePath), meta: build.meta });

@@ -3,18 +3,25 @@
  * requests when asked, and stop gracefully on SIGTERM or SIGINT. Shared by `npm start` (the Hono
  * app through @hono/node-server) and the bundled `dist/node/server.mjs` (plain node:http).
  */
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CANONICAL_PATH } from "../../http/version-policy.ts";
 import type { BuildMeta } from "../../http/prepare.ts";
 import { pathOf } from "../../http/request-path.ts";
+import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
+
+// node:http by getBuiltinModule, not by import: Node 22's ESM view of node:http reads every lazy
+// export, and one of them loads undici, a third of dist/node/server.mjs's cold start spent on
+// nothing. (getBuiltinModule is Node 20.16 and later; before it, the import.)
+const { createServer } = process.getBuiltinModule?.("node:http") ?? (await import("node:http"));
 
 /**
  * node:http limits for every registry server: a client gets 10 s to send its headers and 15 s for
  * the whole request (a body that drips keeps no socket longer), checked every second (Node's
  * default check runs every 30 s). Requests here are tiny GETs: these never cut a real one short.
+ * A missing `Host` is left to `request-guard.ts`, which answers it with a problem document.
  */
-export const HTTP_LIMITS = { headersTimeout: 10_000, requestTimeout: 15_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 } as const;
+export const HTTP_LIMITS = { headersTimeout: 10_000, requestTimeout: 15_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000, requireHostHeader: false } as const;
 
 /** How long a graceful stop may wait for in-flight requests before it closes what is left. */
 export const DRAIN_MS = 10_000;
@@ -41,8 +48,16 @@ export function serverEnv(env: NodeJS.ProcessEnv): { ok: { host: string; port: n
   return { ok: { host: env["HOST"] || "127.0.0.1", port: Number(rawPort), logRequests: log === "1" } };
 }
 
-/** Listens, prints the start line, and stops gracefully on SIGTERM and SIGINT (exit 0). */
-export function runServer(server: Server, options: ServerOptions): void {
+/**
+ * Serves `listener` on node:http behind the refusals of `request-guard.ts` (which also answers
+ * CONNECT and requests node:http cannot parse),
+ * so every Node server answers each request form alike; listens, prints the start line, and stops
+ * gracefully on SIGTERM and SIGINT (exit 0).
+ */
+export function runServer(listener: RequestListener, options: ServerOptions): void {
+  const server = createServer(HTTP_LIMITS, guarded(listener));
+  server.on("connect", answerConnect);
+  server.on("clientError", answerClientError);
   // Before the app's own listener, which may answer synchronously.
   if (options.logRequests) server.prependListener("request", logRequest);
   server.on("error", (error: Error) => {

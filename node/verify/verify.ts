@@ -1,42 +1,33 @@
 /**
- * Checks a live deployment against the v1 contract: the engine of `npm run verify -- <base-url>`
- * (entry point in `bin/verify.ts`).
+ * Checks a live deployment against the v1 contract, its change feeds included (`feeds.ts`): the
+ * engine of `npm run verify -- <base-url>` (entry point in `bin/verify.ts`). Requests go through
+ * `request.ts`, and every cell printed through `printable`.
  */
 import Ajv2020 from "ajv/dist/2020.js";
-import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../../http/version-policy.ts";
+import { basePathOf } from "../../http/answer.ts";
 import { VERSIONS } from "../../http/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
 import { jsonEqual } from "../review/json-deep.ts";
+import type { Check } from "./check.ts";
+import { coding, feedChecks } from "./feeds.ts";
+import { printable } from "../review/printable.ts";
+import { type Answer, request, RequestFailure, RUN_DEADLINE_MS, timeout } from "./request.ts";
+
+export type { Check } from "./check.ts";
+export { RUN_DEADLINE_MS } from "./request.ts";
 
 const FULL_KEYS = "vault_slug,display_name,class,class_label,status,status_label,tier,tier_label,tier_meaning,persona,note,url,markdown_url,last_synced,tagline";
 const MINIMAL_KEYS = "vault_slug,display_name,class,class_label,status,status_label,persona,listing,listing_note";
 const TIER_LABELS: Record<string, string> = { in_use: "in use", chartered: "chartered", planned: "planned" };
 
-export interface Check {
-  readonly name: string;
-  readonly result: "pass" | "warn" | "fail";
-  readonly detail: string;
-}
-
 /** How long one request may take, headers to last byte. */
 export const REQUEST_TIMEOUT_MS = 10_000;
-/** How long the whole run may take, against any server. */
-export const RUN_DEADLINE_MS = 60_000;
 /** The most of a document's body read: twice the largest document a build deploys. */
-const DOCUMENT_BODY_CAP = 2 * MAX_DEPLOY_DOCUMENT_BYTES;
+export const DOCUMENT_BODY_CAP = 2 * MAX_DEPLOY_DOCUMENT_BYTES;
 /** The most of any other body read (a schema, a 304, a 410). */
 const OTHER_BODY_CAP = 1024 * 1024;
-
-/** An answer, its body read in full within the caps. */
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: Buffer;
-}
-
-/** A request that got no complete answer: the message says which request and what failed. */
-class RequestFailure extends Error {}
 
 /** Options of `verify`; every one has a default. */
 export interface VerifyOptions {
@@ -48,6 +39,8 @@ export interface VerifyOptions {
   readonly deadlineMs?: number;
   readonly now?: Date;
   readonly table?: readonly ContractVersion[];
+  /** An earlier built document of this deployment (`--previous-document`): the feed's items newer than it must replay onto it. */
+  readonly previousDocument?: { readonly name: string; readonly value: unknown };
 }
 
 /**
@@ -61,15 +54,20 @@ export interface VerifyOptions {
  * With `static` (or when the host sends a weak ETag, which only a host computing its own makes),
  * what a static host does on its own is a warning, not a failure: a weak or per-file ETag and
  * `; charset=utf-8` on a JSON content type.
+ *
+ * Last come the change feeds of the version `/vaults.json` serves (`feedChecks`), replayed onto
+ * `previousDocument` too when it is given.
  */
 export async function verify(base: string, options: VerifyOptions = {}): Promise<Check[]> {
   const checks: Check[] = [];
-  const deadline = AbortSignal.timeout(options.deadlineMs ?? RUN_DEADLINE_MS);
+  const deadline = timeout(options.deadlineMs ?? RUN_DEADLINE_MS);
   try {
-    await runChecks(base, options, deadline, checks);
+    await runChecks(base, options, deadline.signal, checks);
   } catch (error: unknown) {
     const detail = error instanceof RequestFailure ? error.message : `stopped: ${error instanceof Error ? error.message : String(error)}`;
     checks.push({ name: "every request gets a complete answer", result: "fail", detail });
+  } finally {
+    deadline.clear();
   }
   return checks;
 }
@@ -85,7 +83,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     return pass;
   };
   const get = (path: string, headers: Record<string, string> = {}, method = "GET", cap = OTHER_BODY_CAP) =>
-    request(`${base}${path}`, { method, headers, cap, timeoutMs, deadline });
+    request(`${base}${path}`, { method, headers, cap, timeoutMs, deadline, deadlineMs: options.deadlineMs ?? RUN_DEADLINE_MS });
 
   // The version /vaults.json serves, by its Content-Location, else the one the table names today.
   const canonical = await get(CANONICAL_PATH, {}, "GET", DOCUMENT_BODY_CAP);
@@ -98,7 +96,9 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     return;
   }
   const location = canonical.headers.get("content-location");
-  const named = table.find((v) => v.path === location);
+  // Under a base URL with a path (https://x/reg), Content-Location names the versioned path with it.
+  const prefix = basePathOf(expect);
+  const named = table.find((v) => v.path === location || `${prefix}${v.path}` === location);
   const plan = planAt(table, today);
   const version = named ?? ("ok" in plan ? plan.ok.canonical : (table[0] as ContractVersion));
   check(`/vaults.json says Content-Location: a versioned path of the table`, named !== undefined, location ?? "none");
@@ -112,7 +112,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const [a, b] = [canonical.body, versioned.body];
   check("both paths answer 200", canonical.status === 200 && versioned.status === 200, `${canonical.status}, ${versioned.status}`);
   check("identical bytes on both paths", a.equals(b), `${a.length} and ${b.length} bytes`);
-  check("strong ETag, the same on both paths", etag !== null && !etag.startsWith("W/") && etag === versioned.headers.get("etag"), `${etag} and ${versioned.headers.get("etag")}`, true);
+  check("strong ETag, the same on both paths", etag !== null && !etag.startsWith("W/") && etag === versioned.headers.get("etag"), `${etag}${coding(canonical)} and ${versioned.headers.get("etag")}${coding(versioned)}`, true);
   const types = [canonical, versioned].map((r) => r.headers.get("content-type"));
   const exactType = types.every((t) => t === "application/json");
   const withCharset = types.every((t) => t?.replace(/;\s*charset=utf-8$/i, "") === "application/json");
@@ -160,6 +160,22 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const validate = new Ajv2020.default({ strict: false, validateFormats: false }).compile(ownSchema);
   const valid = validate(document);
   check(`the document validates against v${version.number}'s schema`, valid, valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)));
+
+  const identity = await get(paths.versioned, { "accept-encoding": "identity" }, "HEAD");
+  const previous = options.previousDocument;
+  // Where and what only: an error's params could name a key of a source given here by mistake.
+  const problemOf = (value: unknown): string | null =>
+    validate(value) ? null : `it does not validate against v${version.number}'s schema: ${(validate.errors ?? []).slice(0, 2).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ")}`;
+  checks.push(...(await feedChecks({
+    version,
+    expect,
+    document,
+    documentLinks: [canonical.headers.get("link"), versioned.headers.get("link")],
+    identityEtag: identity.headers.get("content-encoding") === null ? identity.headers.get("etag") : null,
+    lenient,
+    get,
+    ...(previous === undefined ? {} : { previous: { ...previous, problem: problemOf(previous.value) } }),
+  })));
 }
 
 /** The checks of the document's content: its URLs name `expect`, counts, coverage, tiers, row shapes. */
@@ -182,69 +198,6 @@ function documentChecks(document: Record<string, unknown>, expect: string, paths
   check("tier derived from status in every full row", badTier.length === 0, badTier.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "));
   const badShape = rows.filter((r) => ![FULL_KEYS, MINIMAL_KEYS].includes(Object.keys(r).join(",")) || (Object.hasOwn(r, "listing") && r["listing"] !== "minimal"));
   check("every row is exactly a full or a minimal row", badShape.length === 0, badShape.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "));
-}
-
-/**
- * One request, bounded: `timeoutMs` for the whole answer, `deadline` for the run, `cap` bytes of
- * body (refused early by Content-Length, else while reading). No redirect is followed.
- */
-async function request(url: string, o: { method: string; headers: Record<string, string>; cap: number; timeoutMs: number; deadline: AbortSignal }): Promise<Answer> {
-  const signal = AbortSignal.any([AbortSignal.timeout(o.timeoutMs), o.deadline]);
-  const what = `${o.method} ${url}`;
-  const failed = (error: unknown) => new RequestFailure(`${what}: ${failure(url, error, o.timeoutMs, o.deadline)}`);
-  let res: Response;
-  try {
-    res = await fetch(url, { method: o.method, headers: o.headers, signal, redirect: "manual" });
-  } catch (error: unknown) {
-    throw failed(error);
-  }
-  const tooLarge = (n: string) => new RequestFailure(`${what}: the body is ${n}; verify reads at most ${sizeOf(o.cap)}`);
-  const declared = Number(res.headers.get("content-length") ?? 0);
-  if (declared > o.cap) {
-    await res.body?.cancel().catch(() => {});
-    throw tooLarge(sizeOf(declared));
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body?.getReader();
-  try {
-    for (;;) {
-      const read = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
-      if (read.done) break;
-      total += read.value.length;
-      if (total > o.cap) {
-        await reader?.cancel().catch(() => {});
-        throw tooLarge(`over ${sizeOf(o.cap)}`);
-      }
-      chunks.push(read.value);
-    }
-  } catch (error: unknown) {
-    throw error instanceof RequestFailure ? error : failed(error);
-  }
-  return { status: res.status, headers: res.headers, body: Buffer.concat(chunks) };
-}
-
-/** What went wrong with a request, in words: which host and port, refused or timed out. */
-function failure(url: string, error: unknown, timeoutMs: number, deadline: AbortSignal): string {
-  const { hostname, port, protocol } = new URL(url);
-  const at = `${hostname} port ${port || (protocol === "https:" ? "443" : "80")}`;
-  if (deadline.aborted) return `the whole run passed its limit of ${RUN_DEADLINE_MS / 1000} s`;
-  if (error instanceof Error && error.name === "TimeoutError") return `no complete answer within ${timeoutMs / 1000} s`;
-  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
-  const code = cause?.code ?? (error as { code?: string } | undefined)?.code;
-  const words: Record<string, string> = {
-    ECONNREFUSED: `connection refused (${at})`,
-    ENOTFOUND: `host not found (${hostname})`,
-    EAI_AGAIN: `host name lookup failed (${hostname})`,
-    ETIMEDOUT: `connection timed out (${at})`,
-    UND_ERR_CONNECT_TIMEOUT: `connection timed out (${at})`,
-    ECONNRESET: `connection reset by the server (${at})`,
-    UND_ERR_SOCKET: `the server closed the connection before answering in full (${at})`,
-    UND_ERR_HEADERS_OVERFLOW: "the answer's headers are larger than a client accepts (16 KiB)",
-    HPE_HEADER_OVERFLOW: "the answer's headers are larger than a client accepts (16 KiB)",
-  };
-  if (code !== undefined && words[code] !== undefined) return words[code] as string;
-  return `${cause?.message ?? (error instanceof Error ? error.message : String(error))}${code === undefined ? "" : ` (${code})`}`.slice(0, 200);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -275,7 +228,8 @@ async function lifecycleChecks(table: readonly ContractVersion[], today: string,
 
 /** The checks as a markdown table, then a closing count. */
 export function table(base: string, checks: readonly Check[]): string {
-  const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 160);
+  // Everything a server sent reaches the terminal only through here: its control characters go first.
+  const cell = (text: string) => printable(text).replace(/[\t\n]/g, " ").replaceAll("|", "\\|").slice(0, 160);
   const count = (result: Check["result"]) => checks.filter((c) => c.result === result).length;
   return [
     `Verifying ${base}`,

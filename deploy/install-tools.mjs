@@ -1,0 +1,56 @@
+// `postinstall`: installs `deploy/tools/` (netlify-cli and wrangler, each platform's own deploy
+// tool, which the recipe tests run) from its own lockfile, under the Node 22 that `npm ci` brings
+// (`node22`, an optional dependency shipping the binary). Both tools refuse older Node, and npm
+// under Node 20 would warn about every one of their packages. Plain JavaScript: an operator's
+// install (`npm ci --omit=dev --omit=optional`) has no tsx. When it skips, it says exactly why;
+// when deploy/tools is already installed as its lockfile pins, it says so and does nothing.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { NODE22_PACKAGE, node22 } from "./node22.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const TOOLS = join(ROOT, "deploy", "tools");
+
+/** Why the deploy tools are not installed, or undefined when they are to be. */
+function skipReason() {
+  if (!existsSync(join(TOOLS, "package.json"))) return "not a clone of the repository (the installed package needs no deploy tools)";
+  if (!existsSync(join(ROOT, "node_modules", "uvu"))) return "devDependencies omitted (an operator's install, --omit=dev): the deploy tools serve the recipe tests alone";
+  if (node22() !== undefined) return undefined;
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8"));
+  const locked = lock.packages?.["node_modules/node22"] ?? {};
+  const fits = (locked.os ?? [process.platform]).includes(process.platform) && (locked.cpu ?? [process.arch]).includes(process.arch);
+  return fits
+    ? `optional dependencies omitted (--omit=optional): no ${NODE22_PACKAGE.slice(ROOT.length + 1)}, and this Node is ${process.version}; the recipe tests need Node 22`
+    : `no Node 22 package for ${process.platform}-${process.arch}, and this Node is ${process.version}; the recipe tests need Node 22`;
+}
+
+/**
+ * Whether deploy/tools/node_modules holds what the lockfile pins, read from npm's own record of
+ * the install (node_modules/.package-lock.json): every package it requires, at its version. By
+ * content, not by time: a fresh checkout of the same lockfile is newer than the install.
+ */
+function installedAsLocked() {
+  const record = join(TOOLS, "node_modules", ".package-lock.json");
+  if (!existsSync(record)) return false;
+  const installed = JSON.parse(readFileSync(record, "utf8")).packages ?? {};
+  const locked = JSON.parse(readFileSync(join(TOOLS, "package-lock.json"), "utf8")).packages ?? {};
+  return Object.entries(locked).every(([path, entry]) => path === "" || (installed[path] === undefined ? entry.optional === true : installed[path].version === entry.version));
+}
+
+const skipped = skipReason();
+if (skipped !== undefined) {
+  console.log(`deploy/tools: not installed: ${skipped}`);
+} else if (installedAsLocked()) {
+  console.log("deploy/tools: already installed");
+} else {
+  // A clean environment: the npm_* variables of this lifecycle would steer the inner npm.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("npm_")));
+  env["PATH"] = `${dirname(node22())}:${process.env["PATH"] ?? ""}`;
+  const done = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: TOOLS, env, stdio: "inherit" });
+  if (done.status !== 0) {
+    console.error(`deploy/tools: npm ci failed (exit ${done.status ?? done.signal})`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * One change between two builds of a version's document, as the change feed carries it
+ * (docs/document.md, "Change feeds"): what a consumer applies to a copy of the older document to
+ * get the newer one's `vaults` and `edges`, and how to apply it. Web standards only.
+ */
+import type { Edge, Row } from "../contract/document.ts";
+
+/** The classes of `registry diff`, from harmless to harmful: the class of a change. */
+export type ChangeClass = "data" | "additive" | "dangerous" | "breaking";
+
+/** A build's document, as an item names it: its `built_at` and the strong ETag of its identity bytes. */
+export interface BuildRef {
+  readonly built_at: string;
+  readonly etag: string;
+}
+
+/** The `_registry` extension of a feed item. Key order is the serialized order. */
+export interface RegistryChange {
+  /** The document the change starts from; null for the first snapshot (replay from nothing). */
+  readonly from: BuildRef | null;
+  readonly to: BuildRef;
+  readonly class: ChangeClass;
+  /** True when the lists would pass 1 MiB: they are empty, and a consumer refetches the document. */
+  readonly resync: boolean;
+  readonly vaults: { readonly upsert: readonly Row[]; readonly remove: readonly string[] };
+  readonly edges: { readonly add: readonly Edge[]; readonly remove: readonly Edge[]; readonly remove_touching: readonly string[] };
+}
+
+/** What replay reads and writes: a document's vaults and edges, in the document's order. */
+export interface RegistryData {
+  readonly vaults: readonly Row[];
+  readonly edges: readonly Edge[];
+}
+
+/** Orders strings by UTF-16 code units, as the document sorts (docs/document.md). */
+export function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Orders edges as the document does: by source, target, type. */
+export function compareEdges(a: Edge, b: Edge): number {
+  return compareCodeUnits(a.source, b.source) || compareCodeUnits(a.target, b.target) || compareCodeUnits(a.type, b.type);
+}
+
+/** An edge's identity, as a map key. */
+export function edgeKey(e: Edge): string {
+  return `${e.source}\u0000${e.target}\u0000${e.type}`;
+}
+
+/**
+ * Applies one change to `data` (vaults: `remove`, then `upsert` by slug; edges: `remove_touching`,
+ * `remove`, `add`) and returns the result in the document's order. A `resync` change cannot be
+ * applied: the caller refetches the document instead.
+ */
+export function applyChange(data: RegistryData, change: RegistryChange): RegistryData {
+  return applyChanges(data, [change]);
+}
+
+/** Applies `changes`, oldest first, as `applyChange` would one by one, sorting once at the end. */
+export function applyChanges(data: RegistryData, changes: readonly RegistryChange[]): RegistryData {
+  const vaults = new Map(data.vaults.map((row) => [row.vault_slug, row]));
+  const edges = new Map(data.edges.map((e) => [edgeKey(e), e]));
+  for (const change of changes) {
+    if (change.resync) throw new Error(`the change to ${change.to.built_at} says resync: refetch the document`);
+    for (const slug of change.vaults.remove) vaults.delete(slug);
+    for (const row of change.vaults.upsert) vaults.set(row.vault_slug, row);
+    if (change.edges.remove_touching.length > 0) {
+      const touching = new Set(change.edges.remove_touching);
+      for (const [key, e] of edges) if (touching.has(e.source) || touching.has(e.target)) edges.delete(key);
+    }
+    for (const e of change.edges.remove) edges.delete(edgeKey(e));
+    for (const e of change.edges.add) edges.set(edgeKey(e), e);
+  }
+  return {
+    vaults: [...vaults.values()].sort((a, b) => compareCodeUnits(a.vault_slug, b.vault_slug)),
+    edges: [...edges.values()].sort(compareEdges),
+  };
+}
+
+/** True when `a` and `b` hold the same rows and edges in the same order. */
+export function sameData(a: RegistryData, b: RegistryData): boolean {
+  return (
+    a.vaults.length === b.vaults.length &&
+    a.edges.length === b.edges.length &&
+    a.vaults.every((row, i) => sameRow(row, b.vaults[i] as Row)) &&
+    a.edges.every((e, i) => edgeKey(e) === edgeKey(b.edges[i] as Edge))
+  );
+}
+
+/**
+ * The change from `before` to `after` (null: the first snapshot, from nothing), before the privacy
+ * rule and the size cap apply (see `feed.ts`): rows new or different in `upsert`, rows gone in
+ * `remove`; a vault published in full before and withheld or gone after is named in
+ * `remove_touching`, and its edges leave `remove`.
+ */
+export function diffData(before: RegistryData | null, after: RegistryData): Pick<RegistryChange, "vaults" | "edges"> {
+  const oldRows = new Map((before?.vaults ?? []).map((row) => [row.vault_slug, row]));
+  const upsert = after.vaults.filter((row) => {
+    const was = oldRows.get(row.vault_slug);
+    return was === undefined || !sameRow(was, row);
+  });
+  const newRows = new Map(after.vaults.map((row) => [row.vault_slug, row]));
+  const remove = (before?.vaults ?? []).filter((row) => !newRows.has(row.vault_slug)).map((row) => row.vault_slug);
+  const removeTouching = (before?.vaults ?? [])
+    .filter((row) => {
+      const now = newRows.get(row.vault_slug);
+      return !("listing" in row) && (now === undefined || "listing" in now);
+    })
+    .map((row) => row.vault_slug);
+  const touching = new Set(removeTouching);
+  const oldEdges = new Set((before?.edges ?? []).map(edgeKey));
+  const newEdges = new Set(after.edges.map(edgeKey));
+  return {
+    vaults: { upsert, remove },
+    edges: {
+      add: after.edges.filter((e) => !oldEdges.has(edgeKey(e))),
+      remove: (before?.edges ?? []).filter((e) => !newEdges.has(edgeKey(e)) && !touching.has(e.source) && !touching.has(e.target)),
+      remove_touching: removeTouching,
+    },
+  };
+}
+
+/** True when two rows have the same keys in the same order with the same values (rows are flat: strings and nulls). */
+function sameRow(a: Row, b: Row): boolean {
+  const [x, y] = [a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>];
+  const keys = Object.keys(x);
+  const other = Object.keys(y);
+  return keys.length === other.length && keys.every((key, i) => other[i] === key && x[key] === y[key]);
+}
+
+/** True when a change changes nothing (an equal rebuild). */
+export function isEmptyChange(change: Pick<RegistryChange, "vaults" | "edges">): boolean {
+  const { vaults, edges } = change;
+  return vaults.upsert.length + vaults.remove.length + edges.add.length + edges.remove.length + edges.remove_touching.length === 0;
+}

@@ -1,0 +1,56 @@
+/**
+ * `registry-endpoint <command>`: the package's one command (its `bin`). It dispatches to the
+ * entry points the repository's npm scripts run, unchanged: each takes its own flags from
+ * `process.argv.slice(2)`, so the command name is taken out of argv before its module loads.
+ */
+import { renameUsage } from "../cli/args.ts";
+import { runCli } from "../cli/registry-command.ts";
+
+const COMMANDS = {
+  build: "every deploy artifact from a source (npm run build)",
+  preview: "the exact bytes of the document on stdout (npm run registry)",
+  diff: "a classified diff of two built documents (npm run registry -- diff)",
+  verify: "checks a live deployment (npm run verify)",
+  serve: "the development server, built from the source at start (npm start)",
+  init: "writes a starter source and one platform's recipe into the current folder",
+} as const;
+
+const HELP = `usage: registry-endpoint <command> [flags]   (registry-endpoint <command> --help for each)
+
+A read-only JSON registry endpoint: one source file in, the same exact bytes out on every runtime.
+
+Commands:
+${Object.entries(COMMANDS).map(([name, what]) => `  ${name.padEnd(8)}${what}`).join("\n")}
+
+Exit codes: 0 done; 1 a bad source, setting or deployment; 2 a bad command, flag or argument.
+`;
+
+/** The npm scripts' forms in the usage lines of the modules, and this command's names for them. */
+const SCRIPT_FORMS: readonly [RegExp, string][] = [
+  [/^npm run --silent registry -- diff\b/, "registry-endpoint diff"],
+  [/^npm run --silent registry --/, "registry-endpoint preview"],
+  [/^npm run build --/, "registry-endpoint build"],
+  [/^npm run verify --/, "registry-endpoint verify"],
+  [/^npm start \[-- --help\]/, "registry-endpoint serve"],
+];
+renameUsage((usage) => SCRIPT_FORMS.reduce((named, [form, name]) => named.replace(form, name), usage));
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === "--help" || command === "-h") {
+  process.stdout.write(HELP);
+} else if (command === undefined || !Object.hasOwn(COMMANDS, command)) {
+  const what = command === undefined ? "missing command" : `unknown command ${JSON.stringify(command)}`;
+  process.stderr.write(`${what} (usage: registry-endpoint <${Object.keys(COMMANDS).join("|")}> [flags]; --help for more)\n`);
+  process.exitCode = 2;
+} else if (command === "preview" || command === "diff") {
+  const result = await runCli(command === "diff" ? ["diff", ...rest] : rest, process.env);
+  process.stderr.write(result.stderr);
+  process.stdout.write(result.stdout);
+  process.exitCode = result.code;
+} else {
+  process.argv.splice(2, 1);
+  if (command === "build") await import("../build/build.ts");
+  else if (command === "verify") await import("./verify.ts");
+  else if (command === "serve") await import("../serve/server.ts");
+  else await import("../init/init.ts");
+}

@@ -1,0 +1,191 @@
+/**
+ * `npm run build -- --previous LOCATION`: the previous build of this deployment, read and checked,
+ * so that the change feeds carry its history on. LOCATION is an earlier build's output folder (its
+ * `--out`) or the live deployment's base URL. For every version this build serves, the previous
+ * versioned document and JSON feed are read within stated limits, checked against their schemas,
+ * for the same base URL and version and an earlier `built_at`, and the feed's items must replay to
+ * its own document. Anything else is refused in one line: a history is never silently restarted.
+ */
+import Ajv2020 from "ajv/dist/2020.js";
+import { readFile, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import type { Registry } from "../../contract/document.ts";
+import { FEED_LIMITS, feedPlace, type ChangeFeed, type History } from "../../feed/feed.ts";
+import { historyProblems, rowShapeProblems } from "../../feed/history.ts";
+import { changeFeedSchema } from "../../feed/schema.ts";
+import { basePathOf } from "../../http/answer.ts";
+import { strongEtag } from "../../http/responses.ts";
+import { changesPaths, contextOf, type ContractVersion } from "../../http/version-policy.ts";
+import { REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS } from "../verify/verify.ts";
+
+/** What the previous build left, per version number: its checked history and its parsed document. */
+export interface Previous {
+  readonly history: ReadonlyMap<number, History>;
+  readonly documents: ReadonlyMap<number, unknown>;
+}
+
+/** The most bytes read of a previous document and of a previous feed: what a build writes at most. */
+const DOCUMENT_CAP = MAX_DEPLOY_DOCUMENT_BYTES;
+const FEED_CAP = FEED_LIMITS.feedBytes;
+
+/** Reads one file of the previous build: its bytes, or null when there is none. */
+type Reader = (path: string, cap: number) => Promise<Uint8Array<ArrayBuffer> | null>;
+
+/**
+ * Reads and checks the previous build at `location` for the `versions` this build serves at
+ * `baseUrl`, built at `builtAt`. A version the previous build did not serve yet starts its feed
+ * afresh; but a location holding none of them is not a build. Returns one line on refusal.
+ */
+export async function readPrevious(location: string, settings: { readonly baseUrl: string; readonly builtAt: string; readonly versions: readonly ContractVersion[] }): Promise<{ ok: Previous } | { error: string }> {
+  const remote = /^https?:\/\//i.test(location);
+  const read = remote ? urlReader(location.replace(/\/+$/, "")) : folderReader(resolve(location, "static"), basePathOf(settings.baseUrl));
+  const where = (path: string) => (remote ? `${location.replace(/\/+$/, "")}${path}` : `${join(location, "static")}${basePathOf(settings.baseUrl)}${path}`);
+  const history = new Map<number, History>();
+  const documents = new Map<number, unknown>();
+  try {
+    for (const version of settings.versions) {
+      const feeds = changesPaths(version);
+      const documentBytes = await read(version.path, DOCUMENT_CAP);
+      if (documentBytes === null) continue;
+      const checked = await checkPrevious(version, settings, documentBytes, await read(feeds.json, FEED_CAP), where);
+      if ("error" in checked) return checked;
+      history.set(version.number, checked.ok.history);
+      documents.set(version.number, checked.ok.document);
+    }
+  } catch (error: unknown) {
+    return { error: `--previous: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (history.size === 0) {
+    return { error: `--previous: ${location} holds no versioned document of this build's versions (${settings.versions.map((v) => v.path).join(", ")}): not a build's output folder or base URL` };
+  }
+  return { ok: { history, documents } };
+}
+
+/**
+ * Checks one version's previous document and JSON feed (`feedBytes` null: missing) for a build of
+ * `settings`: JSON, their schemas, the same base URL and version, an earlier `built_at`, carried rows
+ * of exactly the document's shapes, and items that replay to their document. `where` names a path
+ * in messages.
+ */
+export async function checkPrevious(
+  version: ContractVersion,
+  settings: { readonly baseUrl: string; readonly builtAt: string },
+  documentBytes: Uint8Array<ArrayBuffer>,
+  feedBytes: Uint8Array<ArrayBuffer> | null,
+  where: (path: string) => string = (path) => path,
+): Promise<{ ok: { history: History; document: unknown } } | { error: string }> {
+  const feeds = changesPaths(version);
+  const problem = (path: string, why: string) => `--previous: ${where(path)}: ${why}`;
+  const document = parseJson(documentBytes);
+  if (document === undefined) return { error: problem(version.path, "not JSON") };
+  const context = contextOf(version, settings);
+  const schemaErrors = validator(version.schema(context))(document);
+  if (schemaErrors !== null) return { error: problem(version.path, `not a v${version.number} document: ${schemaErrors}`) };
+  const registry = document as Registry;
+  if (registry.about.versioned_url !== settings.baseUrl + version.path) return { error: problem(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`) };
+  if (!(registry.built_at < settings.builtAt)) return { error: problem(version.path, `built at ${registry.built_at}, not earlier than this build (${settings.builtAt})`) };
+  if (feedBytes === null) return { error: problem(feeds.json, "missing: the previous build has a document but no change feed") };
+  const feed = parseJson(feedBytes);
+  if (feed === undefined) return { error: problem(feeds.json, "not JSON") };
+  const rowRef = `${settings.baseUrl}${version.schemaPath}#/$defs/row`;
+  const edgeRef = `${settings.baseUrl}${version.schemaPath}#/$defs/edge`;
+  const feedErrors = validator(changeFeedSchema(settings.baseUrl + feeds.json, rowRef, edgeRef, true), version.schema(context))(feed);
+  if (feedErrors !== null) return { error: problem(feeds.json, `not a change feed: ${feedErrors}`) };
+  const place = feedPlace(version.number, settings.baseUrl, version.path, feeds);
+  const changeFeed = feed as ChangeFeed;
+  if (changeFeed.feed_url !== place.feedUrl || changeFeed.home_page_url !== place.documentUrl) return { error: problem(feeds.json, `the feed of another base URL or version, not ${place.feedUrl}`) };
+  const snapshot = { ref: { built_at: registry.built_at, etag: await strongEtag(documentBytes) }, vaults: registry.vaults, edges: registry.edges };
+  const problems = [...rowShapeProblems(changeFeed), ...historyProblems(place, changeFeed, snapshot)];
+  if (problems.length > 0) return { error: problem(feeds.json, `not the history of its document: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`) };
+  return { ok: { history: { snapshot, feed: changeFeed }, document } };
+}
+
+/** Reads `static/<base path><path>` of an output folder; a file over `cap` is refused before it is read. */
+function folderReader(dir: string, prefix: string): Reader {
+  return async (path, cap) => {
+    const file = join(dir, `${prefix}${path}`);
+    const info = await stat(file).catch(() => null);
+    if (info === null) return null;
+    if (!info.isFile()) throw new Error(`${file}: not a file`);
+    if (info.size > cap) throw new Error(`${file}: ${sizeOf(info.size)}; a previous build's file is at most ${sizeOf(cap)}`);
+    const bytes = await readFile(file);
+    return new Uint8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) as Uint8Array<ArrayBuffer>;
+  };
+}
+
+/**
+ * GETs `<base><path>` as `verify` does: each request within its time limit and the whole read
+ * within the run's, no redirect followed, the body refused past `cap`. 404 is "none"; any other
+ * status but 200 is a refusal.
+ */
+function urlReader(base: string): Reader {
+  const deadline = AbortSignal.timeout(RUN_DEADLINE_MS);
+  return async (path, cap) => {
+    const url = `${base}${path}`;
+    let res: Response;
+    try {
+      res = await fetch(url, { signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), deadline]), redirect: "manual", headers: { "accept-encoding": "identity" } });
+    } catch (error: unknown) {
+      throw new Error(`${url}: ${deadline.aborted ? `no answer within ${RUN_DEADLINE_MS / 1000} s in all` : error instanceof Error && error.name === "TimeoutError" ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : "unreachable"}`);
+    }
+    if (res.status === 404) {
+      await res.body?.cancel().catch(() => {});
+      return null;
+    }
+    if (res.status !== 200) {
+      await res.body?.cancel().catch(() => {});
+      const redirect = res.status >= 300 && res.status < 400 ? `, a redirect to ${res.headers.get("location") ?? "nowhere"}: give the address it names` : "";
+      throw new Error(`${url}: answered ${res.status}${redirect}`);
+    }
+    const declared = Number(res.headers.get("content-length") ?? 0);
+    if (declared > cap) {
+      await res.body?.cancel().catch(() => {});
+      throw new Error(`${url}: the body is ${sizeOf(declared)}; a previous build's answer is at most ${sizeOf(cap)}`);
+    }
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const reader = res.body?.getReader();
+    try {
+      for (;;) {
+        const chunk = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
+        if (chunk.done) break;
+        total += chunk.value.byteLength;
+        if (total > cap) {
+          await reader?.cancel().catch(() => {});
+          throw new Error(`${url}: the body is over ${sizeOf(cap)}; a previous build's answer is at most ${sizeOf(cap)}`);
+        }
+        chunks.push(chunk.value);
+      }
+    } catch (error: unknown) {
+      throw error instanceof Error && error.message.startsWith(url) ? error : new Error(`${url}: the answer broke off`);
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return bytes;
+  };
+}
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A validator for `schema` (with `also` known, for references into it): null when valid, else the first errors by place. */
+function validator(schema: Record<string, unknown>, also?: Record<string, unknown>): (value: unknown) => string | null {
+  const ajv = new Ajv2020.default({ strict: false, validateFormats: false });
+  if (also !== undefined) ajv.addSchema(also);
+  const validate = ajv.compile(schema);
+  return (value) => {
+    if (validate(value)) return null;
+    // Places and reasons only: Ajv's messages never quote the value checked.
+    return (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || "(top level)"} ${e.message ?? "is invalid"}`).join("; ");
+  };
+}

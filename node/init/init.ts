@@ -1,0 +1,70 @@
+/**
+ * `registry-endpoint init [--platform P]`: writes into the current folder a starter source, the
+ * platform's recipe file naming the build line, and a `.gitignore` entry for the source, then
+ * prints what to do next. It never overwrites a file: if one it would write exists, it names every
+ * such file and exits 1, writing nothing.
+ */
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseProcessArgs } from "../cli/args.ts";
+import { PLATFORMS, RECIPES, recipeHead, SOURCE_FILE, STARTER_SOURCE, STARTER_BASE_URL, type Platform } from "./starter.ts";
+
+const USAGE = `registry-endpoint init [--platform ${PLATFORMS.join("|")}]`;
+/** The package root: the recipe templates ship under deploy/. */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+const { values } = parseProcessArgs({
+  usage: USAGE,
+  help: `
+Writes into the current folder:
+  ${SOURCE_FILE}   a starter source: one full vault, one withheld (suppressed) vault, an edge
+  the recipe file  of the platform, with the build line (netlify.toml, wrangler.toml,
+                   serverless.yml, start.sh for node, deno.json, build.sh for static)
+  .gitignore       an entry for the source (appended; created if absent), so it is never committed
+
+It never overwrites a file: if the source or the recipe file exists, it names them and exits 1.
+
+Flags:
+  --platform P  one of ${PLATFORMS.join(", ")} (default node)
+  -h, --help    this text
+
+Exit codes: 0 written; 1 a file it would write exists (nothing written); 2 a bad flag.`,
+  options: { platform: { type: "string" } },
+  positionals: { min: 0, max: 0 },
+});
+
+const platform = (values["platform"] as string | undefined) ?? "node";
+if (!(PLATFORMS as readonly string[]).includes(platform)) {
+  process.stderr.write(`--platform: expected one of ${PLATFORMS.join(", ")}, got ${JSON.stringify(platform)} (usage: ${USAGE}; --help for more)\n`);
+  process.exit(2);
+}
+const recipe = RECIPES[platform as Platform];
+const cwd = process.cwd();
+const taken = [SOURCE_FILE, recipe.file].filter((file) => existsSync(join(cwd, file)));
+if (taken.length > 0) {
+  process.stderr.write(`init: not written: ${taken.join(", ")} already exist${taken.length === 1 ? "s" : ""} in ${cwd} (init never overwrites a file)\n`);
+  process.exit(1);
+}
+const template = recipe.template === undefined ? (recipe.body as string) : readFileSync(join(ROOT, recipe.template), "utf8");
+writeFileSync(join(cwd, SOURCE_FILE), STARTER_SOURCE, { flag: "wx" });
+writeFileSync(join(cwd, recipe.file), recipe.comment === undefined ? template : recipeHead(recipe.comment) + template, { flag: "wx" });
+const gitignore = join(cwd, ".gitignore");
+const ignored = existsSync(gitignore) && readFileSync(gitignore, "utf8").split("\n").some((line) => line.trim() === `/${SOURCE_FILE}`);
+if (!ignored) appendFileSync(gitignore, `${existsSync(gitignore) && !readFileSync(gitignore, "utf8").endsWith("\n") ? "\n" : ""}# The registry's source: never committed, never deployed; only the build reads it.\n/${SOURCE_FILE}\n`);
+
+process.stdout.write(`Wrote ${SOURCE_FILE}, ${recipe.file}${ignored ? "" : " and a .gitignore entry for the source"} (platform: ${platform}).
+
+${SOURCE_FILE} is your registry's source. It holds one full vault, published with its note,
+and one withheld vault ("suppressed": true): the document shows it as a minimal row, and its
+note and its edge are never published. Edit it, keep it out of version control (.gitignore
+names it), and preview the exact bytes it publishes:
+  npx registry-endpoint preview ${SOURCE_FILE} --base-url ${STARTER_BASE_URL}
+
+Replace ${STARTER_BASE_URL} with the address consumers will use, in ${recipe.file} and below. Then:
+${recipe.steps.map((step) => `  ${step}`).join("\n")}
+
+One build makes every artifact (dist/node, dist/fetch, dist/lambda, dist/static), stamped once:
+deploy that one build everywhere. Set SOURCE_DATE_EPOCH and two builds of the same source are
+byte-identical. Every command has --help.
+`);

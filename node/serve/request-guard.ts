@@ -1,0 +1,93 @@
+/**
+ * What both Node servers refuse before answering, so that `npm start` (the Hono app through
+ * @hono/node-server) and `dist/node/server.mjs` (plain node:http) answer every request form the
+ * same way (docs/http.md, "Request forms"). A request with no `Host` (HTTP/1.0 too), a `Host` that
+ * is not a plain host and port (userinfo, a path, an invalid port), a target with no path (`*`,
+ * another scheme, an invalid port) or a backslash before its query is answered 400
+ * problem+json; `CONNECT` is answered 405 with `Allow`, where node:http would close the connection;
+ * a request node:http cannot parse gets its status as a problem document, not a bare status line.
+ */
+import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { BAD_REQUEST, METHOD_NOT_ALLOWED, problemAnswer, type Answer } from "../../http/answer.ts";
+import { pathOf, plainAuthority } from "../../http/request-path.ts";
+import { problem, type Problem } from "../../http/responses.ts";
+
+/** Writes one answer on a node:http response. */
+export function writeAnswer(res: ServerResponse, answer: Answer): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body ?? undefined);
+}
+
+/** The 400 a request gets before it reaches the app, or undefined when it may go on. */
+export function refusalOf(req: IncomingMessage): Answer | undefined {
+  const target = req.url ?? "";
+  if (plainHost(req.headers.host) && pathOf(target) !== null && !backslashInPath(target)) return undefined;
+  return problemAnswer(BAD_REQUEST, req.method);
+}
+
+/** `listener`, behind the refusals of `refusalOf`. */
+export function guarded(listener: RequestListener): RequestListener {
+  return (req, res) => {
+    const refusal = refusalOf(req);
+    if (refusal === undefined) return listener(req, res);
+    writeAnswer(res, refusal);
+  };
+}
+
+/**
+ * Answers a CONNECT request (node:http's 'connect' event hands over the bare socket): 405 with
+ * `Allow`, problem+json, and the connection closed.
+ */
+export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  writeRaw(socket, METHOD_NOT_ALLOWED);
+}
+
+const REQUEST_TIMEOUT = problem(408, "Request Timeout");
+const HEADERS_TOO_LARGE = problem(431, "Request Header Fields Too Large");
+
+/**
+ * Answers a request node:http could not parse (its 'clientError' event) with the status node:http
+ * would send (408 on a timeout, 431 for oversized headers, else 400), as a problem document.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || answering?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  writeRaw(socket, error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? REQUEST_TIMEOUT : error.code === "HPE_HEADER_OVERFLOW" ? HEADERS_TOO_LARGE : BAD_REQUEST);
+}
+
+/** Writes a problem on a bare socket, as node:http would write it, and closes the connection. */
+function writeRaw(socket: Duplex, p: Problem): void {
+  const head = [`HTTP/1.1 ${p.status} ${STATUS_CODES[p.status] ?? ""}`, ...Object.entries(p.headers).map(([name, value]) => `${name}: ${value}`), `date: ${new Date().toUTCString()}`, "connection: close"];
+  socket.on("error", () => undefined);
+  // Closed once written, whatever the client still sends (a body that drips, a tunnel's bytes).
+  socket.end(Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`, "latin1"), p.body]), () => socket.destroy());
+}
+
+/**
+ * A `Host` a URL parser reads back unchanged: a host name or address and an optional port, no
+ * userinfo, path, query or fragment, nothing the parser rewrites (`1.2.3`, non-ASCII, `%41`).
+ */
+function plainHost(host: string | undefined): boolean {
+  if (host === undefined || host === "" || host.includes("@")) return false;
+  // Nearly every request: no URL parse.
+  if (plainAuthority(host)) return true;
+  let url: URL;
+  try {
+    url = new URL(`http://${host}/`);
+  } catch {
+    return false;
+  }
+  return url.pathname === "/" && url.search === "" && url.hash === "" && url.hostname === host.replace(/:\d+$/, "").toLowerCase();
+}
+
+/** A `\` before the query: @hono/node-server refuses it, so both servers do. */
+function backslashInPath(target: string): boolean {
+  const backslash = target.indexOf("\\");
+  if (backslash === -1) return false;
+  const query = target.indexOf("?");
+  return query === -1 || backslash < query;
+}

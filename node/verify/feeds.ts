@@ -1,0 +1,266 @@
+/**
+ * `verify`'s checks of a version's change feeds (docs/deploying.md, "What verify checks"): both
+ * forms read by a third-party parser (feedsmith; for Atom a well-formedness check by
+ * fast-xml-parser first), the required elements present, ids unique, and the items replayed by the
+ * catch-up rule landing on the served document.
+ */
+import { XMLValidator } from "fast-xml-parser";
+import { parseAtomFeed, parseJsonFeed } from "feedsmith";
+import { sizeOf } from "../../contract/limits.ts";
+import type { ContractVersion } from "../../http/version-policy.ts";
+import { jsonEqual } from "../review/json-deep.ts";
+import type { Check } from "./check.ts";
+import { catchUp, type ChangeSet, type EdgeLike, type Held, type Refetch } from "./replay.ts";
+import type { Answer } from "./request.ts";
+
+/** The most a feed may hold, by its window's rule (docs/deploying.md, "What verify checks"). */
+const MAX_FEED_BYTES = 4 * 1024 * 1024;
+/** The most of a feed's body read: twice what a feed may hold, so that one over it is named, not cut off. */
+export const FEED_BODY_CAP = 2 * MAX_FEED_BYTES;
+
+const JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1";
+const CLASSES = ["data", "additive", "dangerous", "breaking"];
+const MAX_ITEMS = 1_000;
+const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+
+type Row = { readonly vault_slug: string };
+type Item = { readonly id: string; readonly date_published: string; readonly _registry: ChangeSet<Row, EdgeLike> };
+
+/** What the feed checks need from the rest of the run. */
+export interface FeedContext {
+  readonly version: ContractVersion;
+  /** The base URL the deployment is built for. */
+  readonly expect: string;
+  /** The served document, parsed. */
+  readonly document: Record<string, unknown>;
+  /** The `Link` headers of the document's answers (canonical and versioned). */
+  readonly documentLinks: readonly (string | null)[];
+  /** The ETag of the document's identity (uncompressed) answer. */
+  readonly identityEtag: string | null;
+  /** Host-made header differences are warnings. */
+  readonly lenient: boolean;
+  /** An earlier document of this deployment (`--previous-document`), and why it is not one (null: it is). */
+  readonly previous?: { readonly name: string; readonly value: unknown; readonly problem: string | null };
+  readonly get: (path: string, headers?: Record<string, string>, method?: string, cap?: number) => Promise<Answer>;
+}
+
+/** The paths of version `version`'s two feeds. */
+export function feedPaths(version: ContractVersion): { json: string; atom: string } {
+  const stem = version.path.replace(/\.json$/, "");
+  return { json: `${stem}.changes.json`, atom: `${stem}.changes.atom` };
+}
+
+/**
+ * The checks of one version's feeds, in order. A deployment whose document links no feed and whose
+ * feed paths answer 404 is a build from before the feeds: one warning row, nothing else. A feed
+ * that is linked but not served, or served but not linked, fails.
+ */
+export async function feedChecks(c: FeedContext): Promise<Check[]> {
+  const checks: Check[] = [];
+  const check = (name: string, pass: boolean, detail = "", hostMay = false): boolean => {
+    checks.push({ name, result: pass ? "pass" : hostMay && c.lenient ? "warn" : "fail", detail });
+    return pass;
+  };
+  const paths = feedPaths(c.version);
+  const forms = [[paths.json, "application/feed+json"], [paths.atom, "application/atom+xml"]] as const;
+  const links = c.documentLinks.map(linksOf);
+  const alternates = links.flat().filter((l) => l.rel === "alternate");
+  const [json, atom] = [await c.get(paths.json, {}, "GET", FEED_BODY_CAP), await c.get(paths.atom, {}, "GET", FEED_BODY_CAP)] as const;
+  if (alternates.length === 0 && json.status === 404 && atom.status === 404) {
+    checks.push({ name: `v${c.version.number} serves no change feed (a build older than the change feed)`, result: "warn", detail: `no Link rel="alternate"; ${paths.json} and ${paths.atom} answer 404` });
+    return checks;
+  }
+  const unlinked = forms.filter(([path, type]) => !links.every((list) => list.some((l) => l.rel === "alternate" && l.type === type && l.url === c.expect + path)));
+  check(`the document's answers link the JSON and the Atom change feed (Link rel="alternate", each with its type, at ${c.expect})`, unlinked.length === 0, unlinked.map(([path]) => `${path} not linked`).join("; "));
+  for (const [[path, type], res] of [[forms[0], json], [forms[1], atom]] as const) {
+    const got = res.headers.get("content-type");
+    const bare = got?.replace(/;\s*charset=utf-8$/i, "");
+    check(`${path} answers 200 as ${type}`, res.status === 200 && got === type, `${res.status} ${got}`, res.status === 200 && bare === type);
+    const etag = res.headers.get("etag");
+    check(`${path} has a strong ETag and CORS for any origin`, etag !== null && !etag.startsWith("W/") && res.headers.get("access-control-allow-origin") === "*", `${etag ?? "no ETag"}${coding(res)}`, true);
+    if (res.status === 200 && etag !== null) {
+      const again = await c.get(path, { "if-none-match": etag }, "GET", FEED_BODY_CAP);
+      check(`${path} answers 304 to its own ETag`, again.status === 304, String(again.status), true);
+    }
+  }
+  if (json.status !== 200) return checks;
+
+  const items = json.body.length > MAX_FEED_BYTES ? { problems: [`${sizeOf(json.body.length)}, more than the ${sizeOf(MAX_FEED_BYTES)} a feed may hold`] } : readJsonFeed(json.body.toString("utf8"), c.expect + paths.json);
+  check(`${paths.json} is a JSON Feed 1.1 (by a third-party parser) whose every item carries a valid _registry`, "items" in items, "problems" in items ? items.problems.slice(0, 3).join("; ") : `${items.items.length} items`);
+  const atomEntries = atom.status === 200 ? readAtomFeed(atom.body.toString("utf8"), c.expect + c.version.path) : { problems: [`${atom.status}`] };
+  check(`${paths.atom} is well-formed Atom (by a third-party parser) with RFC 4287's required elements`, "entries" in atomEntries, "problems" in atomEntries ? atomEntries.problems.slice(0, 3).join("; ") : `${atomEntries.entries.length} entries`);
+  const repeated = [...duplicates(("items" in items ? items.items : []).map((i) => i.id)), ...duplicates(("entries" in atomEntries ? atomEntries.entries : []).map((e) => e.id))];
+  check("item ids are unique in each feed", repeated.length === 0, repeated.slice(0, 3).join(", "));
+  if ("items" in items && "entries" in atomEntries) {
+    const dates = new Map(atomEntries.entries.map((e) => [e.id, Date.parse(e.updated)]));
+    const unlike = items.items.filter((i) => dates.get(i.id) !== Date.parse(i.date_published));
+    const same = unlike.length === 0 && atomEntries.entries.length === items.items.length;
+    check("the Atom entries are the JSON items: the same ids and dates", same, `${unlike.length} of ${items.items.length} items without their entry; ${atomEntries.entries.length} entries`);
+  }
+  if (!("items" in items) || items.items.length === 0) return checks;
+
+  const sets = items.items.map((i) => i._registry).sort((a, b) => (a.to.built_at < b.to.built_at ? -1 : 1));
+  const newest = sets[sets.length - 1] as ChangeSet<Row, EdgeLike>;
+  const oldest = sets[0] as ChangeSet<Row, EdgeLike>;
+  const builtAt = String(c.document["built_at"]);
+  const current = { vaults: arrayOf(c.document["vaults"]) as Row[], edges: arrayOf(c.document["edges"]) as EdgeLike[] };
+  const leaks = items.items.flatMap((item) => privacyLeaks(item._registry, current.vaults).map((where) => `${item.id.slice(0, 60)}: ${where}`));
+  check("no item carries detail of a vault the document withholds or no longer lists", leaks.length === 0, leaks.slice(0, 3).join("; ") + (leaks.length > 3 ? `; ${leaks.length - 3} more` : ""));
+  const thisBuild = newest.to.built_at === builtAt;
+  check("the newest item's to is no later than the document, and names its identity ETag when it is this build",
+    newest.to.built_at <= builtAt && (!thisBuild || newest.to.etag === c.identityEtag),
+    // A static host computes its own ETags: only the dates can be held against the build there.
+    `to.built_at ${newest.to.built_at}, the document's ${builtAt.slice(0, 40)}${thisBuild ? `; to.etag ${newest.to.etag.slice(0, 40)}, identity ETag ${c.identityEtag}` : " (rebuilt since with no change: the ETag is not compared)"}`, newest.to.built_at <= builtAt);
+  checks.push(replayCheck("the newest item's to state is the document's vaults and edges (replayed onto its own result, it changes nothing)", catchUp(current, newest.from?.built_at ?? null, [newest]), current));
+  if (oldest.from === null) checks.push(replayCheck("the whole feed, replayed from nothing, gives the document's vaults and edges", catchUp({ vaults: [], edges: [] }, null, sets), current));
+  if (c.previous !== undefined) {
+    const { name, value, problem } = c.previous;
+    if (!check(`--previous-document ${name} is a built v${c.version.number} document`, problem === null, problem ?? "")) return checks;
+    const earlier = value as Record<string, unknown>;
+    const held = { vaults: arrayOf(earlier["vaults"]) as Row[], edges: arrayOf(earlier["edges"]) as EdgeLike[] };
+    checks.push(replayCheck(`the items newer than ${name} (built ${String(earlier["built_at"])}), replayed onto it, give the document's vaults and edges`, catchUp(held, String(earlier["built_at"]), sets), current));
+  }
+  return checks;
+}
+
+/** One replay's row: equal passes; a refetch the rule asks for warns (nothing to compare); a difference fails, naming the first places. */
+function replayCheck(name: string, got: Held<Row, EdgeLike> | Refetch, want: Held<Row, EdgeLike>): Check {
+  if ("refetch" in got) return { name, result: "warn", detail: got.refetch === "window" ? "older than the feed's window: a consumer refetches the document" : "an item says resync: a consumer refetches the document" };
+  const pass = jsonEqual(got.vaults, want.vaults) && jsonEqual(got.edges, want.edges);
+  return { name, result: pass ? "pass" : "fail", detail: pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got, want) };
+}
+
+/**
+ * Where `set` carries detail of a vault that `rows` (the current document's) withholds or no longer
+ * lists: such a vault's row may only be its minimal row as shown now, and no edge touching it may
+ * be added or removed (it is named in `remove_touching` instead).
+ */
+function privacyLeaks(set: ChangeSet<Row, EdgeLike>, rows: readonly Row[]): string[] {
+  const shown = new Map(rows.map((r) => [r.vault_slug, r]));
+  const hidden = (slug: string) => !shown.has(slug) || Object.hasOwn(shown.get(slug) as object, "listing");
+  return [
+    ...set.vaults.upsert.filter((r) => hidden(r.vault_slug) && !jsonEqual(r, shown.get(r.vault_slug))).map((r) => `vaults[${r.vault_slug}]`),
+    ...[...set.edges.add, ...set.edges.remove].filter((e) => hidden(e.source) || hidden(e.target)).map((e) => `edge ${e.source} -> ${e.target}`),
+  ];
+}
+
+/** The first few places where `got` and `want` differ, by slug and by an edge's ends. */
+function difference(got: Held<Row, EdgeLike>, want: Held<Row, EdgeLike>): string {
+  const out: string[] = [];
+  const rows = (list: readonly Row[]) => new Map(list.map((r) => [String(r.vault_slug), r]));
+  const [g, w] = [rows(got.vaults), rows(want.vaults)];
+  for (const [slug, row] of w) if (!g.has(slug)) out.push(`vaults[${slug}] missing`);
+  else if (!jsonEqual(g.get(slug), row)) out.push(`vaults[${slug}] differs`);
+  for (const slug of g.keys()) if (!w.has(slug)) out.push(`vaults[${slug}] extra`);
+  // Ends only: an edge the feed should not carry may be of a withheld vault, and its type is not repeated here.
+  const key = (e: EdgeLike) => `${e.source} -> ${e.target}`;
+  const [ge, we] = [new Set(got.edges.map(key)), new Set(want.edges.map(key))];
+  for (const e of we) if (!ge.has(e)) out.push(`edge ${e} missing`);
+  for (const e of ge) if (!we.has(e)) out.push(`edge ${e} extra`);
+  if (out.length === 0 && !jsonEqual(got, want)) out.push("the order differs");
+  return out.slice(0, 3).join("; ") + (out.length > 3 ? `; ${out.length - 3} more` : "");
+}
+
+/** The items of a JSON Feed 1.1 text, checked; or what is wrong with it. */
+function readJsonFeed(text: string, feedUrl: string): { items: Item[] } | { problems: string[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+    parseJsonFeed(raw);
+  } catch (error: unknown) {
+    return { problems: [`not a JSON Feed (${error instanceof Error ? error.name : "error"})`] };
+  }
+  if (!isObject(raw)) return { problems: ["not an object"] };
+  const problems: string[] = [];
+  if (raw["version"] !== JSON_FEED_VERSION) problems.push(`version is not ${JSON_FEED_VERSION}`);
+  if (typeof raw["title"] !== "string" || raw["title"] === "") problems.push("no title");
+  if (raw["feed_url"] !== undefined && raw["feed_url"] !== feedUrl) problems.push(`feed_url is not ${feedUrl}`);
+  const list = raw["items"];
+  if (!Array.isArray(list)) return { problems: [...problems, "items is not an array"] };
+  if (list.length > MAX_ITEMS) problems.push(`${list.length} items, more than the window's ${MAX_ITEMS}`);
+  list.forEach((item: unknown, i) => {
+    const problem = itemProblem(item);
+    if (problem !== null) problems.push(`items[${i}]: ${problem}`);
+  });
+  const builds = list.map((item: unknown) => (isObject(item) && isObject(item["_registry"]) && isObject(item["_registry"]["to"]) ? String(item["_registry"]["to"]["built_at"]) : ""));
+  const twice = duplicates(builds.filter(Boolean));
+  if (twice.length > 0) problems.push(`two items lead to the build of ${twice[0]}`);
+  return problems.length > 0 ? { problems } : { items: list as Item[] };
+}
+
+function itemProblem(item: unknown): string | null {
+  if (!isObject(item)) return "not an object";
+  if (typeof item["id"] !== "string" || item["id"] === "") return "no id";
+  if (typeof item["title"] !== "string" || item["title"] === "") return "no title";
+  if (typeof item["content_text"] !== "string" && typeof item["content_html"] !== "string") return "neither content_text nor content_html";
+  const set = item["_registry"];
+  if (!isObject(set)) return "no _registry object";
+  const stamp = (s: unknown) => isObject(s) && typeof s["built_at"] === "string" && INSTANT.test(s["built_at"]) && typeof s["etag"] === "string" && /^"[^"]*"$/.test(s["etag"]);
+  if (set["from"] !== null && !stamp(set["from"])) return "_registry.from is neither null nor { built_at, etag }";
+  if (!stamp(set["to"])) return "_registry.to is not { built_at, etag }";
+  const to = (set["to"] as { built_at: string }).built_at;
+  if (isObject(set["from"]) && !(String(set["from"]["built_at"]) < to)) return "_registry.from.built_at is not earlier than to.built_at";
+  if (item["date_published"] !== to) return "date_published is not _registry.to.built_at";
+  if (!CLASSES.includes(set["class"] as string)) return `_registry.class is not one of ${CLASSES.join(", ")}`;
+  if (typeof set["resync"] !== "boolean") return "_registry.resync is not a boolean";
+  const v = set["vaults"];
+  const e = set["edges"];
+  const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === "string");
+  const edges = (x: unknown) => Array.isArray(x) && x.every((y) => isObject(y) && ["source", "target", "type"].every((k) => typeof y[k] === "string"));
+  if (!isObject(v) || !Array.isArray(v["upsert"]) || !v["upsert"].every((r) => isObject(r) && typeof r["vault_slug"] === "string") || !strings(v["remove"])) return "_registry.vaults is not { upsert: [rows], remove: [slugs] }";
+  if (!isObject(e) || !edges(e["add"]) || !edges(e["remove"]) || !strings(e["remove_touching"])) return "_registry.edges is not { add, remove: [edges], remove_touching: [slugs] }";
+  const sizes = [v["upsert"], v["remove"], e["add"], e["remove"], e["remove_touching"]].map((x) => (x as unknown[]).length);
+  if (set["resync"] === true && sizes.some((n) => n > 0)) return "_registry.resync is true but its lists are not empty";
+  return null;
+}
+
+/** The entries of an Atom text, checked; or what is wrong with it. */
+function readAtomFeed(text: string, documentUrl: string): { entries: { id: string; updated: string }[] } | { problems: string[] } {
+  let feed: ReturnType<typeof parseAtomFeed>;
+  try {
+    const wellFormed = XMLValidator.validate(text);
+    if (wellFormed !== true) return { problems: [`not well-formed XML at line ${wellFormed.err.line}: ${wellFormed.err.msg.slice(0, 80)}`] };
+    feed = parseAtomFeed(text);
+  } catch (error: unknown) {
+    return { problems: [`not an Atom feed (${error instanceof Error ? error.name : "error"})`] };
+  }
+  const problems: string[] = [];
+  const instant = (s: unknown) => typeof s === "string" && !Number.isNaN(Date.parse(s));
+  if (!feed.id) problems.push("the feed has no id");
+  if (!feed.title?.value) problems.push("the feed has no title");
+  if (!instant(feed.updated)) problems.push("the feed has no updated date");
+  const entries = feed.entries ?? [];
+  entries.forEach((entry, i) => {
+    const missing = [entry.id ? "" : "id", entry.title?.value ? "" : "title", instant(entry.updated) ? "" : "updated"].filter(Boolean);
+    if (missing.length > 0) problems.push(`entry ${i + 1} has no ${missing.join(", ")}`);
+    else if (!(entry.links ?? []).some((l) => l.href === documentUrl)) problems.push(`entry ${i + 1} has no link to ${documentUrl}`);
+  });
+  return problems.length > 0 ? { problems } : { entries: entries.map((e) => ({ id: String(e.id), updated: String(e.updated) })) };
+}
+
+/** The links of a `Link` header: URL, `rel` and `type` of each. */
+function linksOf(header: string | null): { url: string; rel: string; type: string }[] {
+  return [...(header ?? "").matchAll(/<([^>]*)>([^<]*)/g)].map(([, url, params]) => ({
+    url: url as string,
+    rel: /;\s*rel="?([^";,]*)"?/.exec(params as string)?.[1] ?? "",
+    type: /;\s*type="?([^";,]*)"?/.exec(params as string)?.[1] ?? "",
+  }));
+}
+
+/** `" (gzip)"`: the content coding of an answer, named beside the ETag it carries. */
+export function coding(res: Answer): string {
+  return ` (${res.headers.get("content-encoding") ?? "identity"})`;
+}
+
+function duplicates(ids: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return [...new Set(ids.filter((id) => seen.size === seen.add(id).size))];
+}
+
+function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,126 @@
+/**
+ * `verify`'s one way to ask a server: bounded in time (per request and per run) and in bytes, no
+ * redirect followed, every failure turned into a sentence naming the request.
+ */
+import { sizeOf } from "../../contract/limits.ts";
+
+/** How long the whole run may take, against any server. */
+export const RUN_DEADLINE_MS = 60_000;
+
+/** An answer, its body read in full within the cap. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Buffer;
+}
+
+/** The bounds of one request: its method and headers, its body cap, its own timeout, and the run's deadline. */
+export interface RequestBounds {
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly cap: number;
+  readonly timeoutMs: number;
+  readonly deadline: AbortSignal;
+  /** What the deadline is, for the message. */
+  readonly deadlineMs: number;
+}
+
+/** A request that got no complete answer: the message says which request and what failed. */
+export class RequestFailure extends Error {}
+
+/** A signal that aborts after `ms`, and the way to stop its timer. */
+export interface Timeout {
+  readonly signal: AbortSignal;
+  clear(): void;
+}
+
+/**
+ * A signal that aborts with a `TimeoutError` after `ms`. Its timer holds the controller strongly:
+ * on Node 20, `AbortSignal.timeout` inside `AbortSignal.any` is held only weakly, so a garbage
+ * collection during a stalled request removed the timer and the request waited for ever.
+ */
+export function timeout(ms: number): Timeout {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, "TimeoutError")), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/**
+ * One request, bounded: `timeoutMs` for the whole answer, headers to last byte; `deadline` for the
+ * run; `cap` bytes of body (refused early by Content-Length, else while reading). No redirect is
+ * followed. Throws a `RequestFailure` whose message names the request and what went wrong.
+ */
+export async function request(url: string, o: RequestBounds): Promise<Answer> {
+  const own = timeout(o.timeoutMs);
+  const both = new AbortController();
+  const stopOwn = () => both.abort(own.signal.reason);
+  const stopRun = () => both.abort(o.deadline.reason);
+  own.signal.addEventListener("abort", stopOwn, { once: true });
+  if (o.deadline.aborted) stopRun();
+  else o.deadline.addEventListener("abort", stopRun, { once: true });
+  try {
+    return await exchange(url, o, both.signal);
+  } finally {
+    own.clear();
+    own.signal.removeEventListener("abort", stopOwn);
+    o.deadline.removeEventListener("abort", stopRun);
+  }
+}
+
+async function exchange(url: string, o: RequestBounds, signal: AbortSignal): Promise<Answer> {
+  const what = `${o.method} ${url}`;
+  const failed = (error: unknown) => new RequestFailure(`${what}: ${failure(url, error, o)}`);
+  let res: Response;
+  try {
+    res = await fetch(url, { method: o.method, headers: o.headers, signal, redirect: "manual" });
+  } catch (error: unknown) {
+    throw failed(error);
+  }
+  const tooLarge = (n: string) => new RequestFailure(`${what}: the body is ${n}; verify reads at most ${sizeOf(o.cap)}`);
+  const declared = Number(res.headers.get("content-length") ?? 0);
+  if (declared > o.cap) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge(sizeOf(declared));
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body?.getReader();
+  try {
+    for (;;) {
+      const read = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
+      if (read.done) break;
+      total += read.value.length;
+      if (total > o.cap) {
+        await reader?.cancel().catch(() => {});
+        throw tooLarge(`over ${sizeOf(o.cap)}`);
+      }
+      chunks.push(read.value);
+    }
+  } catch (error: unknown) {
+    throw error instanceof RequestFailure ? error : failed(error);
+  }
+  return { status: res.status, headers: res.headers, body: Buffer.concat(chunks) };
+}
+
+/** What went wrong with a request, in words: which host and port, refused or timed out. */
+function failure(url: string, error: unknown, { timeoutMs, deadline, deadlineMs }: RequestBounds): string {
+  const { hostname, port, protocol } = new URL(url);
+  const at = `${hostname} port ${port || (protocol === "https:" ? "443" : "80")}`;
+  if (deadline.aborted) return `the whole run passed its limit of ${deadlineMs / 1000} s`;
+  if (error instanceof Error && error.name === "TimeoutError") return `no complete answer within ${timeoutMs / 1000} s`;
+  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  const code = cause?.code ?? (error as { code?: string } | undefined)?.code;
+  const words: Record<string, string> = {
+    ECONNREFUSED: `connection refused (${at})`,
+    ENOTFOUND: `host not found (${hostname})`,
+    EAI_AGAIN: `host name lookup failed (${hostname})`,
+    ETIMEDOUT: `connection timed out (${at})`,
+    UND_ERR_CONNECT_TIMEOUT: `connection timed out (${at})`,
+    ECONNRESET: `connection reset by the server (${at})`,
+    UND_ERR_SOCKET: `the server closed the connection before answering in full (${at})`,
+    UND_ERR_HEADERS_OVERFLOW: "the answer's headers are larger than a client accepts (16 KiB)",
+    HPE_HEADER_OVERFLOW: "the answer's headers are larger than a client accepts (16 KiB)",
+  };
+  if (code !== undefined && words[code] !== undefined) return words[code] as string;
+  return `${cause?.message ?? (error instanceof Error ? error.message : String(error))}${code === undefined ? "" : ` (${code})`}`.slice(0, 200);
+}

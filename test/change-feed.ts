@@ -1,0 +1,122 @@
+/**
+ * A test oracle of the change feed's wire format (docs/deploying.md, "What verify checks"),
+ * written from the rule, not from the build: the item from one document to the next, the privacy
+ * rewrite, and the two feed texts. The verify tests serve feeds made by it, and tamper with them.
+ */
+import type { BuildStamp, ChangeSet, EdgeLike } from "../node/verify/replay.ts";
+
+/** The part of a document the feed concerns. */
+export interface Doc {
+  readonly built_at: string;
+  readonly etag: string;
+  readonly vaults: readonly Row[];
+  readonly edges: readonly EdgeLike[];
+}
+export type Row = { readonly vault_slug: string; readonly listing?: string } & Record<string, unknown>;
+
+const key = (e: EdgeLike) => JSON.stringify([e.source, e.target, e.type]);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const stamp = (d: Doc): BuildStamp => ({ built_at: d.built_at, etag: d.etag });
+
+/**
+ * The item from `a` (null: no document yet) to `b`: vaults `b` lists and `a` does not, or shows
+ * otherwise, are upserted as `b` shows them; vaults `a` lists and `b` does not are removed; the
+ * vaults `b` no longer lists or newly withholds are named in `remove_touching`, and every other
+ * edge that differs is added or removed.
+ */
+export function changeBetween(a: Doc | null, b: Doc): ChangeSet<Row, EdgeLike> {
+  const before = new Map((a?.vaults ?? []).map((r) => [r.vault_slug, r]));
+  const after = new Map(b.vaults.map((r) => [r.vault_slug, r]));
+  const gone = [...before.keys()].filter((slug) => !after.has(slug));
+  const withheld = [...after.values()].filter((r) => r.listing !== undefined && before.has(r.vault_slug) && before.get(r.vault_slug)?.listing === undefined).map((r) => r.vault_slug);
+  const touching = new Set([...gone, ...withheld]);
+  const beforeEdges = new Map((a?.edges ?? []).map((e) => [key(e), e]));
+  const afterEdges = new Map(b.edges.map((e) => [key(e), e]));
+  return {
+    from: a === null ? null : stamp(a),
+    to: stamp(b),
+    class: "data",
+    resync: false,
+    vaults: { upsert: b.vaults.filter((r) => !same(before.get(r.vault_slug), r)), remove: gone.sort() },
+    edges: {
+      add: b.edges.filter((e) => !beforeEdges.has(key(e))),
+      remove: (a?.edges ?? []).filter((e) => !afterEdges.has(key(e)) && !touching.has(e.source) && !touching.has(e.target)),
+      remove_touching: [...touching].sort(),
+    },
+  };
+}
+
+/** `set` as the build of `current` carries it: rows of vaults `current` withholds become their minimal row, of vaults it does not list leave; edges touching either leave. */
+export function rewriteFor(set: ChangeSet<Row, EdgeLike>, current: Doc): ChangeSet<Row, EdgeLike> {
+  const shown = new Map(current.vaults.map((r) => [r.vault_slug, r]));
+  const hidden = (slug: string) => !shown.has(slug) || shown.get(slug)?.listing !== undefined;
+  const open = (e: EdgeLike) => !hidden(e.source) && !hidden(e.target);
+  return {
+    ...set,
+    vaults: { ...set.vaults, upsert: set.vaults.upsert.filter((r) => shown.has(r.vault_slug)).map((r) => (hidden(r.vault_slug) ? (shown.get(r.vault_slug) as Row) : r)) },
+    edges: { ...set.edges, add: set.edges.add.filter(open), remove: set.edges.remove.filter(open) },
+  };
+}
+
+/** The change sets of a sequence of documents, first snapshot first, rewritten for the last. */
+export function historyOf(docs: readonly Doc[]): ChangeSet<Row, EdgeLike>[] {
+  const last = docs[docs.length - 1] as Doc;
+  return docs.map((d, i) => rewriteFor(changeBetween(i === 0 ? null : (docs[i - 1] as Doc), d), last));
+}
+
+/** One feed item: an id, a title, the dates, and the change set. */
+export interface FeedItem {
+  readonly id: string;
+  readonly set: ChangeSet<Row, EdgeLike>;
+}
+
+/** Items for `sets`, with ids made from the builds they lead to. */
+export function itemsOf(base: string, sets: readonly ChangeSet<Row, EdgeLike>[]): FeedItem[] {
+  return sets.map((set) => ({ id: `${base}/api/registry.v1.changes.json#${set.to.built_at}`, set }));
+}
+
+/** The JSON Feed 1.1 text of `items`, newest first. */
+export function jsonFeed(base: string, items: readonly FeedItem[]): string {
+  return `${JSON.stringify({
+    version: "https://jsonfeed.org/version/1.1",
+    title: "Registry v1: changes",
+    home_page_url: `${base}/api/registry.v1.json`,
+    feed_url: `${base}/api/registry.v1.changes.json`,
+    items: [...items].reverse().map(({ id, set }) => ({
+      id,
+      url: `${base}/api/registry.v1.json`,
+      title: `data: ${set.vaults.upsert.length} rows upserted, ${set.vaults.remove.length} removed`,
+      content_text: "A snapshot of the registry's data.",
+      date_published: set.to.built_at,
+      _registry: set,
+    })),
+  }, null, 2)}\n`;
+}
+
+const xml = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+
+/** The Atom text of `items`, newest first. */
+export function atomFeed(base: string, items: readonly FeedItem[]): string {
+  const newest = items[items.length - 1];
+  const entries = [...items].reverse().map(({ id, set }) => [
+    "  <entry>",
+    `    <id>${xml(id)}</id>`,
+    `    <title>data: ${set.vaults.upsert.length} rows upserted</title>`,
+    `    <updated>${set.to.built_at}</updated>`,
+    `    <link rel="alternate" type="application/json" href="${xml(base)}/api/registry.v1.json"/>`,
+    "    <summary>A snapshot of the registry's data.</summary>",
+    "  </entry>",
+  ].join("\n"));
+  return [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<feed xmlns="http://www.w3.org/2005/Atom">',
+    `  <id>${xml(base)}/api/registry.v1.changes.atom</id>`,
+    "  <title>Registry v1: changes</title>",
+    `  <updated>${newest?.set.to.built_at ?? "1970-01-01T00:00:00Z"}</updated>`,
+    "  <author><name>Registry</name></author>",
+    `  <link rel="self" type="application/atom+xml" href="${xml(base)}/api/registry.v1.changes.atom"/>`,
+    ...entries,
+    "</feed>",
+    "",
+  ].join("\n");
+}

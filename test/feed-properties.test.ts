@@ -1,0 +1,154 @@
+/**
+ * The laws of the change feeds (docs/document.md, "Change feeds"), as fast-check properties over
+ * generated sequences of sources built one after another, each with the previous as `--previous`:
+ * replay, privacy, stability and bounds.
+ */
+import fc from "fast-check";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { diffData } from "../feed/change.ts";
+import { changeBytes, FEED_LIMITS, type FeedLimits } from "../feed/feed.ts";
+import { catchUp, historyProblems } from "../feed/history.ts";
+import { fcParams, SECRET } from "./arbitraries.ts";
+import { applyEdit, buildStep, marked, sequence, timeAt, type Built } from "./feed-history.ts";
+import { PLACE } from "./feed-history.ts";
+
+type JsonObject = Record<string, unknown>;
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+const runs = { ...fcParams, numRuns: Math.max(1, Math.floor(fcParams.numRuns / 3)) };
+
+/** Builds a whole sequence: each build's outputs, the forbidden strings as of it, and its sources. */
+async function buildAll(seq: { first: JsonObject; edits: readonly (readonly [string, number, number])[]; gaps: readonly number[] }, limits: FeedLimits = FEED_LIMITS) {
+  const forbidden = new Set<string>();
+  let source = marked(seq.first);
+  let hours = 0;
+  const builds: { built: Built; forbidden: string[]; builtAt: string; equalData: boolean }[] = [];
+  let previous: Built | null = null;
+  for (let i = 0; i <= seq.edits.length; i++) {
+    if (i > 0) source = applyEdit(source, seq.edits[i - 1] as never, forbidden);
+    hours += seq.gaps[i % seq.gaps.length] as number;
+    const builtAt = timeAt(hours);
+    const built: Built = await buildStep(source, builtAt, previous, limits);
+    const equalData = previous !== null && JSON.stringify([previous.document.vaults, previous.document.edges]) === JSON.stringify([built.document.vaults, built.document.edges]);
+    builds.push({ built, forbidden: [...forbidden], builtAt, equalData });
+    previous = built;
+  }
+  return builds;
+}
+
+test("replay: from every document in the window, applying the newer items gives the current vaults and edges exactly (unless resync)", async () => {
+  await fc.assert(
+    fc.asyncProperty(sequence, async (seq) => {
+      const builds = await buildAll(seq);
+      for (const [n, { built }] of builds.entries()) {
+        const feed = built.feed;
+        const oldest = feed.items[feed.items.length - 1]!._registry.from;
+        assert.equal(historyProblems(PLACE, built.history.feed, built.history.snapshot), [], "a build's own feed is the history of its document");
+        const current = { vaults: built.document.vaults, edges: built.document.edges };
+        for (const { built: held, builtAt } of builds.slice(0, n + 1)) {
+          const copy = { built_at: builtAt, vaults: held.document.vaults, edges: held.document.edges };
+          const result = catchUp(copy, feed);
+          const inWindow = oldest === null || builtAt >= oldest.built_at;
+          const resyncOnWay = feed.items.some((i) => i._registry.to.built_at > builtAt && i._registry.resync);
+          if (!inWindow || resyncOnWay) {
+            if (!inWindow) assert.ok("resync" in result, "a copy older than the window must refetch");
+            continue;
+          }
+          assert.ok("ok" in result, `a copy built at ${builtAt} catches up`);
+          if ("ok" in result) assert.equal({ vaults: result.ok.vaults, edges: result.ok.edges }, current);
+        }
+        // From nothing too, when the feed still starts at the first snapshot.
+        if (oldest === null && !feed.items.some((i) => i._registry.resync)) {
+          const fromNothing = catchUp({ built_at: "0000-01-01T00:00:00Z", vaults: [], edges: [] }, feed);
+          assert.ok("ok" in fromNothing && JSON.stringify(fromNothing.ok.vaults) === JSON.stringify(current.vaults) && JSON.stringify(fromNothing.ok.edges) === JSON.stringify(current.edges));
+        }
+      }
+    }),
+    runs,
+  );
+});
+
+test("privacy: the detail of a vault a build withholds or removes is in no output of that build or a later one", async () => {
+  await fc.assert(
+    fc.asyncProperty(sequence, async (seq) => {
+      for (const { built, forbidden } of await buildAll(seq)) {
+        for (const [what, bytes] of [["JSON feed", built.feedBytes], ["Atom feed", built.atomBytes], ["document", built.documentBytes]] as const) {
+          const out = text(bytes);
+          assert.not.ok(out.includes(SECRET), `${what} carries private detail`);
+          const leak = forbidden.find((word) => out.includes(word));
+          assert.is(leak, undefined, `${what} carries ${leak}, detail of a vault withheld or removed`);
+        }
+      }
+    }),
+    runs,
+  );
+});
+
+test("stability: an item's id, to, from, class and title never change in later feeds; its lists change only by the privacy rule; an equal rebuild adds nothing", async () => {
+  await fc.assert(
+    fc.asyncProperty(sequence, async (seq) => {
+      const builds = await buildAll(seq);
+      for (let n = 1; n < builds.length; n++) {
+        const [before, now] = [builds[n - 1]!, builds[n]!];
+        const older = new Map(before.built.feed.items.map((i) => [i.id, i]));
+        const ids = now.built.feed.items.map((i) => i.id);
+        assert.is(new Set(ids).size, ids.length, "ids are unique");
+        const carried = now.built.feed.items.filter((i) => older.has(i.id));
+        // Only the newest item may be new, and only when the data changed.
+        assert.is(now.built.feed.items.length - carried.length, now.equalData ? 0 : 1);
+        for (const item of carried) {
+          const was = older.get(item.id)!;
+          assert.equal([item._registry.from, item._registry.to, item._registry.class, item.title, item.date_published], [was._registry.from, was._registry.to, was._registry.class, was.title, was.date_published]);
+          // The lists are a subset of what they were, except rows replaced by a vault's current minimal row.
+          const minimal = new Set(now.built.document.vaults.filter((r) => "listing" in r).map((r) => r.vault_slug));
+          const oldRows = new Set(was._registry.vaults.upsert.map((r) => JSON.stringify(r)));
+          for (const row of item._registry.vaults.upsert) assert.ok(oldRows.has(JSON.stringify(row)) || minimal.has(row.vault_slug), "a carried row is unchanged or the current minimal row");
+          for (const list of ["add", "remove"] as const) {
+            const oldEdges = new Set(was._registry.edges[list].map((e) => JSON.stringify(e)));
+            for (const e of item._registry.edges[list]) assert.ok(oldEdges.has(JSON.stringify(e)));
+          }
+          assert.equal(item._registry.vaults.remove, was._registry.vaults.remove);
+          assert.equal(item._registry.edges.remove_touching, was._registry.edges.remove_touching);
+        }
+      }
+    }),
+    runs,
+  );
+});
+
+test("bounds: the window and the caps hold, and resync exactly when a new item's lists would pass the cap", async () => {
+  await fc.assert(
+    fc.asyncProperty(sequence, fc.record({ changeBytes: fc.integer({ min: 400, max: 6000 }), minItems: fc.integer({ min: 1, max: 3 }), maxItems: fc.integer({ min: 1, max: 5 }), feedBytes: fc.integer({ min: 2000, max: 30000 }), windowDays: fc.integer({ min: 1, max: 60 }) }), async (seq, limits) => {
+      const builds = await buildAll(seq, limits);
+      for (let n = 0; n < builds.length; n++) {
+        const { built, builtAt, equalData } = builds[n]!;
+        const items = built.feed.items;
+        assert.ok(items.length >= 1 && items.length <= limits.maxItems, "at most maxItems, at least the newest");
+        assert.ok(items.length === 1 || built.feedBytes.byteLength <= limits.feedBytes, "at most feedBytes, unless only the newest is left");
+        for (const item of items) if (!item._registry.resync) assert.ok(changeBytes(item._registry) <= limits.changeBytes, "no listed item passes the cap");
+        if (n > 0 && !equalData) {
+          const previous = builds[n - 1]!.built;
+          const raw = { ...items[0]!._registry, resync: false, ...diffData(previous.history.snapshot, built.document) };
+          assert.is(items[0]!._registry.resync, changeBytes(raw) > limits.changeBytes, "resync exactly when the new item's lists pass the cap");
+        }
+        // The window: every item the previous feed had and this one dropped is old and beyond the newest minItems, or cut by a cap.
+        if (n > 0) {
+          const kept = new Set(items.map((i) => i.id));
+          const cutoff = Date.parse(builtAt) - limits.windowDays * 86_400_000;
+          const before = builds[n - 1]!.built.feed.items;
+          before.forEach((item, i) => {
+            if (kept.has(item.id)) return;
+            const position = i + (equalData ? 0 : 1);
+            // Cut by a cap: the item count, or the item (as it was) would not have fitted.
+            const size = new TextEncoder().encode(JSON.stringify(item, null, 2)).byteLength;
+            const capped = items.length === limits.maxItems || built.feedBytes.byteLength + size > limits.feedBytes;
+            assert.ok(capped || (position >= limits.minItems && Date.parse(item.date_published) < cutoff), `item ${item.id} dropped inside the window`);
+          });
+        }
+      }
+    }),
+    runs,
+  );
+});
+
+test.run();

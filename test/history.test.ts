@@ -1,0 +1,82 @@
+/**
+ * The history sequence (`fixtures/history/`): each source built with the build before it as its
+ * previous build, as `npm run build -- --previous` does; each build's JSON and Atom feeds are
+ * golden (`golden/history/`), and both forms parse with a third-party parser (feedsmith).
+ */
+import { parseAtomFeed, parseJsonFeed } from "feedsmith";
+import { readFileSync } from "node:fs";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { ChangeFeed } from "../feed/feed.ts";
+import { prepareBuild, type Build } from "../http/prepare.ts";
+import { changesPaths } from "../http/version-policy.ts";
+import { VERSIONS } from "../http/versions.ts";
+import { classifyChange } from "../node/build/classify.ts";
+import { validateSource, type Registry } from "../registry.ts";
+import { GOLDEN_OPTIONS, historySteps } from "./cases.ts";
+import { assertGolden } from "./golden.ts";
+
+const V1 = VERSIONS[0]!;
+const FEEDS = changesPaths(V1);
+const text = (build: Build, path: string) => new TextDecoder().decode(build.routes.get(path)!.identity.body);
+
+/** Builds every step, each with the one before as its previous build (read back from its bytes). */
+async function buildSequence(): Promise<Build[]> {
+  const builds: Build[] = [];
+  for (const step of historySteps) {
+    const result = validateSource(JSON.parse(readFileSync(step.fixture, "utf8")));
+    if (!result.ok) throw new Error(`${step.fixture}: ${result.problems.join("; ")}`);
+    const before = builds.at(-1);
+    let history = {};
+    if (before !== undefined) {
+      const document = JSON.parse(text(before, V1.path)) as Registry;
+      const snapshot = { ref: { built_at: document.built_at, etag: before.routes.get(V1.path)!.identity.etag }, vaults: document.vaults, edges: document.edges };
+      const feed = JSON.parse(text(before, FEEDS.json)) as ChangeFeed;
+      history = { previous: new Map([[1, { snapshot, feed }]]), documents: new Map([[1, document]]), classify: classifyChange };
+    }
+    builds.push(await prepareBuild(result.source, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: step.builtAt }, {}, VERSIONS, undefined, history));
+  }
+  return builds;
+}
+
+const builds = await buildSequence();
+
+historySteps.forEach((step, i) => {
+  test(`history ${step.name}: its feeds are golden/${step.goldens.json} and golden/${step.goldens.atom}, and parse as JSON Feed and Atom`, () => {
+    const [json, atom] = [text(builds[i]!, FEEDS.json), text(builds[i]!, FEEDS.atom)];
+    assertGolden(step.goldens.json, json);
+    assertGolden(step.goldens.atom, atom);
+    const parsedJson = parseJsonFeed(JSON.parse(json));
+    const parsedAtom = parseAtomFeed(atom);
+    const ids = (JSON.parse(json) as ChangeFeed).items.map((item) => item.id);
+    assert.equal(parsedJson.items?.map((item) => item.id), ids);
+    assert.equal(parsedAtom.entries?.map((entry) => entry.id), ids, "Atom entries carry the same ids, in the same order");
+    assert.equal(parsedAtom.entries?.map((entry) => entry.updated), (JSON.parse(json) as ChangeFeed).items.map((item) => item.date_published));
+  });
+});
+
+test("history: one item per change of data, none for the rebuild with no change; the class and rule ids of registry diff", () => {
+  const feeds = builds.map((b) => JSON.parse(text(b, FEEDS.json)) as ChangeFeed);
+  assert.equal(feeds.map((f) => f.items.length), [1, 2, 3, 4, 5, 6, 6, 7]);
+  const titles = feeds.at(-1)!.items.map((item) => item.title).reverse();
+  assert.match(titles[0]!, /^data: 3 vault\.added, 2 edge\.added$/);
+  assert.match(titles[1]!, /vault\.added/);
+  assert.match(titles[2]!, /vault\.field/);
+  assert.match(titles[3]!, /vault\.minimal/);
+  assert.match(titles[4]!, /vault\.removed/);
+  assert.match(titles[5]!, /edge\.removed/);
+  assert.match(titles[6]!, /vault\.field/);
+});
+
+test("history: the withheld and the removed vault's detail leave every later feed, in both forms", () => {
+  const withheld = "Permit applications for the east quay, with applicant correspondence.";
+  const removed = "Storm warnings since 1990.";
+  historySteps.forEach((step, i) => {
+    const out = text(builds[i]!, FEEDS.json) + text(builds[i]!, FEEDS.atom) + text(builds[i]!, V1.path);
+    if (step.name >= "04") assert.not.ok(out.includes(withheld), `${step.name}: the withheld note`);
+    if (step.name >= "05") assert.not.ok(out.includes(removed), `${step.name}: the removed vault's note`);
+    if (step.name < "04") assert.ok(out.includes(withheld), `${step.name}: published until withheld`);
+  });
+});
+
+test.run();

@@ -1,0 +1,55 @@
+/**
+ * The postinstall (`deploy/install-tools.mjs`) says exactly why it skips the deploy tools, run as
+ * npm runs it (plain `node`, no tsx) under the machine's Node 20, on copies of `deploy/` laid out
+ * as each kind of install leaves the project. It never installs anything here: each case skips.
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join, resolve } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { cleanEnv, run } from "./process.ts";
+
+const ROOT = resolve(".");
+const work = mkdtempSync(join(tmpdir(), "registry-install-tools-"));
+const PATH = (process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules")).join(delimiter);
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+/** A project folder holding the postinstall, the lockfile, deploy/tools/ (if `tools`) and empty `folders`. */
+function project(name: string, options: { tools: boolean; folders: string[] }): string {
+  const dir = join(work, name);
+  for (const file of ["deploy/install-tools.mjs", "deploy/node22.mjs", "package-lock.json", ...(options.tools ? ["deploy/tools/package.json", "deploy/tools/package-lock.json"] : [])]) {
+    cpSync(join(ROOT, file), join(dir, file));
+  }
+  for (const folder of options.folders) mkdirSync(join(dir, folder), { recursive: true });
+  return dir;
+}
+
+async function postinstall(dir: string): Promise<string> {
+  const done = await run("node", [join(dir, "deploy", "install-tools.mjs")], { cwd: dir, env: cleanEnv({ PATH }), timeoutMs: 30_000 });
+  assert.is(done.code, 0, done.stderr);
+  assert.not.ok(existsSync(join(dir, "deploy", "tools", "node_modules")), "nothing installed");
+  return done.stdout.toString();
+}
+
+test("the machine's node is Node 20, the postinstall's hardest case", async () => {
+  const version = await run("node", ["--version"], { env: cleanEnv({ PATH }) });
+  assert.match(version.stdout.toString(), /^v20\./);
+});
+
+test("not a clone (no deploy/tools): says the package needs no deploy tools", async () => {
+  const out = await postinstall(project("package", { tools: false, folders: [] }));
+  assert.is(out, "deploy/tools: not installed: not a clone of the repository (the installed package needs no deploy tools)\n");
+});
+
+test("--omit=dev: says the devDependencies were omitted, not that the platform has no Node 22", async () => {
+  const out = await postinstall(project("operator", { tools: true, folders: ["node_modules/hono"] }));
+  assert.is(out, "deploy/tools: not installed: devDependencies omitted (an operator's install, --omit=dev): the deploy tools serve the recipe tests alone\n");
+});
+
+test("--omit=optional on a platform node22 fits: says the optional Node 22 was omitted", async () => {
+  const out = await postinstall(project("no-optional", { tools: true, folders: ["node_modules/uvu"] }));
+  assert.match(out, /^deploy\/tools: not installed: optional dependencies omitted \(--omit=optional\): no node_modules\/node22\/bin\/node, and this Node is v20\.[0-9.]+; the recipe tests need Node 22\n$/);
+});
+
+test.run();

@@ -1,0 +1,152 @@
+/**
+ * `npm run build -- --previous`: the previous build's history carried on from its folder or its
+ * base URL, and every previous build that is not one refused in one line, nothing written.
+ */
+import { createServer, type Server } from "node:http";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { cleanEnv, run } from "./process.ts";
+
+const work = mkdtempSync(join(tmpdir(), "registry-previous-"));
+const BASE = "https://registry.example.org";
+const FEED = "static/api/registry.v1.changes.json";
+/** SOURCE_DATE_EPOCH of the first build, then one day later per step. */
+const day = (n: number) => String(1795262400 + n * 86_400);
+const build = (out: string, epochDay: number, extra: string[] = [], source = "fixtures/registry.json", base = BASE) =>
+  run("node", ["--import", "tsx", "node/build/build.ts", "--source", source, "--base-url", base, "--out", out, ...extra], { env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }), timeoutMs: 120_000 });
+const feedOf = (out: string) => JSON.parse(readFileSync(join(out, FEED), "utf8")) as { items: { id: string; _registry: { from: unknown; vaults: { upsert: { note?: string }[] } } }[] };
+
+let first = "";
+test.before(async () => {
+  first = join(work, "first");
+  const result = await build(first, 0);
+  assert.is(result.code, 0, result.stderr);
+});
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+test("without --previous: one item, from null, every row upserted and every edge added", () => {
+  const feed = feedOf(first);
+  assert.is(feed.items.length, 1);
+  assert.is(feed.items[0]!._registry.from, null);
+  const document = JSON.parse(readFileSync(join(first, "static/api/registry.v1.json"), "utf8")) as { vaults: unknown[]; edges: unknown[] };
+  assert.equal(feed.items[0]!._registry.vaults.upsert, document.vaults);
+  assert.equal((feed.items[0]!._registry as unknown as { edges: { add: unknown[] } }).edges.add, document.edges);
+});
+
+test("--previous FOLDER: a changed source adds one item; an equal rebuild adds none; the same folder may be --out and --previous", async () => {
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { note?: string | null }[] };
+  source.vaults[0]!.note = "A changed note.";
+  writeFileSync(join(work, "changed.json"), JSON.stringify(source));
+  const out = join(work, "rolling");
+  cpSync(first, out, { recursive: true });
+  const changed = await build(out, 1, ["--previous", out], join(work, "changed.json"));
+  assert.is(changed.code, 0, changed.stderr);
+  assert.is(feedOf(out).items.length, 2);
+  assert.match(JSON.stringify(feedOf(out).items[0]), /"title":"data: [^"]*vault\.field/);
+  const again = await build(out, 2, ["--previous", out], join(work, "changed.json"));
+  assert.is(again.code, 0, again.stderr);
+  assert.is(feedOf(out).items.length, 2, "an equal rebuild adds no item");
+});
+
+/** Runs a build with --previous `location` that must be refused: one line naming the reason, exit 1, nothing written. */
+async function refused(location: string, reason: RegExp, epochDay = 5, base = BASE): Promise<void> {
+  const out = join(work, `never-${Math.random().toString(36).slice(2)}`);
+  const result = await build(out, epochDay, ["--previous", location], "fixtures/registry.json", base);
+  assert.is(result.code, 1, result.stderr);
+  assert.is(result.stderr.trim().split("\n").length, 1, result.stderr);
+  assert.match(result.stderr, reason);
+  assert.not.ok(existsSync(out), "nothing written");
+}
+
+test("refused: a folder that is not a build's output, another base URL, a built_at not earlier", async () => {
+  await refused(join(work), /^--previous: .* holds no versioned document of this build's versions/);
+  await refused(first, /a document of another base URL or version, not https:\/\/other\.example\/api\/registry\.v1\.json$/m, 5, "https://other.example");
+  await refused(first, /built at 2026-11-21T12:00:00Z, not earlier than this build \(2026-11-21T12:00:00Z\)/, 0);
+});
+
+test("refused: a feed missing, not JSON, not a change feed, over its size limit, or tampered so that its items do not replay to its document", async () => {
+  const variant = (name: string, edit: (feedPath: string) => void) => {
+    const dir = join(work, name);
+    cpSync(first, dir, { recursive: true });
+    edit(join(dir, FEED));
+    return dir;
+  };
+  await refused(variant("no-feed", (f) => rmSync(f)), /changes\.json: missing: the previous build has a document but no change feed$/m);
+  await refused(variant("not-json", (f) => writeFileSync(f, "{")), /changes\.json: not JSON$/m);
+  await refused(variant("not-feed", (f) => writeFileSync(f, JSON.stringify({ version: "x" }))), /changes\.json: not a change feed: /);
+  await refused(variant("huge", (f) => writeFileSync(f, " ".repeat(4 * 1024 * 1024 + 1))), /over|at most 4 MiB/);
+  const tampered = variant("tampered", (f) => {
+    const feed = JSON.parse(readFileSync(f, "utf8")) as { items: { _registry: { vaults: { upsert: { note: string | null }[] } } }[] };
+    const row = feed.items[0]!._registry.vaults.upsert.find((r) => "note" in r)!;
+    row.note = "A note the document never had.";
+    writeFileSync(f, JSON.stringify(feed, null, 2));
+  });
+  assert.ok(statSync(join(tampered, FEED)).size > 0);
+  await refused(tampered, /not the history of its document: items: replayed from the first snapshot, they do not give the document's vaults and edges$/m);
+  const extraKey = variant("extra-key", (f) => {
+    const feed = JSON.parse(readFileSync(f, "utf8")) as { items: { _registry: { vaults: { upsert: Record<string, unknown>[] } } }[] };
+    feed.items[0]!._registry.vaults.upsert[0]!["internal_owner"] = "someone";
+    writeFileSync(f, JSON.stringify(feed, null, 2));
+  });
+  await refused(extraKey, /expected exactly the keys of a full or a minimal row/);
+});
+
+test("--previous URL: read from the live base URL; a redirect, an error status and an unreachable host are refused", async () => {
+  const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith("/moved/")) {
+      res.writeHead(301, { location: "https://elsewhere.example/" }).end();
+      return;
+    }
+    if (req.url?.startsWith("/broken/")) {
+      res.writeHead(500).end();
+      return;
+    }
+    const file = join(first, "static", (req.url ?? "/").replace(/^\/live/, ""));
+    if (!req.url?.startsWith("/live/") || !existsSync(file)) res.writeHead(404).end();
+    else res.writeHead(200).end(readFileSync(file));
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  try {
+    const out = join(work, "from-url");
+    const ok = await build(out, 3, ["--previous", `http://127.0.0.1:${port}/live`]);
+    assert.is(ok.code, 0, ok.stderr);
+    assert.is(feedOf(out).items.length, 1, "an equal source adds no item to the live history");
+    assert.is(feedOf(out).items[0]!.id, feedOf(first).items[0]!.id);
+    await refused(`http://127.0.0.1:${port}/moved`, /answered 301, a redirect to https:\/\/elsewhere\.example\/: give the address it names$/m);
+    await refused(`http://127.0.0.1:${port}/broken`, /answered 500$/m);
+  } finally {
+    await new Promise((done) => server.close(done));
+  }
+  const closed = await new Promise<number>((done) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port: p } = s.address() as { port: number };
+      s.close(() => done(p));
+    });
+  });
+  await refused(`http://127.0.0.1:${closed}`, /unreachable$/m);
+});
+
+test("a vault withheld in a later build: its former detail is in no file of that build and no line it prints", async () => {
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { vault_slug: string; note?: string | null; suppressed?: boolean }[] };
+  const target = source.vaults.find((v) => v.suppressed !== true && typeof v.note === "string")!;
+  target.note = "WITHHELD-LATER detail of a vault";
+  writeFileSync(join(work, "before.json"), JSON.stringify(source));
+  target.suppressed = true;
+  writeFileSync(join(work, "after.json"), JSON.stringify(source));
+  const [before, after] = [join(work, "canary-before"), join(work, "canary-after")];
+  const first = await build(before, 10, [], join(work, "before.json"));
+  assert.is(first.code, 0, first.stderr);
+  assert.ok(readFileSync(join(before, FEED), "utf8").includes("WITHHELD-LATER"), "published while the vault is public");
+  const second = await build(after, 11, ["--previous", before], join(work, "after.json"));
+  assert.is(second.code, 0, second.stderr);
+  assert.not.ok((second.stdout.toString() + second.stderr).includes("WITHHELD-LATER"));
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  for (const file of walk(after)) assert.not.ok(readFileSync(file).toString("latin1").includes("WITHHELD-LATER"), `${file} holds the withheld detail`);
+  assert.is(feedOf(after).items.length, 2);
+});
+
+test.run();
