@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runCli } from "../node/cli/registry-command.ts";
-import { asDocument, diffDocuments, RULES, worstClass, type Change, type Document } from "../node/review/diff.ts";
+import { asDocument, diffDocuments, NOT_PRINTED, NOT_PRINTED_EDGE_TYPE, RULES, worstClass, type Change, type Document } from "../node/review/diff.ts";
 import { jsonReport, markdownReport } from "../node/review/diff-report.ts";
 import { jsonText } from "../node/review/json-deep.ts";
 import { fcParams } from "./arbitraries.ts";
@@ -340,6 +340,35 @@ test("privacy: a row turning full lists the fields it publishes; --fail-on priva
   assert.is((await runCli(["diff", a, b, "--fail-on", "privacy,breaking"], {})).code, 1);
   // Back to minimal: the same fields, withdrawn.
   assert.equal(diffDocuments(after, before).filter((c) => c.privacy === true).map((c) => c.new), ["minimal: withdraws tier, tier_label, tier_meaning, note, url, markdown_url, last_synced, tagline"]);
+});
+
+test("privacy: a vault withheld or gone now: the diff names its edges by their ends, never their type, nor its former values", async () => {
+  const before = fresh();
+  const choir = before.vaults.find((r) => r["vault_slug"] === "harbour-choir") as Row;
+  choir["display_name"] = "Former Choir Name";
+  choir["persona"] = "Former Choir Persona";
+  const edge = (source: string) => before.edges.find((e) => e["source"] === source) as Row;
+  edge("harbour-choir")["type"] = "former-choir-edge-type";
+  edge("net-menders")["type"] = "former-menders-edge-type";
+  const after = fresh();
+  const i = after.vaults.findIndex((r) => r["vault_slug"] === "harbour-choir");
+  const r = after.vaults[i] as Row;
+  const minimal = after.vaults.find((x) => "listing" in x) as Row;
+  after.vaults[i] = { vault_slug: r["vault_slug"], display_name: "Choir", class: r["class"], class_label: r["class_label"], status: r["status"], status_label: r["status_label"], persona: null, listing: "minimal", listing_note: minimal["listing_note"] };
+  after.vaults = after.vaults.filter((x) => x["vault_slug"] !== "net-menders");
+  after.edges = after.edges.filter((e) => !["harbour-choir", "net-menders", "boatyard"].includes(e["source"]));
+  const changes = diffDocuments(before, after);
+  for (const text of [markdownReport(changes, "a", "b"), jsonReport(changes, "a", "b")]) {
+    for (const former of ["Former Choir Name", "Former Choir Persona", "former-choir-edge-type", "former-menders-edge-type"]) assert.not.ok(text.includes(former), former);
+  }
+  const removed = changes.filter((c) => c.rule === "edge.removed").map((c) => c.old);
+  assert.equal(removed, [
+    `boatyard → shipwrights (draws_on)`,
+    `harbour-choir → tideline-poems (${NOT_PRINTED_EDGE_TYPE})`,
+    `net-menders → ropewalk (${NOT_PRINTED_EDGE_TYPE})`,
+  ]);
+  const fields = changes.filter((c) => c.rule === "vault.field").map((c) => [c.where, c.old, c.new]);
+  assert.equal(fields, [["vaults[harbour-choir].display_name", NOT_PRINTED, "Choir"], ["vaults[harbour-choir].persona", NOT_PRINTED, null]]);
 });
 
 test("registry diff: bad input is one clear line and exit 2", async () => {

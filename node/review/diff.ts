@@ -202,15 +202,18 @@ export function diffDocuments(before: Document, after: Document): Change[] {
     for (const field of Object.keys(now)) {
       if (!Object.hasOwn(was, field) || equal(was[field], now[field])) continue;
       if (field === "tier" || (tierMoved && (field === "tier_label" || field === "tier_meaning"))) continue;
-      add("vault.field", `${where}.${field}`, { old: was[field], new: now[field] });
+      // A vault withheld now: its former values are its former detail, never printed.
+      add("vault.field", `${where}.${field}`, { old: isMinimal ? NOT_PRINTED : was[field], new: now[field] });
     }
   }
 
-  // Edges.
+  // Edges. One touching a vault the new document withholds or no longer lists is former detail of
+  // that vault: its ends (identities) are named, its type is not.
+  const shownInFull = new Set(full(newRows).flatMap((r) => (typeof r["vault_slug"] === "string" ? [r["vault_slug"]] : [])));
   const edgesOf = (d: Document) => new Map(arrayOf(d["edges"]).map((e) => [edgeKey(e), e]));
   const [oldEdges, newEdges] = [edgesOf(before), edgesOf(after)];
   for (const [key, e] of newEdges) if (!oldEdges.has(key)) add("edge.added", "edges", { new: edgeText(e) });
-  for (const [key, e] of oldEdges) if (!newEdges.has(key)) add("edge.removed", "edges", { old: edgeText(e) });
+  for (const [key, e] of oldEdges) if (!newEdges.has(key)) add("edge.removed", "edges", { old: edgeText(e, shownInFull) });
 
   // Counts and coverage.
   for (const key of ["vault_count", "edge_count"]) {
@@ -402,10 +405,23 @@ function edgeOrderKey(e: Json): string {
   return isObj(e) ? `${part(e["source"])}\u0000${part(e["target"])}\u0000${part(e["type"])}` : jsonText(e);
 }
 
-function edgeText(e: Json): string {
+/**
+ * An edge as a diff prints it: `source → target (type)`. Given `shownInFull`, the slugs of the
+ * vaults the new document publishes in full, an edge touching any other vault has its type replaced
+ * by NOT_PRINTED_EDGE_TYPE (docs/goldens.md, "Reading a registry diff").
+ */
+function edgeText(e: Json, shownInFull?: ReadonlySet<string>): string {
   const part = (v: Json | undefined) => (typeof v === "string" ? v : jsonPreview(v ?? null, 80));
-  return isObj(e) ? `${part(e["source"])} → ${part(e["target"])} (${part(e["type"])})` : jsonPreview(e, 80);
+  if (!isObj(e)) return jsonPreview(e, 80);
+  const touchesWithheld = shownInFull !== undefined && [e["source"], e["target"]].some((end) => typeof end !== "string" || !shownInFull.has(end));
+  return `${part(e["source"])} → ${part(e["target"])} (${touchesWithheld ? NOT_PRINTED_EDGE_TYPE : part(e["type"])})`;
 }
+
+/** What a diff prints for a former value of a vault the new document withholds. */
+export const NOT_PRINTED = "(not printed: the vault is withheld now)";
+
+/** What a diff prints for the type of a removed edge touching a vault the new document withholds or no longer lists. */
+export const NOT_PRINTED_EDGE_TYPE = "type not printed: it touches a vault withheld or gone now";
 
 function coverageText(entry: Json): string {
   return isObj(entry) ? `${jsonPreview(entry["populated"] ?? null, 40)}/${jsonPreview(entry["of"] ?? null, 40)}` : jsonPreview(entry, 80);
