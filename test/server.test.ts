@@ -49,6 +49,9 @@ const FORMS: readonly (readonly [string, number])[] = [
   ["GET /vaults.json HTTP/1.1\r\nHost: h/x\r\nConnection: close\r\n\r\n", 400],
   ["GET /vaults.json HTTP/1.1\r\nHost: h:99999\r\nConnection: close\r\n\r\n", 400],
   ["GET /vaults.json HTTP/1.1\r\nHost: 1.2.3\r\nConnection: close\r\n\r\n", 400],
+  // RFC 9112 section 3.2: more than one Host line is a 400, even the same host twice.
+  ["GET /vaults.json HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: elsewhere.example\r\nConnection: close\r\n\r\n", 400],
+  ["GET /vaults.json HTTP/1.1\r\nHost: h\r\nhost: h\r\nConnection: close\r\n\r\n", 400],
   ["GET http://h:99999/vaults.json HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 400],
   ["GET ftp://h/vaults.json HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 400],
   ["OPTIONS * HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 400],

@@ -1,8 +1,8 @@
 /**
  * What both Node servers refuse before answering, so that `npm start` (the Hono app through
  * @hono/node-server) and `dist/node/server.mjs` (plain node:http) answer every request form the
- * same way (docs/http.md, "Request forms"). A request with no `Host` (HTTP/1.0 too), a `Host` that
- * is not a plain host and port (userinfo, a path, an invalid port), a target with no path (`*`,
+ * same way (docs/http.md, "Request forms"). A request with no `Host` (HTTP/1.0 too) or more than one, a
+ * `Host` that is not a plain host and port (userinfo, a path, an invalid port), a target with no path (`*`,
  * another scheme, an invalid port) or a backslash before its query is answered 400
  * problem+json; `CONNECT` is answered 405 with `Allow`, where node:http would close the connection;
  * a request node:http cannot parse gets its status as a problem document, not a bare status line.
@@ -22,7 +22,7 @@ export function writeAnswer(res: ServerResponse, answer: Answer): void {
 /** The 400 a request gets before it reaches the app, or undefined when it may go on. */
 export function refusalOf(req: IncomingMessage): Answer | undefined {
   const target = req.url ?? "";
-  if (plainHost(req.headers.host) && pathOf(target) !== null && !backslashInPath(target)) return undefined;
+  if (plainHost(req.headers.host) && oneHostLine(req.rawHeaders) && pathOf(target) !== null && !backslashInPath(target)) return undefined;
   return problemAnswer(BAD_REQUEST, req.method);
 }
 
@@ -82,6 +82,19 @@ function plainHost(host: string | undefined): boolean {
     return false;
   }
   return url.pathname === "/" && url.search === "" && url.hash === "" && url.hostname === host.replace(/:\d+$/, "").toLowerCase();
+}
+
+/**
+ * At most one `Host` line: RFC 9112 (section 3.2) asks for 400 on more, and node:http keeps the
+ * first and drops the rest, so the two lines could name different hosts unseen.
+ */
+function oneHostLine(raw: readonly string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4 && name.toLowerCase() === "host" && ++seen > 1) return false;
+  }
+  return true;
 }
 
 /** A `\` before the query: @hono/node-server refuses it, so both servers do. */
