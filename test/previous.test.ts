@@ -100,6 +100,11 @@ test("--previous URL: read from the live base URL; a redirect, an error status a
       res.writeHead(301, { location: "https://elsewhere.example/" }).end();
       return;
     }
+    if (req.url?.startsWith("/controls/")) {
+      // A C1 CSI (U+009B, sent as the byte 0x9B): a fetch hands them over in the Location it reads.
+      res.writeHead(301, { location: "https://elsewhere.example/\u009b2J\u009b31mred" }).end();
+      return;
+    }
     if (req.url?.startsWith("/broken/")) {
       res.writeHead(500).end();
       return;
@@ -118,6 +123,8 @@ test("--previous URL: read from the live base URL; a redirect, an error status a
     assert.is(feedOf(out).items[0]!.id, feedOf(first).items[0]!.id);
     await refused(`http://127.0.0.1:${port}/moved`, /answered 301, a redirect to https:\/\/elsewhere\.example\/: give the address it names$/m);
     await refused(`http://127.0.0.1:${port}/broken`, /answered 500$/m);
+    // What the redirect names reaches the terminal without its controls.
+    await refused(`http://127.0.0.1:${port}/controls`, /answered 301, a redirect to https:\/\/elsewhere\.example\/red: give the address it names$/m);
   } finally {
     await new Promise((done) => server.close(done));
   }

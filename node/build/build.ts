@@ -26,6 +26,7 @@ import { loadInputs } from "../cli/inputs.ts";
 import { classifyChange } from "./classify.ts";
 import { outputProblems, replaceOutput } from "./output-folder.ts";
 import { readPrevious } from "./previous.ts";
+import { printable } from "../review/printable.ts";
 import { writeStatic } from "./static.ts";
 
 /** The repository this build runs from: neither it nor a folder holding it may be the output. */
@@ -90,7 +91,8 @@ if (previousLocation !== undefined && "ok" in plan) {
   const { baseUrl: base, builtAt } = inputs.ok.config;
   const previous = await readPrevious(previousLocation, { baseUrl: base, builtAt, versions: plan.ok.served.map((s) => s.version) });
   if ("error" in previous) {
-    process.stderr.write(`${previous.error}\n`);
+    // The reason may quote what a remote answered (a redirect's Location): no terminal control of it reaches the terminal.
+    process.stderr.write(`${printable(previous.error, "")}\n`);
     process.exit(1);
   }
   history = { previous: previous.ok.history, documents: previous.ok.documents, classify: classifyChange };
