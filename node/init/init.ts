@@ -4,7 +4,7 @@
  * prints what to do next. It never overwrites a file: if one it would write exists, it names every
  * such file and exits 1, writing nothing.
  */
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseProcessArgs } from "../cli/args.ts";
@@ -23,13 +23,15 @@ Writes into the current folder:
                    serverless.yml, start.sh for node, deno.json, build.sh for static)
   .gitignore       an entry for the source (appended; created if absent), so it is never committed
 
-It never overwrites a file: if the source or the recipe file exists, it names them and exits 1.
+It never overwrites a file: if the source or the recipe file exists (a link to nothing too), it
+names them and exits 1.
 
 Flags:
   --platform P  one of ${PLATFORMS.join(", ")} (default node)
   -h, --help    this text
 
-Exit codes: 0 written; 1 a file it would write exists (nothing written); 2 a bad flag.`,
+Exit codes: 0 written; 1 a file it would write exists, or the folder refuses the writes (nothing
+written); 2 a bad flag.`,
   options: { platform: { type: "string" } },
   positionals: { min: 0, max: 0 },
 });
@@ -41,17 +43,30 @@ if (!(PLATFORMS as readonly string[]).includes(platform)) {
 }
 const recipe = RECIPES[platform as Platform];
 const cwd = process.cwd();
-const taken = [SOURCE_FILE, recipe.file].filter((file) => existsSync(join(cwd, file)));
+const gitignore = join(cwd, ".gitignore");
+// A link to nothing counts as taken (existsSync follows links, and writing would create its target elsewhere).
+const taken = [SOURCE_FILE, recipe.file].flatMap((file) => (present(join(cwd, file)) ? [danglingLink(join(cwd, file)) ? `${file} (a link to nothing)` : file] : []));
+if (danglingLink(gitignore)) taken.push(".gitignore (a link to nothing)");
 if (taken.length > 0) {
   process.stderr.write(`init: not written: ${taken.join(", ")} already exist${taken.length === 1 ? "s" : ""} in ${cwd} (init never overwrites a file)\n`);
   process.exit(1);
 }
 const template = recipe.template === undefined ? (recipe.body as string) : readFileSync(join(ROOT, recipe.template), "utf8");
-writeFileSync(join(cwd, SOURCE_FILE), STARTER_SOURCE, { flag: "wx" });
-writeFileSync(join(cwd, recipe.file), recipe.comment === undefined ? template : recipeHead(recipe.comment) + template, { flag: "wx" });
-const gitignore = join(cwd, ".gitignore");
-const ignored = existsSync(gitignore) && readFileSync(gitignore, "utf8").split("\n").some((line) => line.trim() === `/${SOURCE_FILE}`);
-if (!ignored) appendFileSync(gitignore, `${existsSync(gitignore) && !readFileSync(gitignore, "utf8").endsWith("\n") ? "\n" : ""}# The registry's source: never committed, never deployed; only the build reads it.\n/${SOURCE_FILE}\n`);
+const written: string[] = [];
+let ignored = false;
+try {
+  ignored = existsSync(gitignore) && readFileSync(gitignore, "utf8").split("\n").some((line) => line.trim() === `/${SOURCE_FILE}`);
+  writeFileSync(join(cwd, SOURCE_FILE), STARTER_SOURCE, { flag: "wx" });
+  written.push(join(cwd, SOURCE_FILE));
+  writeFileSync(join(cwd, recipe.file), recipe.comment === undefined ? template : recipeHead(recipe.comment) + template, { flag: "wx" });
+  written.push(join(cwd, recipe.file));
+  if (!ignored) appendFileSync(gitignore, `${existsSync(gitignore) && !readFileSync(gitignore, "utf8").endsWith("\n") ? "\n" : ""}# The registry's source: never committed, never deployed; only the build reads it.\n/${SOURCE_FILE}\n`);
+} catch (error: unknown) {
+  // Something appeared meanwhile, or the folder refuses writes: take back only the files this run made.
+  for (const file of written) rmSync(file, { force: true });
+  process.stderr.write(`init: not written: cannot write in ${cwd} (${(error as NodeJS.ErrnoException).code ?? "error"}); nothing of it is left\n`);
+  process.exit(1);
+}
 
 process.stdout.write(`Wrote ${SOURCE_FILE}, ${recipe.file}${ignored ? "" : " and a .gitignore entry for the source"} (platform: ${platform}).
 
@@ -68,3 +83,13 @@ One build makes every artifact (dist/node, dist/fetch, dist/lambda, dist/static)
 deploy that one build everywhere. Set SOURCE_DATE_EPOCH and two builds of the same source are
 byte-identical. Every command has --help.
 `);
+
+/** True when `path` names anything, a link to nothing included. */
+function present(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+}
+
+/** True when `path` is a symbolic link whose target does not exist. */
+function danglingLink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true && !existsSync(path);
+}
