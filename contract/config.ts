@@ -62,8 +62,18 @@ export function parseBaseUrl(raw: string): { ok: string } | { error: string } {
   if (url === undefined || !isHttpUrl(raw) || raw.includes("?") || raw.includes("#")) {
     return { error: `expected an absolute http or https URL without query, fragment or credentials, got ${shownUrl(raw)}` };
   }
-  return { ok: `${url.origin}${url.pathname.replace(/\/+$/, "")}` };
+  const path = url.pathname.replace(/\/+$/, "");
+  // The static export names its folders after the path, and static hosts decode `%` and read `:`
+  // and `*` in `_headers` as placeholders: only characters every host takes as they are.
+  if (path !== "" && !path.split("/").slice(1).every((segment) => BASE_PATH_SEGMENT.test(segment))) {
+    return { error: `a base URL's path may hold only letters, digits and - . _ ~ @ between single slashes (the static export names its folders after it), got ${shownUrl(raw)}` };
+  }
+  if (path.split("/")[1] === "_headers") return { error: `a base URL's path may not start with _headers (the static export's headers file), got ${shownUrl(raw)}` };
+  return { ok: `${url.origin}${path}` };
 }
+
+/** One segment of a base URL's path: unreserved characters (RFC 3986) and `@`. */
+const BASE_PATH_SEGMENT = /^[A-Za-z0-9._~@-]+$/;
 
 /**
  * A URL from the operator as a message may show it: quoted, unless it holds an `@` anywhere (it

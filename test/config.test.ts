@@ -15,6 +15,11 @@ test("base URL: absolute http(s), trailing slashes dropped, host lower-cased", (
   assert.equal(parseBaseUrl("http://127.0.0.1:8787"), { ok: "http://127.0.0.1:8787" });
   assert.equal(parseBaseUrl("https://example.org/reg//"), { ok: "https://example.org/reg" });
   assert.equal(parseBaseUrl("https://example.org:443/"), { ok: "https://example.org" });
+  assert.equal(parseBaseUrl("https://example.org/Reg-1/v_2.x~y"), { ok: "https://example.org/Reg-1/v_2.x~y" });
+  // What the static export could not serve at the same address: a folder named with %, a _headers placeholder, a collision with _headers.
+  for (const bad of ["https://example.org/my reg", "https://example.org/my%20reg", "https://example.org/:splat", "https://example.org/a*", "https://example.org/a//b", "https://example.org/_headers", "https://example.org/_headers/x", "https://example.org/caf\u00e9"]) {
+    assert.ok("error" in parseBaseUrl(bad), bad);
+  }
   for (const bad of ["", "example.org", "/vaults", "ftp://example.org", "https://example.org/?a=1", "https://example.org/#x", "https://u:p@example.org", "https://u@example.org", "https://:p@example.org", "javascript:alert(1)"]) {
     assert.ok("error" in parseBaseUrl(bad), bad);
   }
