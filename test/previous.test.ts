@@ -52,13 +52,14 @@ test("--previous FOLDER: a changed source adds one item; an equal rebuild adds n
 });
 
 /** Runs a build with --previous `location` that must be refused: one line naming the reason, exit 1, nothing written. */
-async function refused(location: string, reason: RegExp, epochDay = 5, base = BASE): Promise<void> {
+async function refused(location: string, reason: RegExp, epochDay = 5, base = BASE): Promise<string> {
   const out = join(work, `never-${Math.random().toString(36).slice(2)}`);
   const result = await build(out, epochDay, ["--previous", location], "fixtures/registry.json", base);
   assert.is(result.code, 1, result.stderr);
   assert.is(result.stderr.trim().split("\n").length, 1, result.stderr);
   assert.match(result.stderr, reason);
   assert.not.ok(existsSync(out), "nothing written");
+  return result.stderr;
 }
 
 test("refused: a folder that is not a build's output, another base URL, a built_at not earlier", async () => {
@@ -95,7 +96,9 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
 });
 
 test("--previous URL: read from the live base URL; a redirect, an error status and an unreachable host are refused", async () => {
+  const seen: string[] = [];
   const server: Server = createServer((req, res) => {
+    seen.push(req.url ?? "");
     if (req.url?.startsWith("/moved/")) {
       res.writeHead(301, { location: "https://elsewhere.example/" }).end();
       return;
@@ -123,6 +126,19 @@ test("--previous URL: read from the live base URL; a redirect, an error status a
     assert.is(feedOf(out).items[0]!.id, feedOf(first).items[0]!.id);
     await refused(`http://127.0.0.1:${port}/moved`, /answered 301, a redirect to https:\/\/elsewhere\.example\/: give the address it names$/m);
     await refused(`http://127.0.0.1:${port}/broken`, /answered 500$/m);
+    // A live base URL by the base URL's rules: credentials refused and never printed; no query or fragment for the paths to land after.
+    for (const [location, reason] of [
+      [`http://user:hunter2@127.0.0.1:${port}/live`, /^--previous: a base URL must not hold a user name or password .*the value is not printed$/m],
+      [`http://127.0.0.1:${port}/live?token=hunter2`, /^--previous: expected an absolute http or https URL without query, fragment or credentials, got /m],
+      [`http://127.0.0.1:${port}/live#hunter2`, /^--previous: expected an absolute http or https URL without query, fragment or credentials, got /m],
+    ] as const) {
+      const said = await refused(location, reason);
+      if (location.includes("user:")) assert.not.ok(said.includes("hunter2"), said);
+      assert.not.ok(seen.some((url) => !url.startsWith("/live/") && !url.startsWith("/moved/") && !url.startsWith("/broken/") && !url.startsWith("/controls/")), `nothing fetched for ${location}: ${seen.join(", ")}`);
+    }
+    const out2 = join(work, "from-url-slash");
+    const slashed = await build(out2, 3, ["--previous", `http://127.0.0.1:${port}/live/`]);
+    assert.is(slashed.code, 0, slashed.stderr);
     // What the redirect names reaches the terminal without its controls.
     await refused(`http://127.0.0.1:${port}/controls`, /answered 301, a redirect to https:\/\/elsewhere\.example\/red: give the address it names$/m);
   } finally {

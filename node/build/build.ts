@@ -15,6 +15,7 @@
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseBaseUrl } from "../../contract/config.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { prepareBuild } from "../../http/prepare.ts";
 import { planAt } from "../../http/version-policy.ts";
@@ -76,6 +77,13 @@ if (baseUrl === undefined) {
   problems.push("--base-url: required (or BASE_URL): a build is a deploy artifact, and http://localhost:8787 serves development only");
 }
 problems.push(...outputProblems(out, { home: homedir(), repository: ROOT }));
+let previousLocation = values["previous"] as string | undefined;
+// The live base URL follows the base URL's rules, checked here: no query or fragment for the paths to land after, no credentials, never echoed.
+if (previousLocation !== undefined && /^https?:\/\//i.test(previousLocation)) {
+  const parsed = parseBaseUrl(previousLocation);
+  if ("error" in parsed) problems.push(`--previous: ${parsed.error}`);
+  else previousLocation = parsed.ok;
+}
 const inputs = sourcePath === undefined ? undefined : await loadInputs(sourcePath, env, { baseUrl });
 if (inputs !== undefined && "problems" in inputs) problems.push(...inputs.problems);
 if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
@@ -83,7 +91,6 @@ if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
   process.exit(1);
 }
 
-const previousLocation = values["previous"] as string | undefined;
 let history = {};
 const plan = planAt(VERSIONS, inputs.ok.config.builtAt);
 // A table or built_at the policy refuses is reported by prepareBuild below, in its own words.
