@@ -116,4 +116,31 @@ test("a vault with a repeated key is withheld for messages: nothing of its detai
   }
 });
 
+test("law: a source with bytes that are not UTF-8 is refused naming the offset and line of the first, never read with U+FFFD in their place", async () => {
+  const work = mkdtempSync(join(tmpdir(), "registry-utf8-"));
+  const file = join(work, "source.json");
+  const encoder = new TextEncoder();
+  try {
+    // A stray continuation byte, a byte UTF-8 never uses, a lead byte cut short by ASCII or at the end, a surrogate's encoding.
+    const bad = fc.constantFrom([0x80], [0xff], [0xc3, 0x41], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98]);
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 40 }), fc.nat(3), bad, fc.boolean(), async (before, newlines, sequence, atEnd) => {
+        const head = encoder.encode(`{${"\n".repeat(newlines)}"note":${JSON.stringify(before).slice(0, -1)}`);
+        const tail = atEnd && sequence.length > 1 && sequence[1] !== 0x41 ? new Uint8Array() : encoder.encode('"}');
+        writeFileSync(file, new Uint8Array([...head, ...sequence, ...tail]));
+        const result = await readSourceFile(file, "source.json");
+        const line = 1 + [...head].filter((b) => b === 0x0a).length;
+        assert.equal("problems" in result ? result.problems : result, [`source.json: not UTF-8: the byte at offset ${head.byteLength} (line ${line}) is not part of a UTF-8 character; save the file as UTF-8`]);
+      }),
+      fcParams,
+    );
+    // U+FFFD written as UTF-8 is a character like any other, and a byte order mark is still tolerated.
+    writeFileSync(file, `\uFEFF{"note":"\uFFFD"}`);
+    const ok = await readSourceFile(file, "source.json");
+    assert.ok("problems" in ok && !ok.problems.some((p) => p.includes("UTF-8")), JSON.stringify(ok));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test.run();

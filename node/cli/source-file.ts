@@ -68,13 +68,51 @@ async function readLimited(path: string, limit: number): Promise<{ text: string;
       total += bytesRead;
       if (total > limit) return { error: `the file is over ${sizeOf(limit)} (reading stopped there); the limit is ${sizeOf(limit)}` };
     }
-    return { text: buffer.toString("utf8", 0, total), bytes: total };
+    const bytes = buffer.subarray(0, total);
+    try {
+      return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), bytes: total };
+    } catch {
+      // Decoding with replacement would publish U+FFFD where the source has something else.
+      const at = firstInvalidUtf8(bytes);
+      return { error: `not UTF-8: the byte at offset ${at} (line ${lineAt(bytes, at)}) is not part of a UTF-8 character; save the file as UTF-8` };
+    }
   } catch (error: unknown) {
     const code = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
     return { error: `cannot read the file (${code})` };
   } finally {
     await file?.close().catch(() => undefined);
   }
+}
+
+/**
+ * The offset of the first byte of `bytes` that is not part of a valid UTF-8 sequence: the longest
+ * prefix that decodes (its last character may be cut) is found by halving, only once decoding failed.
+ */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let [valid, invalid] = [0, bytes.byteLength];
+  while (invalid - valid > 1) {
+    const mid = Math.floor((valid + invalid) / 2);
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
+      valid = mid;
+    } catch {
+      invalid = mid;
+    }
+  }
+  // The first `valid` bytes decode, perhaps ending inside a character: the fault is that
+  // character's first byte when it is cut short, else the byte after them.
+  let lead = valid - 1;
+  while (lead > valid - 4 && lead >= 0 && (bytes[lead] as number) >= 0x80 && (bytes[lead] as number) < 0xc0) lead--;
+  const first = lead >= 0 ? (bytes[lead] as number) : 0;
+  const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+  return lead >= 0 && first >= 0xc0 && lead + length > valid ? lead : valid;
+}
+
+/** The 1-based line of the byte at `offset`. */
+function lineAt(bytes: Uint8Array, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
+  return line;
 }
 
 /**
