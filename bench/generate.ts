@@ -1,6 +1,7 @@
 /**
  * Deterministic large sources for the benchmarks: `n` vaults shaped like the default snapshot
- * (classes, statuses, sparse personas and notes, a few suppressed, internal keys, edges).
+ * (classes, statuses, sparse personas and notes, a few suppressed, eleven internal keys a vault,
+ * edges).
  */
 
 const CLASSES = ["archive", "journal", "ledger", "reference", "research", "commons"];
@@ -36,7 +37,19 @@ export function generateSource(n: number, seed = 1): Record<string, unknown> {
       tagline: `${words(4)}!`,
       ...(next() < 0.8 ? { last_synced: next() < 0.7 ? "2026-10-02" : "2026-09-30" } : {}),
       ...(suppressed ? { suppressed: true, internal_ruling: `RULING-${i}` } : {}),
+      // Ten more internal keys, as an operator's declaration carries (eleven in all with owner):
+      // set without the generator's random calls, so every other figure's data stays the same.
       owner: `ops-${i % 17}@internal`,
+      cost_centre: `CC-${i % 97}`,
+      review_due: "2027-03-01",
+      risk_rating: i % 5,
+      steward_email: `steward-${i % 31}@internal`,
+      retention_days: 3650,
+      audit_ref: `AUD-${i}`,
+      internal_tags: ["ops", i % 2 === 0 ? "even" : "odd"],
+      ticket_id: `T-${i % 1009}`,
+      legacy_code: `L${i}`,
+      budget_line: { year: 2026, line: i % 13 },
     };
   });
   const seen = new Set<string>();

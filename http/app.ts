@@ -22,26 +22,46 @@ import { pathOf } from "./request-path.ts";
  * const res = await app.request("/vaults.json");
  */
 export function createApp(build: Build | (() => Promise<Build>)): Hono {
-  const answers = answersOf(build);
+  const handle = fetchHandler(build);
   const app = new Hono({ router: new LinearRouter() });
   // One catch-all route: the paths are static, so no router needs to do more.
-  app.all("*", (c): Response | Promise<Response> => {
-    const raw = c.req.raw;
+  app.all("*", (c) => handle(c.req.raw));
+  app.onError(() => toResponse(problemAnswer(INTERNAL_ERROR)));
+  return app;
+}
+
+/**
+ * The app's answering without the framework: a web `Request` in, a `Response` out. The deploy
+ * artifact `dist/fetch/index.mjs` exports it as its `fetch`, so a request there costs no router,
+ * context or middleware chain (Deno serves it at the rate of a bare `Deno.serve`); the Hono app
+ * above routes every request to it, so both answer alike.
+ *
+ * @example
+ * export default { fetch: fetchHandler(restoreBuild(stamp)) };
+ */
+export function fetchHandler(build: Build | (() => Promise<Build>)): (request: Request) => Response | Promise<Response> {
+  const answers = answersOf(build);
+  return (raw) => {
     // Cloudflare (and wrangler dev) hand a Worker `Accept-Encoding: br, gzip` whatever the client
     // sent, keeping the client's own in `request.cf.clientAcceptEncoding`: answer with the coding
     // the edge will keep for that client, so it gets this build's own bytes and ETag for it.
     const client = (raw as { cf?: { clientAcceptEncoding?: unknown } }).cf?.clientAcceptEncoding;
     const kept = typeof client === "string" ? edgeKeeps(client) : undefined;
     const header = kept === undefined ? (name: string) => raw.headers.get(name) : (name: string) => (name === "accept-encoding" ? kept : raw.headers.get(name));
-    // Not c.req.path: Hono decodes percent-encoding, and the path rule never does (request-path.ts).
+    // The raw URL, not a decoded path: the path rule never decodes (request-path.ts).
     const path = pathOf(raw.url);
     if (path === null) return toResponse(problemAnswer(BAD_REQUEST, raw.method));
     const answer = answers.current();
-    if (answer !== undefined) return toResponse(answer(raw.method, path, header));
-    return answers.ready().then((a): Response => toResponse(a(raw.method, path, header)));
-  });
-  app.onError(() => toResponse(problemAnswer(INTERNAL_ERROR)));
-  return app;
+    try {
+      if (answer !== undefined) return toResponse(answer(raw.method, path, header));
+    } catch {
+      return toResponse(problemAnswer(INTERNAL_ERROR));
+    }
+    return answers.ready().then(
+      (a): Response => toResponse(a(raw.method, path, header)),
+      (): Response => toResponse(problemAnswer(INTERNAL_ERROR)),
+    );
+  };
 }
 
 /**

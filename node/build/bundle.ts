@@ -19,12 +19,13 @@ import { stampBuild } from "./stamp.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
+// The framework-free answering of the app (http/app.ts): the same answers, no router per request.
 const FETCH_ENTRY = `
-import { createApp } from "./http/app.ts";
+import { fetchHandler } from "./http/app.ts";
 import { restoreBuild } from "./http/restore.ts";
 import stamp from "registry:stamp";
-const app = createApp(restoreBuild(stamp));
-export default { fetch: (request, env, context) => app.fetch(request, env, context) };
+const handle = fetchHandler(restoreBuild(stamp));
+export default { fetch: (request) => handle(request) };
 `;
 
 const LAMBDA_ENTRY = `

@@ -1,0 +1,98 @@
+/**
+ * `npm run mutation -- [GROUP ...]`: mutation testing with StrykerJS, one run per group of source
+ * files, each against only the test files that exercise that group, stopping at the first failing
+ * test (uvu --bail), in incremental mode. A whole-tree run needs hours on two cores; a group fits a
+ * session, and the incremental file committed beside this script makes a re-run test only the
+ * mutants whose code or tests changed. Prints each group's score and every surviving mutant.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { parseProcessArgs } from "../../node/cli/args.ts";
+
+/** A group: the files Stryker mutates and the test files (a uvu pattern) that can kill them. */
+interface Group {
+  readonly mutate: readonly string[];
+  readonly tests: string;
+}
+
+/** The groups, smallest first. The tests named are in-process: no server, no child process. */
+export const GROUPS: Readonly<Record<string, Group>> = {
+  registry: { mutate: ["registry.ts"], tests: "(registry|golden|properties|privacy-laws)\\.test\\.ts$" },
+  http: { mutate: ["http/**/*.ts"], tests: "(http|encoding|contract|golden|lambda)\\.test\\.ts$" },
+  feed: { mutate: ["feed/**/*.ts"], tests: "(feed-properties|history|golden)\\.test\\.ts$" },
+  contract: { mutate: ["contract/**/*.ts"], tests: "(source|config|schema|golden|properties|privacy-laws)\\.test\\.ts$" },
+};
+
+const HERE = "test/mutation";
+
+const { values, positionals } = parseProcessArgs({
+  usage: "npm run mutation -- [GROUP ...] [--force]",
+  help: `
+Mutation testing with StrykerJS, one run per group (default: every group, in this order):
+${Object.entries(GROUPS).map(([name, g]) => `  ${name.padEnd(9)} mutates ${g.mutate.join(", ")}; tests ${g.tests}`).join("\n")}
+
+Each run is incremental: ${HERE}/GROUP.incremental.json holds the last results (commit it), and
+only mutants whose code or tests changed since are tested again. The full report of each run is
+reports/mutation/GROUP.json.
+
+Flags:
+  --force     test every mutant again, ignoring the incremental file
+  -h, --help  this text
+
+Exit codes: 0 every run finished (whatever the score); 1 Stryker failed; 2 a bad flag or group.`,
+  options: { force: { type: "boolean" } },
+  positionals: { min: 0, max: Object.keys(GROUPS).length },
+});
+
+const names = positionals.length === 0 ? Object.keys(GROUPS) : positionals;
+for (const name of names) {
+  if (!Object.hasOwn(GROUPS, name)) {
+    process.stderr.write(`unknown group ${JSON.stringify(name)}: expected one of ${Object.keys(GROUPS).join(", ")}\n`);
+    process.exit(2);
+  }
+}
+
+const base = JSON.parse(readFileSync("stryker.config.json", "utf8")) as Record<string, unknown>;
+mkdirSync("reports/mutation", { recursive: true });
+for (const name of names) {
+  const group = GROUPS[name] as Group;
+  const configPath = join("reports/mutation", `${name}.stryker.json`);
+  const reportPath = join("reports/mutation", `${name}.json`);
+  const config = {
+    ...base,
+    mutate: group.mutate,
+    commandRunner: { command: `FC_RUNS=40 node --import tsx node_modules/uvu/bin.js test "${group.tests}" --bail` },
+    incremental: true,
+    incrementalFile: join(HERE, `${name}.incremental.json`),
+    force: values["force"] === true,
+    jsonReporter: { fileName: reportPath },
+  };
+  writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
+  process.stdout.write(`mutation: ${name} (${group.mutate.join(", ")})\n`);
+  const run = spawnSync("node_modules/.bin/stryker", ["run", configPath], { stdio: "inherit" });
+  if (run.status !== 0) {
+    process.stderr.write(`mutation: Stryker failed on group ${name} (exit ${run.status})\n`);
+    process.exit(1);
+  }
+  summarize(name, reportPath);
+}
+
+/** Prints the score and every survivor (file:line, mutator, replacement) of one report. */
+function summarize(name: string, reportPath: string): void {
+  interface Mutant { mutatorName: string; replacement?: string; status: string; location: { start: { line: number } } }
+  const report = JSON.parse(readFileSync(reportPath, "utf8")) as { files: Record<string, { mutants: Mutant[] }> };
+  let killed = 0;
+  let total = 0;
+  const survivors: string[] = [];
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    for (const m of mutants) {
+      if (m.status === "Ignored" || m.status === "CompileError" || m.status === "RuntimeError") continue;
+      total++;
+      if (m.status === "Killed" || m.status === "Timeout") killed++;
+      else survivors.push(`  ${file}:${m.location.start.line} ${m.mutatorName} -> ${JSON.stringify(m.replacement ?? "")} (${m.status})`);
+    }
+  }
+  const score = total === 0 ? 100 : (100 * killed) / total;
+  process.stdout.write(`mutation: ${name}: ${killed} of ${total} killed (${score.toFixed(1)}%); ${survivors.length} survived\n${survivors.join("\n")}\n`);
+}
