@@ -94,8 +94,13 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
   await refused(extraKey, /expected exactly the keys of a full or a minimal row/);
 });
 
-test("--previous URL: read from the live base URL; a redirect, an error status and an unreachable host are refused", async () => {
+test("--previous URL: read from the live base URL; a redirect, an error status, a body over the cap and an unreachable host are refused", async () => {
   const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith("/huge/")) {
+      res.writeHead(200, { "content-length": String(1 << 30) }).flushHeaders();
+      res.destroy();
+      return;
+    }
     if (req.url?.startsWith("/moved/")) {
       res.writeHead(301, { location: "https://elsewhere.example/" }).end();
       return;
@@ -118,6 +123,7 @@ test("--previous URL: read from the live base URL; a redirect, an error status a
     assert.is(feedOf(out).items[0]!.id, feedOf(first).items[0]!.id);
     await refused(`http://127.0.0.1:${port}/moved`, /answered 301, a redirect to https:\/\/elsewhere\.example\/: give the address it names$/m);
     await refused(`http://127.0.0.1:${port}/broken`, /answered 500$/m);
+    await refused(`http://127.0.0.1:${port}/huge`, /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/huge\/api\/registry\.v1\.json: the body is 1 GiB; --previous reads at most \d+ MiB$/m);
   } finally {
     await new Promise((done) => server.close(done));
   }
@@ -127,7 +133,7 @@ test("--previous URL: read from the live base URL; a redirect, an error status a
       s.close(() => done(p));
     });
   });
-  await refused(`http://127.0.0.1:${closed}`, /unreachable$/m);
+  await refused(`http://127.0.0.1:${closed}`, /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\.v1\.json: connection refused \(127\.0\.0\.1 port \d+\)$/m);
 });
 
 test("a vault withheld in a later build: its former detail is in no file of that build and no line it prints", async () => {
