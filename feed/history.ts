@@ -3,6 +3,7 @@
  * `verify` uses too), and how a build checks that the previous build's feed is one (its items
  * replay to its own document). Web standards only.
  */
+import { hasRowKeys } from "../contract/document.ts";
 import { applyChanges, compareCodeUnits, sameData, type EdgeLike, type RegistryChange, type RegistryData, type RowLike } from "./change.ts";
 import { itemId, type ChangeFeed, type FeedPlace, type Snapshot } from "./feed.ts";
 
@@ -74,9 +75,6 @@ export function historyProblems(place: FeedPlace, feed: ChangeFeed, snapshot: Sn
   return problems;
 }
 
-const FULL_ROW_KEYS = "vault_slug,display_name,class,class_label,status,status_label,tier,tier_label,tier_meaning,persona,note,url,markdown_url,last_synced,tagline";
-const MINIMAL_ROW_KEYS = "vault_slug,display_name,class,class_label,status,status_label,persona,listing,listing_note";
-
 /**
  * Rows of `feed` that are not exactly a full or a minimal row (a key more, fewer, or out of order),
  * by place: a build carries the previous feed's rows on, so it takes no key it would not write.
@@ -85,8 +83,7 @@ export function rowShapeProblems(feed: ChangeFeed): string[] {
   const problems: string[] = [];
   feed.items.forEach((item, i) =>
     item._registry.vaults.upsert.forEach((row, j) => {
-      const keys = Object.keys(row).join(",");
-      if (keys !== FULL_ROW_KEYS && keys !== MINIMAL_ROW_KEYS) problems.push(`items[${i}]._registry.vaults.upsert[${j}]: expected exactly the keys of a full or a minimal row, in order`);
+      if (!hasRowKeys(row)) problems.push(`items[${i}]._registry.vaults.upsert[${j}]: expected exactly the keys of a full or a minimal row, in order`);
     }),
   );
   return problems;

@@ -85,6 +85,26 @@ test("a deployment whose two paths disagree fails; exit 1", async () => {
   }
 });
 
+test("a deployment whose row has its keys out of order fails the row-shape check, naming the vault; exit 1", async () => {
+  const document = JSON.parse(readFileSync("golden/registry.json", "utf8")) as { vaults: Record<string, unknown>[] };
+  const { vault_slug, display_name, ...rest } = document.vaults[0] as Record<string, unknown>;
+  document.vaults[0] = { display_name, vault_slug, ...rest };
+  const body = Buffer.from(JSON.stringify(document, null, 2));
+  const fake: Server = createServer((req, res) => {
+    res.writeHead(200, { "content-type": "application/json", etag: `"${createHash("sha256").update(body).digest("hex")}"`, "access-control-allow-origin": "*" });
+    res.end(req.method === "HEAD" ? undefined : body);
+  });
+  const origin = await listen(fake);
+  try {
+    const result = await verify([origin]);
+    const out = result.stdout.toString();
+    assert.is(result.code, 1, out);
+    assert.match(out, new RegExp(`^\\| every row is exactly a full or a minimal row \\| FAIL \\| ${String(vault_slug)} \\|$`, "m"));
+  } finally {
+    await close(fake);
+  }
+});
+
 /** A static host as common ones behave: files of a folder, `; charset=utf-8`, weak ETags from size and mtime, `_headers` applied. */
 function staticHost(dir: string): Server {
   return createServer((req, res) => {
