@@ -15,6 +15,7 @@ import * as assert from "uvu/assert";
 import { tablePaths } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { BUILD_LINE, RECIPES, STARTER_BASE_URL, STARTER_SOURCE, type Platform } from "../node/init/starter.ts";
+import { filesUnder } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, freePort, startServer } from "./servers.ts";
 
@@ -51,14 +52,6 @@ const NODES: readonly [string, string][] = [
   ["Node 22", join(ROOT, "node_modules", "node22", "bin", "node")],
   ["Node 24", join(ROOT, "node_modules", "node24", "bin", "node")],
 ];
-
-/** Every file under `dir`, relative, sorted. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-    .sort();
-}
 
 /** The bytes of the files under `dir`, each file once (esbuild hard-links its binary), symbolic links not followed: `du --apparent-size`. */
 function bytesUnder(dir: string): number {
