@@ -8,7 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { bytesUnder } from "../test/tree-size.ts";
+import { bytesUnder } from "../test/files.ts";
 
 /** One install: how long it took and what its node_modules holds. */
 export interface Installed {

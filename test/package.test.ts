@@ -15,8 +15,8 @@ import * as assert from "uvu/assert";
 import { tablePaths } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { BUILD_LINE, RECIPES, STARTER_BASE_URL, STARTER_SOURCE, type Platform } from "../node/init/starter.ts";
+import { bytesUnder, filesUnder } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
-import { bytesUnder } from "./tree-size.ts";
 import { fetchRaw, freePort, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");
@@ -52,14 +52,6 @@ const NODES: readonly [string, string][] = [
   ["Node 22", join(ROOT, "node_modules", "node22", "bin", "node")],
   ["Node 24", join(ROOT, "node_modules", "node24", "bin", "node")],
 ];
-
-/** Every file under `dir`, relative, sorted. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-    .sort();
-}
 
 /** Asserts `a` and `b` hold the same files with the same bytes. */
 function assertSameTree(a: string, b: string, what: string): void {

@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
-import { bytesUnder } from "./tree-size.ts";
+import { bytesUnder } from "./files.ts";
 import { freePort, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");
