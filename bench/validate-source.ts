@@ -4,6 +4,7 @@
  * With `--build`, a valid source is also built and serialized as `registry` does. Used by the
  * "hostile sources" rows of bench/run.ts.
  */
+import { readFileSync } from "node:fs";
 import { LimitError } from "../contract/limits.ts";
 import { contextOf } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
@@ -35,4 +36,19 @@ if ("ok" in read && values["build"] === true) {
   }
 }
 const ms = performance.now() - started;
-console.log(JSON.stringify({ ms, peakMiB: process.resourceUsage().maxRSS / 1024, outcome: outcome.slice(0, 160) }));
+console.log(JSON.stringify({ ms, peakMiB: peakMiB(), outcome: outcome.slice(0, 160) }));
+
+/**
+ * This process's peak resident memory: Linux's VmHWM, which starts anew at exec. Not getrusage's
+ * maxRSS: Linux carries that over from the parent across fork and exec, so a child of a large
+ * bench process would report the parent's peak.
+ */
+function peakMiB(): number {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    if (hwm !== undefined) return Number(hwm) / 1024;
+  } catch {
+    // not Linux: fall back below
+  }
+  return process.resourceUsage().maxRSS / 1024;
+}

@@ -42,6 +42,24 @@ export interface MinimalRow {
 
 export type Row = FullRow | MinimalRow;
 
+/** The keys of a full row, in the serialized order. */
+export const FULL_ROW_KEYS = [
+  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "tier", "tier_label",
+  "tier_meaning", "persona", "note", "url", "markdown_url", "last_synced", "tagline",
+] as const satisfies readonly (keyof FullRow)[];
+
+/** The keys of a minimal row, in the serialized order. */
+export const MINIMAL_ROW_KEYS = [
+  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "persona", "listing", "listing_note",
+] as const satisfies readonly (keyof MinimalRow)[];
+
+const ROW_KEY_LISTS = [FULL_ROW_KEYS.join(","), MINIMAL_ROW_KEYS.join(",")];
+
+/** True when `row`'s own keys are exactly a full row's or a minimal row's, in order. */
+export function hasRowKeys(row: object): boolean {
+  return ROW_KEY_LISTS.includes(Object.keys(row).join(","));
+}
+
 export interface Edge {
   source: string;
   target: string;

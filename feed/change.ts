@@ -14,22 +14,37 @@ export interface BuildRef {
   readonly etag: string;
 }
 
-/** The `_registry` extension of a feed item. Key order is the serialized order. */
-export interface RegistryChange {
+/** What replay needs of a row: its slug. */
+export interface RowLike {
+  readonly vault_slug: string;
+}
+
+/** What replay needs of an edge: its identity, (`source`, `target`, `type`). */
+export interface EdgeLike {
+  readonly source: string;
+  readonly target: string;
+  readonly type: string;
+}
+
+/**
+ * The `_registry` extension of a feed item. Key order is the serialized order. Generic over rows
+ * and edges so that `verify` can replay a served feed it has only checked the shape of.
+ */
+export interface RegistryChange<R extends RowLike = Row, E extends EdgeLike = Edge> {
   /** The document the change starts from; null for the first snapshot (replay from nothing). */
   readonly from: BuildRef | null;
   readonly to: BuildRef;
   readonly class: ChangeClass;
   /** True when the lists would pass 1 MiB: they are empty, and a consumer refetches the document. */
   readonly resync: boolean;
-  readonly vaults: { readonly upsert: readonly Row[]; readonly remove: readonly string[] };
-  readonly edges: { readonly add: readonly Edge[]; readonly remove: readonly Edge[]; readonly remove_touching: readonly string[] };
+  readonly vaults: { readonly upsert: readonly R[]; readonly remove: readonly string[] };
+  readonly edges: { readonly add: readonly E[]; readonly remove: readonly E[]; readonly remove_touching: readonly string[] };
 }
 
 /** What replay reads and writes: a document's vaults and edges, in the document's order. */
-export interface RegistryData {
-  readonly vaults: readonly Row[];
-  readonly edges: readonly Edge[];
+export interface RegistryData<R extends RowLike = Row, E extends EdgeLike = Edge> {
+  readonly vaults: readonly R[];
+  readonly edges: readonly E[];
 }
 
 /** Orders strings by UTF-16 code units, as the document sorts (docs/document.md). */
@@ -38,13 +53,16 @@ export function compareCodeUnits(a: string, b: string): number {
 }
 
 /** Orders edges as the document does: by source, target, type. */
-export function compareEdges(a: Edge, b: Edge): number {
+export function compareEdges(a: EdgeLike, b: EdgeLike): number {
   return compareCodeUnits(a.source, b.source) || compareCodeUnits(a.target, b.target) || compareCodeUnits(a.type, b.type);
 }
 
-/** An edge's identity, as a map key. */
-export function edgeKey(e: Edge): string {
-  return `${e.source}\u0000${e.target}\u0000${e.type}`;
+/**
+ * An edge's identity, as a map key. The lengths make it one-to-one for any strings: `verify`
+ * replays served feeds, whose edges need not be slugs.
+ */
+export function edgeKey(e: EdgeLike): string {
+  return `${e.source.length}:${e.target.length}:${e.source}${e.target}${e.type}`;
 }
 
 /**
@@ -52,12 +70,12 @@ export function edgeKey(e: Edge): string {
  * `remove`, `add`) and returns the result in the document's order. A `resync` change cannot be
  * applied: the caller refetches the document instead.
  */
-export function applyChange(data: RegistryData, change: RegistryChange): RegistryData {
+export function applyChange<R extends RowLike, E extends EdgeLike>(data: RegistryData<R, E>, change: RegistryChange<R, E>): RegistryData<R, E> {
   return applyChanges(data, [change]);
 }
 
 /** Applies `changes`, oldest first, as `applyChange` would one by one, sorting once at the end. */
-export function applyChanges(data: RegistryData, changes: readonly RegistryChange[]): RegistryData {
+export function applyChanges<R extends RowLike, E extends EdgeLike>(data: RegistryData<R, E>, changes: readonly RegistryChange<R, E>[]): RegistryData<R, E> {
   const vaults = new Map(data.vaults.map((row) => [row.vault_slug, row]));
   const edges = new Map(data.edges.map((e) => [edgeKey(e), e]));
   for (const change of changes) {

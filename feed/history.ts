@@ -1,34 +1,38 @@
 /**
- * Reading history: how a consumer catches a copy up from a feed, and how a build checks that the
- * previous build's feed is one (its items replay to its own document). Web standards only.
+ * Reading history: how a consumer catches a copy up from a feed (the one catch-up rule, which
+ * `verify` uses too), and how a build checks that the previous build's feed is one (its items
+ * replay to its own document). Web standards only.
  */
-import { applyChanges, sameData, type RegistryData } from "./change.ts";
+import { hasRowKeys } from "../contract/document.ts";
+import { applyChanges, compareCodeUnits, sameData, type EdgeLike, type RegistryChange, type RegistryData, type RowLike } from "./change.ts";
 import { itemId, type ChangeFeed, type FeedPlace, type Snapshot } from "./feed.ts";
 
-/** A copy a consumer holds: its document's `built_at`, vaults and edges. */
-export interface HeldCopy extends RegistryData {
-  readonly built_at: string;
-}
+/** Why a held copy cannot be caught up from a feed: an item on the way says `resync`, or the copy is older than the window. */
+export type Refetch = { readonly refetch: "resync" | "window" };
 
 /**
- * Catches `held` up by `feed`: applies, oldest first, every item whose `to.built_at` is later than
- * the copy's. Returns the new vaults and edges and the `built_at` they are as of, or `resync` with
- * the reason when the copy is older than the window or an item on the way says resync: then the
- * consumer refetches the document.
+ * The catch-up rule (docs/document.md, "Change feeds"): catches `held`, a document built at
+ * `builtAt` (null: no document yet), up with `changes`, the `_registry` of a feed's items in any
+ * order. Applies, oldest first, every change whose `to.built_at` is later than `builtAt` (vaults:
+ * `remove`, then `upsert` by slug; edges: `remove_touching`, `remove`, `add`) and returns the vaults
+ * and edges in the document's order. `built_at` values compare as the RFC 3339 UTC text a build
+ * writes.
+ *
+ * Returns `{ refetch: "window" }` when `held` is older than the window (built before the oldest
+ * change's `from`, or null while that change has a `from`), and `{ refetch: "resync" }` when a
+ * change to apply says `resync`: then the consumer refetches the document instead.
+ *
+ * @example
+ * const next = catchUp(copy, copy.built_at, feed.items.map((item) => item._registry));
+ * if (!("refetch" in next)) copy = { built_at: feed.items[0]._registry.to.built_at, ...next };
  */
-export function catchUp(held: HeldCopy, feed: ChangeFeed): { ok: HeldCopy } | { resync: string } {
-  const items = [...feed.items].reverse();
-  const oldest = items[0];
-  if (oldest === undefined) return { ok: held };
-  const newer = items.filter((item) => item._registry.to.built_at > held.built_at);
-  if (newer.length === 0) return { ok: held };
-  if (oldest._registry.from !== null && held.built_at < oldest._registry.from.built_at) {
-    return { resync: `the copy, built at ${held.built_at}, is older than the feed's window (from ${oldest._registry.from.built_at})` };
-  }
-  const resync = newer.find((item) => item._registry.resync);
-  if (resync !== undefined) return { resync: `the change to ${resync._registry.to.built_at} is too large to list` };
-  const data = applyChanges(held, newer.map((item) => item._registry));
-  return { ok: { built_at: (newer[newer.length - 1] as (typeof newer)[number]).date_published, vaults: data.vaults, edges: data.edges } };
+export function catchUp<R extends RowLike, E extends EdgeLike>(held: RegistryData<R, E>, builtAt: string | null, changes: readonly RegistryChange<R, E>[]): RegistryData<R, E> | Refetch {
+  const ordered = [...changes].sort((a, b) => compareCodeUnits(a.to.built_at, b.to.built_at));
+  const from = ordered[0]?.from ?? null;
+  if (from !== null && (builtAt === null || builtAt < from.built_at)) return { refetch: "window" };
+  const newer = builtAt === null ? ordered : ordered.filter((change) => change.to.built_at > builtAt);
+  if (newer.some((change) => change.resync)) return { refetch: "resync" };
+  return applyChanges(held, newer);
 }
 
 /**
@@ -71,9 +75,6 @@ export function historyProblems(place: FeedPlace, feed: ChangeFeed, snapshot: Sn
   return problems;
 }
 
-const FULL_ROW_KEYS = "vault_slug,display_name,class,class_label,status,status_label,tier,tier_label,tier_meaning,persona,note,url,markdown_url,last_synced,tagline";
-const MINIMAL_ROW_KEYS = "vault_slug,display_name,class,class_label,status,status_label,persona,listing,listing_note";
-
 /**
  * Rows of `feed` that are not exactly a full or a minimal row (a key more, fewer, or out of order),
  * by place: a build carries the previous feed's rows on, so it takes no key it would not write.
@@ -82,8 +83,7 @@ export function rowShapeProblems(feed: ChangeFeed): string[] {
   const problems: string[] = [];
   feed.items.forEach((item, i) =>
     item._registry.vaults.upsert.forEach((row, j) => {
-      const keys = Object.keys(row).join(",");
-      if (keys !== FULL_ROW_KEYS && keys !== MINIMAL_ROW_KEYS) problems.push(`items[${i}]._registry.vaults.upsert[${j}]: expected exactly the keys of a full or a minimal row, in order`);
+      if (!hasRowKeys(row)) problems.push(`items[${i}]._registry.vaults.upsert[${j}]: expected exactly the keys of a full or a minimal row, in order`);
     }),
   );
   return problems;

@@ -3,7 +3,7 @@
  * written from the rule, not from the build: the item from one document to the next, the privacy
  * rewrite, and the two feed texts. The verify tests serve feeds made by it, and tamper with them.
  */
-import type { BuildStamp, ChangeSet, EdgeLike } from "../node/verify/replay.ts";
+import type { BuildRef, EdgeLike, RegistryChange } from "../feed/change.ts";
 
 /** The part of a document the feed concerns. */
 export interface Doc {
@@ -16,7 +16,7 @@ export type Row = { readonly vault_slug: string; readonly listing?: string } & R
 
 const key = (e: EdgeLike) => JSON.stringify([e.source, e.target, e.type]);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-const stamp = (d: Doc): BuildStamp => ({ built_at: d.built_at, etag: d.etag });
+const stamp = (d: Doc): BuildRef => ({ built_at: d.built_at, etag: d.etag });
 
 /**
  * The item from `a` (null: no document yet) to `b`: vaults `b` lists and `a` does not, or shows
@@ -24,7 +24,7 @@ const stamp = (d: Doc): BuildStamp => ({ built_at: d.built_at, etag: d.etag });
  * vaults `b` no longer lists or newly withholds are named in `remove_touching`, and every other
  * edge that differs is added or removed.
  */
-export function changeBetween(a: Doc | null, b: Doc): ChangeSet<Row, EdgeLike> {
+export function changeBetween(a: Doc | null, b: Doc): RegistryChange<Row, EdgeLike> {
   const before = new Map((a?.vaults ?? []).map((r) => [r.vault_slug, r]));
   const after = new Map(b.vaults.map((r) => [r.vault_slug, r]));
   const gone = [...before.keys()].filter((slug) => !after.has(slug));
@@ -47,7 +47,7 @@ export function changeBetween(a: Doc | null, b: Doc): ChangeSet<Row, EdgeLike> {
 }
 
 /** `set` as the build of `current` carries it: rows of vaults `current` withholds become their minimal row, of vaults it does not list leave; edges touching either leave. */
-export function rewriteFor(set: ChangeSet<Row, EdgeLike>, current: Doc): ChangeSet<Row, EdgeLike> {
+export function rewriteFor(set: RegistryChange<Row, EdgeLike>, current: Doc): RegistryChange<Row, EdgeLike> {
   const shown = new Map(current.vaults.map((r) => [r.vault_slug, r]));
   const hidden = (slug: string) => !shown.has(slug) || shown.get(slug)?.listing !== undefined;
   const open = (e: EdgeLike) => !hidden(e.source) && !hidden(e.target);
@@ -59,7 +59,7 @@ export function rewriteFor(set: ChangeSet<Row, EdgeLike>, current: Doc): ChangeS
 }
 
 /** The change sets of a sequence of documents, first snapshot first, rewritten for the last. */
-export function historyOf(docs: readonly Doc[]): ChangeSet<Row, EdgeLike>[] {
+export function historyOf(docs: readonly Doc[]): RegistryChange<Row, EdgeLike>[] {
   const last = docs[docs.length - 1] as Doc;
   return docs.map((d, i) => rewriteFor(changeBetween(i === 0 ? null : (docs[i - 1] as Doc), d), last));
 }
@@ -67,11 +67,11 @@ export function historyOf(docs: readonly Doc[]): ChangeSet<Row, EdgeLike>[] {
 /** One feed item: an id, a title, the dates, and the change set. */
 export interface FeedItem {
   readonly id: string;
-  readonly set: ChangeSet<Row, EdgeLike>;
+  readonly set: RegistryChange<Row, EdgeLike>;
 }
 
 /** Items for `sets`, with ids made from the builds they lead to. */
-export function itemsOf(base: string, sets: readonly ChangeSet<Row, EdgeLike>[]): FeedItem[] {
+export function itemsOf(base: string, sets: readonly RegistryChange<Row, EdgeLike>[]): FeedItem[] {
   return sets.map((set) => ({ id: `${base}/api/registry.v1.changes.json#${set.to.built_at}`, set }));
 }
 

@@ -52,7 +52,7 @@ test("deno serve handler.ts in a checkout with no node_modules answers the CLI's
 });
 
 test("deno check, deno lint and deno publish --dry-run pass on the copy", async () => {
-  const web = ["handler.ts", "registry.ts", "http/", "contract/"];
+  const web = ["handler.ts", "registry.ts", "http/", "feed/", "contract/"];
   for (const args of [["check", "handler.ts", "registry.ts"], ["lint"], ["publish", "--dry-run"]]) {
     const done = await run(DENO, args, { cwd: copy, env, timeoutMs: 180_000 });
     assert.is(done.code, 0, `deno ${args.join(" ")}:\n${done.stderr}`);

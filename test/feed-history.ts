@@ -6,7 +6,6 @@
  * string is. And the pipeline of one build's feed, as `npm run build -- --previous` runs it.
  */
 import fc from "fast-check";
-import { applyChange, type RegistryData } from "../feed/change.ts";
 import { atomFeed } from "../feed/atom.ts";
 import { FEED_LIMITS, feedPlace, nextFeed, serializeFeed, type ChangeFeed, type FeedLimits, type History } from "../feed/feed.ts";
 import { changesPaths } from "../http/version-policy.ts";
@@ -142,9 +141,4 @@ export async function buildStep(raw: JsonObject, builtAt: string, previous: Buil
 /** `seconds` after 2026-12-01T00:00:00Z, as a `built_at`. */
 export function timeAt(hours: number): string {
   return new Date(Date.parse("2026-12-01T00:00:00Z") + hours * 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
-}
-
-/** Replays `items` (oldest first) onto `data`. */
-export function replay(data: RegistryData, feed: ChangeFeed, after: string): RegistryData {
-  return [...feed.items].reverse().filter((i) => i._registry.to.built_at > after).reduce((d, i) => applyChange(d, i._registry), data);
 }

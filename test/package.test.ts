@@ -7,7 +7,7 @@
  * its recipe built as written and checked with the platform's own tool; and the library exports.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "uvu";
@@ -15,6 +15,7 @@ import * as assert from "uvu/assert";
 import { tablePaths } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { BUILD_LINE, RECIPES, STARTER_BASE_URL, STARTER_SOURCE, type Platform } from "../node/init/starter.ts";
+import { bytesUnder, filesUnder } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, freePort, startServer } from "./servers.ts";
 
@@ -51,25 +52,6 @@ const NODES: readonly [string, string][] = [
   ["Node 22", join(ROOT, "node_modules", "node22", "bin", "node")],
   ["Node 24", join(ROOT, "node_modules", "node24", "bin", "node")],
 ];
-
-/** Every file under `dir`, relative, sorted. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-    .sort();
-}
-
-/** The bytes of the files under `dir`, each file once (esbuild hard-links its binary), symbolic links not followed: `du --apparent-size`. */
-function bytesUnder(dir: string): number {
-  const sizes = new Map<number, number>();
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue;
-    const stat = statSync(join(e.parentPath, e.name));
-    sizes.set(stat.ino, stat.size);
-  }
-  return [...sizes.values()].reduce((sum, size) => sum + size, 0);
-}
 
 /** Asserts `a` and `b` hold the same files with the same bytes. */
 function assertSameTree(a: string, b: string, what: string): void {

@@ -47,6 +47,8 @@ const env = cleanEnv({ HOME: home, SOURCE_DATE_EPOCH: EPOCH });
 const etag = await strongEtag(new Uint8Array(golden));
 /** The ETag each runtime sent for each coding: one value per coding across all of them. */
 const etagsByCoding = new Map<string, Map<string, string>>();
+/** The ETag of each change feed, the same on every runtime. */
+const feedEtags = new Map<string, string>();
 
 test.before(async () => {
   const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], { env, timeoutMs: 120_000 });
@@ -108,6 +110,17 @@ async function conforms(runtime: string, origin: string, options: { prefix?: str
     assert.is(res.headers["access-control-allow-origin"], "*");
   }
   assert.is((await fetchRaw(url("/vaults.json"))).headers["content-location"], "/api/registry.v1.json", `${runtime}: Content-Location`);
+  // The change feeds: the build's own bytes and one ETag each on every runtime, and 304 on it.
+  for (const [path, type] of [["/api/registry.v1.changes.json", "application/feed+json"], ["/api/registry.v1.changes.atom", "application/atom+xml"]] as const) {
+    const res = await fetchRaw(url(path));
+    assert.is(res.status, 200, `${runtime} ${path}`);
+    assert.ok(res.body.equals(readFileSync(join(dist, "static", path))), `${runtime} ${path}: the build's bytes`);
+    assert.match(String(res.headers["content-type"]), new RegExp(`^${type.replace("+", "\\+")}(; charset=utf-8)?$`), `${runtime} ${path}: content type`);
+    const first = feedEtags.get(path) ?? String(res.headers["etag"]);
+    feedEtags.set(path, first);
+    assert.is(res.headers["etag"], first, `${runtime} ${path}: the same ETag as every other runtime`);
+    assert.is((await fetchRaw(url(path), { headers: { "if-none-match": first } })).status, 304, `${runtime} ${path}: 304 on its ETag`);
+  }
   const head = await fetchRaw(url("/vaults.json"), { method: "HEAD" });
   assert.is(head.status, 200, `${runtime} HEAD`);
   assert.is(head.body.length, 0, `${runtime} HEAD: no body`);

@@ -3,12 +3,14 @@
  * base URL, and every previous build that is not one refused in one line, nothing written.
  */
 import { createServer, type Server } from "node:http";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { filesUnder } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
+import { freePort } from "./servers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-previous-"));
 const BASE = "https://registry.example.org";
@@ -95,10 +97,15 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
   await refused(extraKey, /expected exactly the keys of a full or a minimal row/);
 });
 
-test("--previous URL: read from the live base URL; a redirect, an error status and an unreachable host are refused", async () => {
+test("--previous URL: read from the live base URL; a redirect, an error status, a body over the cap and an unreachable host are refused", async () => {
   const seen: string[] = [];
   const server: Server = createServer((req, res) => {
     seen.push(req.url ?? "");
+    if (req.url?.startsWith("/huge/")) {
+      res.writeHead(200, { "content-length": String(1 << 30) }).flushHeaders();
+      res.destroy();
+      return;
+    }
     if (req.url?.startsWith("/moved/")) {
       res.writeHead(301, { location: "https://elsewhere.example/" }).end();
       return;
@@ -126,6 +133,7 @@ test("--previous URL: read from the live base URL; a redirect, an error status a
     assert.is(feedOf(out).items[0]!.id, feedOf(first).items[0]!.id);
     await refused(`http://127.0.0.1:${port}/moved`, /answered 301, a redirect to https:\/\/elsewhere\.example\/: give the address it names$/m);
     await refused(`http://127.0.0.1:${port}/broken`, /answered 500$/m);
+    await refused(`http://127.0.0.1:${port}/huge`, /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/huge\/api\/registry\.v1\.json: the body is 1 GiB; --previous reads at most \d+ MiB$/m);
     // A live base URL by the base URL's rules: credentials refused and never printed; no query or fragment for the paths to land after.
     for (const [location, reason] of [
       [`http://user:hunter2@127.0.0.1:${port}/live`, /^--previous: a base URL must not hold a user name or password .*the value is not printed$/m],
@@ -134,7 +142,7 @@ test("--previous URL: read from the live base URL; a redirect, an error status a
     ] as const) {
       const said = await refused(location, reason);
       if (location.includes("user:")) assert.not.ok(said.includes("hunter2"), said);
-      assert.not.ok(seen.some((url) => !url.startsWith("/live/") && !url.startsWith("/moved/") && !url.startsWith("/broken/") && !url.startsWith("/controls/")), `nothing fetched for ${location}: ${seen.join(", ")}`);
+      assert.not.ok(seen.some((url) => !url.startsWith("/live/") && !url.startsWith("/moved/") && !url.startsWith("/broken/") && !url.startsWith("/controls/") && !url.startsWith("/huge/")), `nothing fetched for ${location}: ${seen.join(", ")}`);
     }
     const out2 = join(work, "from-url-slash");
     const slashed = await build(out2, 3, ["--previous", `http://127.0.0.1:${port}/live/`]);
@@ -144,13 +152,7 @@ test("--previous URL: read from the live base URL; a redirect, an error status a
   } finally {
     await new Promise((done) => server.close(done));
   }
-  const closed = await new Promise<number>((done) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port: p } = s.address() as { port: number };
-      s.close(() => done(p));
-    });
-  });
-  await refused(`http://127.0.0.1:${closed}`, /unreachable$/m);
+  await refused(`http://127.0.0.1:${await freePort()}`, /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\.v1\.json: connection refused \(127\.0\.0\.1 port \d+\)$/m);
 });
 
 test("a vault withheld in a later build: its former detail is in no file of that build and no line it prints", async () => {
@@ -167,8 +169,7 @@ test("a vault withheld in a later build: its former detail is in no file of that
   const second = await build(after, 11, ["--previous", before], join(work, "after.json"));
   assert.is(second.code, 0, second.stderr);
   assert.not.ok((second.stdout.toString() + second.stderr).includes("WITHHELD-LATER"));
-  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
-  for (const file of walk(after)) assert.not.ok(readFileSync(file).toString("latin1").includes("WITHHELD-LATER"), `${file} holds the withheld detail`);
+  for (const file of filesUnder(after)) assert.not.ok(readFileSync(join(after, file)).toString("latin1").includes("WITHHELD-LATER"), `${file} holds the withheld detail`);
   assert.is(feedOf(after).items.length, 2);
 });
 

@@ -10,6 +10,7 @@ import { contextOf } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { fcParams, nearValidSource, permutationOf, SECRET, status, validSource } from "./arbitraries.ts";
 import { holdsSuppress, isValidSource } from "./oracle.ts";
+import { hasRowKeys } from "../contract/document.ts";
 import { holdsNearly } from "../contract/key-names.ts";
 import { summarizeWarnings } from "../contract/messages.ts";
 
@@ -57,6 +58,22 @@ test("tier depends on status alone: active -> in_use, pending -> chartered, anyt
         const signature = `${r["tier"]}|${r["tier_label"]}|${r["tier_meaning"]}`;
         assert.is(byStatus.get(r["status"] as string) ?? signature, signature, "same status, same tier fields");
         byStatus.set(r["status"] as string, signature);
+      }
+    }),
+    fcParams,
+  );
+});
+
+test("hasRowKeys (the row-shape check of verify and of --previous) holds for every row a build writes, and for no row with a key more, fewer or out of order", () => {
+  fc.assert(
+    fc.property(validSource, fc.nat(), (source, n) => {
+      for (const row of build(source).document.vaults) {
+        assert.ok(hasRowKeys(row));
+        const entries = Object.entries(row);
+        const i = n % (entries.length - 1);
+        assert.not.ok(hasRowKeys({ ...row, extra: null }), "a key more");
+        assert.not.ok(hasRowKeys(Object.fromEntries(entries.filter((_, j) => j !== i))), "a key fewer");
+        assert.not.ok(hasRowKeys(Object.fromEntries([...entries.slice(0, i), ...entries.slice(i + 1), entries[i] as [string, unknown]])), "a key out of order");
       }
     }),
     fcParams,

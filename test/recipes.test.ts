@@ -28,6 +28,7 @@ import { VERSIONS } from "../http/versions.ts";
 import { feedTypesPath, typesPath } from "../node/build/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
 import { event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
+import { filesUnder } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, freePort, startServer, type RawResponse, type Running } from "./servers.ts";
 
@@ -85,14 +86,6 @@ async function runBlock(name: string, deployLine: RegExp | null, offline: string
   const script = ["set -e", ...lines, ...offline].join("\n");
   const done = await run("sh", ["-c", script], { env, cwd: clone, timeoutMs: 240_000 });
   assert.is(done.code, 0, `${name}:\n${script}\n${done.stderr}\n${done.stdout.toString()}`);
-}
-
-/** Every file under `dir`, relative, sorted. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-    .sort();
 }
 
 /** Fails if any file under `dir` holds a forbidden string. */

@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import type { EdgeLike, RegistryChange } from "../feed/change.ts";
 import { answerer } from "../http/answer.ts";
 import { prepareBuild, type Build } from "../http/prepare.ts";
 import type { Resource } from "../http/responses.ts";
-import type { ChangeSet, EdgeLike } from "../node/verify/replay.ts";
 import { verify, type Check } from "../node/verify/verify.ts";
 import { validateSource } from "../registry.ts";
 import { atomFeed, historyOf, itemsOf, jsonFeed, changeBetween, type Doc, type FeedItem, type Row } from "./change-feed.ts";
@@ -72,6 +72,8 @@ async function feedServer(served: Served): Promise<{ origin: string; server: Ser
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0] as string;
     const feed = path === JSON_PATH ? [served.json, "application/feed+json"] : path === ATOM_PATH ? [served.atom, "application/atom+xml"] : undefined;
+    // null: 404, not the feed the build itself serves.
+    if (feed !== undefined && feed[0] === null) return void res.writeHead(404).end();
     if (feed !== undefined && typeof feed[0] === "string") {
       const body = Buffer.from(feed[0]);
       const etag = `"${createHash("sha256").update(body).digest("hex").slice(0, 32)}"`;
@@ -81,7 +83,11 @@ async function feedServer(served: Served): Promise<{ origin: string; server: Ser
     }
     const a = answer(req.method ?? "GET", path, (name) => req.headers[name] as string | undefined);
     const headers = { ...a.headers };
-    if (served.link !== false && a.status === 200 && (path === "/vaults.json" || path === "/api/registry.v1.json")) headers["link"] = `${headers["link"]}, ${alternate}`;
+    if (a.status === 200 && (path === "/vaults.json" || path === "/api/registry.v1.json")) {
+      // The build links its own feeds: they are replaced by this server's (or by none).
+      const own = String(headers["link"] ?? "").split(/,\s*(?=<)/).filter((l) => l !== "" && !/rel="alternate"/.test(l));
+      headers["link"] = [...own, ...(served.link === false ? [] : [alternate])].join(", ");
+    }
     res.writeHead(a.status, headers).end(a.body ?? undefined);
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
@@ -122,19 +128,19 @@ test("a valid feed of two builds (first snapshot, then a change), and B's own ea
 });
 
 test("a tampered feed whose replay misses a change: the whole-history replay and the --previous-document replay FAIL, naming the vault", async () => {
-  const last = VALID[1] as ChangeSet<Row, EdgeLike>;
-  const tampered = [VALID[0], { ...last, vaults: { ...last.vaults, upsert: last.vaults.upsert.filter((r) => r.vault_slug !== "tide-tables") } }] as ChangeSet<Row, EdgeLike>[];
+  const last = VALID[1] as RegistryChange<Row, EdgeLike>;
+  const tampered = [VALID[0], { ...last, vaults: { ...last.vaults, upsert: last.vaults.upsert.filter((r) => r.vault_slug !== "tide-tables") } }] as RegistryChange<Row, EdgeLike>[];
   const rows = await feedRows(both(itemsOf(DEPLOYED, tampered)), A);
   assert.equal(failing(rows), ["the whole feed, replayed from nothing, gives the document's vaults and edges", "the items newer than earlier.json (built 2026-11-21T12:00:00Z), replayed onto it, give the document's vaults and edges"]);
   assert.is(row(rows, /replayed from nothing/).detail, "vaults[tide-tables] differs");
-  const noEdge = [VALID[0], { ...last, edges: { ...last.edges, add: [] } }] as ChangeSet<Row, EdgeLike>[];
+  const noEdge = [VALID[0], { ...last, edges: { ...last.edges, add: [] } }] as RegistryChange<Row, EdgeLike>[];
   const missing = await feedRows(both(itemsOf(DEPLOYED, noEdge)), A);
   assert.is(row(missing, /replayed onto it, give/).detail, "edge new-quay -> tide-tables missing");
 });
 
 test("a JSON feed that breaks its own rules: two items to one build, a date_published that is not to.built_at, a resync with lists, a bad class, over 4 MiB: FAIL", async () => {
   const items = itemsOf(DEPLOYED, VALID);
-  const [first, last] = VALID as [ChangeSet<Row, EdgeLike>, ChangeSet<Row, EdgeLike>];
+  const [first, last] = VALID as [RegistryChange<Row, EdgeLike>, RegistryChange<Row, EdgeLike>];
   const text = jsonFeed(DEPLOYED, items);
   const cases: [string, string, RegExp][] = [
     ["two items to one build", jsonFeed(DEPLOYED, [items[0] as FeedItem, { id: "other", set: { ...last, to: first.to, from: { built_at: "2026-11-20T00:00:00Z", etag: '"x"' } } }]), /^two items lead to the build of 2026-11-21T12:00:00Z$/],
@@ -181,11 +187,11 @@ test("a broken Atom feed: not well-formed, or an entry without a required elemen
 });
 
 test("a feed whose newest to is not the document: a later built_at, another ETag, or another state: FAIL", async () => {
-  const last = VALID[1] as ChangeSet<Row, EdgeLike>;
+  const last = VALID[1] as RegistryChange<Row, EdgeLike>;
   const later = { ...last, to: { ...last.to, built_at: "2026-11-23T12:00:00Z" } };
-  const rows = await feedRows(both(itemsOf(DEPLOYED, [VALID[0], later] as ChangeSet<Row, EdgeLike>[])));
+  const rows = await feedRows(both(itemsOf(DEPLOYED, [VALID[0], later] as RegistryChange<Row, EdgeLike>[])));
   assert.ok(failing(rows).includes("the newest item's to is no later than the document, and names its identity ETag when it is this build"), JSON.stringify(rows));
-  const etag = await feedRows(both(itemsOf(DEPLOYED, [VALID[0], { ...last, to: { ...last.to, etag: '"0000"' } }] as ChangeSet<Row, EdgeLike>[])));
+  const etag = await feedRows(both(itemsOf(DEPLOYED, [VALID[0], { ...last, to: { ...last.to, etag: '"0000"' } }] as RegistryChange<Row, EdgeLike>[])));
   assert.equal(failing(etag), ["the newest item's to is no later than the document, and names its identity ETag when it is this build"]);
   assert.match(row(etag, /newest item's to is no later/).detail, new RegExp(`to\\.etag "0000", identity ETag ${B.etag}$`));
   const other = { ...B, vaults: B.vaults.map((r) => (r.vault_slug === "new-quay" ? { ...r, display_name: "Old Quay" } : r)) };

@@ -17,7 +17,8 @@ import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
 import { changesPaths, contextOf, type ContractVersion } from "../../http/version-policy.ts";
-import { REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS } from "../verify/verify.ts";
+import { request, RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
+import { REQUEST_TIMEOUT_MS } from "../verify/verify.ts";
 
 /** What the previous build left, per version number: its checked history and its parsed document. */
 export interface Previous {
@@ -39,7 +40,8 @@ type Reader = (path: string, cap: number) => Promise<Uint8Array<ArrayBuffer> | n
  */
 export async function readPrevious(location: string, settings: { readonly baseUrl: string; readonly builtAt: string; readonly versions: readonly ContractVersion[] }): Promise<{ ok: Previous } | { error: string }> {
   const remote = /^https?:\/\//i.test(location);
-  const read = remote ? urlReader(location.replace(/\/+$/, "")) : folderReader(resolve(location, "static"), basePathOf(settings.baseUrl));
+  const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
+  const read = deadline !== null ? urlReader(location.replace(/\/+$/, ""), deadline.signal) : folderReader(resolve(location, "static"), basePathOf(settings.baseUrl));
   const where = (path: string) => (remote ? `${location.replace(/\/+$/, "")}${path}` : `${join(location, "static")}${basePathOf(settings.baseUrl)}${path}`);
   const history = new Map<number, History>();
   const documents = new Map<number, unknown>();
@@ -55,6 +57,8 @@ export async function readPrevious(location: string, settings: { readonly baseUr
     }
   } catch (error: unknown) {
     return { error: `--previous: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    deadline?.clear();
   }
   if (history.size === 0) {
     return { error: `--previous: ${location} holds no versioned document of this build's versions (${settings.versions.map((v) => v.path).join(", ")}): not a build's output folder or base URL` };
@@ -109,64 +113,25 @@ function folderReader(dir: string, prefix: string): Reader {
     if (info === null) return null;
     if (!info.isFile()) throw new Error(`${file}: not a file`);
     if (info.size > cap) throw new Error(`${file}: ${sizeOf(info.size)}; a previous build's file is at most ${sizeOf(cap)}`);
-    const bytes = await readFile(file);
-    return new Uint8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) as Uint8Array<ArrayBuffer>;
+    return new Uint8Array(await readFile(file));
   };
 }
 
 /**
- * GETs `<base><path>` as `verify` does: each request within its time limit and the whole read
- * within the run's, no redirect followed, the body refused past `cap`. 404 is "none"; any other
- * status but 200 is a refusal.
+ * GETs `<base><path>` with `verify`'s `request`: each request within its time limit and the whole
+ * read within `deadline`, no redirect followed, the body refused past `cap`. 404 is "none"; any
+ * other status but 200 is a refusal.
  */
-function urlReader(base: string): Reader {
-  const deadline = AbortSignal.timeout(RUN_DEADLINE_MS);
+function urlReader(base: string, deadline: AbortSignal): Reader {
   return async (path, cap) => {
     const url = `${base}${path}`;
-    let res: Response;
-    try {
-      res = await fetch(url, { signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), deadline]), redirect: "manual", headers: { "accept-encoding": "identity" } });
-    } catch (error: unknown) {
-      throw new Error(`${url}: ${deadline.aborted ? `no answer within ${RUN_DEADLINE_MS / 1000} s in all` : error instanceof Error && error.name === "TimeoutError" ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : "unreachable"}`);
-    }
-    if (res.status === 404) {
-      await res.body?.cancel().catch(() => {});
-      return null;
-    }
+    const res = await request(url, { method: "GET", headers: { "accept-encoding": "identity" }, cap, timeoutMs: REQUEST_TIMEOUT_MS, deadline, deadlineMs: RUN_DEADLINE_MS, reader: "--previous" });
+    if (res.status === 404) return null;
     if (res.status !== 200) {
-      await res.body?.cancel().catch(() => {});
       const redirect = res.status >= 300 && res.status < 400 ? `, a redirect to ${res.headers.get("location") ?? "nowhere"}: give the address it names` : "";
       throw new Error(`${url}: answered ${res.status}${redirect}`);
     }
-    const declared = Number(res.headers.get("content-length") ?? 0);
-    if (declared > cap) {
-      await res.body?.cancel().catch(() => {});
-      throw new Error(`${url}: the body is ${sizeOf(declared)}; a previous build's answer is at most ${sizeOf(cap)}`);
-    }
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = res.body?.getReader();
-    try {
-      for (;;) {
-        const chunk = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
-        if (chunk.done) break;
-        total += chunk.value.byteLength;
-        if (total > cap) {
-          await reader?.cancel().catch(() => {});
-          throw new Error(`${url}: the body is over ${sizeOf(cap)}; a previous build's answer is at most ${sizeOf(cap)}`);
-        }
-        chunks.push(chunk.value);
-      }
-    } catch (error: unknown) {
-      throw error instanceof Error && error.message.startsWith(url) ? error : new Error(`${url}: the answer broke off`);
-    }
-    const bytes = new Uint8Array(total);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return bytes;
+    return new Uint8Array(res.body);
   };
 }
 

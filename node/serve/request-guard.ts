@@ -7,11 +7,12 @@
  * problem+json; `CONNECT` is answered 405 with `Allow`, where node:http would close the connection;
  * a request node:http cannot parse gets its status as a problem document, not a bare status line.
  */
-import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { BAD_REQUEST, METHOD_NOT_ALLOWED, problemAnswer, type Answer } from "../../http/answer.ts";
 import { pathOf, plainAuthority } from "../../http/request-path.ts";
 import { problem, type Problem } from "../../http/responses.ts";
+import { nodeHttp } from "./node-http.ts";
 
 /** Writes one answer on a node:http response. */
 export function writeAnswer(res: ServerResponse, answer: Answer): void {
@@ -61,7 +62,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
 
 /** Writes a problem on a bare socket, as node:http would write it, and closes the connection. */
 function writeRaw(socket: Duplex, p: Problem): void {
-  const head = [`HTTP/1.1 ${p.status} ${STATUS_CODES[p.status] ?? ""}`, ...Object.entries(p.headers).map(([name, value]) => `${name}: ${value}`), `date: ${new Date().toUTCString()}`, "connection: close"];
+  const head = [`HTTP/1.1 ${p.status} ${nodeHttp.STATUS_CODES[p.status] ?? ""}`, ...Object.entries(p.headers).map(([name, value]) => `${name}: ${value}`), `date: ${new Date().toUTCString()}`, "connection: close"];
   socket.on("error", () => undefined);
   // Closed once written, whatever the client still sends (a body that drips, a tunnel's bytes).
   socket.end(Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`, "latin1"), p.body]), () => socket.destroy());

@@ -8,12 +8,9 @@ import type { AddressInfo } from "node:net";
 import { CANONICAL_PATH } from "../../http/version-policy.ts";
 import type { BuildMeta } from "../../http/prepare.ts";
 import { pathOf } from "../../http/request-path.ts";
+import { nodeHttp } from "./node-http.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
-// node:http by getBuiltinModule, not by import: Node 22's ESM view of node:http reads every lazy
-// export, and one of them loads undici, a third of dist/node/server.mjs's cold start spent on
-// nothing. (getBuiltinModule is Node 20.16 and later; before it, the import.)
-const { createServer } = process.getBuiltinModule?.("node:http") ?? (await import("node:http"));
 
 /**
  * node:http limits for every registry server: a client gets 10 s to send its headers and 15 s for
@@ -55,7 +52,7 @@ export function serverEnv(env: NodeJS.ProcessEnv): { ok: { host: string; port: n
  * gracefully on SIGTERM and SIGINT (exit 0).
  */
 export function runServer(listener: RequestListener, options: ServerOptions): void {
-  const server = createServer(HTTP_LIMITS, guarded(listener));
+  const server = nodeHttp.createServer(HTTP_LIMITS, guarded(listener));
   server.on("connect", answerConnect);
   server.on("clientError", answerClientError);
   // Before the app's own listener, which may answer synchronously.

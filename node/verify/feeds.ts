@@ -9,8 +9,9 @@ import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { sizeOf } from "../../contract/limits.ts";
 import type { ContractVersion } from "../../http/version-policy.ts";
 import { jsonEqual } from "../review/json-deep.ts";
+import type { EdgeLike, RegistryChange, RegistryData } from "../../feed/change.ts";
+import { catchUp, type Refetch } from "../../feed/history.ts";
 import type { Check } from "./check.ts";
-import { catchUp, type ChangeSet, type EdgeLike, type Held, type Refetch } from "./replay.ts";
 import type { Answer } from "./request.ts";
 
 /** The most a feed may hold, by its window's rule (docs/deploying.md, "What verify checks"). */
@@ -24,7 +25,7 @@ const MAX_ITEMS = 1_000;
 const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 type Row = { readonly vault_slug: string };
-type Item = { readonly id: string; readonly date_published: string; readonly _registry: ChangeSet<Row, EdgeLike> };
+type Item = { readonly id: string; readonly date_published: string; readonly _registry: RegistryChange<Row, EdgeLike> };
 
 /** What the feed checks need from the rest of the run. */
 export interface FeedContext {
@@ -100,8 +101,8 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   if (!("items" in items) || items.items.length === 0) return checks;
 
   const sets = items.items.map((i) => i._registry).sort((a, b) => (a.to.built_at < b.to.built_at ? -1 : 1));
-  const newest = sets[sets.length - 1] as ChangeSet<Row, EdgeLike>;
-  const oldest = sets[0] as ChangeSet<Row, EdgeLike>;
+  const newest = sets[sets.length - 1] as RegistryChange<Row, EdgeLike>;
+  const oldest = sets[0] as RegistryChange<Row, EdgeLike>;
   const builtAt = String(c.document["built_at"]);
   const current = { vaults: arrayOf(c.document["vaults"]) as Row[], edges: arrayOf(c.document["edges"]) as EdgeLike[] };
   const leaks = items.items.flatMap((item) => privacyLeaks(item._registry, current.vaults).map((where) => `${item.id.slice(0, 60)}: ${where}`));
@@ -124,7 +125,7 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
 }
 
 /** One replay's row: equal passes; a refetch the rule asks for warns (nothing to compare); a difference fails, naming the first places. */
-function replayCheck(name: string, got: Held<Row, EdgeLike> | Refetch, want: Held<Row, EdgeLike>): Check {
+function replayCheck(name: string, got: RegistryData<Row, EdgeLike> | Refetch, want: RegistryData<Row, EdgeLike>): Check {
   if ("refetch" in got) return { name, result: "warn", detail: got.refetch === "window" ? "older than the feed's window: a consumer refetches the document" : "an item says resync: a consumer refetches the document" };
   const pass = jsonEqual(got.vaults, want.vaults) && jsonEqual(got.edges, want.edges);
   return { name, result: pass ? "pass" : "fail", detail: pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got, want) };
@@ -135,7 +136,7 @@ function replayCheck(name: string, got: Held<Row, EdgeLike> | Refetch, want: Hel
  * lists: such a vault's row may only be its minimal row as shown now, and no edge touching it may
  * be added or removed (it is named in `remove_touching` instead).
  */
-function privacyLeaks(set: ChangeSet<Row, EdgeLike>, rows: readonly Row[]): string[] {
+function privacyLeaks(set: RegistryChange<Row, EdgeLike>, rows: readonly Row[]): string[] {
   const shown = new Map(rows.map((r) => [r.vault_slug, r]));
   const hidden = (slug: string) => !shown.has(slug) || Object.hasOwn(shown.get(slug) as object, "listing");
   return [
@@ -145,7 +146,7 @@ function privacyLeaks(set: ChangeSet<Row, EdgeLike>, rows: readonly Row[]): stri
 }
 
 /** The first few places where `got` and `want` differ, by slug and by an edge's ends. */
-function difference(got: Held<Row, EdgeLike>, want: Held<Row, EdgeLike>): string {
+function difference(got: RegistryData<Row, EdgeLike>, want: RegistryData<Row, EdgeLike>): string {
   const out: string[] = [];
   const rows = (list: readonly Row[]) => new Map(list.map((r) => [String(r.vault_slug), r]));
   const [g, w] = [rows(got.vaults), rows(want.vaults)];

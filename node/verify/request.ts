@@ -1,6 +1,7 @@
 /**
- * `verify`'s one way to ask a server: bounded in time (per request and per run) and in bytes, no
- * redirect followed, every failure turned into a sentence naming the request.
+ * `verify`'s one way to ask a server, which `build --previous` uses too: bounded in time (per
+ * request and per run) and in bytes, no redirect followed, every failure turned into a sentence
+ * naming the request.
  */
 import { sizeOf } from "../../contract/limits.ts";
 
@@ -23,6 +24,8 @@ export interface RequestBounds {
   readonly deadline: AbortSignal;
   /** What the deadline is, for the message. */
   readonly deadlineMs: number;
+  /** Who reads, for the message about a body over `cap` (default: verify). */
+  readonly reader?: string;
 }
 
 /** A request that got no complete answer: the message says which request and what failed. */
@@ -76,7 +79,7 @@ async function exchange(url: string, o: RequestBounds, signal: AbortSignal): Pro
   } catch (error: unknown) {
     throw failed(error);
   }
-  const tooLarge = (n: string) => new RequestFailure(`${what}: the body is ${n}; verify reads at most ${sizeOf(o.cap)}`);
+  const tooLarge = (n: string) => new RequestFailure(`${what}: the body is ${n}; ${o.reader ?? "verify"} reads at most ${sizeOf(o.cap)}`);
   const declared = Number(res.headers.get("content-length") ?? 0);
   if (declared > o.cap) {
     await res.body?.cancel().catch(() => {});

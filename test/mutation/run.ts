@@ -20,7 +20,7 @@ interface Group {
 export const GROUPS: Readonly<Record<string, Group>> = {
   registry: { mutate: ["registry.ts"], tests: "(registry|golden|properties|privacy-laws)\\.test\\.ts$" },
   http: { mutate: ["http/**/*.ts"], tests: "(http|encoding|contract|golden|lambda)\\.test\\.ts$" },
-  feed: { mutate: ["feed/**/*.ts"], tests: "(feed-properties|history|golden)\\.test\\.ts$" },
+  feed: { mutate: ["feed/**/*.ts"], tests: "(feed-properties|replay|history|golden)\\.test\\.ts$" },
   contract: { mutate: ["contract/**/*.ts"], tests: "(source|config|schema|golden|properties|privacy-laws)\\.test\\.ts$" },
 };
 

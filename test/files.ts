@@ -1,0 +1,22 @@
+/** File trees as the tests and the bench read them. */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+/** Every file under `dir`, relative to it, sorted. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
+}
+
+/** The bytes of the files under `dir`, each file once (esbuild hard-links its binary), symbolic links not followed: `du --apparent-size`. */
+export function bytesUnder(dir: string): number {
+  const sizes = new Map<number, number>();
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const stat = statSync(join(e.parentPath, e.name));
+    sizes.set(stat.ino, stat.size);
+  }
+  return [...sizes.values()].reduce((sum, size) => sum + size, 0);
+}
