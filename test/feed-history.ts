@@ -138,6 +138,16 @@ export async function buildStep(raw: JsonObject, builtAt: string, previous: Buil
   return { document, documentBytes, feed, feedBytes, atomBytes: atomFeed(PLACE, feed), history, parsed };
 }
 
+/**
+ * The items `built`'s feed chooses from, newest first: its build run again with no window and no
+ * feed caps (the per-item cap of `limits` stays), so each carried item as this build rewrote it.
+ */
+export function unwindowedItems(built: Built, previous: Built | null, limits: FeedLimits = FEED_LIMITS): ChangeFeed["items"] {
+  const open: FeedLimits = { ...limits, windowDays: Infinity, minItems: Infinity, maxItems: Infinity, feedBytes: Infinity };
+  const { snapshot } = built.history;
+  return nextFeed(PLACE, { ref: snapshot.ref, vaults: built.document.vaults, edges: built.document.edges }, previous?.history ?? null, () => classifyChange(previous?.parsed, built.document), open).items;
+}
+
 /** `seconds` after 2026-12-01T00:00:00Z, as a `built_at`. */
 export function timeAt(hours: number): string {
   return new Date(Date.parse("2026-12-01T00:00:00Z") + hours * 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
