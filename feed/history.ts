@@ -54,6 +54,8 @@ export function historyProblems(place: FeedPlace, feed: ChangeFeed, snapshot: Sn
       problems.push(`items[${i}]._registry.from: expected at or after the next item's to.built_at (items are newest first, each from a later build)`);
     }
     if (from === null && older !== undefined) problems.push(`items[${i}]._registry.from: null only on the oldest item`);
+    // A build carries titles on as they are: only what titleOf writes, so no planted text rides along.
+    if (!titlePattern(item._registry.class).test(item.title)) problems.push(`items[${i}].title: expected "${item._registry.class}: " and rule ids with their counts, as a build writes it`);
   });
   const newest = feed.items[0];
   if (newest === undefined) return [...problems, "items: expected at least one item"];
@@ -87,4 +89,10 @@ export function rowShapeProblems(feed: ChangeFeed): string[] {
     }),
   );
   return problems;
+}
+
+/** A title as `titleOf` writes it for an item of class `cls`: the class, then counted rule ids. */
+function titlePattern(cls: string): RegExp {
+  const rule = "\\d+ [a-z][a-z0-9_.-]*";
+  return new RegExp(`^${cls}: (?:no rule applied|${rule}(?:, ${rule})*)$`);
 }

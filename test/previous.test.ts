@@ -95,6 +95,14 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
     writeFileSync(f, JSON.stringify(feed, null, 2));
   });
   await refused(extraKey, /expected exactly the keys of a full or a minimal row/);
+  // A title carries on into every later feed: one planted there is refused, and not quoted.
+  const planted = variant("planted-title", (f) => {
+    const feed = JSON.parse(readFileSync(f, "utf8")) as { items: { title: string }[] };
+    feed.items[0]!.title = "breaking: <b>PLANTED</b>\nsecond line";
+    writeFileSync(f, JSON.stringify(feed, null, 2));
+  });
+  const said = await refused(planted, /items\[0\]\.title: expected "data: " and rule ids with their counts, as a build writes it/);
+  assert.not.ok(said.includes("PLANTED"), said);
 });
 
 test("--previous URL: read from the live base URL; a redirect, an error status, a body over the cap and an unreachable host are refused", async () => {
