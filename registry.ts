@@ -7,6 +7,7 @@
  */
 import { parseBaseUrl } from "./contract/config.ts";
 import { COVERAGE_FIELDS, SCHEMA_VERSION, type Coverage, type CoverageField, type Edge, type Registry, type Row, type Tier } from "./contract/document.ts";
+import { jsonTextLength } from "./contract/json-length.ts";
 import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "./contract/limits.ts";
 import { isUtcTimestamp, type Source, type SourceVault } from "./contract/source.ts";
 export { validateSource, type Source, type Validation } from "./contract/source.ts";
@@ -171,38 +172,11 @@ export function coverageOf(rows: readonly object[]): Record<CoverageField, Cover
  */
 export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES): Uint8Array<ArrayBuffer> {
   // Checked before the text is made: a document far over the limit would not fit in one string.
-  const atLeast = textLength(document);
+  const atLeast = jsonTextLength(document);
   if (atLeast > limit) throw new LimitError(`the document would be over ${sizeOf(atLeast)}; the limit is ${sizeOf(limit)}`);
   const bytes = new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
   if (bytes.byteLength > limit) throw new LimitError(`the document is ${sizeOf(bytes.byteLength)}; the limit is ${sizeOf(limit)}`);
   return bytes;
-}
-
-/** A lower bound of a value's JSON text length: its strings and keys as escaped, and one character per value. */
-function textLength(value: unknown): number {
-  if (typeof value === "string") return escapedLength(value);
-  if (typeof value !== "object" || value === null) return 4;
-  let n = 2;
-  if (Array.isArray(value)) for (const item of value) n += textLength(item) + 1;
-  else for (const key in value) n += escapedLength(key) + 1 + textLength((value as Record<string, unknown>)[key]);
-  return n;
-}
-
-/** What JSON.stringify escapes: `"`, `\`, control characters and lone surrogates. */
-// deno-lint-ignore no-control-regex -- control characters are what is counted
-const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-// deno-lint-ignore no-control-regex -- as above
-const ESCAPED_ALL = /["\\\b\f\n\r\t]|([\u0000-\u001f])|([\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff])/g;
-
-/**
- * The exact length of a string as JSON text, quotes included: `\n` is 2 characters, another
- * control character or a lone surrogate 6. A string with nothing to escape is not scanned twice.
- */
-function escapedLength(text: string): number {
-  let n = text.length + 2;
-  if (!ESCAPED.test(text)) return n;
-  for (const m of text.matchAll(ESCAPED_ALL)) n += m[1] !== undefined || m[2] !== undefined ? 5 : 1;
-  return n;
 }
 
 function checkOptions(options: BuildOptions): BuildOptions {

@@ -78,11 +78,13 @@ export interface JudgeOptions {
  */
 export function nearMissJudge(known: readonly string[], options: JudgeOptions = {}): (key: string) => NearMiss | undefined {
   const folded = known.map((k) => [k, foldKey(k)] as const);
-  const verdicts = new Map<string, NearMiss | undefined>();
+  // "none" stands for no verdict, so that a remembered key costs one lookup.
+  const verdicts = new Map<string, NearMiss | "none">();
   return (key) => {
-    if (verdicts.has(key)) return verdicts.get(key);
+    const remembered = verdicts.get(key);
+    if (remembered !== undefined) return remembered === "none" ? undefined : remembered;
     const verdict = judge(foldKey(key), folded, options);
-    verdicts.set(key, verdict);
+    verdicts.set(key, verdict ?? "none");
     return verdict;
   };
 }

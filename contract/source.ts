@@ -75,6 +75,15 @@ export const KNOWN_KEYS: Readonly<Record<Level, readonly string[]>> = {
   edge: ["source", "target", "type"],
 };
 
+/** The same keys as Sets, for the per-key test of 100k rows. */
+const KNOWN_KEY_SETS: Readonly<Record<Level, ReadonlySet<string>>> = {
+  top: new Set(KNOWN_KEYS.top),
+  licence: new Set(KNOWN_KEYS.licence),
+  labels: new Set(KNOWN_KEYS.labels),
+  vault: new Set(KNOWN_KEYS.vault),
+  edge: new Set(KNOWN_KEYS.edge),
+};
+
 /** The pattern D1 fixes for `vault_slug`. */
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
@@ -149,38 +158,36 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
 /** True when `text` is an RFC 3339 UTC timestamp with whole seconds naming a real instant. */
 export function isUtcTimestamp(text: string): boolean {
   const m = TIMESTAMP_PATTERN.exec(text);
-  if (m === null) return false;
-  const [, y, mo, d, h, mi, s] = m.map(Number) as [number, number, number, number, number, number, number];
-  return isRealDate(y, mo, d) && h < 24 && mi < 60 && s < 60;
+  return m !== null && isRealDate(Number(m[1]), Number(m[2]), Number(m[3])) && Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60;
 }
 
 /** True when `text` is a `YYYY-MM-DD` date that exists in the calendar. */
 export function isCalendarDate(text: string): boolean {
   const m = DATE_PATTERN.exec(text);
-  if (m === null) return false;
-  const [, y, mo, d] = m.map(Number) as [number, number, number, number];
-  return isRealDate(y, mo, d);
+  return m !== null && isRealDate(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
+/** Days in each month of a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 /**
- * True when the day exists in that month of that year. An impossible day or month overflows into
- * another month (day 30 of February is in March; month 13 is January), so the month tells.
- * setUTCFullYear, unlike Date.UTC, does not read years 0 to 99 as 1900 to 1999.
+ * True when the day exists in that month of that year of the proleptic Gregorian calendar, as
+ * JavaScript's Date counts (year 0 is a leap year). Arithmetic, not a Date: 100k rows ask it.
  */
 function isRealDate(year: number, month: number, day: number): boolean {
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  return date.getUTCMonth() === month - 1;
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number));
 }
 
 // --- field readers -------------------------------------------------------------------------------
 
 type Report = (path: string, message: string) => void;
 /**
- * Judges `obj`'s unknown keys and says whether one of them means to withhold (a near miss of
- * `suppressed`); `published`, asked after the verdicts, says whether a vault is published in full.
+ * Judges `obj`'s unknown keys and tells `published` whether one of them means to withhold (a near
+ * miss of `suppressed`); `published`, asked after the verdicts, says whether a vault is published in full.
  */
-type UnknownKeys = (obj: JsonObject, level: Level, at: string, published?: (withholdingKey: boolean) => boolean) => boolean;
+type UnknownKeys = (obj: JsonObject, level: Level, at: string, published?: (withholdingKey: boolean) => boolean) => void;
 /** Checks one value; returns the accepted value, or what was expected (the caller says what it got). */
 type Check<T> = (value: unknown) => { ok: T } | { expected: string };
 
@@ -231,14 +238,14 @@ const shown = (value: unknown, quote: boolean): string => (quote ? describe(valu
 
 /** Reads a key that must be present. Reports and returns undefined when it is missing or wrong. */
 function required<T>(obj: JsonObject, key: string, at: string, report: Report, check: Check<T>, quote = true): T | undefined {
-  const path = at + (at === "" ? "" : ".") + key;
+  // The path is made only for a report: a valid source of 100k vaults never needs one.
   if (!Object.hasOwn(obj, key)) {
-    report(path, "required key is missing");
+    report(at === "" ? key : `${at}.${key}`, "required key is missing");
     return undefined;
   }
   const result = check(obj[key]);
   if ("expected" in result) {
-    report(path, `${result.expected}, got ${shown(obj[key], quote)}`);
+    report(at === "" ? key : `${at}.${key}`, `${result.expected}, got ${shown(obj[key], quote)}`);
     return undefined;
   }
   return result.ok;
@@ -402,7 +409,8 @@ function readEdges(root: JsonObject, declared: Declared | undefined, withheld: R
   const firstIndex = new Map<string, number>();
   const edges: SourceEdge[] = [];
   // An edge is published only between two vaults published in full; only then are its values quoted.
-  const isPublicEnd = (end: unknown): boolean => typeof end === "string" && declared?.has(end) === true && !withheld.has(end);
+  // Each end is looked up once: at 100k edges the lookups are most of this loop's time.
+  const isDeclared = (end: unknown): boolean => typeof end === "string" && declared?.has(end) === true;
   list.forEach((item: unknown, i) => {
     const at = `edges[${i}]`;
     if (!isObject(item)) {
@@ -410,18 +418,22 @@ function readEdges(root: JsonObject, declared: Declared | undefined, withheld: R
       return;
     }
     unknownKeys(item, "edge", at);
-    const quote = isPublicEnd(item["source"]) && isPublicEnd(item["target"]);
+    const sourceDeclared = isDeclared(item["source"]);
+    const targetDeclared = isDeclared(item["target"]);
+    const quote = sourceDeclared && targetDeclared && !withheld.has(item["source"] as string) && !withheld.has(item["target"] as string);
     const source = required(item, "source", at, report, anyString, false);
     const target = required(item, "target", at, report, anyString, false);
     const type = required(item, "type", at, report, nonEmptyString, quote);
-    for (const [key, end] of [["source", source], ["target", target]] as const) {
-      if (end !== undefined && declared !== undefined && !declared.has(end)) report(`${at}.${key}`, "not the slug of a declared vault");
+    if (declared !== undefined) {
+      if (source !== undefined && !sourceDeclared) report(`${at}.source`, "not the slug of a declared vault");
+      if (target !== undefined && !targetDeclared) report(`${at}.target`, "not the slug of a declared vault");
     }
     if (source === undefined || target === undefined || type === undefined) return;
-    const identity = JSON.stringify([source, target, type]);
+    // Length-prefixed, so no two triples share a key; cheaper than JSON text for 100k edges.
+    const identity = `${source.length}:${source}${target.length}:${target}${type}`;
     const first = firstIndex.get(identity);
     if (first !== undefined) {
-      report(at, `duplicate edge: the same (source, target, type)${quote ? ` = ${identity}` : ""} as edges[${first}]`);
+      report(at, `duplicate edge: the same (source, target, type)${quote ? ` = ${JSON.stringify([source, target, type])}` : ""} as edges[${first}]`);
       return;
     }
     firstIndex.set(identity, i);
@@ -453,7 +465,8 @@ function nearMissJudges(): Record<Level, (key: string) => NearMiss | undefined> 
  * a vault or an edge, warns of a key one edit from a short known key (`notes`), which stays
  * internal; on a vault published in full, warns of an unknown key set to `true`, because only
  * `suppressed` withholds a vault. Unknown keys are internal: they are named by their position in
- * the object, never by name. Returns whether a key means (or, too long to judge, may mean) to withhold.
+ * the object, never by name. A key that means (or, too long to judge, may mean) to withhold is
+ * told to `published`.
  */
 function reportUnknownKeys(
   obj: JsonObject,
@@ -463,24 +476,25 @@ function reportUnknownKeys(
   judges: ReturnType<typeof nearMissJudges>,
   report: Report,
   warn: (kind: Warning["kind"], line: string) => void,
-): boolean {
-  const known = KNOWN_KEYS[level];
-  const keys = Object.keys(obj);
-  // Most objects hold only keys the format knows: they cost no verdicts.
-  if (keys.every((key) => known.includes(key))) return published?.(false) ?? false;
-  const where = (i: number): string => `key #${i + 1} of ${keys.length} (an unknown key; its name is not printed)`;
-  const verdicts: (NearMiss | "too long" | undefined)[] = [];
+): void {
+  const known = KNOWN_KEY_SETS[level];
+  // One pass judges the unknown keys; a second, for messages, runs only when one has something to say.
   let withholding = false;
-  keys.forEach((key, i) => {
-    if (known.includes(key)) return;
+  let toSay = false;
+  for (const key in obj) {
+    if (known.has(key)) continue;
     const verdict = key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key);
-    verdicts[i] = verdict;
+    if (verdict !== undefined || (level === "vault" && obj[key] === true)) toSay = true;
     if (verdict === "too long" || verdict?.kind === "suppress" || (verdict?.kind === "known" && verdict.meant === "suppressed")) withholding = true;
-  });
+  }
   const inFull = published?.(withholding) ?? false;
+  if (!toSay) return;
+  const keys = Object.keys(obj);
+  const where = (i: number): string => `key #${i + 1} of ${keys.length} (an unknown key; its name is not printed)`;
   keys.forEach((key, i) => {
-    if (known.includes(key)) return;
-    const verdict = verdicts[i];
+    if (known.has(key)) return;
+    // Remembered by the judge: asking again costs a lookup.
+    const verdict = key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key);
     if (verdict === "too long") {
       report(at, `${where(i)} has ${key.length} characters; the limit for a key is ${MAX_KEY_LENGTH}`);
     } else if (verdict?.kind === "known") {
@@ -493,7 +507,6 @@ function reportUnknownKeys(
       warn("unknown-true", `${at}: ${where(i)} is true, but only "suppressed": true withholds a vault: this vault is published in full`);
     }
   });
-  return withholding;
 }
 
 // --- helpers -------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 /** Validation edge cases, one example each, beside the properties' generated ones. */
+import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { describe, isCalendarDate, isUtcTimestamp, validateSource } from "../contract/source.ts";
+import { fcParams } from "./arbitraries.ts";
 
 const BASE = {
   registry_schema_version: "1",
@@ -33,6 +35,25 @@ test("calendar dates: YYYY-MM-DD that exist, nothing around them", () => {
   for (const bad of ["2026-02-29", "2026-04-31", "2026-13-01", "2026-00-01", "2026-01-00", "x2026-01-01", "2026-01-01x", "2026-1-01"]) {
     assert.not.ok(isCalendarDate(bad), bad);
   }
+});
+
+test("law: a date exists exactly when the platform's own calendar (Date) has it, leap years and year 0 too", () => {
+  const byDate = (y: number, m: number, d: number): boolean => {
+    const date = new Date(0);
+    date.setUTCFullYear(y, m - 1, d);
+    return date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+  };
+  const pad = (n: number, width: number) => String(n).padStart(width, "0");
+  const years = fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(0, 4, 100, 400, 1900, 2000, 2024, 2100, 9996));
+  fc.assert(
+    fc.property(years, fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), fc.integer({ min: 0, max: 24 }), (y, m, d, h) => {
+      const date = `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+      const exists = m >= 1 && m <= 12 && d >= 1 && byDate(y, m, d);
+      assert.is(isCalendarDate(date), exists, date);
+      assert.is(isUtcTimestamp(`${date}T${pad(h, 2)}:59:59Z`), exists && h < 24, date);
+    }),
+    { ...fcParams, numRuns: fcParams.numRuns * 10 },
+  );
 });
 
 test("a valid string inside an array is still the wrong type, for every patterned field", () => {

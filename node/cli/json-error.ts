@@ -122,7 +122,7 @@ export interface TextScan {
 }
 
 /** An object with more keys than this finds repeats with a Set; a smaller one by looking. */
-const FEW_KEYS = 16;
+const FEW_KEYS = 32;
 
 /** One open object or array; frames are reused by depth, so the scan allocates nothing per value. */
 interface Frame {

@@ -144,16 +144,24 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   if (!equal(before["schema_version"], after["schema_version"])) add("envelope.schema-version", "schema_version", { old: before["schema_version"], new: after["schema_version"] });
 
   const [oldRows, newRows] = [rowsOf(before), rowsOf(after)];
-  const full = (rows: Map<string, Row>) => [...rows.values()].filter((r) => isObj(r.value) && !Object.hasOwn(r.value, "listing")).map((r) => r.value as Obj);
+  const full = (rows: Rows) => {
+    const found: Obj[] = [];
+    for (const value of rows.values()) if (isObj(value) && !Object.hasOwn(value, "listing")) found.push(value);
+    return found;
+  };
 
   // Closed sets and the tier rule.
-  const valuesOf = (rows: Map<string, Row>, field: string) => [...rows.values()].flatMap((r) => (isObj(r.value) && r.value[field] !== undefined ? [r.value[field]] : []));
+  const valuesOf = (rows: Rows, field: string) => {
+    const values: Json[] = [];
+    for (const value of rows.values()) if (isObj(value) && value[field] !== undefined) values.push(value[field]);
+    return values;
+  };
   for (const [field, set] of Object.entries(CLOSED_SETS)) {
     const known = new Set([...set.map(valueKey), ...valuesOf(oldRows, field).map(valueKey)]);
     const fresh = new Map(valuesOf(newRows, field).map((v) => [valueKey(v), v]));
     for (const [key, value] of fresh) if (!known.has(key)) add("closed-set.value", `vaults[].${field}`, { new: value });
   }
-  const tierOf = (rows: Map<string, Row>) => new Map(full(rows).map((r) => [jsonText(r["status"]), r]));
+  const tierOf = (rows: Rows) => new Map(full(rows).map((r) => [jsonText(r["status"]), r]));
   const oldTiers = tierOf(oldRows);
   for (const [status, row] of tierOf(newRows)) {
     const old = oldTiers.get(status);
@@ -161,7 +169,11 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   }
 
   // Orders.
-  const slugs = (d: Document) => arrayOf(d["vaults"]).flatMap((r) => (isObj(r) && typeof r["vault_slug"] === "string" ? [r["vault_slug"]] : []));
+  const slugs = (d: Document) => {
+    const found: string[] = [];
+    for (const r of arrayOf(d["vaults"])) if (isObj(r) && typeof r["vault_slug"] === "string") found.push(r["vault_slug"]);
+    return found;
+  };
   if (isSorted(slugs(before)) && !isSorted(slugs(after))) add("order.vaults", "vaults");
   const triples = (d: Document) => arrayOf(d["edges"]).map(edgeOrderKey);
   if (isSorted(triples(before)) && !isSorted(triples(after))) add("order.edges", "edges");
@@ -181,36 +193,42 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   // Vaults. A withheld vault added or removed changes what is withheld: privacy-relevant too.
   const isMinimalRow = (v: Json) => isObj(v) && Object.hasOwn(v, "listing");
   const kindOf = (v: Json) => (isMinimalRow(v) ? "minimal row" : isObj(v) ? "full row" : "not an object");
-  for (const [key, row] of newRows) if (!oldRows.has(key)) add("vault.added", row.where, { new: kindOf(row.value) }, isMinimalRow(row.value));
-  for (const [key, row] of oldRows) if (!newRows.has(key)) add("vault.removed", row.where, { old: kindOf(row.value) }, isMinimalRow(row.value));
-  for (const [key, { where, value: now }] of newRows) {
-    const was = oldRows.get(key)?.value;
+  for (const [key, row] of newRows) if (!oldRows.has(key)) add("vault.added", whereOf(key), { new: kindOf(row) }, isMinimalRow(row));
+  for (const [key, row] of oldRows) if (!newRows.has(key)) add("vault.removed", whereOf(key), { old: kindOf(row) }, isMinimalRow(row));
+  for (const [key, now] of newRows) {
+    const was = oldRows.get(key);
     if (was === undefined) continue;
     if (!isObj(was) || !isObj(now)) {
-      if (!equal(was, now)) add("vault.field", where, { old: was, new: now });
+      if (!equal(was, now)) add("vault.field", whereOf(key), { old: was, new: now });
       continue;
     }
-    const [wasMinimal, isMinimal] = [isMinimalRow(was), isMinimalRow(now)];
+    const wasMinimal = isMinimalRow(was);
+    const isMinimal = isMinimalRow(now);
     if (wasMinimal !== isMinimal) {
       // The fields that turning full publishes, or turning minimal withdraws, by name.
       const moved = isMinimal ? Object.keys(was).filter((k) => !Object.hasOwn(now, k)) : Object.keys(now).filter((k) => !Object.hasOwn(was, k));
       const fields = `${isMinimal ? "withdraws" : "publishes"} ${moved.join(", ")}`;
-      add(isMinimal ? "vault.minimal" : "vault.full", where, { old: wasMinimal ? "minimal" : "full", new: `${isMinimal ? "minimal" : "full"}: ${fields}` }, true);
+      add(isMinimal ? "vault.minimal" : "vault.full", whereOf(key), { old: wasMinimal ? "minimal" : "full", new: `${isMinimal ? "minimal" : "full"}: ${fields}` }, true);
     }
     const tierMoved = was["tier"] !== undefined && now["tier"] !== undefined && !equal(was["tier"], now["tier"]);
-    if (tierMoved) add("vault.tier", `${where}.tier`, { old: was["tier"], new: now["tier"] });
+    if (tierMoved) add("vault.tier", `${whereOf(key)}.tier`, { old: was["tier"], new: now["tier"] });
     for (const field of Object.keys(now)) {
       if (!Object.hasOwn(was, field) || equal(was[field], now[field])) continue;
       if (field === "tier" || (tierMoved && (field === "tier_label" || field === "tier_meaning"))) continue;
       // A vault withheld now: its former values are its former detail, never printed.
-      add("vault.field", `${where}.${field}`, { old: isMinimal ? NOT_PRINTED : was[field], new: now[field] });
+      add("vault.field", `${whereOf(key)}.${field}`, { old: isMinimal ? NOT_PRINTED : was[field], new: now[field] });
     }
   }
 
   // Edges. One touching a vault the new document withholds or no longer lists is former detail of
   // that vault: its ends (identities) are named, its type is not.
-  const shownInFull = new Set(full(newRows).flatMap((r) => (typeof r["vault_slug"] === "string" ? [r["vault_slug"]] : [])));
-  const edgesOf = (d: Document) => new Map(arrayOf(d["edges"]).map((e) => [edgeKey(e), e]));
+  const shownInFull = new Set<string>();
+  for (const r of full(newRows)) if (typeof r["vault_slug"] === "string") shownInFull.add(r["vault_slug"]);
+  const edgesOf = (d: Document) => {
+    const edges = new Map<string, Json>();
+    for (const e of arrayOf(d["edges"])) edges.set(edgeKey(e), e);
+    return edges;
+  };
   const [oldEdges, newEdges] = [edgesOf(before), edgesOf(after)];
   for (const [key, e] of newEdges) if (!oldEdges.has(key)) add("edge.added", "edges", { new: edgeText(e) });
   for (const [key, e] of oldEdges) if (!newEdges.has(key)) add("edge.removed", "edges", { old: edgeText(e, shownInFull) });
@@ -232,22 +250,24 @@ export function diffDocuments(before: Document, after: Document): Change[] {
 /** Envelope keys whose changes other rules report. */
 const STRUCTURAL = new Set(["schema_version", "vaults", "edges", "field_coverage", "vault_count", "edge_count", "about"]);
 
-/** A row, and how a diff names it. */
-interface Row {
-  readonly where: string;
-  readonly value: Json;
+/** The rows of a document by identity (`rowsOf`). */
+type Rows = Map<string, Json>;
+
+/** How a diff names the row of a key of `rowsOf`: `vaults[harbour-ledger]`, or `vaults[#3]`. */
+function whereOf(key: string): string {
+  return key.startsWith("=") ? `vaults[${key.slice(1)}]` : `vaults[${key}]`;
 }
 
 /**
  * The rows by identity: a row's string `vault_slug` the first time it appears, else its position
  * (`vaults[#3]`), so that rows without a usable slug still compare rather than stop the diff.
  */
-function rowsOf(d: Document): Map<string, Row> {
-  const rows = new Map<string, Row>();
+function rowsOf(d: Document): Rows {
+  const rows: Rows = new Map();
   for (const [i, value] of arrayOf(d["vaults"]).entries()) {
     const slug = isObj(value) ? value["vault_slug"] : undefined;
-    if (typeof slug === "string" && !rows.has(`=${slug}`)) rows.set(`=${slug}`, { where: `vaults[${slug}]`, value });
-    else rows.set(`#${i}`, { where: `vaults[#${i}]`, value });
+    if (typeof slug === "string" && !rows.has(`=${slug}`)) rows.set(`=${slug}`, value);
+    else rows.set(`#${i}`, value);
   }
   return rows;
 }
@@ -314,7 +334,9 @@ function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
       }
     } else if (isObj(value)) {
       shape.objects++;
-      for (const [key, member] of Object.entries(value)) {
+      // for...in over a parsed object: its own keys, in order, without an array of pairs per object.
+      for (const key in value) {
+        const member = value[key] as Json;
         let entry = shape.keys.get(key);
         if (entry === undefined) shape.keys.set(key, (entry = { types: new Set(), count: 0 }));
         entry.count++;

@@ -15,6 +15,9 @@ const INDENT_DEPTH = 64;
  * (the caller cuts it): a preview of a huge value costs only its beginning.
  */
 export function jsonText(value: unknown, indent = 0, max = Infinity): string {
+  // A scalar is its own JSON text: a diff asks for hundreds of thousands (each edge's ends and type).
+  if (value === undefined) return "";
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
   const parts: string[] = [];
   let length = 0;
   const push = (text: string) => {

@@ -18,10 +18,10 @@ interface Group {
 
 /** The groups, smallest first. The tests named are in-process: no server, no child process. */
 export const GROUPS: Readonly<Record<string, Group>> = {
-  registry: { mutate: ["registry.ts"], tests: "(registry|golden|properties|privacy-laws)\\.test\\.ts$" },
+  registry: { mutate: ["registry.ts"], tests: "(registry|json-length|golden|properties|privacy-laws)\\.test\\.ts$" },
   http: { mutate: ["http/**/*.ts"], tests: "(http|encoding|contract|golden|lambda)\\.test\\.ts$" },
   feed: { mutate: ["feed/**/*.ts"], tests: "(feed-properties|replay|history|golden)\\.test\\.ts$" },
-  contract: { mutate: ["contract/**/*.ts"], tests: "(source|config|schema|golden|properties|privacy-laws)\\.test\\.ts$" },
+  contract: { mutate: ["contract/**/*.ts"], tests: "(source|json-length|config|schema|golden|properties|privacy-laws)\\.test\\.ts$" },
 };
 
 const HERE = "test/mutation";
