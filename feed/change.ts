@@ -126,13 +126,14 @@ export function diffData(before: RegistryData | null, after: RegistryData): Pick
     })
     .map((row) => row.vault_slug);
   const touching = new Set(removeTouching);
-  const oldEdges = new Set((before?.edges ?? []).map(edgeKey));
-  const newEdges = new Set(after.edges.map(edgeKey));
+  // Each edge's key is made once: 100k edges a side.
+  const [oldKeys, newKeys] = [(before?.edges ?? []).map(edgeKey), after.edges.map(edgeKey)];
+  const [oldEdges, newEdges] = [new Set(oldKeys), new Set(newKeys)];
   return {
     vaults: { upsert, remove },
     edges: {
-      add: after.edges.filter((e) => !oldEdges.has(edgeKey(e))),
-      remove: (before?.edges ?? []).filter((e) => !newEdges.has(edgeKey(e)) && !touching.has(e.source) && !touching.has(e.target)),
+      add: after.edges.filter((_, i) => !oldEdges.has(newKeys[i] as string)),
+      remove: (before?.edges ?? []).filter((e, i) => !newEdges.has(oldKeys[i] as string) && !touching.has(e.source) && !touching.has(e.target)),
       remove_touching: removeTouching,
     },
   };

@@ -163,6 +163,51 @@ test("--previous URL: read from the live base URL; a redirect, an error status, 
   await refused(`http://127.0.0.1:${await freePort()}`, /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\.v1\.json: connection refused \(127\.0\.0\.1 port \d+\)$/m);
 });
 
+test("docs/deploying.md's history lines run as written: the first deploy, then later ones from the live URL and from the folder", async () => {
+  const text = readFileSync("docs/deploying.md", "utf8");
+  const section = text.slice(text.indexOf("**History: the first deploy and every later one.**"), text.indexOf("The build reads the previous versioned document"));
+  const lines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] as string).trim().split("\n"));
+  assert.is(lines.length, 3, section);
+  // As written, but for the source's path, the live URL (served here from the first build's folder) and the output folder.
+  const argsOf = (line: string, out: string, live: string): string[] => {
+    assert.match(line, /^npm run build -- --source registry\.source\.json --base-url https:\/\/registry\.example\.org( |$)/);
+    const args = line.replace(/^npm run build -- /, "").replace("--previous https://registry.example.org", `--previous ${live}`).split(" ").map((a) => (a === "dist" ? out : a === "registry.source.json" ? join(work, "doc-source.json") : a));
+    return args.includes("--out") ? args : [...args, "--out", out];
+  };
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { note?: string | null }[] };
+  writeFileSync(join(work, "doc-source.json"), JSON.stringify(source));
+  const out = join(work, "doc-lines");
+  const server: Server = createServer((req, res) => {
+    const file = join(out, "static", req.url ?? "/");
+    if (!existsSync(file) || !statSync(file).isFile()) res.writeHead(404).end();
+    else res.writeHead(200).end(readFileSync(file));
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const live = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const runLine = (line: string, epochDay: number) =>
+    run("node", ["--import", "tsx", "node/build/build.ts", ...argsOf(line, out, live)], { env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }), timeoutMs: 120_000 });
+  try {
+    const firstDeploy = await runLine(lines[0] as string, 10);
+    assert.is(firstDeploy.code, 0, firstDeploy.stderr);
+    const firstId = feedOf(out).items[0]!.id;
+    // A changed note, from the live URL: one item more, the first build's carried on.
+    source.vaults[0]!.note = "Changed before the second deploy.";
+    writeFileSync(join(work, "doc-source.json"), JSON.stringify(source));
+    const fromUrl = await runLine(lines[1] as string, 11);
+    assert.is(fromUrl.code, 0, fromUrl.stderr);
+    assert.equal(feedOf(out).items.map((i) => i.id).slice(1), [firstId]);
+    // Another change, from the folder the build writes into: one more again.
+    source.vaults[0]!.note = "Changed before the third deploy.";
+    writeFileSync(join(work, "doc-source.json"), JSON.stringify(source));
+    const fromFolder = await runLine(lines[2] as string, 12);
+    assert.is(fromFolder.code, 0, fromFolder.stderr);
+    assert.is(feedOf(out).items.length, 3);
+    assert.is(feedOf(out).items[2]!.id, firstId);
+  } finally {
+    await new Promise((done) => server.close(done));
+  }
+});
+
 test("a vault withheld in a later build: its former detail is in no file of that build and no line it prints", async () => {
   const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { vault_slug: string; note?: string | null; suppressed?: boolean }[] };
   const target = source.vaults.find((v) => v.suppressed !== true && typeof v.note === "string")!;
