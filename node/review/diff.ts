@@ -272,11 +272,17 @@ function rowsOf(d: Document): Rows {
   return rows;
 }
 
+/** One key of a kind: its JSON types (null apart) and how many objects have it. */
+interface KeyEntry {
+  readonly types: Set<string>;
+  count: number;
+}
+
 /** What a kind of object or array holds, over every instance of it in one document. */
 interface Shape {
   objects: number;
   /** Each key in the order it first appears, with its JSON types (null apart) and how many objects have it. */
-  readonly keys: Map<string, { readonly types: Set<string>; count: number }>;
+  readonly keys: Map<string, KeyEntry>;
   /** The JSON types of an array's elements, null apart. */
   readonly elements: Set<string>;
 }
@@ -320,10 +326,15 @@ class Kinds {
 function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
   const shapes = new Map<number, Shape>();
   const [vaults, coverage] = [kinds.child(0, ".vaults"), kinds.child(0, ".field_coverage")];
-  const queue: [Json, number][] = [[d, 0]];
+  // The queue as two arrays (value, kind): no pair per object of 100k rows.
+  const queue: Json[] = [d];
+  const queueKinds: number[] = [0];
+  // Per kind, the keys of the last object walked and their entries: rows of a kind repeat their keys, so most keys cost no lookup.
+  const lastKeys = new Map<number, { keys: string[]; entries: KeyEntry[] }>();
   for (let head = 0; head < queue.length; head++) {
-    const [value, kind] = queue[head] as [Json, number];
-    queue[head] = [null, 0]; // let the walked part go
+    const value = queue[head] as Json;
+    const kind = queueKinds[head] as number;
+    queue[head] = null; // let the walked part go
     let shape = shapes.get(kind);
     if (shape === undefined) shapes.set(kind, (shape = { objects: 0, keys: new Map(), elements: new Set() }));
     if (Array.isArray(value)) {
@@ -332,20 +343,31 @@ function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
         if (typeof element !== "object" || element === null) continue;
         // Rows are two kinds: a minimal row is not a full row with keys removed.
         const segment = kind === vaults && isObj(element) ? (Object.hasOwn(element, "listing") ? "[] (minimal rows)" : "[] (full rows)") : "[]";
-        queue.push([element, kinds.child(kind, segment)]);
+        queue.push(element);
+        queueKinds.push(kinds.child(kind, segment));
       }
     } else if (isObj(value)) {
       shape.objects++;
+      let last = lastKeys.get(kind);
+      if (last === undefined) lastKeys.set(kind, (last = { keys: [], entries: [] }));
+      let position = 0;
       // for...in over a parsed object: its own keys, in order, without an array of pairs per object.
       for (const key in value) {
         const member = value[key] as Json;
-        let entry = shape.keys.get(key);
-        if (entry === undefined) shape.keys.set(key, (entry = { types: new Set(), count: 0 }));
+        let entry = last.keys[position] === key ? last.entries[position] : undefined;
+        if (entry === undefined) {
+          entry = shape.keys.get(key);
+          if (entry === undefined) shape.keys.set(key, (entry = { types: new Set(), count: 0 }));
+          last.keys[position] = key;
+          last.entries[position] = entry;
+        }
+        position++;
         entry.count++;
         if (member !== null) entry.types.add(typeOf(member));
         if (typeof member !== "object" || member === null) continue;
         // field_coverage is a map keyed by field name: its entries are one kind.
-        queue.push([member, kinds.child(kind, kind === coverage ? " entries" : `.${key}`)]);
+        queue.push(member);
+        queueKinds.push(kinds.child(kind, kind === coverage ? " entries" : `.${key}`));
       }
     }
   }
