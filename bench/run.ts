@@ -19,7 +19,7 @@ import { parseProcessArgs } from "../node/cli/args.ts";
 import { bundleArtifacts } from "../node/build/bundle.ts";
 import { diffDocuments, type Document } from "../node/review/diff.ts";
 import { zlibCompress } from "../node/build/compress.ts";
-import { BASE_VALUE_WEIGHT, MAX_DOCUMENT_BYTES, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STRING_LENGTH, VALUE_WEIGHT_BYTES, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
+import { BASE_RECORDS, BASE_VALUE_WEIGHT, MAX_DOCUMENT_BYTES, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STRING_LENGTH, RECORD_BYTES, VALUE_WEIGHT_BYTES, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
 import { classifyChange } from "../node/build/classify.ts";
 import { checkPrevious } from "../node/build/previous.ts";
 import { changesPaths } from "../http/version-policy.ts";
@@ -445,9 +445,12 @@ async function hostileSources(): Promise<void> {
     closeSync(fd);
     return path;
   };
-  // A vault of 3 values in 51 bytes (with its comma): as many as the weight allows, then more.
+  // A vault of 3 values in 51 bytes (with its comma): as many as the record limit allows, then more.
   const vault = (i: number): string => `{"vault_slug":"v${i.toString(36).padStart(6, "0")}","display_name":"V","status":"a"}`;
-  const vaultsAtLimit = Math.floor(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER + 3 - (vault(0).length + 1) / VALUE_WEIGHT_BYTES)) - 1000;
+  const vaultsAtLimit = Math.floor(BASE_RECORDS / (1 - (vault(0).length + 1) / RECORD_BYTES)) - 100;
+  // An edge of 3 values in 44 bytes between one vault and itself, each of another type: the same.
+  const edge = (i: number): string => `{"source":"a","target":"a","type":"${i.toString(36).padStart(6, "0")}"}`;
+  const edgesAtLimit = Math.floor(BASE_RECORDS / (1 - (edge(0).length + 1) / RECORD_BYTES)) - 100;
   const pattern = "sserppus".repeat(128).slice(0, MAX_KEY_LENGTH - 8);
   const controlLabel = "\\u0001".repeat(MAX_STRING_LENGTH);
   const shapes: [string, () => string, boolean][] = [
@@ -456,7 +459,9 @@ async function hostileSources(): Promise<void> {
     ["flat array of small objects", () => write("flat", `${head}${oneVault}"internal":[`, (i) => `{"k":"${String(i).padStart(5 * VALUE_WEIGHT_BYTES - 8, "x")}"}`, "]}"), false],
     ["flat array of empty objects, to the weight limit", () => write("empty", `${head}${oneVault}"internal":[`, () => "{}", "]}", FILL, Math.floor(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) - 100), false],
     ["flat array of empty objects, past the weight limit (refused)", () => write("empty-over", `${head}${oneVault}"internal":[`, () => "{}", "]}", FILL, Math.ceil(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) + 1000), false],
-    ["flat array of small valid vaults, to the weight limit", () => write("vaults", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit), false],
+    ["flat array of small valid vaults, to the record limit", () => write("vaults", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit), false],
+    ["flat array of small valid vaults, past the record limit (refused)", () => write("vaults-records", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit + 1_000), false],
+    ["flat array of small valid edges, to the record limit", () => write("edges", `${head.replace('"edges":[],', "")}${oneVault}"edges":[`, edge, "]}", FILL, edgesAtLimit), false],
     ["flat array of small valid vaults, past the weight limit (refused)", () => write("vaults-over", `${head}"vaults":[`, vault, "]}"), false],
     [`keys of ${MAX_KEY_LENGTH} characters built to pass the near-miss filter`, () => write("keys", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${pattern}${String(i).padStart(8, "0")}":1`, "}]}"), false],
     ["one internal string of 64 MiB", () => write("string", `${head}${oneVault}"internal":"`, () => "x".repeat(1 << 20), '"}'), false],

@@ -35,6 +35,24 @@ export function maxValueWeight(bytes: number): number {
   return BASE_VALUE_WEIGHT + Math.floor(bytes / VALUE_WEIGHT_BYTES);
 }
 
+/**
+ * The vaults and edges a source may declare: BASE_RECORDS plus one per RECORD_BYTES bytes of the
+ * source, counted once it is parsed and before it is validated. Validation keeps a record of each
+ * (about 500 bytes at its peak, the parsed row included): a row of three short fields (57 bytes of
+ * text) would cost ten times its text, which the value weight alone allows. So a source holds the
+ * memory it needs to at most 4x its size + 100 MB: small rows stop at about 42,000; a source
+ * `npm run build` can deploy (about 11,000 vaults) is far inside it, and 100k vaults with eleven
+ * internal keys each (51 MiB) may have 240,000.
+ */
+export const BASE_RECORDS = 32_768;
+/** See BASE_RECORDS. */
+export const RECORD_BYTES = 256;
+
+/** The most vaults and edges (see BASE_RECORDS) a source of `bytes` bytes may declare. */
+export function maxRecords(bytes: number): number {
+  return BASE_RECORDS + Math.floor(bytes / RECORD_BYTES);
+}
+
 /** Any one published string of a source (a name, a note, a label, an edge type), in UTF-16 code units. */
 export const MAX_STRING_LENGTH = 65_536;
 

@@ -71,13 +71,16 @@ test("the CLI on hostile text: accepts exactly the valid sources, else exit 1 wi
   );
 });
 
-test("huge inputs are answered, not hung on: 200k-element arrays, 5 MB strings", async () => {
+test("huge inputs are answered, not hung on: 200k-element arrays (over the record limit), 30k problems, 5 MB strings", async () => {
   const base = { registry_schema_version: "1", generated_at: "2026-11-14T08:30:00Z", source_inventory_sha: "a".repeat(40), edges: [] };
-  const nulls = await cliOn(JSON.stringify({ ...base, vaults: new Array(200_000).fill(null) }));
+  const tooMany = await cliOn(JSON.stringify({ ...base, vaults: new Array(200_000).fill(null) }));
+  assert.is(tooMany.code, 1);
+  assert.match(tooMany.stderr, /^[^\n]*: too many vaults and edges for the file's size: 200000; the limit for [^\n]* is \d+ \(\d+ plus one per \d+ bytes\)\n$/, "one line, before validating");
+  const nulls = await cliOn(JSON.stringify({ ...base, vaults: new Array(30_000).fill(null) }));
   assert.is(nulls.code, 1);
   const lines = nulls.stderr.split("\n").slice(0, -1);
   assert.is(lines.length, 51, "50 problems, then a count of the rest");
-  assert.match(lines[50] as string, /: and 199950 more problems \(the first 50 are shown\)$/);
+  assert.match(lines[50] as string, /: and 29950 more problems \(the first 50 are shown\)$/);
   const atLimit = await cliOn(JSON.stringify({ ...base, vaults: [{ vault_slug: "a", display_name: "x".repeat(MAX_STRING_LENGTH), status: "active" }] }));
   assert.is(atLimit.code, 0, "a name at the string limit is valid");
   const long = await cliOn(JSON.stringify({ ...base, vaults: [{ vault_slug: "a", display_name: "x".repeat(5_000_000), status: "active" }] }));

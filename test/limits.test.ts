@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { LimitError, MAX_DEPLOY_DOCUMENT_BYTES, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_STRING_LENGTH, sizeOf } from "../contract/limits.ts";
+import { BASE_RECORDS, LimitError, MAX_DEPLOY_DOCUMENT_BYTES, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_STRING_LENGTH, maxRecords, RECORD_BYTES, sizeOf } from "../contract/limits.ts";
 import { contextOf } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { buildRegistry, serializeRegistry, validateSource } from "../registry.ts";
@@ -101,6 +101,29 @@ test("a flat array of many small objects in an internal value: refused in one li
   const file = join(work, "flat.json");
   writeFileSync(file, readFileSync("fixtures/registry.json", "utf8").replace(/^\{/, `{"internal":[${"{},".repeat(300_000)}{}],`));
   for (const result of await everyCommand(file)) oneLine(result, /flat\.json: too many values for the file's size: they weigh \d+ \(an object or array 4, any other value 1\); the limit for .* is \d+$/m);
+});
+
+test("vaults and edges past the record limit for the file's size: refused in one line after parsing, before validating; at the limit, valid", async () => {
+  // Small rows, padded by an internal string to a size whose limit is exactly the rows declared.
+  const rows = BASE_RECORDS + 12_000;
+  const bytes = (rows - BASE_RECORDS) * RECORD_BYTES;
+  const head = `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"${"a".repeat(40)}",`;
+  const sourceOf = (vaults: number, edges: number, size: number): string => {
+    const vaultText = Array.from({ length: vaults }, (_, i) => `{"vault_slug":"v${i}","display_name":"V","status":"active"}`).join(",");
+    const edgeText = Array.from({ length: edges }, (_, i) => `{"source":"v0","target":"v1","type":"t${i}"}`).join(",");
+    const text = `${head}"vaults":[${vaultText}],"edges":[${edgeText}],"internal":""}`;
+    return text.replace(/""}$/, `"${"x".repeat(size - text.length)}"}`);
+  };
+  const atLimit = sourceOf(rows - 2, 2, bytes);
+  assert.is(maxRecords(Buffer.byteLength(atLimit)), rows);
+  const file = join(work, "rows.json");
+  writeFileSync(file, atLimit);
+  const [registry] = await everyCommand(file, false);
+  assert.is(registry!.code, 0, registry!.stderr);
+  // One more edge, the file the same size: over by one, refused by every command.
+  writeFileSync(file, sourceOf(rows - 2, 3, bytes));
+  const expected = new RegExp(`rows\\.json: too many vaults and edges for the file's size: ${rows + 1}; the limit for ${sizeOf(bytes).replace(".", "\\.")} is ${rows} \\(${BASE_RECORDS} plus one per ${RECORD_BYTES} bytes\\)$`, "m");
+  for (const result of await everyCommand(file)) oneLine(result, expected);
 });
 
 test("a key over the key limit on a vault: refused naming its place and length, never its name", async () => {

@@ -3,7 +3,7 @@
  * build) loads a registry. Problems come back prefixed with the file's path, one per line.
  */
 import { open, type FileHandle } from "node:fs/promises";
-import { MAX_SOURCE_BYTES, sizeOf } from "../../contract/limits.ts";
+import { BASE_RECORDS, MAX_SOURCE_BYTES, maxRecords, RECORD_BYTES, sizeOf } from "../../contract/limits.ts";
 import { capProblems, summarizeWarnings } from "../../contract/messages.ts";
 import { validateSource, type Source } from "../../contract/source.ts";
 import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts";
@@ -38,7 +38,23 @@ async function readParsed(path: string): Promise<{ value: unknown; scan: TextSca
   const scan = scanSourceText(text, read.bytes);
   if (scan.limit !== undefined) return { error: scan.limit };
   const parsed = parseJson(text);
-  return "error" in parsed ? parsed : { value: parsed.ok, scan };
+  if ("error" in parsed) return parsed;
+  const records = recordsOf(parsed.ok);
+  const allowed = maxRecords(read.bytes);
+  if (records > allowed) {
+    return { error: `too many vaults and edges for the file's size: ${records}; the limit for ${sizeOf(read.bytes)} is ${allowed} (${BASE_RECORDS} plus one per ${RECORD_BYTES} bytes)` };
+  }
+  return { value: parsed.ok, scan };
+}
+
+/** The entries of the source's `vaults` and `edges` arrays, whatever they hold (`contract/limits.ts`, BASE_RECORDS). */
+function recordsOf(value: unknown): number {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return 0;
+  const lengthOf = (key: string): number => {
+    const list: unknown = Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+    return Array.isArray(list) ? list.length : 0;
+  };
+  return lengthOf("vaults") + lengthOf("edges");
 }
 
 /**
