@@ -22,12 +22,16 @@ const MIN_EDIT_LENGTH = 5;
 /** Known keys of this many letters or more (and fewer than MIN_EDIT_LENGTH) are short: one edit warns. */
 const MIN_SHORT_LENGTH = 3;
 
-/** What a key loses when folded: dashes, connectors, spaces, format and every default-ignorable character. */
-const IGNORED_IN_KEYS = /[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]/gu;
+/**
+ * What a key loses when folded: dashes, connectors, spaces, format and every default-ignorable
+ * character, and every control character (C0, DEL, C1: JSON text may hold DEL and C1 raw, and a
+ * terminal shows none of them).
+ */
+const IGNORED_IN_KEYS = /[\p{Pd}\p{Pc}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]/gu;
 
 /**
  * A key as compared: Unicode NFKC, case folded (upper then lower, so `ß` is `ss`), without `_`,
- * `-`, spaces, other dashes and connectors, and every invisible (default-ignorable) character.
+ * `-`, spaces, other dashes and connectors, and every invisible (default-ignorable or control) character.
  *
  * @example
  * foldKey("Is_Suppressed") === "issuppressed"; foldKey("ｓｕｐｐｒｅｓｓｅｄ") === "suppressed";
@@ -38,7 +42,7 @@ export function foldKey(key: string): string {
 }
 
 const SURROGATE = /[\ud800-\udfff]/;
-const IGNORED_CHARACTER = /^[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]$/u;
+const IGNORED_CHARACTER = /^[\p{Pd}\p{Pc}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]$/u;
 
 /**
  * `text` without the characters IGNORED_IN_KEYS names. Two halves of a surrogate pair that only an

@@ -64,6 +64,26 @@ test("data only: a note, a vault added, an edge removed, counts and coverage: al
   assert.ok(note?.where.endsWith(".note") && note.new === "A new note.", JSON.stringify(note));
 });
 
+test("edges are matched by their exact values: no two different edges share an identity", () => {
+  // Strings whose lengths, digits and separators could run together in a key without lengths.
+  const pairs: [Row, Row][] = [
+    [{ source: "a1", target: "2:b", type: "t" }, { source: "a", target: "12:b", type: "t" }],
+    [{ source: "a", target: "b\u0002", type: "t" }, { source: "a", target: "b", type: "\u0002t" }],
+    [{ source: "a", target: "b", type: "1:c" }, { source: "a", target: "b1:c", type: "" }],
+    // A missing end or type is not null: the edge changed, and the diff says which went and which came.
+    [{ source: "a", target: "b", type: null }, { source: "a", target: "b" }],
+    [{ source: null, target: "b", type: "t" }, { target: "b", type: "t" }],
+  ];
+  for (const [was, now] of pairs) {
+    const before = fresh();
+    before.edges.push(was);
+    const after = fresh();
+    after.edges.push(now);
+    const edges = diffDocuments(before, after).filter((c) => c.rule.startsWith("edge."));
+    assert.equal(edges.map((c) => c.rule), ["edge.added", "edge.removed"], `${JSON.stringify(was)} -> ${JSON.stringify(now)}`);
+  }
+});
+
 test("a field added to every full row (and its coverage): additive", () => {
   const changes = diff((d) => {
     for (const row of fullRows(d)) row["website"] = null;
@@ -391,6 +411,14 @@ test("registry diff: bad input is one clear line and exit 2", async () => {
   const help = await runCli(["diff", "--help"], {});
   assert.is(help.code, 0);
   assert.match(Buffer.from(help.stdout).toString(), /--fail-on breaking,dangerous,privacy/);
+});
+
+test("registry diff: a pipe or a device is counted as it is read: over 128 MiB is refused in one line, never read whole", async () => {
+  // /dev/zero reports no size and never ends: read whole, it filled memory up to the engine's string limit and then said only "cannot read it (error)".
+  const result = await runCli(["diff", "/dev/zero", a], {});
+  assert.is(result.code, 2);
+  assert.is(result.stderr, "/dev/zero: the file is over 128 MiB (reading stopped there); the limit is 128 MiB\n");
+  assert.is(result.stdout.length, 0);
 });
 
 // --- total and linear ------------------------------------------------------------------------

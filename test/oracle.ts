@@ -60,7 +60,7 @@ function withinTwoEdits(key: string, known: string): boolean {
 
 /**
  * D1's folding, restated: NFKC, case folded, and no `_`, `-`, spaces, dashes, connectors, format
- * characters or other default-ignorable (invisible) code points; then NFKC again.
+ * characters, control characters or other default-ignorable (invisible) code points; then NFKC again.
  */
 const squash = (k: string): string => {
   let text = Array.from(k.normalize("NFKC"))
@@ -70,7 +70,7 @@ const squash = (k: string): string => {
   // Until nothing changes: halves of a pair that an ignored character kept apart join, and are judged again.
   for (let before = ""; before !== text; ) {
     before = text;
-    text = Array.from(text).filter((c) => !/^[\p{Pd}\p{Pc}\p{Cf}\p{Default_Ignorable_Code_Point}\s]$/u.test(c)).join("");
+    text = Array.from(text).filter((c) => !/^[\p{Pd}\p{Pc}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]$/u.test(c)).join("");
   }
   return text.normalize("NFKC");
 };

@@ -97,6 +97,18 @@ test("missing pieces are reported once each, never as duplicates of one another"
   }
 });
 
+test("`suppressed` with control characters between its letters (DEL and C1 may stand raw in JSON text; a terminal shows nothing) is refused, never published in full", () => {
+  for (const control of ["\u007f", "\u0080", "\u0085", "\u009f", "\u0000", "\u001b"]) {
+    const key = [..."suppressed"].join(control);
+    const vault = { vault_slug: "b", display_name: "B", status: "active", note: "SECRET-NOTE", last_synced: "2026-02-30", [key]: true };
+    const edge = { source: "a", target: "b", type: "SECRET-TYPE" };
+    const found = problems({ ...BASE, vaults: [...BASE.vaults, vault], edges: [edge, edge] });
+    assert.ok(found.some((p) => p.startsWith("vaults[1]: key #6 of 6 (an unknown key; its name is not printed) nearly spells \"suppressed\"")), `${JSON.stringify(key)}: ${found.join("\n")}`);
+    // Withheld for what messages quote: neither its detail nor its edges' types, nor the key.
+    assert.not.ok(found.join("\n").includes("SECRET") || found.join("\n").includes("2026-02-30") || found.join("\n").includes(control), found.join("\n"));
+  }
+});
+
 test("describe: values as JSON, long strings cut to an excerpt, other types by name", () => {
   assert.is(describe("abc"), '"abc"');
   assert.is(describe("x".repeat(60)), `"${"x".repeat(60)}"`);

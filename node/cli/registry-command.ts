@@ -3,17 +3,16 @@
  * Writes the exact bytes /vaults.json would serve to stdout and exits 0; on any problem, writes every problem to stderr,
  * one per line, nothing to stdout, and exits 1.
  */
-import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import { LimitError, MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Env } from "../../contract/config.ts";
 import { contextOf, planAt } from "../../http/version-policy.ts";
 import { VERSIONS } from "../../http/versions.ts";
-import { readFile, stat } from "node:fs/promises";
 import { parseCommand, type CommandSpec } from "./args.ts";
 import { asDocument, diffDocuments, failsOn, worstClass, type Document, type FailOn } from "../review/diff.ts";
 import { jsonReport, markdownReport } from "../review/diff-report.ts";
 import { printable } from "../review/printable.ts";
 import { loadInputs } from "./inputs.ts";
-import { parseJson } from "./source-file.ts";
+import { parseJson, readLimited } from "./source-file.ts";
 
 const COMMAND: CommandSpec = {
   usage: "npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339]",
@@ -120,16 +119,10 @@ export async function runDiff(args: readonly string[]): Promise<CliResult> {
 }
 
 async function readDocument(path: string): Promise<{ ok: Document } | { error: string }> {
-  let text: string;
-  try {
-    // Size first: a file over the limit is never read.
-    const { size } = await stat(path);
-    if (size > MAX_DOCUMENT_BYTES) return { error: `the file is ${sizeOf(size)}; the limit is ${sizeOf(MAX_DOCUMENT_BYTES)}` };
-    text = await readFile(path, "utf8");
-  } catch (error: unknown) {
-    return { error: `cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"})` };
-  }
-  const parsed = parseJson(text);
+  // Counted as it is read: a pipe or a device (`<(...)`, `/dev/stdin`) reports no size, and a regular file over the limit is refused unread.
+  const read = await readLimited(path, MAX_DOCUMENT_BYTES, "it");
+  if ("error" in read) return read;
+  const parsed = parseJson(read.text);
   // Our own words, never the engine's: V8's message quotes the text, which may be a private source.
   if ("error" in parsed) return { error: parsed.error.replace(/^not valid JSON/, "not JSON") };
   return asDocument(parsed.ok);

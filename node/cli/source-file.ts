@@ -60,9 +60,10 @@ function recordsOf(value: unknown): number {
 /**
  * The text of the file at `path` (UTF-8) and its length in bytes, at most `limit` of them, counted
  * as they are read: a pipe, a device or a file that grows is refused as soon as it passes the
- * limit, never read whole. The bytes are dropped once decoded.
+ * limit, never read whole. The bytes are dropped once decoded. `it` names the file in the message
+ * of a failed read (`cannot read the file (ENOENT)`).
  */
-async function readLimited(path: string, limit: number): Promise<{ text: string; bytes: number } | { error: string }> {
+export async function readLimited(path: string, limit: number, it = "the file"): Promise<{ text: string; bytes: number } | { error: string }> {
   let file: FileHandle | undefined;
   try {
     file = await open(path, "r");
@@ -94,7 +95,7 @@ async function readLimited(path: string, limit: number): Promise<{ text: string;
     }
   } catch (error: unknown) {
     const code = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
-    return { error: `cannot read the file (${code})` };
+    return { error: `cannot read ${it} (${code})` };
   } finally {
     await file?.close().catch(() => undefined);
   }

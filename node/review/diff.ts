@@ -449,7 +449,8 @@ function edgeKey(e: Json): string {
   if (!isObj(e)) return `\u0001${jsonText(e)}`;
   const [source, target, type] = [e["source"], e["target"], e["type"]];
   if (typeof source === "string" && typeof target === "string" && typeof type === "string") return `\u0002${source.length}:${source}${target.length}:${target}${type}`;
-  return `${jsonText(source ?? null)}\u0000${jsonText(target ?? null)}\u0000${jsonText(type ?? null)}`;
+  // A missing member is "" (jsonText of undefined), which no JSON text is: not the same edge as one whose member is null.
+  return `${jsonText(source)}\u0000${jsonText(target)}\u0000${jsonText(type)}`;
 }
 
 /** The key edges are sorted by: the strings themselves, as the build compares them. */
