@@ -99,12 +99,12 @@ function validated(source: unknown): Source {
   return result.source;
 }
 
-/** Writes a source file and the spec (body file and 200 headers) a raw server serves for it. */
-async function prepare(name: string, source: unknown): Promise<{ sourcePath: string; specPath: string; bytes: number }> {
+/** Writes a source file and the spec (body file and 200 headers) a raw server serves for it: the document, or the answer at `route`. */
+async function prepare(name: string, source: unknown, route?: string): Promise<{ sourcePath: string; specPath: string; bytes: number }> {
   const sourcePath = join(work, `${name}.source.json`);
   writeFileSync(sourcePath, JSON.stringify(source));
   const build = await prepareBuild(validated(source), CONFIG);
-  const document = build.routes.get(build.meta.canonicalOf)!.identity;
+  const document = build.routes.get(route ?? build.meta.canonicalOf)!.identity;
   const bodyPath = join(work, `${name}.body.json`);
   writeFileSync(bodyPath, document.body);
   const specPath = join(work, `${name}.spec.json`);
@@ -158,6 +158,13 @@ async function conditionalAndEncodings(largeSourcePath: string): Promise<void> {
     const etag = (await fetchRaw(url)).headers["etag"] as string;
     const r = await compare(() => load(url, { "if-none-match": etag }), () => load(url));
     row("304 answers / 200 answers (If-None-Match), fixture, req/s", `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s); p99 ${fmt(r.p99)}x`, ">= 1.0x", r.rps >= 1.0);
+  });
+  // The JSON change feed comes from the same precomputed answers as the document: as near raw node:http writing its bytes.
+  const feedPath = changesPaths(VERSIONS[0] as ContractVersion).json;
+  const feed = await prepare("fixture-feed", JSON.parse(readFileSync("fixtures/registry.json", "utf8")), feedPath);
+  await withServers([ours(sourcePath), rawNode(feed.specPath)], async ([o, raw]) => {
+    const r = await compare(() => load(o!.origin + feedPath), () => load(raw!.origin + feedPath));
+    row(`dist/node/server.mjs / raw node:http, the fixture's JSON change feed (${(feed.bytes / 1024).toFixed(1)} KB), req/s`, `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s); p99 ${fmt(r.p99)}x`, ">= 0.95x", r.rps >= 0.95);
   });
   await withServers([ours(largeSourcePath)], async ([o]) => {
     const url = `${o!.origin}/vaults.json`;
