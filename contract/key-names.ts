@@ -37,8 +37,14 @@ const IGNORED_IN_KEYS = /[\p{Pd}\p{Pc}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Poin
  * foldKey("Is_Suppressed") === "issuppressed"; foldKey("ｓｕｐｐｒｅｓｓｅｄ") === "suppressed";
  */
 export function foldKey(key: string): string {
-  // NFKC again after stripping: a removed joiner (U+034F) may have kept a letter and its mark apart.
-  return stripIgnored(key.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC")).normalize("NFKC");
+  // Folded again after stripping: a removed joiner (U+034F) may have kept a letter and its mark
+  // apart, and a removed character the two halves of a pair that make a capital (U+1D400 is "A").
+  return caseFold(stripIgnored(caseFold(key)));
+}
+
+/** NFKC, then upper and lower case (so `ß` is `ss`), then NFKC again. */
+function caseFold(text: string): string {
+  return text.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC");
 }
 
 const SURROGATE = /[\ud800-\udfff]/;

@@ -60,19 +60,22 @@ function withinTwoEdits(key: string, known: string): boolean {
 
 /**
  * D1's folding, restated: NFKC, case folded, and no `_`, `-`, spaces, dashes, connectors, format
- * characters, control characters or other default-ignorable (invisible) code points; then NFKC again.
+ * characters, control characters or other default-ignorable (invisible) code points; then folded again.
  */
-const squash = (k: string): string => {
-  let text = Array.from(k.normalize("NFKC"))
+const caseFold = (k: string): string =>
+  Array.from(k.normalize("NFKC"))
     .map((c) => c.toUpperCase().toLowerCase())
     .join("")
     .normalize("NFKC");
+const squash = (k: string): string => {
+  let text = caseFold(k);
   // Until nothing changes: halves of a pair that an ignored character kept apart join, and are judged again.
   for (let before = ""; before !== text; ) {
     before = text;
     text = Array.from(text).filter((c) => !/^[\p{Pd}\p{Pc}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]$/u.test(c)).join("");
   }
-  return text.normalize("NFKC");
+  // Folded again: halves that joined may make a capital (U+1D400 is "A").
+  return caseFold(text);
 };
 
 /** True when some run of `folded` reaches "suppress" in two edits (letters inserted come from "suppress"). */

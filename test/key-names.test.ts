@@ -1,0 +1,135 @@
+/**
+ * The near-miss machinery of `contract/key-names.ts` against references written apart from it:
+ * edit distance by search over single edits, "holds nearly" over every run of the text, folding
+ * by its stated invariances, and each judge's verdicts at the edges of its length rules.
+ */
+import fc from "fast-check";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { editDistance, foldKey, holdsNearly, nearMissJudge } from "../contract/key-names.ts";
+import { fcParams } from "./arbitraries.ts";
+
+/** Every string one edit from `s`: insert, delete, replace (letters of `alphabet`), swap neighbours. */
+function oneEdit(s: string, alphabet: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i <= s.length; i++) {
+    for (const c of alphabet) {
+      out.add(s.slice(0, i) + c + s.slice(i));
+      if (i < s.length) out.add(s.slice(0, i) + c + s.slice(i + 1));
+    }
+    if (i < s.length) out.add(s.slice(0, i) + s.slice(i + 1));
+    if (i + 1 < s.length) out.add(s.slice(0, i) + s[i + 1] + s[i] + s.slice(i + 2));
+  }
+  return out;
+}
+
+/**
+ * The fewest edits (insert, delete, replace, swap of neighbours, in any order) from `a` to `b`,
+ * capped at 4: breadth-first from both ends, two edits from `a` and one from `b`. Every edit can be
+ * undone by one, so the two balls meet exactly when the distance is within their radii.
+ */
+function cappedDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  const alphabet = [...new Set(a + b)];
+  const fromA = [new Set([a])];
+  for (let r = 1; r <= 2; r++) fromA.push(new Set([...fromA[r - 1]!].flatMap((s) => [...oneEdit(s, alphabet)])));
+  const fromB = [new Set([b]), oneEdit(b, alphabet)];
+  for (let d = 1; d <= 3; d++) {
+    for (let i = 0; i <= Math.min(d, 2); i++) {
+      const j = d - i;
+      if (j > 1) continue;
+      for (const s of fromA[i]!) if (fromB[j]!.has(s)) return d;
+    }
+  }
+  return 4;
+}
+
+const small = (letters: string, maxLength: number) => fc.string({ unit: fc.constantFrom(...letters), maxLength });
+
+test("law: editDistance is the fewest single edits in any order (unrestricted Damerau-Levenshtein), symmetric", () => {
+  fc.assert(
+    fc.property(small("abc", 6), small("abc", 6), (a, b) => {
+      assert.is(Math.min(editDistance(a, b), 4), cappedDistance(a, b), `${a} / ${b}`);
+      assert.is(editDistance(a, b), editDistance(b, a));
+    }),
+    { ...fcParams, numRuns: fcParams.numRuns * 4 },
+  );
+  // Whole distances past the cap, and an edit inside a transposed pair (unrestricted).
+  assert.is(editDistance("", "abcdef"), 6);
+  assert.is(editDistance("abcdef", "fedcba"), 5);
+  assert.is(editDistance("ca", "abc"), 2);
+  assert.is(editDistance("uasppressed", "suppressed"), 2);
+});
+
+test("law: holdsNearly(text, word) exactly when some run of the text is within two edits of the word", () => {
+  const holdsByRuns = (text: string, word: string): boolean => {
+    for (let i = 0; i <= text.length; i++) for (let j = i; j <= text.length; j++) if (cappedDistance(text.slice(i, j), word) <= 2) return true;
+    return false;
+  };
+  fc.assert(
+    fc.property(small("abc", 9), small("abc", 6), (text, word) => assert.is(holdsNearly(text, word), holdsByRuns(text, word), `${text} / ${word}`)),
+    { ...fcParams, numRuns: fcParams.numRuns * 4 },
+  );
+  assert.ok(holdsNearly("is_supprest_flag", "suppress"));
+  assert.ok(holdsNearly("xxsupresxx", "suppress"));
+  assert.not.ok(holdsNearly("xxsuprxx", "suppress"));
+  assert.not.ok(holdsNearly("", "abc"));
+  assert.ok(holdsNearly("", "ab"), "a word of two letters is two deletions from any run, the empty one too");
+});
+
+/** Characters a key loses when folded, one of each kind, a pair among them (U+E0100). */
+const IGNORED = ["_", "-", " ", "\t", "\u2014", "\u203f", "\u00ad", "\u200b", "\u034f", "\u115f", "\u3164", "\ufe0f", "\u{e0100}", "\u17b4", "\u007f", "\u0085", "\u0001"];
+
+test("law: folding ignores every ignorable character inserted anywhere, even between the halves of a pair, and is idempotent", () => {
+  const key = fc.string({ unit: fc.constantFrom("s", "U", "p", "ß", "ｅ", "\u{1d400}", "\u{1f600}", "é", "e\u0301", "1"), maxLength: 8 });
+  fc.assert(
+    fc.property(key, fc.array(fc.tuple(fc.nat(), fc.constantFrom(...IGNORED)), { maxLength: 4 }), (k, inserts) => {
+      let spread = k;
+      for (const [at, c] of inserts) {
+        const i = at % (spread.length + 1); // a UTF-16 index: may split a surrogate pair
+        spread = spread.slice(0, i) + c + spread.slice(i);
+      }
+      assert.is(foldKey(spread), foldKey(k), JSON.stringify(spread));
+      assert.is(foldKey(foldKey(k)), foldKey(k));
+    }),
+    { ...fcParams, numRuns: fcParams.numRuns * 4 },
+  );
+  assert.is(foldKey("Is_Suppressed"), "issuppressed");
+  assert.is(foldKey("ｓｕｐｐｒｅｓｓｅｄ"), "suppressed");
+  assert.is(foldKey("STRASSE"), foldKey("straße"));
+  assert.is(foldKey("\ud835\u00ad\udc00"), foldKey("\u{1d400}"), "a pair split by a soft hyphen is the letter it makes");
+  assert.is(foldKey("\udb40\u00ad\udd00a"), "a", "a pair split by a soft hyphen that makes an ignorable character is dropped");
+  assert.is(foldKey("\ud835x"), "\ud835x", "a lone half stays");
+  assert.is(foldKey("x\udc00"), "x\udc00", "a lone low half stays");
+  assert.is(foldKey("\udc00\ud835"), "\udc00\ud835", "halves in the wrong order stay apart");
+});
+
+test("a judge: a known key by folding or (five letters and more) within two edits; a suppress spelling; a short key within one edit", () => {
+  const known = ["ab", "abc", "abcd", "vwxyz", "suppressed"];
+  const judge = nearMissJudge(known, { suppress: true, short: true });
+  const plain = nearMissJudge(known);
+  const cases: [string, unknown, unknown][] = [
+    ["A-B", { kind: "known", meant: "ab" }, { kind: "known", meant: "ab" }],
+    ["vwxqz", { kind: "known", meant: "vwxyz" }, { kind: "known", meant: "vwxyz" }],
+    ["vqqyz", { kind: "known", meant: "vwxyz" }, { kind: "known", meant: "vwxyz" }],
+    ["vqqqz", undefined, undefined],
+    ["vwxyzab", { kind: "known", meant: "vwxyz" }, { kind: "known", meant: "vwxyz" }],
+    ["vwxyzabc", undefined, undefined],
+    ["abxd", { kind: "short", meant: "abcd" }, undefined],
+    ["abxy", undefined, undefined],
+    ["abx", { kind: "short", meant: "abc" }, undefined],
+    ["ax", undefined, undefined],
+    ["qqq", undefined, undefined],
+    ["is_supprest", { kind: "suppress" }, undefined],
+    ["supressed", { kind: "known", meant: "suppressed" }, { kind: "known", meant: "suppressed" }],
+  ];
+  for (const [key, withOptions, without] of cases) {
+    assert.equal(judge(key), withOptions, key);
+    assert.equal(judge(key), withOptions, `${key}, remembered`);
+    assert.equal(plain(key), without, `${key}, no options`);
+  }
+  assert.equal(nearMissJudge(known, { short: true })("is_supprest"), undefined, "suppress only where asked");
+  assert.equal(nearMissJudge(known, { suppress: true })("abxd"), undefined, "short only where asked");
+});
+
+test.run();
