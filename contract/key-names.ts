@@ -47,8 +47,10 @@ function caseFold(text: string): string {
   return text.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC");
 }
 
+// Stryker disable next-line Regex: it only picks the fast path below, and the loop gives the same text without surrogates
 const SURROGATE = /[\ud800-\udfff]/;
-const IGNORED_CHARACTER = /^[\p{Pd}\p{Pc}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]$/u;
+/** Whether one code point is one IGNORED_IN_KEYS names. */
+const IGNORED_CHARACTER = new RegExp(IGNORED_IN_KEYS.source, "u");
 
 /**
  * `text` without the characters IGNORED_IN_KEYS names. Two halves of a surrogate pair that only an
@@ -56,6 +58,7 @@ const IGNORED_CHARACTER = /^[\p{Pd}\p{Pc}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_P
  * (U+1BCA0 split by U+00AD is still invisible): in one pass, linear, as if stripped until stable.
  */
 function stripIgnored(text: string): string {
+  // Stryker disable next-line ConditionalExpression: the fast path; the loop gives the same text without surrogates
   if (!SURROGATE.test(text)) return text.replace(IGNORED_IN_KEYS, "");
   const kept: string[] = [];
   for (const unit of text.replace(IGNORED_IN_KEYS, "")) { // by code point: a pair, or a lone half
@@ -92,6 +95,7 @@ export function nearMissJudge(known: readonly string[], options: JudgeOptions = 
   const verdicts = new Map<string, NearMiss | "none">();
   return (key) => {
     const remembered = verdicts.get(key);
+    // Stryker disable next-line ConditionalExpression: the memo saves work only; a verdict computed again is the same
     if (remembered !== undefined) return remembered === "none" ? undefined : remembered;
     const verdict = judge(foldKey(key), folded, options);
     verdicts.set(key, verdict ?? "none");
@@ -101,6 +105,7 @@ export function nearMissJudge(known: readonly string[], options: JudgeOptions = 
 
 function judge(key: string, known: readonly (readonly [string, string])[], options: JudgeOptions): NearMiss | undefined {
   // The distance is computed only where the lengths allow it, so a long key costs nothing here.
+  // Stryker disable next-line ConditionalExpression: a filter before the distance, which decides alone
   const within = (fold: string, edits: number): boolean => Math.abs(key.length - fold.length) <= edits && editDistance(key, fold) <= edits;
   for (const [name, fold] of known) {
     if (key === fold || (fold.length >= MIN_EDIT_LENGTH && within(fold, MAX_EDITS))) return { kind: "known", meant: name };
@@ -108,7 +113,8 @@ function judge(key: string, known: readonly (readonly [string, string])[], optio
   if (options.suppress === true && holdsNearly(key, SUPPRESS)) return { kind: "suppress" };
   if (options.short === true) {
     for (const [name, fold] of known) {
-      if (fold.length >= MIN_SHORT_LENGTH && fold.length < MIN_EDIT_LENGTH && within(fold, 1)) return { kind: "short", meant: name };
+      // A known key of MIN_EDIT_LENGTH letters or more within one edit was judged "known" above.
+      if (fold.length >= MIN_SHORT_LENGTH && within(fold, 1)) return { kind: "short", meant: name };
     }
   }
   return undefined;
@@ -162,14 +168,18 @@ export function editDistance(a: string, b: string): number {
 function prefixDistances(a: string, b: string): number[] {
   const inf = a.length + b.length;
   const width = b.length + 2;
+  // Stryker disable next-line ArrayDeclaration: every cell read is written first; the size only keeps the array packed
   const d = new Array<number>((a.length + 2) * width).fill(0);
+  // Stryker disable next-line ArithmeticOperator: i * width - j numbers the cells one-to-one as well
   const at = (i: number, j: number): number => i * width + j;
   d[at(0, 0)] = inf;
   for (let i = 0; i <= a.length; i++) {
+    // Stryker disable next-line ArithmeticOperator: the last two cells of this column are never read
     d[at(i + 1, 0)] = inf;
     d[at(i + 1, 1)] = i;
   }
   for (let j = 0; j <= b.length; j++) {
+    // Stryker disable next-line ArithmeticOperator: the last two cells of this row are never read
     d[at(0, j + 1)] = inf;
     d[at(1, j + 1)] = j;
   }
