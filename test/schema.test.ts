@@ -10,6 +10,11 @@ const ajv = new Ajv2020.default({ strict: true, allErrors: true, validateFormats
 const validate = ajv.compile(registrySchema("https://registry.example.org"));
 const golden = () => JSON.parse(readFileSync("golden/registry.json", "utf8")) as Record<string, any>;
 
+test("the schema as served at the golden base URL is golden/registry.v1.schema.json, byte for byte", () => {
+  const served = `${JSON.stringify(registrySchema("https://registry.example.org/api/registry.v1.schema.json"), null, 2)}\n`;
+  assert.is(served, readFileSync("golden/registry.v1.schema.json", "utf8"));
+});
+
 test("every golden document validates against the schema", () => {
   for (const c of validCases) {
     const ok = validate(JSON.parse(readFileSync(`golden/${c.golden}`, "utf8")));

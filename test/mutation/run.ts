@@ -29,7 +29,7 @@ export const GROUPS: Readonly<Record<string, Group>> = {
   "contract-keys": { mutate: ["contract/key-names.ts"], tests: ["(key-names|source)\\.test\\.ts$", "(golden|privacy-laws|properties)\\.test\\.ts$"] },
   contract: {
     mutate: ["contract/config.ts", "contract/document.ts", "contract/json-length.ts", "contract/limits.ts", "contract/messages.ts", "contract/schema.ts"],
-    tests: ["(source|json-length|config|schema|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"],
+    tests: ["(stated-limits|source|json-length|config|schema|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"],
   },
   "contract-source": { mutate: ["contract/source.ts"], tests: ["(source|schema|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"] },
   http: { mutate: ["http/answer.ts", "http/app.ts", "http/encoding.ts", "http/lambda.ts", "http/request-path.ts", "http/responses.ts", "http/restore.ts", "http/versions.ts"], tests: ["(http|lambda|golden)\\.test\\.ts$", "(encoding|contract)\\.test\\.ts$"] },

@@ -1,0 +1,62 @@
+/**
+ * The figures every refusal names, in process: sizes as a person reads them, the weight and record
+ * limits at their edges, the problem and warning caps, and the base URL's messages word for word.
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { parseBaseUrl, shownUrl } from "../contract/config.ts";
+import { BASE_RECORDS, BASE_VALUE_WEIGHT, LimitError, MAX_DEPLOY_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES, maxRecords, maxValueWeight, RECORD_BYTES, sizeOf, VALUE_WEIGHT_BYTES } from "../contract/limits.ts";
+import { capProblems, MAX_PROBLEMS, MAX_WARNINGS_PER_KIND, summarizeWarnings } from "../contract/messages.ts";
+
+test("sizeOf: bytes up to 1023, then KiB, MiB and GiB (whole or to one decimal), GiB past that", () => {
+  const cases: [number, string][] = [
+    [0, "0 bytes"], [900, "900 bytes"], [1023, "1023 bytes"], [1024, "1 KiB"], [1536, "1.5 KiB"], [1025, "1.0 KiB"],
+    [8 * 1024 * 1024, "8 MiB"], [MAX_DOCUMENT_BYTES, "128 MiB"], [1.5 * 1024 ** 3, "1.5 GiB"], [2048 * 1024 ** 3, "2048 GiB"],
+  ];
+  for (const [n, text] of cases) assert.is(sizeOf(n), text, String(n));
+  assert.is(MAX_DEPLOY_DOCUMENT_BYTES, 8_388_608);
+});
+
+test("the weight and record limits: a base, plus one per so many whole bytes", () => {
+  assert.is(maxValueWeight(0), BASE_VALUE_WEIGHT);
+  assert.is(maxValueWeight(VALUE_WEIGHT_BYTES - 1), BASE_VALUE_WEIGHT);
+  assert.is(maxValueWeight(5 * VALUE_WEIGHT_BYTES), BASE_VALUE_WEIGHT + 5);
+  assert.is(maxRecords(0), BASE_RECORDS);
+  assert.is(maxRecords(3 * RECORD_BYTES + RECORD_BYTES - 1), BASE_RECORDS + 3);
+  const error = new LimitError("the document is 9 MiB; the limit is 8 MiB");
+  assert.is(error.name, "LimitError");
+  assert.is(error.message, "the document is 9 MiB; the limit is 8 MiB");
+});
+
+test("problems: all up to the cap; past it, the first ones and a line counting the rest, found or only counted", () => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `p${i}`);
+  assert.equal(capProblems(lines(MAX_PROBLEMS)), lines(MAX_PROBLEMS));
+  assert.equal(capProblems(lines(MAX_PROBLEMS + 1)), [...lines(MAX_PROBLEMS), `and 1 more problems (the first ${MAX_PROBLEMS} are shown)`]);
+  assert.equal(capProblems(lines(3), MAX_PROBLEMS), lines(3));
+  assert.equal(capProblems(lines(MAX_PROBLEMS), 70), [...lines(MAX_PROBLEMS), `and 20 more problems (the first ${MAX_PROBLEMS} are shown)`]);
+});
+
+test("warnings: each kind up to its cap, in order, then one line per kind that passed it", () => {
+  const of = (kind: "status-case" | "unknown-true", n: number) => Array.from({ length: n }, (_, i) => ({ kind, line: `${kind} ${i}` }));
+  const atCap = of("status-case", MAX_WARNINGS_PER_KIND);
+  assert.equal(summarizeWarnings(atCap), atCap.map((w) => w.line));
+  const over = [...of("status-case", MAX_WARNINGS_PER_KIND + 2), ...of("unknown-true", 1)];
+  assert.equal(summarizeWarnings(over), [
+    ...over.filter((w, i) => i < MAX_WARNINGS_PER_KIND || w.kind === "unknown-true").map((w) => w.line),
+    `and 2 more places with a status that is "active" or "pending" only up to case or spaces (the first ${MAX_WARNINGS_PER_KIND} are shown)`,
+  ]);
+});
+
+test("a base URL: its origin and path without trailing slashes, or the rule it breaks, never a value that may hold a password", () => {
+  assert.equal(parseBaseUrl("https://Registry.Example.org/reg//"), { ok: "https://registry.example.org/reg" });
+  assert.equal(parseBaseUrl("https://registry.example.org"), { ok: "https://registry.example.org" });
+  assert.equal(parseBaseUrl("https://user:pw@registry.example.org"), { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" });
+  assert.equal(parseBaseUrl("https://user@registry.example.org"), { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" });
+  assert.equal(parseBaseUrl("ftp://registry.example.org"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "ftp://registry.example.org"' });
+  assert.equal(parseBaseUrl("https://registry.example.org/a b"), { error: 'a base URL\'s path may hold only letters, digits and - . _ ~ @ between single slashes (the static export names its folders after it), got "https://registry.example.org/a b"' });
+  assert.equal(parseBaseUrl("https://registry.example.org/_headers/x"), { error: 'a base URL\'s path may not start with _headers (the static export\'s headers file), got "https://registry.example.org/_headers/x"' });
+  assert.is(shownUrl("https://x.org/@me"), "a value with an @, not printed (it may hold a user name or password)");
+  assert.is(shownUrl("https://x.org/"), '"https://x.org/"');
+});
+
+test.run();
