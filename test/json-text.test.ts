@@ -143,4 +143,23 @@ test("law: a source with bytes that are not UTF-8 is refused naming the offset a
   }
 });
 
+test("a source is read past one byte order mark, not two, whether or not its text holds U+FFFD", async () => {
+  const work = mkdtempSync(join(tmpdir(), "registry-bom-"));
+  const file = join(work, "source.json");
+  try {
+    for (const note of ["plain", "\uFFFD"]) {
+      // One mark is tolerated (RFC 8259 §8.1): the file reads on to the validation of its content.
+      writeFileSync(file, `\uFEFF{"note":"${note}"}`);
+      const one = await readSourceFile(file, "source.json");
+      assert.ok("problems" in one && !one.problems.some((p) => p.includes("not valid JSON")), JSON.stringify(one));
+      // A second is a character before the JSON text, as it was before the decoder dropped the first.
+      writeFileSync(file, `\uFEFF\uFEFF{"note":"${note}"}`);
+      const two = await readSourceFile(file, "source.json");
+      assert.equal("problems" in two ? two.problems : two, ['source.json: not valid JSON at line 1, column 1: unexpected "\uFEFF"'], note);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test.run();

@@ -34,8 +34,9 @@ export async function readSourceFile(path: string, name = path): Promise<{ ok: S
 async function readParsed(path: string): Promise<{ value: unknown; scan: TextScan } | { error: string }> {
   const read = await readLimited(path, MAX_SOURCE_BYTES);
   if ("error" in read) return read;
-  // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1).
-  const text = read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
+  // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1):
+  // readLimited has dropped it, and a second one is a character like any other.
+  const { text } = read;
   const scan = scanSourceText(text, read.bytes);
   if (scan.limit !== undefined) return { error: scan.limit };
   const parsed = parseJson(text);
@@ -61,7 +62,8 @@ function recordsOf(value: unknown): number {
 /**
  * The text of the file at `path` (UTF-8) and its length in bytes, at most `limit` of them, counted
  * as they are read: a pipe, a device or a file that grows is refused as soon as it passes the
- * limit, never read whole. The bytes are dropped once decoded. `it` names the file in the message
+ * limit, never read whole. One UTF-8 byte order mark at the start is dropped, on either path.
+ * The bytes are dropped once decoded. `it` names the file in the message
  * of a failed read (`cannot read the file (ENOENT)`).
  */
 export async function readLimited(path: string, limit: number, it = "the file"): Promise<{ text: string; bytes: number } | { error: string }> {
