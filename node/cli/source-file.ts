@@ -60,9 +60,12 @@ function recordsOf(value: unknown): number {
 }
 
 /**
- * The text of the file at `path` (UTF-8) and its length in bytes, at most `limit` of them, counted
- * as they are read: a pipe, a device or a file that grows is refused as soon as it passes the
- * limit, never read whole. One UTF-8 byte order mark at the start is dropped, on either path.
+ * The text of the file at `path` (UTF-8) and its length in bytes, at most `limit` of them. A
+ * regular file is refused unread when its size is over the limit, else read whole by Node and
+ * refused if it grew past the limit meanwhile (only a writer appending as it is read makes it read
+ * more: the price of leaving no buffer behind). A pipe or a device (size 0) is counted as it is
+ * read and refused as soon as it passes the limit, never read whole. One UTF-8 byte order mark at
+ * the start is dropped, on either path.
  * The bytes are dropped once decoded. `it` names the file in the message
  * of a failed read (`cannot read the file (ENOENT)`).
  */
