@@ -23,15 +23,17 @@ const MIN_EDIT_LENGTH = 5;
 const MIN_SHORT_LENGTH = 3;
 
 /**
- * What a key loses when folded: dashes, connectors, spaces, format and every default-ignorable
- * character, and every control character (C0, DEL, C1: JSON text may hold DEL and C1 raw, and a
- * terminal shows none of them).
+ * What a key loses when folded: every punctuation mark (dashes, connectors, dots, slashes), every
+ * combining mark (accents: `śúṕṕŕéśśéd` is each letter and a mark once decomposed), spaces,
+ * format and every default-ignorable character, and every control character (C0, DEL, C1: JSON
+ * text may hold DEL and C1 raw, and a terminal shows none of them). Each would otherwise cost an
+ * edit, and three put a spelling of `suppressed` out of reach.
  */
-const IGNORED_IN_KEYS = /[\p{Pd}\p{Pc}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]/gu;
+const IGNORED_IN_KEYS = /[\p{P}\p{M}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]/gu;
 
 /**
- * A key as compared: Unicode NFKC, case folded (upper then lower, so `ß` is `ss`), without `_`,
- * `-`, spaces, other dashes and connectors, and every invisible (default-ignorable or control) character.
+ * A key as compared: Unicode NFKD, case folded (upper then lower, so `ß` is `ss`), without
+ * punctuation, combining marks, spaces and every invisible (default-ignorable or control) character.
  *
  * @example
  * foldKey("Is_Suppressed") === "issuppressed"; foldKey("ｓｕｐｐｒｅｓｓｅｄ") === "suppressed";
@@ -42,9 +44,9 @@ export function foldKey(key: string): string {
   return caseFold(stripIgnored(caseFold(key)));
 }
 
-/** NFKC, then upper and lower case (so `ß` is `ss`), then NFKC again. */
+/** NFKD (a letter and its marks apart), then upper and lower case (so `ß` is `ss`), then NFKD again. */
 function caseFold(text: string): string {
-  return text.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC");
+  return text.normalize("NFKD").toUpperCase().toLowerCase().normalize("NFKD");
 }
 
 // Stryker disable next-line Regex: it only picks the fast path below, and the loop gives the same text without surrogates

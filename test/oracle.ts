@@ -59,20 +59,21 @@ function withinTwoEdits(key: string, known: string): boolean {
 }
 
 /**
- * D1's folding, restated: NFKC, case folded, and no `_`, `-`, spaces, dashes, connectors, format
- * characters, control characters or other default-ignorable (invisible) code points; then folded again.
+ * D1's folding, restated (and widened to fail closed): NFKD, case folded, and no punctuation,
+ * combining marks, spaces, format characters, control characters or other default-ignorable
+ * (invisible) code points; then folded again.
  */
 const caseFold = (k: string): string =>
-  Array.from(k.normalize("NFKC"))
+  Array.from(k.normalize("NFKD"))
     .map((c) => c.toUpperCase().toLowerCase())
     .join("")
-    .normalize("NFKC");
+    .normalize("NFKD");
 const squash = (k: string): string => {
   let text = caseFold(k);
   // Until nothing changes: halves of a pair that an ignored character kept apart join, and are judged again.
   for (let before = ""; before !== text; ) {
     before = text;
-    text = Array.from(text).filter((c) => !/^[\p{Pd}\p{Pc}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]$/u.test(c)).join("");
+    text = Array.from(text).filter((c) => !/^[\p{P}\p{M}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]$/u.test(c)).join("");
   }
   // Folded again: halves that joined may make a capital (U+1D400 is "A").
   return caseFold(text);

@@ -109,6 +109,16 @@ test("`suppressed` with control characters between its letters (DEL and C1 may s
   }
 });
 
+test("`suppressed` with an accent on every letter, a combining mark after each, or punctuation between them is refused, never published in full", () => {
+  const spellings = ["śúṕṕŕéśśéd", "s\u0338u\u0338p\u0338p\u0338ressed", "su\u0310p\u0310p\u0310ressed", "s.u.p.p.r.e.s.s.e.d", "s/u/p/p/ressed", "«suppressed»", "Sûppréssèd!"];
+  for (const key of spellings) {
+    const vault = { vault_slug: "b", display_name: "B", status: "active", note: "SECRET-NOTE", [key]: true };
+    const found = problems({ ...BASE, vaults: [...BASE.vaults, vault] });
+    assert.ok(found.some((p) => p.startsWith("vaults[1]: key #5 of 5 (an unknown key; its name is not printed) nearly spells \"suppressed\"")), `${JSON.stringify(key)}: ${found.join("\n")}`);
+    assert.not.ok(found.join("\n").includes("SECRET"), found.join("\n"));
+  }
+});
+
 test("describe: values as JSON, long strings cut to an excerpt, other types by name", () => {
   assert.is(describe("abc"), '"abc"');
   assert.is(describe("x".repeat(60)), `"${"x".repeat(60)}"`);
