@@ -3,7 +3,8 @@
  * files, each against only the test files that exercise that group, stopping at the first failing
  * test (uvu --bail), in incremental mode. A whole-tree run needs hours on two cores; a group fits a
  * session, and the incremental file committed beside this script makes a re-run test only the
- * mutants whose code or tests changed. Prints each group's score and every surviving mutant.
+ * mutants whose code changed (after a change to the tests, --force: the command runner cannot see
+ * one). Prints each group's score and every surviving mutant.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -46,7 +47,8 @@ Mutation testing with StrykerJS, one run per group (default: every group, in thi
 ${Object.entries(GROUPS).map(([name, g]) => `  ${name.padEnd(9)} mutates ${g.mutate.join(", ")}; tests ${g.tests.join(", then ")}`).join("\n")}
 
 Each run is incremental: ${HERE}/GROUP.incremental.json holds the last results (commit it), and
-only mutants whose code or tests changed since are tested again. The full report of each run is
+only mutants whose code changed since are tested again: Stryker's command runner cannot see a change
+to the tests, so after one, run the group with --force. The full report of each run is
 reports/mutation/GROUP.json.
 
 Flags:
