@@ -87,4 +87,16 @@ test("a base URL with a user name or password is refused naming the rule; no URL
   assert.is(cli.stderr, `--base-url: ${rule}\n`);
 });
 
+test("a base URL: its origin and path without trailing slashes, or the rule it breaks, never a value that may hold a password", () => {
+  assert.equal(parseBaseUrl("https://Registry.Example.org/reg//"), { ok: "https://registry.example.org/reg" });
+  assert.equal(parseBaseUrl("https://registry.example.org"), { ok: "https://registry.example.org" });
+  assert.equal(parseBaseUrl("https://user:pw@registry.example.org"), { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" });
+  assert.equal(parseBaseUrl("https://user@registry.example.org"), { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" });
+  assert.equal(parseBaseUrl("ftp://registry.example.org"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "ftp://registry.example.org"' });
+  assert.equal(parseBaseUrl("https://registry.example.org/a b"), { error: 'a base URL\'s path may hold only letters, digits and - . _ ~ @ between single slashes (the static export names its folders after it), got "https://registry.example.org/a b"' });
+  assert.equal(parseBaseUrl("https://registry.example.org/_headers/x"), { error: 'a base URL\'s path may not start with _headers (the static export\'s headers file), got "https://registry.example.org/_headers/x"' });
+  assert.is(shownUrl("https://x.org/@me"), "a value with an @, not printed (it may hold a user name or password)");
+  assert.is(shownUrl("https://x.org/"), '"https://x.org/"');
+});
+
 test.run();

@@ -1,10 +1,9 @@
 /**
  * The figures every refusal names, in process: sizes as a person reads them, the weight and record
- * limits at their edges, the problem and warning caps, and the base URL's messages word for word.
+ * limits at their edges, and the problem and warning caps.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { parseBaseUrl, shownUrl } from "../contract/config.ts";
 import { BASE_RECORDS, BASE_VALUE_WEIGHT, LimitError, MAX_DEPLOY_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES, maxRecords, maxValueWeight, RECORD_BYTES, sizeOf, VALUE_WEIGHT_BYTES } from "../contract/limits.ts";
 import { capProblems, MAX_PROBLEMS, MAX_WARNINGS_PER_KIND, summarizeWarnings } from "../contract/messages.ts";
 
@@ -45,18 +44,6 @@ test("warnings: each kind up to its cap, in order, then one line per kind that p
     ...over.filter((w, i) => i < MAX_WARNINGS_PER_KIND || w.kind === "unknown-true").map((w) => w.line),
     `and 2 more places with a status that is "active" or "pending" only up to case or spaces (the first ${MAX_WARNINGS_PER_KIND} are shown)`,
   ]);
-});
-
-test("a base URL: its origin and path without trailing slashes, or the rule it breaks, never a value that may hold a password", () => {
-  assert.equal(parseBaseUrl("https://Registry.Example.org/reg//"), { ok: "https://registry.example.org/reg" });
-  assert.equal(parseBaseUrl("https://registry.example.org"), { ok: "https://registry.example.org" });
-  assert.equal(parseBaseUrl("https://user:pw@registry.example.org"), { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" });
-  assert.equal(parseBaseUrl("https://user@registry.example.org"), { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" });
-  assert.equal(parseBaseUrl("ftp://registry.example.org"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "ftp://registry.example.org"' });
-  assert.equal(parseBaseUrl("https://registry.example.org/a b"), { error: 'a base URL\'s path may hold only letters, digits and - . _ ~ @ between single slashes (the static export names its folders after it), got "https://registry.example.org/a b"' });
-  assert.equal(parseBaseUrl("https://registry.example.org/_headers/x"), { error: 'a base URL\'s path may not start with _headers (the static export\'s headers file), got "https://registry.example.org/_headers/x"' });
-  assert.is(shownUrl("https://x.org/@me"), "a value with an @, not printed (it may hold a user name or password)");
-  assert.is(shownUrl("https://x.org/"), '"https://x.org/"');
 });
 
 test.run();
