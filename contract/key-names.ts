@@ -68,7 +68,9 @@ function stripIgnored(text: string): string {
     const c = unit.charCodeAt(0);
     if (unit.length === 2) {
       if (!IGNORED_CHARACTER.test(unit)) kept.push(unit); // a pair that a removed character kept apart
-    } else if (unit.length === 1 && c >= 0xdc00 && c <= 0xdfff && last !== undefined && last.length === 1 && last.charCodeAt(0) >= 0xd800 && last.charCodeAt(0) <= 0xdbff) {
+    } else if (c >= 0xdc00 && c <= 0xdfff && last !== undefined && last.length === 1 && last.charCodeAt(0) >= 0xd800 && last.charCodeAt(0) <= 0xdbff) {
+      // A lone low half after a lone high half. A looser test would only join pieces that make no
+      // new character, so the same text: of these bounds only the exact ones that exclude a pair decide.
       kept.pop();
       if (!IGNORED_CHARACTER.test(last + unit)) kept.push(last + unit);
     } else {

@@ -94,6 +94,11 @@ test("law: holdsNearly(text, word) exactly when some run of the text is within t
   );
   // Near spellings that only a transposition brings within two edits (found by search against the rule without it).
   for (const text of ["spupess", "spuprees", "spuperss", "suprspess", "ssuppeurss"]) assert.ok(holdsNearly(text, "suppress"), text);
+  // Far spellings that a transposition term with the wrong row or column would bring within two (found by search against such copies).
+  for (const text of ["seuppprsess", "sruprssr", "exsxuperss", "psupspepsx"]) {
+    assert.not.ok(holdsByRuns(text, "suppress"), text);
+    assert.not.ok(holdsNearly(text, "suppress"), text);
+  }
   assert.ok(holdsNearly("is_supprest_flag", "suppress"));
   assert.ok(holdsNearly("xxsupresxx", "suppress"));
   assert.not.ok(holdsNearly("xxsuprxx", "suppress"));
@@ -128,6 +133,30 @@ test("law: folding ignores every ignorable character inserted anywhere, even bet
   assert.is(foldKey("\ud835x"), "\ud835x", "a lone half stays");
   assert.is(foldKey("x\udc00"), "x\udc00", "a lone low half stays");
   assert.is(foldKey("\udc00\ud835"), "\udc00\ud835", "halves in the wrong order stay apart");
+});
+
+test("law: over every string of up to six halves and soft hyphens, folding strips ignorable characters as if until none is left", () => {
+  // The pairs these halves make, and whether each is ignorable: U+E0000, U+E0100 and U+E03FF are
+  // default-ignorable, U+10100 is punctuation; U+10000 is a letter and U+103FF unassigned.
+  const ignorable = new Set(["\u00ad", "\u{e0000}", "\u{e0100}", "\u{e03ff}", "\u{10100}"]);
+  const stripOnce = (text: string): string => [...text].filter((c) => !ignorable.has(c)).join("");
+  const stripUntilStable = (text: string): string => {
+    for (let next = stripOnce(text); next !== text; next = stripOnce(text)) text = next;
+    return text;
+  };
+  const units = ["\ud800", "\udb40", "\udc00", "\udd00", "\udfff", "\u00ad"];
+  let strings = [""];
+  let checked = 0;
+  for (let length = 1; length <= 6; length++) {
+    strings = strings.flatMap((s) => units.map((u) => s + u));
+    for (const s of strings) {
+      const want = stripUntilStable(s);
+      if (foldKey(s) !== want) assert.is(JSON.stringify(foldKey(s)), JSON.stringify(want), JSON.stringify(s));
+      checked++;
+    }
+  }
+  assert.is(checked, 6 + 36 + 216 + 1296 + 7776 + 46656);
+  assert.is(foldKey("\ud800\udb40\udb40\u00ad\udd00\udd00"), "\ud800", "a lone half keeps apart from a half that is not its pair");
 });
 
 test("a judge: a known key by folding or (five letters and more) within two edits; a suppress spelling; a short key within one edit", () => {
