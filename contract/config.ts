@@ -34,7 +34,8 @@ export function resolveConfig(
     if ("error" in parsed) problems.push(`${explicit.baseUrl !== undefined ? "--base-url" : "BASE_URL"}: ${parsed.error}`);
     else baseUrl = parsed.ok;
   }
-  let builtAt = ""; // Stryker disable-line StringLiteral: always assigned unless a problem is reported
+  // Stryker disable next-line StringLiteral: always assigned unless a problem is reported
+  let builtAt = "";
   const epoch = nonEmpty(env["SOURCE_DATE_EPOCH"]);
   if (explicit.builtAt !== undefined) {
     if (isUtcTimestamp(explicit.builtAt)) builtAt = explicit.builtAt;
@@ -55,17 +56,17 @@ export function resolveConfig(
  * password (`user:password@`) is refused naming the rule, and never echoed.
  */
 export function parseBaseUrl(raw: string): { ok: string } | { error: string } {
-  const url = URL.canParse(raw) ? new URL(raw) : undefined;
-  if (url !== undefined && (url.username !== "" || url.password !== "")) {
+  const notHttp = { error: `expected an absolute http or https URL without query, fragment or credentials, got ${shownUrl(raw)}` };
+  if (!URL.canParse(raw)) return notHttp;
+  const url = new URL(raw);
+  if (url.username !== "" || url.password !== "") {
     return { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" };
   }
-  if (url === undefined || !isHttpUrl(raw) || raw.includes("?") || raw.includes("#")) {
-    return { error: `expected an absolute http or https URL without query, fragment or credentials, got ${shownUrl(raw)}` };
-  }
+  if (!isHttpUrl(raw) || raw.includes("?") || raw.includes("#")) return notHttp;
   const path = url.pathname.replace(/\/+$/, "");
   // The static export names its folders after the path, and static hosts decode `%` and read `:`
   // and `*` in `_headers` as placeholders: only characters every host takes as they are.
-  if (path !== "" && !path.split("/").slice(1).every((segment) => BASE_PATH_SEGMENT.test(segment))) {
+  if (!path.split("/").slice(1).every((segment) => BASE_PATH_SEGMENT.test(segment))) {
     return { error: `a base URL's path may hold only letters, digits and - . _ ~ @ between single slashes (the static export names its folders after it), got ${shownUrl(raw)}` };
   }
   if (path.split("/")[1] === "_headers") return { error: `a base URL's path may not start with _headers (the static export's headers file), got ${shownUrl(raw)}` };

@@ -76,12 +76,13 @@ export class LimitError extends Error {
 
 /** `n` bytes as a person reads them: 8 MiB, 1.5 GiB, 900 bytes. */
 export function sizeOf(n: number): string {
-  const units = ["bytes", "KiB", "MiB", "GiB"];
-  let value = n;
+  if (n < 1024) return `${n} bytes`;
+  const units = ["KiB", "MiB", "GiB"];
+  let value = n / 1024;
   let unit = 0;
   while (value >= 1024 && unit < units.length - 1) {
     value /= 1024;
     unit++;
   }
-  return unit === 0 ? `${n} bytes` : `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
 }
