@@ -25,23 +25,35 @@ const MIN_SHORT_LENGTH = 3;
 /**
  * What a key loses when folded: every punctuation mark (dashes, connectors, dots, slashes), every
  * combining mark (accents: `śúṕṕŕéśśéd` is each letter and a mark once decomposed), spaces,
- * format and every default-ignorable character, and every control character (C0, DEL, C1: JSON
- * text may hold DEL and C1 raw, and a terminal shows none of them). Each would otherwise cost an
- * edit, and three put a spelling of `suppressed` out of reach.
+ * format and every default-ignorable character, every control character (C0, DEL, C1: JSON text
+ * may hold DEL and C1 raw, and a terminal shows none of them), and every private-use, unassigned
+ * or noncharacter code point (no font draws them as letters). Each would otherwise cost an edit,
+ * and three put a spelling of `suppressed` out of reach.
  */
-const IGNORED_IN_KEYS = /[\p{P}\p{M}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]/gu;
+const IGNORED_IN_KEYS = /[\p{P}\p{M}\p{Cf}\p{Cc}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\s]/gu;
+/** A surrogate half that is not part of a pair (a `u` regex reads a pair as one code point). */
+const LONE_HALF = /[\ud800-\udfff]/gu;
 
 /**
  * A key as compared: Unicode NFKD, case folded (upper then lower, so `ß` is `ss`), without
- * punctuation, combining marks, spaces and every invisible (default-ignorable or control) character.
+ * punctuation, combining marks, spaces, every invisible (default-ignorable, control, private-use
+ * or unassigned) character and every lone surrogate half, until none of that changes it.
  *
  * @example
  * foldKey("Is_Suppressed") === "issuppressed"; foldKey("ｓｕｐｐｒｅｓｓｅｄ") === "suppressed";
  */
 export function foldKey(key: string): string {
-  // Folded again after stripping: a removed joiner (U+034F) may have kept a letter and its mark
-  // apart, and a removed character the two halves of a pair that make a capital (U+1D400 is "A").
-  return caseFold(stripIgnored(caseFold(key)));
+  // Stripped and folded again until stable: a removed joiner (U+034F) may have kept a letter and
+  // its mark apart, and a removed character the two halves of a pair, whose character then folds
+  // (U+1D400 is "A"; U+1F11F is "(P)", whose parentheses go in the next round). Each round after
+  // the first needs a pair joined in the one before, so the rounds are fewer than the key's halves
+  // (no character of Unicode 17 needs a third).
+  let folded = caseFold(key);
+  for (;;) {
+    const next = caseFold(stripIgnored(folded));
+    if (next === folded) return next.replace(LONE_HALF, "");
+    folded = next;
+  }
 }
 
 /** NFKD (a letter and its marks apart), then upper and lower case (so `ß` is `ss`), then NFKD again. */

@@ -130,19 +130,21 @@ test("law: folding ignores every ignorable character inserted anywhere, even bet
   assert.is(foldKey("\udb40\u00ad\udd00a"), "a", "a pair split by a soft hyphen that makes an ignorable character is dropped");
   assert.is(foldKey("\udb40\udb40\u00ad\udd00\udd00a"), "a", "pairs nested around a soft hyphen, each ignorable once joined, go one after the other");
   assert.is(foldKey("\ud835\udb40\u00ad\udd00\udc00x"), "ax", "an ignorable pair nested in a letter's pair goes, and the letter joins");
-  assert.is(foldKey("\ud835x"), "\ud835x", "a lone half stays");
-  assert.is(foldKey("x\udc00"), "x\udc00", "a lone low half stays");
-  assert.is(foldKey("\udc00\ud835"), "\udc00\ud835", "halves in the wrong order stay apart");
+  assert.is(foldKey("\ud835x"), "x", "a lone half is no letter, and goes");
+  assert.is(foldKey("x\udc00"), "x", "a lone low half goes");
+  assert.is(foldKey("\udc00\ud835"), "", "halves in the wrong order make nothing");
+  assert.is(foldKey("s\ue000u\ue000p\ue000pressed"), "suppressed", "private use goes");
+  assert.is(foldKey("s\uffffu\u0378p\u{10ffff}pressed"), "suppressed", "noncharacters and unassigned code points go");
 });
 
-test("law: over every string of up to six halves and soft hyphens, folding strips ignorable characters as if until none is left", () => {
+test("law: over every string of up to six halves and soft hyphens, folding strips ignorable characters as if until none is left, then lone halves", () => {
   // The pairs these halves make, and whether each is ignorable: U+E0000, U+E0100 and U+E03FF are
-  // default-ignorable, U+10100 is punctuation; U+10000 is a letter and U+103FF unassigned.
-  const ignorable = new Set(["\u00ad", "\u{e0000}", "\u{e0100}", "\u{e03ff}", "\u{10100}"]);
+  // default-ignorable, U+10100 is punctuation, U+103FF unassigned; U+10000 is a letter.
+  const ignorable = new Set(["\u00ad", "\u{e0000}", "\u{e0100}", "\u{e03ff}", "\u{10100}", "\u{103ff}"]);
   const stripOnce = (text: string): string => [...text].filter((c) => !ignorable.has(c)).join("");
   const stripUntilStable = (text: string): string => {
     for (let next = stripOnce(text); next !== text; next = stripOnce(text)) text = next;
-    return text;
+    return [...text].filter((c) => c.length === 2 || c < "\ud800" || c > "\udfff").join("");
   };
   const units = ["\ud800", "\udb40", "\udc00", "\udd00", "\udfff", "\u00ad"];
   let strings = [""];
@@ -156,7 +158,27 @@ test("law: over every string of up to six halves and soft hyphens, folding strip
     }
   }
   assert.is(checked, 6 + 36 + 216 + 1296 + 7776 + 46656);
-  assert.is(foldKey("\ud800\udb40\udb40\u00ad\udd00\udd00"), "\ud800", "a lone half keeps apart from a half that is not its pair");
+  assert.is(foldKey("\ud800\udb40\udb40\u00ad\udd00\udd00"), "", "a lone half keeps apart from a half that is not its pair, and goes");
+});
+
+test("law: every character beyond the first plane that folding changes folds the same with a soft hyphen between its halves", () => {
+  // Such a character is joined only once the hyphen is stripped, and must then be folded and
+  // stripped again: U+1F11F, PARENTHESIZED LATIN CAPITAL LETTER P, is "(p)" and then "p".
+  // Those the fold may change: every character that NFKD, case folding or stripping changes, the
+  // unassigned and private-use ones (all stripped alike) only in the first supplementary plane.
+  const changes = /\p{Changes_When_NFKC_Casefolded}|\p{P}|\p{M}|\p{Cf}/u;
+  const stripped = /\p{Co}|\p{Cn}/u;
+  let checked = 0;
+  for (let cp = 0x10000; cp <= 0x10ffff; cp++) {
+    const c = String.fromCodePoint(cp);
+    if (!changes.test(c) && c.normalize("NFKD") === c && !(cp < 0x20000 && stripped.test(c))) continue;
+    const split = `${c[0]}\u00ad${c[1]}`;
+    if (foldKey(split) !== foldKey(c)) assert.is(foldKey(split), foldKey(c), `U+${cp.toString(16).toUpperCase()}`);
+    checked++;
+  }
+  assert.ok(checked > 30_000, `${checked} checked`);
+  for (const c of ["\u{1d400}", "\u{1f11f}", "\u{10400}", "\u{e0100}", "\u{1d15e}"]) assert.ok(changes.test(c) || c.normalize("NFKD") !== c, c);
+  assert.is(foldKey("su\ud83c\u00ad\udd1f\ud83c\u00ad\udd1f\ud83c\u00ad\udd21essed"), "suppressed");
 });
 
 test("a judge: a known key by folding or (five letters and more) within two edits; a suppress spelling; a short key within one edit", () => {

@@ -109,8 +109,13 @@ test("`suppressed` with control characters between its letters (DEL and C1 may s
   }
 });
 
-test("`suppressed` with an accent on every letter, a combining mark after each, or punctuation between them is refused, never published in full", () => {
-  const spellings = ["śúṕṕŕéśśéd", "s\u0338u\u0338p\u0338p\u0338ressed", "su\u0310p\u0310p\u0310ressed", "s.u.p.p.r.e.s.s.e.d", "s/u/p/p/ressed", "«suppressed»", "Sûppréssèd!"];
+test("`suppressed` with an accent on every letter, a combining mark after each, punctuation, private-use or unassigned characters between them, or letters split around a soft hyphen is refused, never published in full", () => {
+  const spellings = [
+    "śúṕṕŕéśśéd", "s\u0338u\u0338p\u0338p\u0338ressed", "su\u0310p\u0310p\u0310ressed", "s.u.p.p.r.e.s.s.e.d", "s/u/p/p/ressed", "«suppressed»", "Sûppréssèd!",
+    "s\ue000u\ue000p\ue000pressed", "s\uffffu\u0378p\ud800pressed",
+    // U+1F11F and U+1F121, parenthesized P and R, each split by a soft hyphen: "(p)" once joined and folded.
+    "su\ud83c\u00ad\udd1f\ud83c\u00ad\udd1f\ud83c\u00ad\udd21essed",
+  ];
   for (const key of spellings) {
     const vault = { vault_slug: "b", display_name: "B", status: "active", note: "SECRET-NOTE", [key]: true };
     const found = problems({ ...BASE, vaults: [...BASE.vaults, vault] });
