@@ -74,15 +74,22 @@ export class LimitError extends Error {
   }
 }
 
-/** `n` bytes as a person reads them: 8 MiB, 1.5 GiB, 900 bytes. */
+/**
+ * `n` bytes as a person reads them: 900 bytes, 8 MiB, 1.5 GiB. A size that is not a whole number
+ * of its unit but would read as one to a tenth (64 MiB and one byte: "64.0 MiB") is given in bytes,
+ * so that a size just over a limit never reads as the limit.
+ */
 export function sizeOf(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  const units = ["KiB", "MiB", "GiB"];
-  let value = n / 1024;
-  let unit = 0;
+  if (n === 1) return "1 byte";
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = n;
+  let unit = -1;
   while (value >= 1024 && unit < units.length - 1) {
     value /= 1024;
     unit++;
   }
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
+  if (unit < 0 || !Number.isSafeInteger(n)) return `${n} bytes`;
+  if (Number.isInteger(value)) return `${value} ${units[unit]}`;
+  const tenths = value.toFixed(1);
+  return tenths.endsWith(".0") ? `${n} bytes` : `${tenths} ${units[unit]}`;
 }
