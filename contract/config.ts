@@ -67,21 +67,28 @@ export function parseBaseUrl(raw: string): { ok: string } | { error: string } {
   // The static export names its folders after the path, and static hosts decode `%` and read `:`
   // and `*` in `_headers` as placeholders: only characters every host takes as they are.
   if (!path.split("/").slice(1).every((segment) => BASE_PATH_SEGMENT.test(segment))) {
-    return { error: `a base URL's path may hold only letters, digits and - . _ ~ @ between single slashes (the static export names its folders after it), got ${shownUrl(raw)}` };
+    return { error: `a base URL's path may hold only letters, digits and - . _ ~ between single slashes (the static export names its folders after it), got ${shownUrl(raw)}` };
   }
-  if (path.split("/")[1] === "_headers") return { error: `a base URL's path may not start with _headers (the static export's headers file), got ${shownUrl(raw)}` };
+  if (path.startsWith("/_")) return { error: `a base URL's path may not start with _ (static hosts read _headers, _redirects and the like at the root), got ${shownUrl(raw)}` };
   return { ok: `${url.origin}${path}` };
 }
 
-/** One segment of a base URL's path: unreserved characters (RFC 3986) and `@`. */
-const BASE_PATH_SEGMENT = /^[A-Za-z0-9._~@-]+$/;
+/**
+ * One segment of a base URL's path: unreserved characters (RFC 3986). Not `@`: in
+ * `https://deploy:8443/s3cr3t@registry.example` the parser reads a host, a port and a path, where
+ * the operator may have meant a password, and the path is published in every URL.
+ */
+const BASE_PATH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
 
 /**
- * A URL from the operator as a message may show it: quoted, unless it holds an `@` anywhere (it
- * may then be a user name or password, however the rest is spelled), which is never printed.
+ * A URL from the operator as a message may show it: quoted up to its query or fragment (which may
+ * hold a token), and not at all when it holds an `@` anywhere, in any width (it may then be a user
+ * name or password, however the rest is spelled).
  */
 export function shownUrl(raw: string): string {
-  return raw.includes("@") ? "a value with an @, not printed (it may hold a user name or password)" : JSON.stringify(raw);
+  if (raw.normalize("NFKC").includes("@")) return "a value with an @, not printed (it may hold a user name or password)";
+  const end = raw.search(/[?#]/);
+  return end < 0 ? JSON.stringify(raw) : `${JSON.stringify(raw.slice(0, end))} and a query or fragment, not printed`;
 }
 
 /** The latest instant that RFC 3339 can write with a four-digit year. */

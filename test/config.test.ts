@@ -79,7 +79,15 @@ test("a base URL with a user name or password is refused naming the rule; no URL
     assert.ok("error" in parsed, url);
     if ("error" in parsed) assert.not.ok(parsed.error.includes("hunter2"), parsed.error);
   }
-  assert.equal(parseBaseUrl("https://example.org/@team/"), { ok: "https://example.org/@team" }, "an @ in the path is not userinfo");
+  // An @ the parser reads as part of the path, where the operator may have meant a password: refused, never printed.
+  for (const url of ["https://example.org/@team/", "https://deploy:8443/s3cr3t@registry.example", "https://tok/en@host.example/base", "https://user\\pass@host", "https://u:p\uff20host", "https://h/a\ufe6bb"]) {
+    const parsed = parseBaseUrl(url);
+    assert.ok("error" in parsed, url);
+    if ("error" in parsed) assert.ok(parsed.error.endsWith("got a value with an @, not printed (it may hold a user name or password)"), parsed.error);
+  }
+  // A query or fragment may hold a token: refused, and shown only up to it.
+  assert.equal(parseBaseUrl("https://h.example/a?token=SECRET"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "https://h.example/a" and a query or fragment, not printed' });
+  assert.equal(parseBaseUrl("https://h.example/a#SECRET"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "https://h.example/a" and a query or fragment, not printed' });
   assert.is(shownUrl("https://example.org/reg"), '"https://example.org/reg"');
   assert.not.ok(shownUrl("https://u:hunter2@example.org").includes("hunter2"));
   const cli = await runCli(["fixtures/registry.json", "--base-url", "https://admin:hunter2@registry.example.org"], {});
@@ -93,8 +101,12 @@ test("a base URL: its origin and path without trailing slashes, or the rule it b
   assert.equal(parseBaseUrl("https://user:pw@registry.example.org"), { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" });
   assert.equal(parseBaseUrl("https://user@registry.example.org"), { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" });
   assert.equal(parseBaseUrl("ftp://registry.example.org"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "ftp://registry.example.org"' });
-  assert.equal(parseBaseUrl("https://registry.example.org/a b"), { error: 'a base URL\'s path may hold only letters, digits and - . _ ~ @ between single slashes (the static export names its folders after it), got "https://registry.example.org/a b"' });
-  assert.equal(parseBaseUrl("https://registry.example.org/_headers/x"), { error: 'a base URL\'s path may not start with _headers (the static export\'s headers file), got "https://registry.example.org/_headers/x"' });
+  assert.equal(parseBaseUrl("https://registry.example.org/a b"), { error: 'a base URL\'s path may hold only letters, digits and - . _ ~ between single slashes (the static export names its folders after it), got "https://registry.example.org/a b"' });
+  for (const first of ["_headers", "_HEADERS", "_redirects", "_worker.js", "_routes.json", "_x"]) {
+    const url = `https://registry.example.org/${first}/x`;
+    assert.equal(parseBaseUrl(url), { error: `a base URL's path may not start with _ (static hosts read _headers, _redirects and the like at the root), got "${url}"` });
+  }
+  assert.equal(parseBaseUrl("https://registry.example.org/a/_x"), { ok: "https://registry.example.org/a/_x" }, "only the first segment is read at the root");
   assert.is(shownUrl("https://x.org/@me"), "a value with an @, not printed (it may hold a user name or password)");
   assert.is(shownUrl("https://x.org/"), '"https://x.org/"');
 });
