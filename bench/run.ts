@@ -240,7 +240,7 @@ async function alternateTimes(a: () => Promise<number>, b: () => Promise<number>
 /**
  * The build through the CLI, net of start-up: (CLI on n vaults - CLI on an empty source) over
  * the floor (bench/floor.mjs: plain Node parsing the source and pretty-printing its vaults with two
- * added string fields - node -e 0), all four alternated in one run.
+ * added string fields - node -e 0), all four alternated in one run, five rounds, medians.
  */
 async function builds(): Promise<string> {
   const times = new Map<number, number>();
@@ -250,7 +250,7 @@ async function builds(): Promise<string> {
     const { sourcePath } = await prepare(`build-${n}`, generateSource(n));
     const cli = (path: string) => () => timed("node", [...TSX, "node/bin/registry.ts", path, "--built-at", CONFIG.builtAt]);
     const samples = { cli: [] as number[], empty: [] as number[], floor: [] as number[], node: [] as number[] };
-    for (let round = 0; round < (n >= 20_000 ? 3 : 5); round++) {
+    for (let round = 0; round < 5; round++) {
       const order: (keyof typeof samples)[] = round % 2 === 0 ? ["cli", "empty", "floor", "node"] : ["node", "floor", "empty", "cli"];
       for (const which of order) {
         const run = which === "cli" ? cli(sourcePath) : which === "empty" ? cli(empty) : which === "floor" ? () => timed("node", ["bench/floor.mjs", sourcePath]) : () => timed("node", ["-e", "0"]);
