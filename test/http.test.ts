@@ -216,7 +216,8 @@ test("the schema: application/schema+json, cached and CORS like the document, $i
 test("law: with a base URL that has a path, every address answers the same with that path in front; nothing else is added", async () => {
   const segment = fc.stringMatching(/^[a-z0-9_.~-]{1,8}$/).filter((x) => x !== "." && x !== "..");
   await fc.assert(
-    fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 3 }), fc.constantFrom(...tablePaths(VERSIONS), "/api/registry.v2.json", "/"), fc.constantFrom("GET", "HEAD", "POST", "OPTIONS"), fc.boolean(), async (segments, path, method, slash) => {
+    // A first segment starting with _ is refused (static hosts read such names at the root).
+    fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 3 }).map(([first, ...rest]) => [(first as string).startsWith("_") ? `r${first}` : (first as string), ...rest]), fc.constantFrom(...tablePaths(VERSIONS), "/api/registry.v2.json", "/"), fc.constantFrom("GET", "HEAD", "POST", "OPTIONS"), fc.boolean(), async (segments, path, method, slash) => {
       const prefix = `/${segments.join("/")}`;
       const base = await prepareBuild(source.source, { ...GOLDEN_OPTIONS, baseUrl: `https://registry.example.org${prefix}${slash ? "/" : ""}` });
       const answer = answerer(base);

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { describe, isCalendarDate, isUtcTimestamp, validateSource } from "../contract/source.ts";
+import { describe, isCalendarDate, isUtcTimestamp, kindOf, validateSource } from "../contract/source.ts";
 import { fcParams } from "./arbitraries.ts";
 
 const BASE = {
@@ -132,6 +132,129 @@ test("describe: values as JSON, long strings cut to an excerpt, other types by n
   assert.is(describe(false), "false");
   assert.is(describe(undefined), "undefined");
   assert.equal(problems(undefined), ["$: expected an object, got undefined"]);
+});
+
+
+// --- each rule at its edge (what the mutation run found no test stating) ------------------------
+
+const result = (source: unknown) => validateSource(source);
+const vault = (extra: Record<string, unknown>) => ({ vault_slug: "b", display_name: "B", status: "active", ...extra });
+const withVault = (extra: Record<string, unknown>, edges: unknown[] = []) => ({ ...BASE, vaults: [...BASE.vaults, vault(extra)], edges });
+
+test("every key the format knows, at every level, refuses an unknown key that folds to it", () => {
+  const at: Record<string, (key: string) => unknown> = {
+    $: (key) => ({ ...BASE, [key]: 1 }),
+    licence: (key) => ({ ...BASE, licence: { id: "CC-BY-4.0", url: "https://example.org/l", [key]: 1 } }),
+    labels: (key) => ({ ...BASE, labels: { class: null, status: null, [key]: 1 } }),
+    "vaults[1]": (key) => withVault({ [key]: 1 }),
+    "edges[0]": (key) => ({ ...BASE, vaults: [...BASE.vaults, vault({})], edges: [{ source: "a", target: "b", type: "t", [key]: 1 }] }),
+  };
+  const known: Record<string, string[]> = {
+    $: ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"],
+    licence: ["id", "url"],
+    labels: ["class", "status"],
+    "vaults[1]": ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced"],
+    "edges[0]": ["source", "target", "type"],
+  };
+  for (const [place, keys] of Object.entries(known)) {
+    for (const key of keys) {
+      const found = problems((at[place] as (k: string) => unknown)(key.toUpperCase()));
+      assert.ok(found.some((p) => p.startsWith(`${place}: key #`) && p.includes(`nearly spells "${key}"`)), `${place} ${key}: ${found.join("\n")}`);
+    }
+  }
+  const suppressed = problems(withVault({ SUPPRESSED: true }));
+  assert.ok(suppressed.some((p) => p.includes('nearly spells "suppressed"')), suppressed.join("\n"));
+});
+
+test("source_inventory_sha: exactly 40 or 64 lowercase hex characters, nothing before or after", () => {
+  const hex = "9c1e4b7d2f8a6035e1d94c7b0a2f6e83d5b19c47";
+  for (const ok of [hex, hex + "0123456789abcdef0123456789abcdef01234567".slice(0, 24)]) assert.equal(problems({ ...BASE, source_inventory_sha: ok }), [], ok);
+  for (const bad of [`${hex}0`, `0${hex}`, `${hex}x`, `x${hex}`, `${hex} `, hex.slice(1)]) {
+    assert.equal(problems({ ...BASE, source_inventory_sha: bad }), [`source_inventory_sha: expected 40 or 64 lowercase hex characters, got ${JSON.stringify(bad)}`], bad);
+  }
+});
+
+test("problems are kept up to 50 and the rest counted, never dropped", () => {
+  const bad = Array.from({ length: 61 }, (_, i) => ({ vault_slug: `v${i}`, display_name: "", status: "active" }));
+  const checked = result({ ...BASE, vaults: bad });
+  assert.ok(!checked.ok);
+  if (!checked.ok) {
+    assert.is(checked.problems.length, 50);
+    assert.is(checked.omitted, 11);
+    assert.is(checked.problems[49], 'vaults[49].display_name: expected a non-empty string, got ""');
+  }
+});
+
+test("leap years: every fourth, not every hundredth, but every four-hundredth, and year 0", () => {
+  for (const ok of ["2000-02-29", "0000-02-29", "2400-02-29", "2024-02-29"]) assert.ok(isCalendarDate(ok), ok);
+  for (const bad of ["1900-02-29", "2100-02-29", "2023-02-29", "0100-02-29"]) assert.not.ok(isCalendarDate(bad), bad);
+});
+
+test("strings: at most 65,536 characters in every field and label, refused past it naming the length", () => {
+  const at = "x".repeat(65_536);
+  const over = "x".repeat(65_537);
+  const tooLong = "expected at most 65536 characters (this string has 65537)";
+  assert.equal(problems(withVault({ display_name: at, status: at, persona: at, note: at })), []);
+  assert.equal(problems({ ...BASE, labels: { class: { [at]: at }, status: null } }), []);
+  assert.equal(problems(withVault({ display_name: over })), [`vaults[1].display_name: ${tooLong}, got ${describe(over)}`]);
+  assert.equal(problems(withVault({ status: over })), [`vaults[1].status: ${tooLong}, got ${describe(over)}`]);
+  assert.equal(problems(withVault({ persona: over })), [`vaults[1].persona: ${tooLong}, got ${describe(over)}`]);
+  assert.equal(problems({ ...BASE, labels: { class: { ok: "fine", big: over }, status: null } }), [`labels.class: key #2: ${tooLong}`]);
+  assert.equal(problems({ ...BASE, labels: { class: { ok: "fine", [over]: "label" }, status: null } }), ["labels.class: key #2: a raw value of 65537 characters; at most 65536"]);
+});
+
+test("a label table that is not an object is refused naming what it is; a raw value no vault declares is named by position", () => {
+  assert.equal(problems({ ...BASE, labels: { class: "abc", status: null } }), ['labels.class: expected an object of raw value to label, got "abc"']);
+  assert.equal(problems({ ...BASE, labels: { class: 7, status: null } }), ["labels.class: expected an object of raw value to label, got 7"]);
+  assert.equal(problems({ ...BASE, vaults: [...BASE.vaults, null], labels: { class: { secret: "" }, status: null } }), [
+    "labels.class: key #1 (a raw value no vault declares): expected a non-empty string label, got an empty string",
+    "vaults[1]: expected an object, got null",
+  ]);
+});
+
+test("a vault whose suppressed is plainly false is published: messages quote its detail", () => {
+  assert.equal(problems(withVault({ suppressed: false, last_synced: "2026-02-30" })), ['vaults[1].last_synced: expected a YYYY-MM-DD date or null, got "2026-02-30"']);
+  assert.equal(problems(withVault({ suppressed: true, last_synced: "2026-02-30" })), ["vaults[1].last_synced: expected a YYYY-MM-DD date or null, got a string"]);
+  // A near miss of another known key does not withhold; one too long to judge does.
+  const near = problems(withVault({ NOTE: 1, last_synced: "2026-02-30" }));
+  assert.ok(near.includes('vaults[1].last_synced: expected a YYYY-MM-DD date or null, got "2026-02-30"'), near.join("\n"));
+  const long = problems(withVault({ ["k".repeat(1025)]: 1, last_synced: "2026-02-30" }));
+  assert.equal(long, ["vaults[1]: key #4 of 5 (an unknown key; its name is not printed) has 1025 characters; the limit for a key is 1024", "vaults[1].last_synced: expected a YYYY-MM-DD date or null, got a string"]);
+  assert.equal(problems({ ...BASE, ["k".repeat(1024)]: 1 }), [], "a key of 1024 characters is judged, not refused");
+  assert.equal(problems({ ...BASE, ["k".repeat(1025)]: 1 }), ["$: key #6 of 6 (an unknown key; its name is not printed) has 1025 characters; the limit for a key is 1024"]);
+});
+
+test("warnings: a status that is active or pending only up to case or spaces names the tier it gets; an unknown key set to true only on a vault published in full", () => {
+  const warnings = (source: unknown): string[] => {
+    const checked = result(source);
+    return checked.ok ? checked.warnings.map((w) => w.line) : [`refused: ${checked.problems.join("; ")}`];
+  };
+  assert.equal(warnings(withVault({ status: " active" })), ['vaults[1].status: " active" is not "active": its tier is planned, not in_use (tier follows the exact value)']);
+  assert.equal(warnings(withVault({ status: "Pending" })), ['vaults[1].status: "Pending" is not "pending": its tier is planned, not chartered (tier follows the exact value)']);
+  assert.equal(warnings(withVault({ hidden: true })), ['vaults[1]: key #4 of 4 (an unknown key; its name is not printed) is true, but only "suppressed": true withholds a vault: this vault is published in full']);
+  assert.equal(warnings(withVault({ hidden: 1 })), []);
+  assert.equal(warnings(withVault({ hidden: true, suppressed: true })), []);
+  assert.equal(warnings({ ...BASE, vaults: [...BASE.vaults, vault({})], edges: [{ source: "a", target: "b", type: "t", hidden: true }] }), []);
+});
+
+test("edges: an end that is not a string, and a repeated edge between withheld vaults, are named without their values", () => {
+  assert.equal(problems({ ...BASE, edges: [{ source: 42, target: "a", type: "t" }] }), ["edges[0].source: expected a string, got a number"]);
+  assert.equal(problems({ ...BASE, edges: [{ source: "a", target: true, type: "t" }] }), ["edges[0].target: expected a string, got a boolean"]);
+  const edge = { source: "a", target: "b", type: "t" };
+  assert.equal(problems(withVault({ suppressed: true }, [edge, edge])), ["edges[1]: duplicate edge: the same (source, target, type) as edges[0]"]);
+  assert.equal(problems(withVault({}, [edge, edge])), ['edges[1]: duplicate edge: the same (source, target, type) = ["a","b","t"] as edges[0]']);
+});
+
+test("licence url: absolute http or https only", () => {
+  for (const url of ["ftp://example.org/licence", "mailto:legal@example.org", "file:///licence"]) {
+    assert.equal(problems({ ...BASE, licence: { id: "x", url } }), [`licence.url: expected an absolute http or https URL, got ${JSON.stringify(url)}`], url);
+  }
+  assert.equal(problems({ ...BASE, licence: { id: "x", url: "HTTPS://example.org/l" } }), []);
+});
+
+test("kindOf: what a message names of a private value", () => {
+  const cases: [unknown, string][] = [[null, "null"], [[], "an array"], ["", "an empty string"], ["x", "a string"], [{}, "an object"], [undefined, "undefined"], [3, "a number"], [false, "a boolean"]];
+  for (const [value, kind] of cases) assert.is(kindOf(value), kind, kind);
 });
 
 test.run();
