@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { ChangeFeed } from "../feed/feed.ts";
+import { changeFeedSchema } from "../feed/schema.ts";
 import { prepareBuild, type Build } from "../http/prepare.ts";
 import { changesPaths } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
@@ -77,6 +78,30 @@ test("history: the withheld and the removed vault's detail leave every later fee
     if (step.name >= "05") assert.not.ok(out.includes(removed), `${step.name}: the removed vault's note`);
     if (step.name < "04") assert.ok(out.includes(withheld), `${step.name}: published until withheld`);
   });
+});
+
+test("the change feed's schema is the one golden/registry.v1.openapi.json carries; exact, every object of it admits no other key", () => {
+  const golden = JSON.parse(readFileSync("golden/registry.v1.openapi.json", "utf8")) as { components: { schemas: { ChangeFeed: unknown } } };
+  const row = "registry.v1.schema.json#/$defs/row";
+  const edge = "registry.v1.schema.json#/$defs/edge";
+  const { $schema, $id, ...feed } = changeFeedSchema("https://example.org/changes.json", row, edge);
+  assert.is($schema, "https://json-schema.org/draft/2020-12/schema");
+  assert.is($id, "https://example.org/changes.json");
+  assert.equal(feed, golden.components.schemas.ChangeFeed);
+  // Exact: the same schema with additionalProperties false on every object that lists properties.
+  const open: string[] = [];
+  const walk = (node: unknown, path: string): void => {
+    if (typeof node !== "object" || node === null) return;
+    const record = node as Record<string, unknown>;
+    if ("properties" in record && record["additionalProperties"] !== false) open.push(path);
+    for (const [key, value] of Object.entries(record)) walk(value, `${path}/${key}`);
+  };
+  const exact = changeFeedSchema("", row, edge, true);
+  walk(exact, "#");
+  assert.equal(open, []);
+  const strip = (node: unknown): unknown => (typeof node !== "object" || node === null ? node : Array.isArray(node) ? node.map(strip) : Object.fromEntries(Object.entries(node).filter(([k]) => k !== "additionalProperties").map(([k, v]) => [k, strip(v)])));
+  const { $schema: _s, $id: _i, ...exactFeed } = exact;
+  assert.equal(strip(exactFeed), feed);
 });
 
 test.run();
