@@ -514,7 +514,7 @@ function reportUnknownKeys(
       report(at, `${where(i)} looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"`);
     } else if (verdict?.kind === "short") {
       warn("short-near-miss", `${at}: ${where(i)} is one edit from "${verdict.meant}": did you mean "${verdict.meant}"? As it is, it is internal and not published`);
-    } else if (level === "vault" && inFull && obj[key] === true) {
+    } else if (inFull && obj[key] === true) { // inFull is only ever true on a vault published in full
       warn("unknown-true", `${at}: ${where(i)} is true, but only "suppressed": true withholds a vault: this vault is published in full`);
     }
   });

@@ -221,6 +221,7 @@ test("a vault whose suppressed is plainly false is published: messages quote its
   const long = problems(withVault({ ["k".repeat(1025)]: 1, last_synced: "2026-02-30" }));
   assert.equal(long, ["vaults[1]: key #4 of 5 (an unknown key; its name is not printed) has 1025 characters; the limit for a key is 1024", "vaults[1].last_synced: expected a YYYY-MM-DD date or null, got a string"]);
   assert.equal(problems({ ...BASE, ["k".repeat(1024)]: 1 }), [], "a key of 1024 characters is judged, not refused");
+  assert.equal(problems(withVault({ ["k".repeat(1024)]: 1, last_synced: "2026-02-30" })), ['vaults[1].last_synced: expected a YYYY-MM-DD date or null, got "2026-02-30"'], "nor does it withhold");
   assert.equal(problems({ ...BASE, ["k".repeat(1025)]: 1 }), ["$: key #6 of 6 (an unknown key; its name is not printed) has 1025 characters; the limit for a key is 1024"]);
 });
 
@@ -233,6 +234,7 @@ test("warnings: a status that is active or pending only up to case or spaces nam
   assert.equal(warnings(withVault({ status: "Pending" })), ['vaults[1].status: "Pending" is not "pending": its tier is planned, not chartered (tier follows the exact value)']);
   assert.equal(warnings(withVault({ hidden: true })), ['vaults[1]: key #4 of 4 (an unknown key; its name is not printed) is true, but only "suppressed": true withholds a vault: this vault is published in full']);
   assert.equal(warnings(withVault({ hidden: 1 })), []);
+  assert.equal(warnings(withVault({ other: 1, hidden: true })), ['vaults[1]: key #5 of 5 (an unknown key; its name is not printed) is true, but only "suppressed": true withholds a vault: this vault is published in full'], "only the key set to true");
   assert.equal(warnings(withVault({ hidden: true, suppressed: true })), []);
   assert.equal(warnings({ ...BASE, vaults: [...BASE.vaults, vault({})], edges: [{ source: "a", target: "b", type: "t", hidden: true }] }), []);
 });
