@@ -2,7 +2,7 @@
  * Configuration (docs/choices.md): the base URL and `built_at` of a build, from flags or the
  * environment. Web standards only: every entry point (CLI, Node server, handler) resolves the same way.
  */
-import { isHttpUrl, isUtcTimestamp } from "./source.ts";
+import { isUtcTimestamp } from "./source.ts";
 
 /** The base URL used when the configuration names none. */
 export const DEFAULT_BASE_URL = "http://localhost:8787";
@@ -62,7 +62,7 @@ export function parseBaseUrl(raw: string): { ok: string } | { error: string } {
   if (url.username !== "" || url.password !== "") {
     return { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" };
   }
-  if (!isHttpUrl(raw) || raw.includes("?") || raw.includes("#")) return notHttp;
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || raw.includes("?") || raw.includes("#")) return notHttp;
   const path = url.pathname.replace(/\/+$/, "");
   // The static export names its folders after the path, and static hosts decode `%` and read `:`
   // and `*` in `_headers` as placeholders: only characters every host takes as they are.

@@ -81,8 +81,8 @@ function stripIgnored(text: string): string {
     if (unit.length === 2) {
       if (!IGNORED_CHARACTER.test(unit)) kept.push(unit); // a pair that a removed character kept apart
     } else if (c >= 0xdc00 && c <= 0xdfff && last !== undefined && last.length === 1 && last.charCodeAt(0) >= 0xd800 && last.charCodeAt(0) <= 0xdbff) {
-      // A lone low half after a lone high half. A looser test would only join pieces that make no
-      // new character, so the same text: of these bounds only the exact ones that exclude a pair decide.
+      // A lone low half after a lone high half, joined here so that nesting costs no extra round of
+      // foldKey's loop (which would reach the same text): only the bounds that exclude a pair decide.
       kept.pop();
       if (!IGNORED_CHARACTER.test(last + unit)) kept.push(last + unit);
     } else {
