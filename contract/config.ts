@@ -86,9 +86,12 @@ const BASE_PATH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
  * name or password, however the rest is spelled).
  */
 export function shownUrl(raw: string): string {
-  if (raw.normalize("NFKC").includes("@")) return "a value with an @, not printed (it may hold a user name or password)";
-  const end = raw.search(/[?#]/);
-  return end < 0 ? JSON.stringify(raw) : `${JSON.stringify(raw.slice(0, end))} and a query or fragment, not printed`;
+  // Read in compatibility form and with `%40`, `%3F`, `%23` as what they encode: a fullwidth `？` or
+  // an encoded `@` hides a token as well as the ASCII one.
+  const text = raw.normalize("NFKC");
+  if (/@|%40/i.test(text)) return "a value with an @, not printed (it may hold a user name or password)";
+  const end = text.search(/[?#]|%3f|%23/i);
+  return end < 0 ? JSON.stringify(raw) : `${JSON.stringify(text.slice(0, end))} and a query or fragment, not printed`;
 }
 
 /** The latest instant that RFC 3339 can write with a four-digit year. */

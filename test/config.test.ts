@@ -87,6 +87,10 @@ test("a base URL with a user name or password is refused naming the rule; no URL
   }
   // A query or fragment may hold a token: refused, and shown only up to it.
   assert.equal(parseBaseUrl("https://h.example/a?token=SECRET"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "https://h.example/a" and a query or fragment, not printed' });
+  for (const url of ["http://h/p\uff1ftok=SECRET", "http://h/p\uff03SECRET", "http://h/p\ufe56SECRET", "http://h/p\u2047SECRET", "http://h/p%3Ftok=SECRET", "http://h/p%23SECRET", "http://h/p%40SECRET", "http://SECRET%40h/"]) {
+    const parsed = parseBaseUrl(url);
+    assert.ok("error" in parsed && !parsed.error.includes("SECRET"), JSON.stringify(parsed));
+  }
   assert.equal(parseBaseUrl("https://h.example/a#SECRET"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "https://h.example/a" and a query or fragment, not printed' });
   assert.is(shownUrl("https://example.org/reg"), '"https://example.org/reg"');
   assert.not.ok(shownUrl("https://u:hunter2@example.org").includes("hunter2"));
