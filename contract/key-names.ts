@@ -4,6 +4,8 @@
  * when a key's name is in doubt, the source is refused. Web standards only.
  */
 
+import { LOOKALIKES } from "./lookalikes.ts";
+
 /**
  * What an unknown key nearly spells: a known key or a way of saying "suppressed" (both refused),
  * or, on a vault or an edge, a short known key within one edit (`notes`, `types`: a warning).
@@ -23,24 +25,29 @@ const MIN_EDIT_LENGTH = 5;
 const MIN_SHORT_LENGTH = 3;
 
 /**
- * What a key loses when folded: every punctuation mark (dashes, connectors, dots, slashes), every
- * combining mark (accents: `śúṕṕŕéśśéd` is each letter and a mark once decomposed), spaces,
- * format and every default-ignorable character, every control character (C0, DEL, C1: JSON text
- * may hold DEL and C1 raw, and a terminal shows none of them), and every private-use, unassigned
- * or noncharacter code point (no font draws them as letters). Each would otherwise cost an edit,
- * and three put a spelling of `suppressed` out of reach.
+ * What a key loses when folded: everything but letters and digits (punctuation, symbols, spaces,
+ * combining marks: `śúṕṕŕéśśéd` is each letter and a mark once decomposed), and of those every
+ * modifier letter (`ʼ`, `ˈ`: they draw as marks) and every default-ignorable one (Hangul fillers).
+ * Control, format, private-use, unassigned and noncharacter code points go with the rest; a
+ * surrogate half stays, so that two halves an ignored character kept apart can join (see
+ * `stripIgnored`). Each would otherwise cost an edit, and three put a spelling of `suppressed` out
+ * of reach.
  */
-const IGNORED_IN_KEYS = /[\p{P}\p{M}\p{Cf}\p{Cc}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\s]/gu;
+const IGNORED_IN_KEYS = /[^\p{L}\p{N}\p{Cs}]|[\p{Lm}\p{Default_Ignorable_Code_Point}]/gu;
+/** Every character of LOOKALIKES, and the letter each reads as. */
+const LOOKALIKE = new RegExp(`[${Object.values(LOOKALIKES).join("")}]`, "gu");
+const LETTER_OF = new Map(Object.entries(LOOKALIKES).flatMap(([letter, chars]) => [...chars].map((c) => [c, letter] as const)));
 /** A surrogate half that is not part of a pair (a `u` regex reads a pair as one code point). */
 const LONE_HALF = /[\ud800-\udfff]/gu;
 
 /**
- * A key as compared: Unicode NFKD, case folded (upper then lower, so `ß` is `ss`), without
- * punctuation, combining marks, spaces, every invisible (default-ignorable, control, private-use
- * or unassigned) character and every lone surrogate half, until none of that changes it.
+ * A key as compared: Unicode NFKD, case folded (upper then lower, so `ß` is `ss`), each letter of
+ * LOOKALIKES read as the letter it shows, and only letters and digits kept (not modifier letters
+ * nor invisible ones), until none of that changes it; then without any lone surrogate half.
  *
  * @example
  * foldKey("Is_Suppressed") === "issuppressed"; foldKey("ｓｕｐｐｒｅｓｓｅｄ") === "suppressed";
+ * foldKey("ꞩᵾᵽᵽressed") === "suppressed";
  */
 export function foldKey(key: string): string {
   // Stripped and folded again until stable: a removed joiner (U+034F) may have kept a letter and
@@ -50,10 +57,20 @@ export function foldKey(key: string): string {
   // (no character of Unicode 17 needs a third).
   let folded = caseFold(key);
   for (;;) {
-    const next = caseFold(stripIgnored(folded));
+    const next = caseFold(stripIgnored(readLookalikes(folded)));
     if (next === folded) return next.replace(LONE_HALF, "");
     folded = next;
   }
+}
+
+/** `text` with each letter of LOOKALIKES replaced by the letter it shows. */
+function readLookalikes(text: string): string {
+  return text.replace(LOOKALIKE, (c) => LETTER_OF.get(c) as string);
+}
+
+/** Whether a character, once folded, is nothing but what folding strips (U+1BCA0 is; U+1F11F, `(P)`, is not). */
+function foldsAway(character: string): boolean {
+  return readLookalikes(caseFold(character)).replace(IGNORED_IN_KEYS, "") === "";
 }
 
 /** NFKD (a letter and its marks apart), then upper and lower case (so `ß` is `ss`), then NFKD again. */
@@ -63,8 +80,6 @@ function caseFold(text: string): string {
 
 // Stryker disable next-line Regex: it only picks the fast path below, and the loop gives the same text without surrogates
 const SURROGATE = /[\ud800-\udfff]/;
-/** Whether one code point is one IGNORED_IN_KEYS names. */
-const IGNORED_CHARACTER = new RegExp(IGNORED_IN_KEYS.source, "u");
 
 /**
  * `text` without the characters IGNORED_IN_KEYS names. Two halves of a surrogate pair that only an
@@ -79,12 +94,12 @@ function stripIgnored(text: string): string {
     const last = kept[kept.length - 1];
     const c = unit.charCodeAt(0);
     if (unit.length === 2) {
-      if (!IGNORED_CHARACTER.test(unit)) kept.push(unit); // a pair that a removed character kept apart
+      if (!foldsAway(unit)) kept.push(unit); // a pair that a removed character kept apart
     } else if (c >= 0xdc00 && c <= 0xdfff && last !== undefined && last.length === 1 && last.charCodeAt(0) >= 0xd800 && last.charCodeAt(0) <= 0xdbff) {
       // A lone low half after a lone high half, joined here so that nesting costs no extra round of
       // foldKey's loop (which would reach the same text): only the bounds that exclude a pair decide.
       kept.pop();
-      if (!IGNORED_CHARACTER.test(last + unit)) kept.push(last + unit);
+      if (!foldsAway(last + unit)) kept.push(last + unit);
     } else {
       kept.push(unit);
     }

@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { editDistance, foldKey, holdsNearly, nearMissJudge } from "../contract/key-names.ts";
+import { LOOKALIKES } from "../contract/lookalikes.ts";
 import { fcParams } from "./arbitraries.ts";
 
 /** Every string one edit from `s`: insert, delete, replace (letters of `alphabet`), swap neighbours. */
@@ -166,19 +167,52 @@ test("law: every character beyond the first plane that folding changes folds the
   // stripped again: U+1F11F, PARENTHESIZED LATIN CAPITAL LETTER P, is "(p)" and then "p".
   // Those the fold may change: every character that NFKD, case folding or stripping changes, the
   // unassigned and private-use ones (all stripped alike) only in the first supplementary plane.
-  const changes = /\p{Changes_When_NFKC_Casefolded}|\p{P}|\p{M}|\p{Cf}/u;
   const stripped = /\p{Co}|\p{Cn}/u;
   let checked = 0;
   for (let cp = 0x10000; cp <= 0x10ffff; cp++) {
     const c = String.fromCodePoint(cp);
-    if (!changes.test(c) && c.normalize("NFKD") === c && !(cp < 0x20000 && stripped.test(c))) continue;
+    if (foldKey(c) === c || (cp >= 0x20000 && stripped.test(c))) continue;
     const split = `${c[0]}\u00ad${c[1]}`;
     if (foldKey(split) !== foldKey(c)) assert.is(foldKey(split), foldKey(c), `U+${cp.toString(16).toUpperCase()}`);
     checked++;
   }
   assert.ok(checked > 30_000, `${checked} checked`);
-  for (const c of ["\u{1d400}", "\u{1f11f}", "\u{10400}", "\u{e0100}", "\u{1d15e}"]) assert.ok(changes.test(c) || c.normalize("NFKD") !== c, c);
+  for (const c of ["\u{1d400}", "\u{1f11f}", "\u{10400}", "\u{e0100}", "\u{1d15e}", "\u{1d216}", "\u{10783}", "\u{1f600}"]) assert.is.not(foldKey(c), c, c);
+  assert.is(foldKey("\ud834\u00ad\ude16"), "r", "U+1D216, a symbol drawn as R, joined and then read as r");
+  assert.is(foldKey("\ud801\u00ad\udf83"), "æ", "U+10783, a modifier letter, joined and then decomposed before it could be stripped");
   assert.is(foldKey("su\ud83c\u00ad\udd1f\ud83c\u00ad\udd1f\ud83c\u00ad\udd21essed"), "suppressed");
+});
+
+test("a letter drawn with a stroke or a hook, a letter of another script or a symbol that shows as a letter of `suppress`, and a modifier letter or symbol between letters, fold to the letters shown", () => {
+  const shown: [string, string][] = [
+    ["ꞩᵾᵽᵽressed", "suppressed"], // S with oblique stroke, small capital U with stroke, P with stroke: no decomposition
+    ["ʉɍɇȿʂ", "uress"], ["ѕuррrеѕѕеd", "suppressed"], // Cyrillic dze, er, ie
+    ["ʂᴜᴘᴘʀᴇꜱꜱᴇd", "suppressed"], // small capitals and S with hook
+    ["ΡΥΕ", "pue"], ["ꓢꓴꓑꓣꓰ", "supre"], ["∪⍴℮", "upe"], ["ꮪꮜꮲꮢꭼ", "supre"], ["𐊖𑣘𐊕𝈖𐊆", "supre"],
+    ["sup\u02bcpre\ua78fss\u2219ed", "suppressed"], // modifier apostrophe, sinological dot, bullet operator
+    ["s\u2800u$p+p~r^e`s\u02c8s\u0294e\ua78cd", "suppressed"], // Braille blank, symbols, modifier letters, Latin letters drawn as ' and ?
+    ["note", "note"], ["статус", "статус"], ["значение", "значeниe"],
+  ];
+  for (const [key, folded] of shown) assert.is(foldKey(key), folded, key);
+});
+
+test("law: any letter of `suppressed` written as any lookalike of it, in either case, folds to that letter", () => {
+  const word = "suppressed";
+  const lookalikes = Object.entries(LOOKALIKES).filter(([letter]) => letter !== "").flatMap(([letter, chars]) => [...chars].map((c) => [letter, c] as const));
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.nat(word.length - 1), fc.constantFrom(...lookalikes), fc.boolean()), { maxLength: word.length }), (swaps) => {
+      const letters = [...word];
+      for (const [at, [letter, c], upper] of swaps) {
+        const i = letters.findIndex((l, k) => k >= at && l === letter);
+        if (i >= 0) letters[i] = upper ? c.toUpperCase() : c;
+      }
+      assert.is(foldKey(letters.join("")), word, letters.join(""));
+    }),
+    fcParams,
+  );
+  for (const [letter, c] of lookalikes) assert.is(foldKey(c), letter, `U+${c.codePointAt(0)?.toString(16)}`);
+  for (const c of LOOKALIKES[""]) assert.is(foldKey(`a${c}b`), "ab", `U+${c.codePointAt(0)?.toString(16)}`);
+  assert.ok(lookalikes.length > 100, `${lookalikes.length} lookalikes`);
 });
 
 test("a judge: a known key by folding or (five letters and more) within two edits; a suppress spelling; a short key within one edit", () => {

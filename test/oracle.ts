@@ -3,6 +3,7 @@
  * each other: `validateSource(x).ok` must equal `isValidSource(x)` for every input.
  */
 import { MAX_KEY_LENGTH } from "../contract/limits.ts";
+import { LOOKALIKES } from "../contract/lookalikes.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -59,24 +60,25 @@ function withinTwoEdits(key: string, known: string): boolean {
 }
 
 /**
- * D1's folding, restated (and widened to fail closed): NFKD, case folded, and no punctuation,
- * combining marks, spaces, format characters, control characters or other default-ignorable
- * (invisible) code points; then folded again.
+ * D1's folding, restated (and widened to fail closed): NFKD, case folded, each lookalike of a letter
+ * of "suppress" read as that letter, and only letters and digits kept, not modifier letters nor
+ * default-ignorable (invisible) ones; again until nothing changes; then no lone surrogate half.
  */
 const caseFold = (k: string): string =>
   Array.from(k.normalize("NFKD"))
     .map((c) => c.toUpperCase().toLowerCase())
     .join("")
     .normalize("NFKD");
+const readAs = new Map(Object.entries(LOOKALIKES).flatMap(([letter, chars]) => Array.from(chars, (c) => [c, letter] as const)));
+const kept = (c: string): boolean => /^[\p{L}\p{N}\p{Cs}]$/u.test(c) && !/^[\p{Lm}\p{Default_Ignorable_Code_Point}]$/u.test(c);
 const squash = (k: string): string => {
   let text = caseFold(k);
-  // Until nothing changes: halves of a pair that an ignored character kept apart join, and are judged again.
+  // Until nothing changes: halves of a pair that an ignored character kept apart join, and are folded and judged again.
   for (let before = ""; before !== text; ) {
     before = text;
-    text = Array.from(text).filter((c) => !/^[\p{P}\p{M}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\s]$/u.test(c)).join("");
+    text = caseFold(Array.from(text, (c) => readAs.get(c) ?? c).filter(kept).join(""));
   }
-  // Folded again: halves that joined may make a capital (U+1D400 is "A").
-  return caseFold(text);
+  return Array.from(text).filter((c) => !/^\p{Cs}$/u.test(c)).join("");
 };
 
 /** True when some run of `folded` reaches "suppress" in two edits (letters inserted come from "suppress"). */

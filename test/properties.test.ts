@@ -12,6 +12,7 @@ import { fcParams, nearValidSource, permutationOf, SECRET, status, validSource }
 import { holdsSuppress, isValidSource } from "./oracle.ts";
 import { hasRowKeys } from "../contract/document.ts";
 import { holdsNearly } from "../contract/key-names.ts";
+import { LOOKALIKES } from "../contract/lookalikes.ts";
 import { summarizeWarnings } from "../contract/messages.ts";
 
 const OPTIONS = contextOf(VERSIONS[0]!, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" });
@@ -295,20 +296,26 @@ const editedSuppress = fc
     return key;
   });
 
-/** A key built from "suppress": two edits, affixes, separators, any case, Unicode compatibility forms. */
+/** A key built from "suppress": two edits, affixes, separators and symbols, any case, Unicode compatibility forms, lookalike letters. */
 const suppressSpelling = fc
   .record({
     core: editedSuppress,
     prefix: fc.constantFrom("", "is", "is_", "not-", "Do ", "x", "vault_", "__"),
     suffix: fc.constantFrom("", "ed", "_flag", "-ed", "ion", " on", "Ed", "_until", "ed2"),
-    marks: fc.array(fc.tuple(fc.nat(), fc.constantFrom("_", "-", " ", "\u200b", "\u2010", "\uff3f")), { maxLength: 2 }),
+    marks: fc.array(fc.tuple(fc.nat(), fc.constantFrom("_", "-", " ", "\u200b", "\u2010", "\uff3f", "$", "\u2219", "\u02bc", "\u2800", ...LOOKALIKES[""])), { maxLength: 2 }),
     cases: fc.array(fc.boolean(), { minLength: 32, maxLength: 32 }),
     fullwidth: fc.array(fc.boolean(), { minLength: 32, maxLength: 32 }),
+    looks: fc.array(fc.option(fc.nat(), { freq: 2 }), { minLength: 32, maxLength: 32 }),
   })
-  .map(({ core, prefix, suffix, marks, cases, fullwidth }) => {
+  .map(({ core, prefix, suffix, marks, cases, fullwidth, looks }) => {
     let key = prefix + core + suffix;
     for (const [at, mark] of marks) key = key.slice(0, at % (key.length + 1)) + mark + key.slice(at % (key.length + 1));
+    const lookalike = (c: string, pick: number | null): string => {
+      const chars = [...(LOOKALIKES[c as keyof typeof LOOKALIKES] ?? "")];
+      return pick === null || chars.length === 0 ? c : (chars[pick % chars.length] as string);
+    };
     return [...key]
+      .map((c, i) => lookalike(c, looks[i % 32] ?? null))
       .map((c, i) => (cases[i % 32] ? c.toUpperCase() : c))
       .map((c, i) => (fullwidth[i % 32] && c >= "!" && c <= "~" ? String.fromCharCode(c.charCodeAt(0) + 0xfee0) : c))
       .join("");

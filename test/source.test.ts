@@ -109,12 +109,16 @@ test("`suppressed` with control characters between its letters (DEL and C1 may s
   }
 });
 
-test("`suppressed` with an accent on every letter, a combining mark after each, punctuation, private-use or unassigned characters between them, or letters split around a soft hyphen is refused, never published in full", () => {
+test("`suppressed` with an accent on every letter, a combining mark after each, punctuation, symbols, modifier letters, private-use or unassigned characters between them, letters split around a soft hyphen, or letters that only look like its own is refused, never published in full", () => {
   const spellings = [
     "śúṕṕŕéśśéd", "s\u0338u\u0338p\u0338p\u0338ressed", "su\u0310p\u0310p\u0310ressed", "s.u.p.p.r.e.s.s.e.d", "s/u/p/p/ressed", "«suppressed»", "Sûppréssèd!",
     "s\ue000u\ue000p\ue000pressed", "s\uffffu\u0378p\ud800pressed",
     // U+1F11F and U+1F121, parenthesized P and R, each split by a soft hyphen: "(p)" once joined and folded.
     "su\ud83c\u00ad\udd1f\ud83c\u00ad\udd1f\ud83c\u00ad\udd21essed",
+    // Letters with a stroke or a hook (no decomposition), Cyrillic and Cherokee lookalikes, small capitals.
+    "ꞩᵾᵽᵽressed", "ѕuррrеѕѕеd", "ꮪꮜꮲꮲꮢꭼꮪꮪꭼd", "ʂᴜᴘᴘʀᴇꜱꜱᴇᴅ",
+    // A modifier apostrophe, a Latin letter drawn as a dot, a bullet operator, a Braille blank.
+    "sup\u02bcpre\ua78fss\u2219e\u2800d",
   ];
   for (const key of spellings) {
     const vault = { vault_slug: "b", display_name: "B", status: "active", note: "SECRET-NOTE", [key]: true };

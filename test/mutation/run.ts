@@ -27,7 +27,7 @@ interface Group {
  */
 export const GROUPS: Readonly<Record<string, Group>> = {
   registry: { mutate: ["registry.ts"], tests: ["(registry|json-length|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"] },
-  "contract-keys": { mutate: ["contract/key-names.ts"], tests: ["(key-names|source)\\.test\\.ts$", "(golden|privacy-laws|properties)\\.test\\.ts$"] },
+  "contract-keys": { mutate: ["contract/key-names.ts", "contract/lookalikes.ts"], tests: ["(key-names|source)\\.test\\.ts$", "(golden|privacy-laws|properties)\\.test\\.ts$"] },
   contract: {
     mutate: ["contract/config.ts", "contract/document.ts", "contract/json-length.ts", "contract/limits.ts", "contract/messages.ts", "contract/schema.ts"],
     tests: ["(stated-limits|source|json-length|config|schema|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"],

@@ -1,0 +1,24 @@
+/**
+ * Letters that read as a letter of `suppress` (or as punctuation) but that Unicode does not
+ * decompose to it, so that NFKD and case folding alone leave them apart: `ꞩᵾᵽᵽressed` with a
+ * stroke on three letters, `ѕuррrеѕѕеd` with six Cyrillic letters. Key folding reads each as the letter it shows
+ * (see `key-names.ts`), so that a withholding spelled with them is refused like any other.
+ *
+ * Each string holds the case-folded forms (small letters) of every character that
+ * - Unicode 17's character names call a Latin letter `S`, `U`, `P`, `R` or `E` with something added
+ *   (`LATIN SMALL LETTER S WITH OBLIQUE STROKE`, `LATIN LETTER SMALL CAPITAL R`), or
+ * - Unicode's confusables (UTS #39, confusables.txt of Unicode 10) show as one of those letters
+ *   (Cyrillic `р`, Greek `υ`, Armenian `ս`, Cherokee, Lisu, `∪`), or, under "", as punctuation only
+ *   (a Latin letter drawn as `!`, `?`, `'`, `·` or a dash),
+ * and that the folding would not already read so. Only these five letters need the table: a
+ * misspelling of any other key leaves it internal, which publishes nothing; a misspelling of
+ * `suppress` must never publish a vault in full.
+ */
+export const LOOKALIKES: Readonly<Record<"s" | "u" | "p" | "r" | "e" | "", string>> = {
+  s: "ƽȿʂѕտᵴᶊꓢꜱꞩꟊꟍꮥꮪ𐊖𐑈𑣁𖼺𝼞𝼩",
+  u: "ʉʋυսሀᑌᑗᑘᑧᴜᵾᶙ∪⋃ꓴꞟꞹꭎꭒꮜ𐓶𑣘𖽂",
+  p: "ƥρрᑭᑶᑷᒆᴘᵱᵽᶈ⍴ⲣꓑꝑꝓꝕꮲ𐊕",
+  r: "ɍɼɽɾʀгґғᖇᴦᵲᵳᶉⲅꓣꞧꭆꭇꭈꭉꭱꮁꮢ𐓜𖼵𝈖𝼖𝼨",
+  e: "ɇεеҽҿᴇᶒ℮⋿ⱸⴹꓰꬲꬴꭼ𐊆𑣆𑣎",
+  "": "ǃɂʔꝸꞌꞏꟷ",
+};
