@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { editDistance, foldKey, holdsNearly, nearMissJudge } from "../contract/key-names.ts";
+import { editDistance, foldKey, holdsNearly, nearMissJudge, stripIgnored } from "../contract/key-names.ts";
 import { LOOKALIKES } from "../contract/lookalikes.ts";
 import { fcParams } from "./arbitraries.ts";
 
@@ -160,6 +160,30 @@ test("law: over every string of up to six halves and soft hyphens, folding strip
   }
   assert.is(checked, 6 + 36 + 216 + 1296 + 7776 + 46656);
   assert.is(foldKey("\ud800\udb40\udb40\u00ad\udd00\udd00"), "", "a lone half keeps apart from a half that is not its pair, and goes");
+});
+
+test("law: over every string of up to five halves (the ends of both ranges among them) and soft hyphens, one pass of stripIgnored is stripping until stable, lone halves kept", () => {
+  // The pairs: U+10000 is a letter; U+10100 punctuation; U+103FF unassigned; U+E0000, U+E0100 and
+  // U+E03FF default-ignorable; U+10FC00, U+10FD00 private use and U+10FFFF a noncharacter.
+  const kept = new Set(["\u{10000}"]);
+  const stripOnce = (text: string): string => [...text].filter((c) => kept.has(c) || (c.length === 1 && c >= "\ud800" && c <= "\udfff")).join("");
+  const stripUntilStable = (text: string): string => {
+    for (let next = stripOnce(text); next !== text; next = stripOnce(text)) text = next;
+    return text;
+  };
+  const units = ["\ud800", "\udb40", "\udbff", "\udc00", "\udd00", "\udfff", "\u00ad"];
+  let strings = [""];
+  let checked = 0;
+  for (let length = 1; length <= 5; length++) {
+    strings = strings.flatMap((s) => units.map((u) => s + u));
+    for (const s of strings) {
+      const want = stripUntilStable(s);
+      if (stripIgnored(s) !== want) assert.is(JSON.stringify(stripIgnored(s)), JSON.stringify(want), JSON.stringify(s));
+      checked++;
+    }
+  }
+  assert.is(checked, 7 + 49 + 343 + 2401 + 16807);
+  assert.is(stripIgnored("a\u00adb"), "ab", "no halves: the same");
 });
 
 test("law: every character beyond the first plane that folding changes folds the same with a soft hyphen between its halves", () => {
