@@ -82,14 +82,21 @@ const BASE_PATH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
 
 /**
  * A URL from the operator as a message may show it: quoted up to its query or fragment (which may
- * hold a token), and not at all when it holds an `@` anywhere, in any width (it may then be a user
- * name or password, however the rest is spelled).
+ * hold a token), and not at all when it holds an `@` anywhere, in any width, or a `:` in its host
+ * part that no port's digits follow (either may be a user name and password, however the rest is
+ * spelled: `http://deploy:s3cr3t/x` lacks only the `@host`).
  */
 export function shownUrl(raw: string): string {
   // Read in compatibility form and with `%40`, `%3F`, `%23` as what they encode: a fullwidth `？` or
   // an encoded `@` hides a token as well as the ASCII one.
   const text = raw.normalize("NFKC");
   if (/@|%40/i.test(text)) return "a value with an @, not printed (it may hold a user name or password)";
+  // The host part: after the scheme and its slashes (`\` is one to the URL parser), or from the
+  // start when no slash follows a scheme (`host:port`), up to the path, query or fragment, without
+  // an IPv6 literal's brackets and colons.
+  const start = /^[a-z][a-z0-9+.-]*:[/\\]+/i.exec(text)?.[0].length ?? 0;
+  const host = (text.slice(start).split(/[/\\?#]/, 1)[0] as string).replace(/\[[^\]]*\]/g, "");
+  if (/:(?!\d*$)/.test(host)) return "a value with a : in its host part that is not before a port, not printed (it may hold a user name and password)";
   const end = text.search(/[?#]|%3f|%23/i);
   return end < 0 ? JSON.stringify(raw) : `${JSON.stringify(text.slice(0, end))} and a query or fragment, not printed`;
 }

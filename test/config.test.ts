@@ -115,4 +115,17 @@ test("a base URL: its origin and path without trailing slashes, or the rule it b
   assert.is(shownUrl("https://x.org/"), '"https://x.org/"');
 });
 
+test("a base URL whose host part holds a : that no port's digits follow (a user name and password without the @host) is refused and never printed; a port, an IPv6 literal and host:port are", () => {
+  const hidden = "a value with a : in its host part that is not before a port, not printed (it may hold a user name and password)";
+  for (const url of ["http://deploy:s3cr3t/x", "https://deploy:s3cr3t", "deploy:s3cr3t", "http://h:80:s3cr3t/", "http://[::1]:s3cr3t/", "https://deploy\uff1as3cr3t/x", "http:\\\\deploy:s3cr3t"]) {
+    const parsed = parseBaseUrl(url);
+    assert.ok("error" in parsed && parsed.error.endsWith(hidden), `${url}: ${JSON.stringify(parsed)}`);
+  }
+  assert.is(shownUrl("localhost:8787"), '"localhost:8787"');
+  assert.is(shownUrl("http://[::1]:8787/a b"), '"http://[::1]:8787/a b"');
+  assert.is(shownUrl("ftp://h:21/x:y"), '"ftp://h:21/x:y"', "a : in the path is not the host's");
+  assert.is(shownUrl("http://h:/x"), '"http://h:/x"', "an empty port");
+  assert.equal(parseBaseUrl("ftp://registry.example.org:21"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "ftp://registry.example.org:21"' });
+});
+
 test.run();
