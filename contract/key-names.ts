@@ -110,6 +110,20 @@ export function stripIgnored(text: string): string {
   return kept.join("");
 }
 
+/** Printable ASCII, space to tilde. */
+const PLAIN = /^[\x20-\x7e]*$/;
+
+/**
+ * Whether a key's name reads plainly: printable ASCII once accents are taken off (NFD without its
+ * combining marks: `geprüft` does, `größe` and `非公開` do not). A name that does not may say
+ * "suppressed" in letters no table lists (another script or language, symbols drawn as letters,
+ * controls that reorder what a reader sees), so a vault key so named and set to `true` is refused
+ * rather than guessed at.
+ */
+export function readsPlainly(key: string): boolean {
+  return PLAIN.test(key) || PLAIN.test(key.normalize("NFD").replace(/\p{M}/gu, ""));
+}
+
 /** Which further verdicts a level's judge gives besides "known". */
 export interface JudgeOptions {
   /** Refuse a key whose folded form holds `suppress` within two edits (a vault's keys). */

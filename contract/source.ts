@@ -5,7 +5,7 @@
  * normalized `Source` that holds nothing else, so an internal key can never reach the build.
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
-import { nearMissJudge, type NearMiss } from "./key-names.ts";
+import { nearMissJudge, readsPlainly, type NearMiss } from "./key-names.ts";
 import { MAX_KEY_LENGTH, MAX_STRING_LENGTH } from "./limits.ts";
 import { MAX_PROBLEMS } from "./messages.ts";
 
@@ -101,7 +101,8 @@ type JsonObject = { readonly [key: string]: unknown };
  * anyway (a full row's fields, any row's identity, the envelope); elsewhere only its type is named.
  * Unknown keys are internal, so their names are never printed: they are named by position. A vault
  * counts as withheld, for what messages quote, when any key of it means to withhold: `suppressed`
- * not plainly `false`, a key that nearly spells it, or a key repeated in the text (`options`).
+ * not plainly `false`, a key that nearly spells it, a key set to `true` whose name does not read
+ * plainly, or a key repeated in the text (`options`).
  *
  * @example
  * const result = validateSource(JSON.parse(text));
@@ -472,8 +473,9 @@ function nearMissJudges(): Record<Level, (key: string) => NearMiss | undefined> 
  * Refuses every unknown key of `obj` that nearly spells a key the format knows there, or, on a
  * vault, a way of saying "suppressed" (see `key-names.ts`), and every key over MAX_KEY_LENGTH; on
  * a vault or an edge, warns of a key one edit from a short known key (`notes`), which stays
- * internal; on a vault published in full, warns of an unknown key set to `true`, because only
- * `suppressed` withholds a vault. Unknown keys are internal: they are named by their position in
+ * internal; on a vault, refuses an unknown key set to `true` whose name does not read plainly
+ * (`readsPlainly`: it may say "suppressed" in a way no check reads), and on a vault published in
+ * full warns of any other unknown key set to `true`, because only `suppressed` withholds a vault. Unknown keys are internal: they are named by their position in
  * the object, never by name. A key that means (or, too long to judge, may mean) to withhold is
  * told to `published`.
  */
@@ -494,8 +496,10 @@ function reportUnknownKeys(
   for (const key in obj) {
     if (known.has(key)) continue;
     const verdict = key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key);
-    if (verdict !== undefined || (level === "vault" && obj[key] === true)) toSay = true;
+    const trueOnVault = level === "vault" && obj[key] === true;
+    if (verdict !== undefined || trueOnVault) toSay = true;
     if (verdict === "too long" || verdict?.kind === "suppress" || (verdict?.kind === "known" && verdict.meant === "suppressed")) withholding = true;
+    if (trueOnVault && !readsPlainly(key)) withholding = true;
   }
   // Stryker disable next-line BooleanLiteral: only a vault's keys are told, and a vault always passes published
   const inFull = published?.(withholding) ?? false;
@@ -512,6 +516,8 @@ function reportUnknownKeys(
       report(at, `${where(i)} nearly spells "${verdict.meant}": did you mean "${verdict.meant}"? Rename it, or give the internal key a name that is not a near miss`);
     } else if (verdict?.kind === "suppress") {
       report(at, `${where(i)} looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"`);
+    } else if (level === "vault" && obj[key] === true && !readsPlainly(key)) {
+      report(at, `${where(i)} is true, and its name holds characters other than ASCII letters, digits and punctuation (another script, a symbol, an invisible or direction control), so the build cannot tell whether it means "suppressed": only "suppressed": true withholds a vault; rename the key in ASCII, or remove it`);
     } else if (verdict?.kind === "short") {
       warn("short-near-miss", `${at}: ${where(i)} is one edit from "${verdict.meant}": did you mean "${verdict.meant}"? As it is, it is internal and not published`);
     } else if (inFull && obj[key] === true) { // inFull is only ever true on a vault published in full

@@ -134,6 +134,8 @@ export function isValidSource(x: unknown): boolean {
   for (const v of vaults as unknown[]) {
     if (!isObj(v) || !has(v, "vault_slug") || !has(v, "display_name") || !has(v, "status")) return false;
     if (!noNearMiss(v, ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"], true)) return false;
+    // A key set to true whose name is not printable ASCII once accents are off may say "suppressed" unreadably.
+    if (Object.entries(v).some(([k, value]) => value === true && k !== "suppressed" && /[^ -~]/.test(k.normalize("NFD").replace(/\p{M}/gu, "")))) return false;
     const s = v["vault_slug"];
     if (!str(s) || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) || slugs.includes(s)) return false;
     slugs.push(s);

@@ -128,6 +128,42 @@ test("`suppressed` with an accent on every letter, a combining mark after each, 
   }
 });
 
+test("a vault key set to true whose name is not printable ASCII once accents are off is refused, nothing of the vault quoted; with a readable name, only warned", () => {
+  // Spellings no fold or table reads: enclosed and regional-indicator letters, a right-to-left
+  // override that shows "suppressed", Runic and Gothic letters, letters another language writes.
+  const unreadable = [
+    "\u{1F182}\u{1F184}\u{1F17F}\u{1F17F}\u{1F181}\u{1F174}\u{1F182}\u{1F182}\u{1F174}\u{1F173}", "\u{1F1F8}\u{1F1FA}\u{1F1F5}\u{1F1F5}\u{1F1F7}\u{1F1EA}\u{1F1F8}\u{1F1F8}\u{1F1EA}\u{1F1E9}",
+    "\u202Edesserppus", "\u2067desserppus\u2069", "ᛋᚢᚹᚹᚱᛖᛋᛋᛖᛞ", "\u{10343}\u{1033F}\u{10340}\u{10340}\u{10342}\u{10334}\u{10343}\u{10343}\u{10334}\u{10333}",
+    "非公開", "größe", "is\u200bhidden", "\u00A7uppre\u00A7\u00A7ed", "s\u0660u\u0660p\u0660p\u0660ressed",
+  ];
+  for (const key of unreadable) {
+    const vault = { vault_slug: "b", display_name: "B", status: "active", note: 424242, last_synced: "SECRET-SYNC", [key]: true };
+    const found = problems({ ...BASE, vaults: [...BASE.vaults, vault] });
+    assert.ok(found.some((p) => p.startsWith("vaults[1]: key #6 of 6 (an unknown key; its name is not printed) is true, and its name holds characters other than ASCII")), `${JSON.stringify(key)}: ${found.join("\n")}`);
+    assert.not.ok(found.join("\n").includes("424242") || found.join("\n").includes("SECRET"), found.join("\n"));
+    const unsaid = problems({ ...BASE, vaults: [...BASE.vaults, { ...vault, [key]: "yes", note: "n", last_synced: null }] });
+    assert.equal(unsaid, [], `${JSON.stringify(key)} set to "yes": not refused`);
+  }
+  // Readable once accents are off, or plain ASCII: a warning that only "suppressed" withholds.
+  for (const key of ["geprüft", "Révisé", "hidden", "5uppr3553d"]) {
+    const result = validateSource({ ...BASE, vaults: [...BASE.vaults, { vault_slug: "b", display_name: "B", status: "active", [key]: true }] });
+    assert.ok(result.ok, key);
+    if (result.ok) assert.ok(result.warnings.some((w) => w.line.includes('is true, but only "suppressed": true withholds a vault')), key);
+  }
+});
+
+test("law: a vault key set to true is refused exactly when its name holds a character outside printable ASCII once accents are off", () => {
+  const name = fc.oneof(fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 8 }), fc.string({ unit: "binary", minLength: 1, maxLength: 8 }), fc.string({ unit: "grapheme", minLength: 1, maxLength: 4 }));
+  fc.assert(
+    fc.property(name.filter((k) => !["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"].includes(k)), (key) => {
+      const found = problems({ ...BASE, vaults: [...BASE.vaults, { vault_slug: "b", display_name: "B", status: "active", [key]: true }] });
+      const refused = found.some((p) => p.includes("is true, and its name holds characters other than ASCII"));
+      assert.is(refused, /[^ -~]/.test(key.normalize("NFD").replace(/\p{M}/gu, "")), JSON.stringify(key));
+    }),
+    fcParams,
+  );
+});
+
 test("describe: values as JSON, long strings cut to an excerpt, other types by name", () => {
   assert.is(describe("abc"), '"abc"');
   assert.is(describe("x".repeat(60)), `"${"x".repeat(60)}"`);
