@@ -13,7 +13,13 @@ import { LOOKALIKES } from "./lookalikes.ts";
 export type NearMiss =
   | { readonly kind: "known"; readonly meant: string }
   | { readonly kind: "suppress" }
-  | { readonly kind: "short"; readonly meant: string };
+  | { readonly kind: "short"; readonly meant: string }
+  | { readonly kind: "unjudged" };
+
+/** What is left of MAX_UNKNOWN_KEY_CHARACTERS for one source, shared by its levels' judges. */
+export interface JudgeBudget {
+  left: number;
+}
 
 /** The word whose near spellings, anywhere in a vault's unknown key, are refused. */
 const SUPPRESS = "suppress";
@@ -124,6 +130,8 @@ export function readsPlainly(key: string): boolean {
   return PLAIN.test(key) || PLAIN.test(key.normalize("NFD").replace(/\p{M}/gu, ""));
 }
 
+const UNJUDGED: NearMiss = { kind: "unjudged" };
+
 /** Which further verdicts a level's judge gives besides "known". */
 export interface JudgeOptions {
   /** Refuse a key whose folded form holds `suppress` within two edits (a vault's keys). */
@@ -135,9 +143,10 @@ export interface JudgeOptions {
 /**
  * A judge of one level's unknown keys against that level's `known` keys, remembering each verdict,
  * so that a source whose 100,000 rows repeat a few internal key names computes each verdict once.
- * The cost of a verdict is linear in the key's length.
+ * The cost of a verdict is linear in the key's decomposed length, which each new key takes from
+ * `budget`: a key it cannot pay for is "unjudged" (and refused, since it might say "suppressed").
  */
-export function nearMissJudge(known: readonly string[], options: JudgeOptions = {}): (key: string) => NearMiss | undefined {
+export function nearMissJudge(known: readonly string[], options: JudgeOptions = {}, budget: JudgeBudget = { left: Infinity }): (key: string) => NearMiss | undefined {
   const folded = known.map((k) => [k, foldKey(k)] as const);
   // "none" stands for no verdict, so that a remembered key costs one lookup.
   const verdicts = new Map<string, NearMiss | "none">();
@@ -145,6 +154,12 @@ export function nearMissJudge(known: readonly string[], options: JudgeOptions = 
     const remembered = verdicts.get(key);
     // Stryker disable next-line ConditionalExpression: the memo saves work only; a verdict computed again is the same
     if (remembered !== undefined) return remembered === "none" ? undefined : remembered;
+    const cost = key.normalize("NFKD").length;
+    if (cost > budget.left) {
+      verdicts.set(key, UNJUDGED);
+      return UNJUDGED;
+    }
+    budget.left -= cost;
     const verdict = judge(foldKey(key), folded, options);
     verdicts.set(key, verdict ?? "none");
     return verdict;
@@ -180,6 +195,9 @@ export function holdsNearly(text: string, word: string): boolean {
   const rows = [0, 1, 2, 3].map(() => new Int32Array(m + 1));
   for (let j = 0; j <= m; j++) (rows[0] as Int32Array)[j] = Math.min(j, over); // the empty run
   if (m <= MAX_EDITS) return true;
+  // A run within two edits keeps all but two of the word's letters: a text with fewer of them
+  // anywhere holds none (a key in another script costs one pass, not the table).
+  if ((text.match(lettersOf(word))?.length ?? 0) < m - MAX_EDITS) return false;
   // For each letter of `word`, the last row whose text character equals it (0: none yet).
   const lastRowOf = new Int32Array(m);
   for (let i = 1; i <= text.length; i++) {
@@ -201,6 +219,18 @@ export function holdsNearly(text: string, word: string): boolean {
     for (let j = 1; j <= m; j++) if (word.charCodeAt(j - 1) === c) lastRowOf[j - 1] = i;
   }
   return false;
+}
+
+/** Per word, a pattern of each of its letters (code units: the words are ASCII). */
+const LETTERS_OF = new Map<string, RegExp>();
+
+function lettersOf(word: string): RegExp {
+  let pattern = LETTERS_OF.get(word);
+  if (pattern === undefined) {
+    pattern = new RegExp(`[${word.replace(/[\\\]^-]/g, "\\$&")}]`, "g");
+    LETTERS_OF.set(word, pattern);
+  }
+  return pattern;
 }
 
 /** Damerau-Levenshtein distance, unrestricted (see `prefixDistances`). */

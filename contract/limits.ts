@@ -12,6 +12,14 @@ export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
  */
 export const MAX_KEY_LENGTH = 1024;
 
+/**
+ * The names of a source's unknown keys, in characters once decomposed (NFKD), each distinct name
+ * counted once at each level: every one is folded and compared with the known keys (see
+ * `key-names.ts`) at a cost that grows with that length, and one character may decompose to 18
+ * (U+FDFA), so that a file of distinct names well under its own limit would take minutes.
+ */
+export const MAX_UNKNOWN_KEY_CHARACTERS = 8 * 1024 * 1024;
+
 /** Objects and arrays open at once anywhere in a source, the outermost object counting 1. */
 export const MAX_NESTING_DEPTH = 64;
 

@@ -6,7 +6,7 @@
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
 import { nearMissJudge, readsPlainly, type NearMiss } from "./key-names.ts";
-import { MAX_KEY_LENGTH, MAX_STRING_LENGTH } from "./limits.ts";
+import { MAX_KEY_LENGTH, MAX_STRING_LENGTH, MAX_UNKNOWN_KEY_CHARACTERS } from "./limits.ts";
 import { MAX_PROBLEMS } from "./messages.ts";
 
 /** A validated vault declaration; only the fields the build may read. */
@@ -460,12 +460,13 @@ function tierNameOf(status: "active" | "pending"): string {
 
 /** Each level's judge of unknown keys, made once per validation so that verdicts are remembered. */
 function nearMissJudges(): Record<Level, (key: string) => NearMiss | undefined> {
+  const budget = { left: MAX_UNKNOWN_KEY_CHARACTERS };
   return {
-    top: nearMissJudge(KNOWN_KEYS.top),
-    licence: nearMissJudge(KNOWN_KEYS.licence),
-    labels: nearMissJudge(KNOWN_KEYS.labels),
-    vault: nearMissJudge(KNOWN_KEYS.vault, { suppress: true, short: true }),
-    edge: nearMissJudge(KNOWN_KEYS.edge, { short: true }),
+    top: nearMissJudge(KNOWN_KEYS.top, {}, budget),
+    licence: nearMissJudge(KNOWN_KEYS.licence, {}, budget),
+    labels: nearMissJudge(KNOWN_KEYS.labels, {}, budget),
+    vault: nearMissJudge(KNOWN_KEYS.vault, { suppress: true, short: true }, budget),
+    edge: nearMissJudge(KNOWN_KEYS.edge, { short: true }, budget),
   };
 }
 
@@ -498,7 +499,7 @@ function reportUnknownKeys(
     const verdict = key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key);
     const trueOnVault = level === "vault" && obj[key] === true;
     if (verdict !== undefined || trueOnVault) toSay = true;
-    if (verdict === "too long" || verdict?.kind === "suppress" || (verdict?.kind === "known" && verdict.meant === "suppressed")) withholding = true;
+    if (verdict === "too long" || verdict?.kind === "suppress" || verdict?.kind === "unjudged" || (verdict?.kind === "known" && verdict.meant === "suppressed")) withholding = true;
     if (trueOnVault && !readsPlainly(key)) withholding = true;
   }
   // Stryker disable next-line BooleanLiteral: only a vault's keys are told, and a vault always passes published
@@ -512,6 +513,8 @@ function reportUnknownKeys(
     const verdict = key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key);
     if (verdict === "too long") {
       report(at, `${where(i)} has ${key.length} characters; the limit for a key is ${MAX_KEY_LENGTH}`);
+    } else if (verdict?.kind === "unjudged") {
+      report(at, `${where(i)} was not judged: the source's unknown key names pass ${MAX_UNKNOWN_KEY_CHARACTERS} characters in all once decomposed (NFKD), the limit; a name not judged might say "suppressed"`);
     } else if (verdict?.kind === "known") {
       report(at, `${where(i)} nearly spells "${verdict.meant}": did you mean "${verdict.meant}"? Rename it, or give the internal key a name that is not a near miss`);
     } else if (verdict?.kind === "suppress") {

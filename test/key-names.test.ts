@@ -239,6 +239,24 @@ test("law: any letter of `suppressed` written as any lookalike of it, in either 
   assert.ok(lookalikes.length > 100, `${lookalikes.length} lookalikes`);
 });
 
+test("a judge takes each new key's decomposed length from a budget shared by judges, and a key it cannot pay for is unjudged, remembered so", () => {
+  const budget = { left: 28 };
+  const vault = nearMissJudge(["vwxyz"], { suppress: true }, budget);
+  const edge = nearMissJudge(["vwxyz"], {}, budget);
+  assert.is(vault("qqqqq"), undefined);
+  assert.is(budget.left, 23);
+  assert.is(vault("qqqqq"), undefined, "a remembered key costs nothing");
+  assert.is(budget.left, 23);
+  assert.is(edge("\ufdfa"), undefined, "one character, eighteen once decomposed");
+  assert.is(budget.left, 5);
+  assert.equal(vault("vwxyq"), { kind: "known", meant: "vwxyz" }, "a key of exactly what is left is judged");
+  assert.is(budget.left, 0);
+  assert.equal(edge("a"), { kind: "unjudged" });
+  assert.equal(vault("qqqqq"), undefined, "judged before the budget ran out, still judged");
+  assert.equal(nearMissJudge(["vwxyz"], {}, { left: 17 })("\ufdfa"), { kind: "unjudged" });
+  assert.equal(nearMissJudge(["vwxyz"])("x".repeat(100_000)), undefined, "no budget: every key judged");
+});
+
 test("a judge: a known key by folding or (five letters and more) within two edits; a suppress spelling; a short key within one edit", () => {
   const known = ["ab", "abc", "abcd", "vwxyz", "suppressed"];
   const judge = nearMissJudge(known, { suppress: true, short: true });

@@ -4,6 +4,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { describe, isCalendarDate, isUtcTimestamp, kindOf, validateSource } from "../contract/source.ts";
 import { fcParams } from "./arbitraries.ts";
+import { MAX_KEY_LENGTH, MAX_UNKNOWN_KEY_CHARACTERS } from "../contract/limits.ts";
 
 const BASE = {
   registry_schema_version: "1",
@@ -162,6 +163,17 @@ test("law: a vault key set to true is refused exactly when its name holds a char
     }),
     fcParams,
   );
+});
+
+test("unknown key names past MAX_UNKNOWN_KEY_CHARACTERS once decomposed are not judged but refused, and their vault's detail is not quoted", () => {
+  // Keys of MAX_KEY_LENGTH characters, distinct by their digits, with no letter of "suppress": cheap to judge.
+  const perKey = MAX_KEY_LENGTH;
+  const judged = MAX_UNKNOWN_KEY_CHARACTERS / perKey;
+  const keys = Object.fromEntries(Array.from({ length: judged + 2 }, (_, i) => [String(i).padStart(perKey, "z"), 1]));
+  const vault = { vault_slug: "b", display_name: "B", status: "active", note: 424242, ...keys };
+  const found = problems({ ...BASE, vaults: [...BASE.vaults, vault] });
+  const unjudged = (n: number) => `vaults[1]: key #${n} of ${judged + 6} (an unknown key; its name is not printed) was not judged: the source's unknown key names pass ${MAX_UNKNOWN_KEY_CHARACTERS} characters in all once decomposed (NFKD), the limit; a name not judged might say "suppressed"`;
+  assert.equal(found, [unjudged(judged + 5), unjudged(judged + 6), "vaults[1].note: expected a string or null, got a number"]);
 });
 
 test("describe: values as JSON, long strings cut to an excerpt, other types by name", () => {
