@@ -31,7 +31,7 @@ const PREFLIGHT: Answer = {
 };
 
 /** A problem document as an answer (HEAD gets its headers without the body). */
-export function problemAnswer(p: Problem, method = "GET"): Answer {
+export function problemAnswer(p: Problem, method?: string): Answer {
   return { status: p.status, headers: p.headers, body: method === "HEAD" ? null : p.body };
 }
 
@@ -62,7 +62,8 @@ export function basePathOf(baseUrl: string): string {
 export function answerer({ routes, gone, meta }: Pick<Build, "routes" | "gone" | "meta">): Answerer {
   const prefix = basePathOf(meta.baseUrl);
   return (method, requested, header) => {
-    const path = prefix !== "" && requested.startsWith(`${prefix}/`) && !routes.has(requested) && !gone.has(requested) ? requested.slice(prefix.length) : requested;
+    // With no base path, every path starts with "/" and slicing nothing off leaves it as it is.
+    const path = requested.startsWith(`${prefix}/`) && !routes.has(requested) && !gone.has(requested) ? requested.slice(prefix.length) : requested;
     const resource = routes.get(path);
     if (resource === undefined) {
       const sunset = gone.get(path);

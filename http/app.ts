@@ -64,13 +64,17 @@ export function fetchHandler(build: Build | (() => Promise<Build>)): (request: R
   };
 }
 
-/**
- * An answer as a web Response. A precompressed body says `encodeBody: "manual"`, so that
- * Cloudflare Workers send it as is instead of compressing it a second time; other runtimes ignore
- * the option.
- */
+/** An answer as a web Response. */
 export function toResponse(answer: Answer): Response {
+  return new Response(answer.body, responseInit(answer));
+}
+
+/**
+ * The `ResponseInit` of an answer. A precompressed body says `encodeBody: "manual"`, so that
+ * Cloudflare Workers send it as is instead of compressing it a second time; other runtimes ignore
+ * the option (and a `Response` does not show it, so this is where it is tested).
+ */
+export function responseInit(answer: Answer): ResponseInit & { encodeBody?: "manual" } {
   const init = { status: answer.status, headers: answer.headers as Record<string, string> };
-  if (answer.headers["content-encoding"] !== undefined) Object.assign(init, { encodeBody: "manual" });
-  return new Response(answer.body, init);
+  return answer.headers["content-encoding"] === undefined ? init : { ...init, encodeBody: "manual" };
 }

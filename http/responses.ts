@@ -121,7 +121,7 @@ export async function prepareResource(
  * The same resource with `extra` headers on every answer and the `drop` ones removed; the bodies
  * and ETags are shared.
  */
-export function withHeaders(resource: Resource, extra: Readonly<Record<string, string>>, drop: readonly string[] = []): Resource {
+export function withHeaders(resource: Resource, extra: Readonly<Record<string, string>>, drop: readonly string[]): Resource {
   const edit = (headers: Readonly<Record<string, string>>) => withExposed({ ...Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.includes(name))), ...extra });
   const add = (v: Variant): Variant => ({
     get body() {
@@ -142,9 +142,8 @@ export function withHeaders(resource: Resource, extra: Readonly<Record<string, s
 export function selector(identity: Variant, encoded: Readonly<Partial<Record<Encoding, Variant>>>, offered: readonly Encoding[]): (acceptEncoding: string | null) => Variant {
   const negotiate = negotiator(offered);
   return (acceptEncoding) => {
-    const coding = negotiate(acceptEncoding);
-    // Stryker disable next-line ConditionalExpression: encoded has no identity entry, so ?? gives identity too
-    return coding === "identity" ? identity : (encoded[coding] ?? identity);
+    // encoded has no identity entry: identity, or a coding not on offer, is the identity variant.
+    return (encoded as Readonly<Partial<Record<string, Variant>>>)[negotiate(acceptEncoding)] ?? identity;
   };
 }
 
@@ -162,10 +161,8 @@ export function isNotModified(header: (name: string) => string | null | undefine
       return tag === "*" || tag === wanted || tag === `W/${wanted}`;
     });
   }
-  const ifModifiedSince = header("if-modified-since");
-  if (ifModifiedSince === null || ifModifiedSince === undefined) return false;
-  const since = httpDate(ifModifiedSince);
-  return !Number.isNaN(since) && lastModified <= since;
+  // No header is no date: NaN, and NaN is never at or after anything.
+  return lastModified <= httpDate(header("if-modified-since") ?? "");
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -187,7 +184,7 @@ export function httpDate(text: string): number {
     let full = now - (now % 100) + Number(m[3]);
     if (full > now + 50) full -= 100;
     [day, month, year, time] = [m[1]!, m[2]!, full, [m[4]!, m[5]!, m[6]!]];
-  } else if ((m = ASCTIME_DATE.exec(text)) !== null) [day, month, year, time] = [m[2]!.trim(), m[1]!, Number(m[6]), [m[3]!, m[4]!, m[5]!]];
+  } else if ((m = ASCTIME_DATE.exec(text)) !== null) [day, month, year, time] = [m[2]!, m[1]!, Number(m[6]), [m[3]!, m[4]!, m[5]!]]; // " 6": Number reads it as 6
   else return Number.NaN;
   const monthIndex = MONTHS.indexOf(month);
   const [h, min, s] = time.map(Number) as [number, number, number];

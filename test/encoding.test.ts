@@ -4,7 +4,7 @@ import { gunzipSync, brotliDecompressSync } from "node:zlib";
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createApp } from "../http/app.ts";
+import { createApp, responseInit } from "../http/app.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { edgeKeeps, negotiator } from "../http/encoding.ts";
 import { zlibCompress } from "../node/build/compress.ts";
@@ -126,6 +126,32 @@ test("edgeKeeps: the coding Cloudflare's front layer keeps for a client's own Ac
     ["GZIP ; q=1.0", "gzip"],
   ];
   for (const [header, kept] of cases) assert.is(edgeKeeps(header), kept, JSON.stringify(header));
+});
+
+test("on Cloudflare, the answer is in the coding the edge keeps for the client's own Accept-Encoding, not the one the edge sends", async () => {
+  // A Worker sees `Accept-Encoding: br, gzip` whatever the client sent; request.cf holds the client's.
+  const onCloudflare = (client: unknown, ifNoneMatch = '"x"') => {
+    const raw = new Request("http://h/vaults.json", { headers: { "accept-encoding": "br, gzip", "if-none-match": ifNoneMatch } });
+    Object.defineProperty(raw, "cf", { value: { clientAcceptEncoding: client } });
+    return app.fetch(raw);
+  };
+  const coding = async (res: Response | Promise<Response>) => (await res).headers.get("content-encoding") ?? "identity";
+  assert.is(await coding(onCloudflare("gzip")), "gzip");
+  assert.is(await coding(onCloudflare("identity")), "identity");
+  assert.is(await coding(onCloudflare("")), "identity");
+  assert.is(await coding(onCloudflare("br;q=0.5, gzip")), "gzip");
+  assert.is(await coding(onCloudflare(undefined)), "br", "no client value: the header as sent");
+  assert.is(await coding(onCloudflare(7)), "br", "not a string: the header as sent");
+  const gzEtag = (await request({ "accept-encoding": "gzip" })).headers.get("etag") as string;
+  assert.is((await onCloudflare("gzip", gzEtag)).status, 304, "other headers are read as sent: If-None-Match holds the gzip variant's ETag");
+});
+
+test("responseInit: a precompressed answer says encodeBody manual (Workers would compress it again), any other does not", async () => {
+  const gz = await request({ "accept-encoding": "gzip" });
+  const answer = { status: 200, headers: Object.fromEntries(gz.headers), body: null };
+  assert.equal(responseInit(answer), { status: 200, headers: answer.headers, encodeBody: "manual" });
+  const plain = { status: 200, headers: { "content-type": "application/json" }, body: null };
+  assert.equal(responseInit(plain), { status: 200, headers: plain.headers });
 });
 
 test("law: edgeKeeps never keeps a coding the client refuses or does not name", () => {

@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import fc from "fast-check";
-import { answerer, basePathOf } from "../http/answer.ts";
-import { createApp } from "../http/app.ts";
+import { answerer, answersOf, basePathOf } from "../http/answer.ts";
+import { createApp, fetchHandler } from "../http/app.ts";
+import { httpDate } from "../http/responses.ts";
 import { tablePaths } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { fcParams } from "./arbitraries.ts";
@@ -330,6 +331,91 @@ test("app: a full URL with no path (never sent by a runtime, but not trusted) is
   const refused = await createApp(build).fetch({ url: "http://h:99999/vaults.json", method: "GET", headers: new Headers() } as unknown as Request);
   assert.is(refused.status, 400);
   assert.is(refused.headers.get("content-type"), "application/problem+json");
+  assert.equal(await refused.json(), { type: "about:blank", title: "Bad Request", status: 400 });
+});
+
+test("httpDate: RFC 9110's three forms in every month, exactly and nothing around them; an impossible time or day is NaN", () => {
+  const year = new Date().getUTCFullYear();
+  const names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  names.forEach((month, i) => {
+    const want = Date.UTC(2026, i, 1, 8, 49, 37);
+    const weekday = new Date(want).toUTCString().slice(0, 3);
+    const long = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][new Date(want).getUTCDay()];
+    for (const form of [`${weekday}, 01 ${month} 2026 08:49:37 GMT`, `${long}, 01-${month}-${String(2026 % 100).padStart(2, "0")} 08:49:37 GMT`, `${weekday} ${month}  1 08:49:37 2026`]) {
+      if (form.includes("-") && 2026 > year + 50) continue; // a two-digit year is read within 50 years of now
+      assert.is(httpDate(form), want, form);
+      for (const loose of [` ${form}`, `${form} `, `x${form}`, `${form}x`]) assert.ok(Number.isNaN(httpDate(loose)), JSON.stringify(loose));
+    }
+  });
+  assert.is(httpDate("Sun Nov  6 08:49:37 1994"), Date.UTC(1994, 10, 6, 8, 49, 37), "asctime's space-padded day");
+  assert.is(httpDate("Sun, 06 Nov 1994 23:59:59 GMT"), Date.UTC(1994, 10, 6, 23, 59, 59), "the last second of a day");
+  assert.is(httpDate("Sun, 06 Nov 1994 23:59:60 GMT"), Date.UTC(1994, 10, 6, 23, 59, 59), "a leap second is read as :59");
+  for (const bad of ["Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 23:60:00 GMT", "Sun, 06 Nov 1994 23:59:61 GMT", "Sun, 06 Noo 1994 08:49:37 GMT", "Sat, 31 Feb 2026 08:49:37 GMT", "", "3000"]) {
+    assert.ok(Number.isNaN(httpDate(bad)), bad);
+  }
+  // RFC 850's two-digit year: up to 50 years ahead is this century's, further ahead the last one's.
+  const ahead = year + 50;
+  const at = (yy: number) => httpDate(`Sunday, 06-Nov-${String(yy % 100).padStart(2, "0")} 08:49:37 GMT`);
+  assert.is(new Date(at(ahead)).getUTCFullYear(), ahead);
+  assert.is(new Date(at(ahead + 1)).getUTCFullYear(), ahead + 1 - 100);
+});
+
+test("fetchHandler: a ready build answers at once, its failure too; a deferred one is built once, on the first requests, then answers at once", async () => {
+  const now = fetchHandler(build)(new Request("http://h/vaults.json"));
+  assert.ok(now instanceof Response, "a ready build answers without a promise");
+  assert.ok(Buffer.from(await now.arrayBuffer()).equals(golden));
+  const document = build.routes.get("/vaults.json")!;
+  const broken = fetchHandler({ ...build, routes: new Map([["/vaults.json", { ...document, select: () => { throw new Error("secret internal detail"); } }]]) })(new Request("http://h/vaults.json"));
+  assert.ok(broken instanceof Response, "a failure of a ready build answers without a promise");
+  assert.equal([broken.status, await broken.json()], [500, { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+  let builds = 0;
+  const deferred = fetchHandler(async () => {
+    builds++;
+    return build;
+  });
+  const first = [deferred(new Request("http://h/vaults.json")), deferred(new Request("http://h/api/registry.v1.json", { method: "HEAD" }))];
+  assert.ok(first.every((r) => r instanceof Promise), "the first requests wait for the build");
+  const [get, head] = await Promise.all(first);
+  assert.equal([get!.status, head!.status, builds], [200, 200, 1]);
+  assert.ok(Buffer.from(await get!.arrayBuffer()).equals(golden));
+  assert.is(await head!.text(), "");
+  const later = deferred(new Request("http://h/vaults.json"));
+  assert.ok(later instanceof Response, "once built, it answers without a promise");
+  assert.is(builds, 1);
+  const failed = await fetchHandler(async () => {
+    throw new Error("secret internal detail");
+  })(new Request("http://h/vaults.json"));
+  assert.equal([failed.status, await failed.json()], [500, { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+});
+
+test("answersOf: a ready build's answers now and when asked; a deferred one's only once ready, from one build however many ask", async () => {
+  const ready = answersOf(build);
+  assert.is(ready.current()?.("GET", "/vaults.json", () => undefined).status, 200);
+  assert.is((await ready.ready())("GET", "/vaults.json", () => undefined).status, 200);
+  let builds = 0;
+  const deferred = answersOf(async () => {
+    builds++;
+    return build;
+  });
+  assert.is(deferred.current(), undefined);
+  const [a, b] = await Promise.all([deferred.ready(), deferred.ready()]);
+  assert.is(a, b);
+  assert.is(deferred.current(), a);
+  assert.is(builds, 1);
+  assert.is(a("GET", "/api/registry.v1.json", () => undefined).status, 200);
+});
+
+test("app: a failure outside the answer (a runtime's request object that throws) is a bare 500 problem", async () => {
+  const raw = new Request("http://h/vaults.json");
+  Object.defineProperty(raw, "cf", { get: () => { throw new Error("secret internal detail"); } });
+  const res = await createApp(build).fetch(raw);
+  assert.equal([res.status, res.headers.get("content-type"), await res.json()], [500, "application/problem+json", { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+});
+
+test("basePathOf: the path without its trailing slashes; a bare origin has none", () => {
+  assert.is(basePathOf("https://registry.example.org/reg//"), "/reg");
+  assert.is(basePathOf("https://registry.example.org/a/b/"), "/a/b");
+  assert.is(basePathOf("https://registry.example.org"), "");
 });
 
 test.run();
