@@ -83,22 +83,43 @@ const BASE_PATH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
 /**
  * A URL from the operator as a message may show it: quoted up to its query or fragment (which may
  * hold a token), and not at all when it holds an `@` anywhere, in any width, or a `:` in its host
- * part that no port's digits follow (either may be a user name and password, however the rest is
- * spelled: `http://deploy:s3cr3t/x` lacks only the `@host`).
+ * part that no port (one to five digits) follows (either may be a user name and password, however
+ * the rest is spelled: `http://deploy:s3cr3t/x` lacks only the `@host`).
  */
 export function shownUrl(raw: string): string {
   // Read in compatibility form and with `%40`, `%3F`, `%23` as what they encode: a fullwidth `？` or
-  // an encoded `@` hides a token as well as the ASCII one.
+  // an encoded `@` hides a token as well as the ASCII one. Then as the URL parser reads it: without
+  // the C0 controls and spaces around it, nor tabs and newlines within.
   const text = raw.normalize("NFKC");
   if (/@|%40/i.test(text)) return "a value with an @, not printed (it may hold a user name or password)";
-  // The host part: after the scheme and its slashes (`\` is one to the URL parser), or from the
-  // start when no slash follows a scheme (`host:port`), up to the path, query or fragment, without
-  // an IPv6 literal's brackets and colons.
-  const start = /^[a-z][a-z0-9+.-]*:[/\\]+/i.exec(text)?.[0].length ?? 0;
-  const host = (text.slice(start).split(/[/\\?#]/, 1)[0] as string).replace(/\[[^\]]*\]/g, "");
-  if (/:(?!\d*$)/.test(host)) return "a value with a : in its host part that is not before a port, not printed (it may hold a user name and password)";
+  const parsed = text.replace(/^[\0-\x20]+|[\0-\x20]+$/g, "").replace(/[\t\n\r]/g, "");
+  // The host part: after the scheme (if any) and its slashes (`\` is one to the URL parser), or
+  // from the start when no slash follows (`host:port`), up to the path, query or fragment; an IPv6
+  // literal in brackets at its start is no colon of a password.
+  const start = /^(?:[a-z][a-z0-9+.-]*:)?[/\\]+/i.exec(parsed)?.[0].length ?? 0;
+  const host = (parsed.slice(start).split(/[/\\?#]/, 1)[0] as string).replace(/^\[[^\]]*\]/, "");
+  if (/:(?!\d{0,5}$)/.test(host)) return "a value with a : in its host part that is not before a port, not printed (it may hold a user name and password)";
   const end = text.search(/[?#]|%3f|%23/i);
   return end < 0 ? JSON.stringify(raw) : `${JSON.stringify(text.slice(0, end))} and a query or fragment, not printed`;
+}
+
+/**
+ * A command-line value as a message may show it, quoted: as `shownUrl` shows it when it has a `:`
+ * or an `@` (it may be a URL with a user name or password, say a `--base-url` given without its
+ * flag), else as it is.
+ */
+export function shownArgument(raw: string): string {
+  return /[:@\uff1a\uff20\ufe55\ufe6b]|%40/i.test(raw) ? shownUrl(raw) : JSON.stringify(raw);
+}
+
+/**
+ * A file or folder named on the command line as a message may name it: as it is, unless it starts
+ * like a URL (a scheme of two letters or more, then a colon: not `C:`), then as `shownUrl` shows it.
+ */
+export function shownPath(raw: string): string {
+  if (!/^[\0-\x20]*[a-z][a-z0-9+.-]+:/i.test(raw.normalize("NFKC"))) return raw;
+  const shown = shownUrl(raw);
+  return shown === JSON.stringify(raw) ? raw : shown;
 }
 
 /** The latest instant that RFC 3339 can write with a four-digit year. */

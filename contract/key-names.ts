@@ -41,7 +41,7 @@ const MIN_SHORT_LENGTH = 3;
  */
 const IGNORED_IN_KEYS = /[^\p{L}\p{N}\p{Cs}]|[\p{Lm}\p{Default_Ignorable_Code_Point}]/gu;
 /** Every character of LOOKALIKES, and the letter each reads as. */
-const LOOKALIKE = new RegExp(`[${Object.values(LOOKALIKES).join("")}]`, "gu");
+const LOOKALIKE = new RegExp(`[${Object.values(LOOKALIKES).join("").replace(/[\\\]^-]/g, "\\$&")}]`, "gu");
 const LETTER_OF = new Map(Object.entries(LOOKALIKES).flatMap(([letter, chars]) => [...chars].map((c) => [c, letter] as const)));
 /** A surrogate half that is not part of a pair (a `u` regex reads a pair as one code point). */
 const LONE_HALF = /[\ud800-\udfff]/gu;
@@ -116,18 +116,22 @@ export function stripIgnored(text: string): string {
   return kept.join("");
 }
 
-/** Printable ASCII, space to tilde. */
-const PLAIN = /^[\x20-\x7e]*$/;
-
 /**
- * Whether a key's name reads plainly: printable ASCII once accents are taken off (NFD without its
- * combining marks: `geprüft` does, `größe` and `非公開` do not). A name that does not may say
- * "suppressed" in letters no table lists (another script or language, symbols drawn as letters,
- * controls that reorder what a reader sees), so a vault key so named and set to `true` is refused
- * rather than guessed at.
+ * Whether a key's name reads plainly: once decomposed (NFD) and without its accents (the marks of
+ * U+0300 to U+0362, which Latin letters decompose to), only printable ASCII, punctuation and
+ * spaces (`geprüft`, `owner’s approval`). Not `größe`, `非公開`, a combining letter (U+0363 on, a
+ * small letter drawn above another) nor a format control: such a name may say "suppressed" in a
+ * way no table lists (another script or language, symbols drawn as letters, controls that reorder
+ * what a reader sees), so a vault key so named that says yes is refused rather than guessed at.
  */
 export function readsPlainly(key: string): boolean {
-  return PLAIN.test(key) || PLAIN.test(key.normalize("NFD").replace(/\p{M}/gu, ""));
+  return PLAIN.test(key) || PLAIN.test(key.normalize("NFD").replace(/[\u0300-\u0362]/g, ""));
+}
+const PLAIN = /^[\x20-\x7e\p{P}\p{Zs}]*$/u;
+
+/** Whether a value says yes: `true`, `1`, or `"true"`, `"yes"`, `"y"`, `"on"` or `"1"` in any case, spaces around. */
+export function saysYes(value: unknown): boolean {
+  return value === true || value === 1 || (typeof value === "string" && /^\s*(?:true|yes|y|on|1)\s*$/i.test(value));
 }
 
 const UNJUDGED: NearMiss = { kind: "unjudged" };

@@ -5,7 +5,7 @@
  * normalized `Source` that holds nothing else, so an internal key can never reach the build.
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
-import { nearMissJudge, readsPlainly, type NearMiss } from "./key-names.ts";
+import { nearMissJudge, readsPlainly, saysYes, type NearMiss } from "./key-names.ts";
 import { MAX_KEY_LENGTH, MAX_STRING_LENGTH, MAX_UNKNOWN_KEY_CHARACTERS } from "./limits.ts";
 import { MAX_PROBLEMS } from "./messages.ts";
 
@@ -124,14 +124,16 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   const judges = nearMissJudges();
   const unknownKeys: UnknownKeys = (obj, level, at, published) =>
     reportUnknownKeys(obj, level, at, published, judges, report, (kind, line) => warnings.push({ kind, line }));
-  unknownKeys(value, "top", "$");
+  // A top-level key that means to withhold (`suppressed_vaults`) may name any vault: none is quoted.
+  let everyVaultWithheld = false;
+  unknownKeys(value, "top", "$", (withholdingKey) => (everyVaultWithheld = withholdingKey) && false);
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
   const generatedAt = required(value, "generated_at", "", report, timestamp);
   const sha = required(value, "source_inventory_sha", "", report, inventorySha);
   const licence = readLicence(value, report, unknownKeys);
   const { classLabels, statusLabels } = readLabels(value, report, unknownKeys);
-  const withheldVaults = options.withheldVaults ?? new Set<number>();
+  const withheldVaults = everyVaultWithheld ? { has: () => true } : (options.withheldVaults ?? new Set<number>());
   const { vaults, declared, withheld } = readVaults(value, report, unknownKeys, withheldVaults, (line) => warnings.push({ kind: "status-case", line }));
   const edges = readEdges(value, declared, withheld, report, unknownKeys);
 
@@ -335,7 +337,7 @@ function readVaults(
   root: JsonObject,
   report: Report,
   unknownKeys: UnknownKeys,
-  withheldVaults: ReadonlySet<number>,
+  withheldVaults: { has(index: number): boolean },
   warn: (line: string) => void,
 ): { vaults?: SourceVault[]; declared?: Declared; withheld: Set<string> } {
   const withheld = new Set<string>();
@@ -427,10 +429,11 @@ function readEdges(root: JsonObject, declared: Declared | undefined, withheld: R
       report(at, `expected an object, got ${kindOf(item)}`);
       return;
     }
-    unknownKeys(item, "edge", at);
+    let edgeWithholds = false;
+    unknownKeys(item, "edge", at, (withholdingKey) => (edgeWithholds = withholdingKey) && false);
     const sourceDeclared = isDeclared(item["source"]);
     const targetDeclared = isDeclared(item["target"]);
-    const quote = sourceDeclared && targetDeclared && !withheld.has(item["source"] as string) && !withheld.has(item["target"] as string);
+    const quote = !edgeWithholds && sourceDeclared && targetDeclared && !withheld.has(item["source"] as string) && !withheld.has(item["target"] as string);
     const source = required(item, "source", at, report, anyString, false);
     const target = required(item, "target", at, report, anyString, false);
     const type = required(item, "type", at, report, nonEmptyString, quote);
@@ -462,11 +465,11 @@ function tierNameOf(status: "active" | "pending"): string {
 function nearMissJudges(): Record<Level, (key: string) => NearMiss | undefined> {
   const budget = { left: MAX_UNKNOWN_KEY_CHARACTERS };
   return {
-    top: nearMissJudge(KNOWN_KEYS.top, {}, budget),
+    top: nearMissJudge(KNOWN_KEYS.top, { suppress: true }, budget),
     licence: nearMissJudge(KNOWN_KEYS.licence, {}, budget),
     labels: nearMissJudge(KNOWN_KEYS.labels, {}, budget),
     vault: nearMissJudge(KNOWN_KEYS.vault, { suppress: true, short: true }, budget),
-    edge: nearMissJudge(KNOWN_KEYS.edge, { short: true }, budget),
+    edge: nearMissJudge(KNOWN_KEYS.edge, { short: true, suppress: true }, budget),
   };
 }
 
@@ -498,11 +501,11 @@ function reportUnknownKeys(
     if (known.has(key)) continue;
     const verdict = key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key);
     const trueOnVault = level === "vault" && obj[key] === true;
-    if (verdict !== undefined || trueOnVault) toSay = true;
-    if (verdict === "too long" || verdict?.kind === "suppress" || verdict?.kind === "unjudged" || (verdict?.kind === "known" && verdict.meant === "suppressed")) withholding = true;
-    if (trueOnVault && !readsPlainly(key)) withholding = true;
+    const unreadableYes = level === "vault" && saysYes(obj[key]) && !readsPlainly(key);
+    if (verdict !== undefined || trueOnVault || unreadableYes) toSay = true;
+    if (verdict === "too long" || verdict?.kind === "suppress" || verdict?.kind === "unjudged" || (verdict?.kind === "known" && verdict.meant === "suppressed") || unreadableYes) withholding = true;
   }
-  // Stryker disable next-line BooleanLiteral: only a vault's keys are told, and a vault always passes published
+  // Only a vault's answer may be true: the top level and an edge pass one that is always false.
   const inFull = published?.(withholding) ?? false;
   if (!toSay) return;
   const keys = Object.keys(obj);
@@ -517,10 +520,12 @@ function reportUnknownKeys(
       report(at, `${where(i)} was not judged: the source's unknown key names pass ${MAX_UNKNOWN_KEY_CHARACTERS} characters in all once decomposed (NFKD), the limit; a name not judged might say "suppressed"`);
     } else if (verdict?.kind === "known") {
       report(at, `${where(i)} nearly spells "${verdict.meant}": did you mean "${verdict.meant}"? Rename it, or give the internal key a name that is not a near miss`);
-    } else if (verdict?.kind === "suppress") {
+    } else if (verdict?.kind === "suppress" && level === "vault") {
       report(at, `${where(i)} looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"`);
-    } else if (level === "vault" && obj[key] === true && !readsPlainly(key)) {
-      report(at, `${where(i)} is true, and its name holds characters other than ASCII letters, digits and punctuation (another script, a symbol, an invisible or direction control), so the build cannot tell whether it means "suppressed": only "suppressed": true withholds a vault; rename the key in ASCII, or remove it`);
+    } else if (verdict?.kind === "suppress") {
+      report(at, `${where(i)} looks like a way to say "suppressed", but only a vault's own "suppressed": true withholds it; rename it, or give the internal key a name without "suppress"`);
+    } else if (level === "vault" && saysYes(obj[key]) && !readsPlainly(key)) {
+      report(at, `${where(i)} says yes, and its name holds characters other than ASCII letters and digits (with or without accents), punctuation and spaces (another script, a symbol, an invisible or direction control), so the build cannot tell whether it means "suppressed": only "suppressed": true withholds a vault; rename the key in ASCII, or remove it`);
     } else if (verdict?.kind === "short") {
       warn("short-near-miss", `${at}: ${where(i)} is one edit from "${verdict.meant}": did you mean "${verdict.meant}"? As it is, it is internal and not published`);
     } else if (inFull && obj[key] === true) { // inFull is only ever true on a vault published in full

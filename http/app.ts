@@ -25,8 +25,8 @@ export function createApp(build: Build | (() => Promise<Build>)): Hono {
   const handle = fetchHandler(build);
   const app = new Hono({ router: new LinearRouter() });
   // One catch-all route: the paths are static, so no router needs to do more.
+  // fetchHandler answers every failure itself, so the app needs no onError.
   app.all("*", (c) => handle(c.req.raw));
-  app.onError(() => toResponse(problemAnswer(INTERNAL_ERROR)));
   return app;
 }
 
@@ -42,25 +42,25 @@ export function createApp(build: Build | (() => Promise<Build>)): Hono {
 export function fetchHandler(build: Build | (() => Promise<Build>)): (request: Request) => Response | Promise<Response> {
   const answers = answersOf(build);
   return (raw) => {
-    // Cloudflare (and wrangler dev) hand a Worker `Accept-Encoding: br, gzip` whatever the client
-    // sent, keeping the client's own in `request.cf.clientAcceptEncoding`: answer with the coding
-    // the edge will keep for that client, so it gets this build's own bytes and ETag for it.
-    const client = (raw as { cf?: { clientAcceptEncoding?: unknown } }).cf?.clientAcceptEncoding;
-    const kept = typeof client === "string" ? edgeKeeps(client) : undefined;
-    const header = kept === undefined ? (name: string) => raw.headers.get(name) : (name: string) => (name === "accept-encoding" ? kept : raw.headers.get(name));
-    // The raw URL, not a decoded path: the path rule never decodes (request-path.ts).
-    const path = pathOf(raw.url);
-    if (path === null) return toResponse(problemAnswer(BAD_REQUEST, raw.method));
-    const answer = answers.current();
+    // Whatever throws (a runtime's request object, a build function, an answer) is a bare 500,
+    // never an exception out of the runtime's fetch: HEAD's without its body.
+    const failed = (): Response => toResponse(problemAnswer(INTERNAL_ERROR, raw.method));
     try {
+      // Cloudflare (and wrangler dev) hand a Worker `Accept-Encoding: br, gzip` whatever the client
+      // sent, keeping the client's own in `request.cf.clientAcceptEncoding`: answer with the coding
+      // the edge will keep for that client, so it gets this build's own bytes and ETag for it.
+      const client = (raw as { cf?: { clientAcceptEncoding?: unknown } }).cf?.clientAcceptEncoding;
+      const kept = typeof client === "string" ? edgeKeeps(client) : undefined;
+      const header = kept === undefined ? (name: string) => raw.headers.get(name) : (name: string) => (name === "accept-encoding" ? kept : raw.headers.get(name));
+      // The raw URL, not a decoded path: the path rule never decodes (request-path.ts).
+      const path = pathOf(raw.url);
+      if (path === null) return toResponse(problemAnswer(BAD_REQUEST, raw.method));
+      const answer = answers.current();
       if (answer !== undefined) return toResponse(answer(raw.method, path, header));
+      return answers.ready().then((a): Response => toResponse(a(raw.method, path, header))).catch(failed);
     } catch {
-      return toResponse(problemAnswer(INTERNAL_ERROR));
+      return failed();
     }
-    return answers.ready().then(
-      (a): Response => toResponse(a(raw.method, path, header)),
-      (): Response => toResponse(problemAnswer(INTERNAL_ERROR)),
-    );
   };
 }
 

@@ -161,8 +161,8 @@ export function isNotModified(header: (name: string) => string | null | undefine
       return tag === "*" || tag === wanted || tag === `W/${wanted}`;
     });
   }
-  // No header is no date: NaN, and NaN is never at or after anything.
-  return lastModified <= httpDate(header("if-modified-since") ?? "");
+  // No header is no date ("null" is none): NaN, and NaN is never at or after anything.
+  return lastModified <= httpDate(String(header("if-modified-since")));
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -188,7 +188,8 @@ export function httpDate(text: string): number {
   else return Number.NaN;
   const monthIndex = MONTHS.indexOf(month);
   const [h, min, s] = time.map(Number) as [number, number, number];
-  if (monthIndex === -1 || h > 23 || min > 59 || s > 60) return Number.NaN;
+  // An hour past 23 moves the day, which the day check below refuses.
+  if (monthIndex === -1 || min > 59 || s > 60) return Number.NaN;
   // setUTCFullYear, not Date.UTC: the latter reads a year below 100 as 19xx.
   const date = new Date(0);
   date.setUTCFullYear(year, monthIndex, Number(day));

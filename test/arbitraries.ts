@@ -53,15 +53,15 @@ const privateValue: fc.Arbitrary<Json> = fc.oneof(
   fc.constantFrom(null, 0, -0, true, 1e308),
 );
 
-/** Printable ASCII once accents are taken off: a name a vault key set to `true` must have. */
-const readsPlainly = (name: string): boolean => /^[ -~]*$/.test(name.normalize("NFD").replace(/\p{M}/gu, ""));
+/** Printable ASCII, punctuation and spaces once accents are taken off: a name a vault key that says yes must have. */
+const readsPlainly = (name: string): boolean => /^[ -~\p{P}\p{Zs}]*$/u.test(name.normalize("NFD").replace(/[\u0300-\u0362]/g, ""));
 
-/** Internal keys: hostile names and private names, with private values (`1` for `true` where a vault would refuse the name). */
+/** Internal keys: hostile names and private names, with private values (`0` for `true` and `1` where a vault would refuse the name). */
 const internalKeys: fc.Arbitrary<[string, Json][]> = fc.array(
   // Long names reach the key limit exactly; the oracle refuses longer ones.
   fc
     .tuple(fc.oneof(fc.constantFrom(...HOSTILE_KEYS), privateText.map((s) => `${s.slice(0, MAX_KEY_LENGTH - 4)}_key`)), privateValue)
-    .map(([name, value]): [string, Json] => [name, value === true && !readsPlainly(name) ? 1 : value]),
+    .map(([name, value]): [string, Json] => [name, (value === true || value === 1) && !readsPlainly(name) ? 0 : value]),
   { maxLength: 3 },
 );
 

@@ -1,6 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { builtAtFromEpoch, DEFAULT_BASE_URL, parseBaseUrl, resolveConfig, shownUrl } from "../contract/config.ts";
+import { builtAtFromEpoch, DEFAULT_BASE_URL, parseBaseUrl, resolveConfig, shownArgument, shownPath, shownUrl } from "../contract/config.ts";
+import { readPrevious } from "../node/build/previous.ts";
+import { VERSIONS } from "../http/versions.ts";
 import { runCli } from "../node/cli/registry-command.ts";
 
 const NOW = () => new Date("2026-11-21T09:08:07.654Z");
@@ -126,6 +128,32 @@ test("a base URL whose host part holds a : that no port's digits follow (a user 
   assert.is(shownUrl("ftp://h:21/x:y"), '"ftp://h:21/x:y"', "a : in the path is not the host's");
   assert.is(shownUrl("http://h:/x"), '"http://h:/x"', "an empty port");
   assert.equal(parseBaseUrl("ftp://registry.example.org:21"), { error: 'expected an absolute http or https URL without query, fragment or credentials, got "ftp://registry.example.org:21"' });
+  // As the URL parser reads a value: C0 controls and spaces around it dropped, tabs and newlines within.
+  for (const url of [" http://deploy:s3cr3t/x", "\thttp://deploy:s3cr3t/x", "\u0000http://deploy:s3cr3t/x", "ht\ttp://deploy:s3cr3t/x", "//deploy:s3cr3t/x", "http://deploy:[s3cr3t]/x", "http://admin:123456/x", "http:/deploy:s3cr3t", "https:deploy:s3cr3t"]) {
+    assert.is(shownUrl(url), hidden, JSON.stringify(url));
+  }
+  assert.is(shownUrl("http://h:65535/x"), '"http://h:65535/x"', "five digits may be a port");
+});
+
+test("a value from the command line: a path as it is, anything with a : or an @ as shownUrl shows it, a file or folder named like a URL shown so too", async () => {
+  assert.is(shownArgument("fixtures/registry.json"), '"fixtures/registry.json"');
+  assert.is(shownArgument("http://deploy:s3cr3t@h/"), "a value with an @, not printed (it may hold a user name or password)");
+  assert.is(shownArgument("deploy\uff1as3cr3t"), "a value with a : in its host part that is not before a port, not printed (it may hold a user name and password)");
+  assert.is(shownArgument("https://h.example/reg?token=s3cr3t"), '"https://h.example/reg" and a query or fragment, not printed');
+  assert.is(shownPath("fixtures/registry.json"), "fixtures/registry.json");
+  assert.is(shownPath("node_modules/@scope/registry.json"), "node_modules/@scope/registry.json", "a path with an @ but no scheme");
+  assert.is(shownPath("C:\\builds\\registry.json"), "C:\\builds\\registry.json", "a drive letter is no scheme");
+  assert.is(shownPath("https://h.example/registry.json"), "https://h.example/registry.json");
+  assert.is(shownPath("https://deploy:s3cr3t@h.example/registry.json"), "a value with an @, not printed (it may hold a user name or password)");
+  for (const args of [["fixtures/registry.json", "http://deploy:s3cr3t@h/"], ["https://deploy:s3cr3t@h.example/registry.json"]]) {
+    const cli = await runCli(args, {});
+    assert.ok(cli.code === 1 || cli.code === 2, `${args.join(" ")}: ${cli.code}`);
+    assert.not.ok(cli.stderr.includes("s3cr3t"), cli.stderr);
+  }
+  for (const location of ["https:deploy:s3cr3t@h.example", " https://deploy:s3cr3t@h.example", "http:/deploy:s3cr3t@h.example", "https://h.example/reg?token=s3cr3t"]) {
+    const previous = await readPrevious(location, { baseUrl: "https://h.example", builtAt: "2026-11-21T12:00:00Z", versions: VERSIONS });
+    assert.ok("error" in previous && previous.error.startsWith("--previous: ") && !previous.error.includes("s3cr3t"), JSON.stringify(previous));
+  }
 });
 
 test.run();

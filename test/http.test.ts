@@ -350,7 +350,7 @@ test("httpDate: RFC 9110's three forms in every month, exactly and nothing aroun
   assert.is(httpDate("Sun Nov  6 08:49:37 1994"), Date.UTC(1994, 10, 6, 8, 49, 37), "asctime's space-padded day");
   assert.is(httpDate("Sun, 06 Nov 1994 23:59:59 GMT"), Date.UTC(1994, 10, 6, 23, 59, 59), "the last second of a day");
   assert.is(httpDate("Sun, 06 Nov 1994 23:59:60 GMT"), Date.UTC(1994, 10, 6, 23, 59, 59), "a leap second is read as :59");
-  for (const bad of ["Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 23:60:00 GMT", "Sun, 06 Nov 1994 23:59:61 GMT", "Sun, 06 Noo 1994 08:49:37 GMT", "Sat, 31 Feb 2026 08:49:37 GMT", "", "3000"]) {
+  for (const bad of ["Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT", "Sun, 06 Nov 1994 99:00:00 GMT", "Sun, 06 Nov 1994 23:59:61 GMT", "Sun, 06 Noo 1994 08:49:37 GMT", "Sat, 31 Feb 2026 08:49:37 GMT", "", "3000"]) {
     assert.ok(Number.isNaN(httpDate(bad)), bad);
   }
   // RFC 850's two-digit year: up to 50 years ahead is this century's, further ahead the last one's.
@@ -382,10 +382,23 @@ test("fetchHandler: a ready build answers at once, its failure too; a deferred o
   const later = deferred(new Request("http://h/vaults.json"));
   assert.ok(later instanceof Response, "once built, it answers without a promise");
   assert.is(builds, 1);
-  const failed = await fetchHandler(async () => {
+  const failing = fetchHandler(async () => {
     throw new Error("secret internal detail");
-  })(new Request("http://h/vaults.json"));
+  });
+  const failed = await failing(new Request("http://h/vaults.json"));
   assert.equal([failed.status, await failed.json()], [500, { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+  const failedHead = await failing(new Request("http://h/vaults.json", { method: "HEAD" }));
+  assert.equal([failedHead.status, await failedHead.text()], [500, ""], "HEAD: no body, failure or not");
+  const throwing = fetchHandler((() => {
+    throw new Error("secret internal detail");
+  }) as () => Promise<typeof build>)(new Request("http://h/vaults.json"));
+  assert.ok(throwing instanceof Response, "a build function that throws at once: a 500 at once, not an exception");
+  assert.is(throwing.status, 500);
+  const raw = new Request("http://h/vaults.json", { method: "HEAD" });
+  Object.defineProperty(raw, "cf", { get: () => { throw new Error("secret internal detail"); } });
+  const cf = fetchHandler(build)(raw);
+  assert.ok(cf instanceof Response, "a runtime request object that throws: a 500, not an exception");
+  assert.equal([cf.status, await cf.text()], [500, ""]);
 });
 
 test("answersOf: a ready build's answers now and when asked; a deferred one's only once ready, from one build however many ask", async () => {
@@ -405,7 +418,7 @@ test("answersOf: a ready build's answers now and when asked; a deferred one's on
   assert.is(a("GET", "/api/registry.v1.json", () => undefined).status, 200);
 });
 
-test("app: a failure outside the answer (a runtime's request object that throws) is a bare 500 problem", async () => {
+test("app: a failure outside the answer (a runtime's request object that throws) is a bare 500 problem there too", async () => {
   const raw = new Request("http://h/vaults.json");
   Object.defineProperty(raw, "cf", { get: () => { throw new Error("secret internal detail"); } });
   const res = await createApp(build).fetch(raw);

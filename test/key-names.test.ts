@@ -214,7 +214,9 @@ test("a letter drawn with a stroke or a hook, a letter of another script or a sy
     ["ʂᴜᴘᴘʀᴇꜱꜱᴇd", "suppressed"], // small capitals and S with hook
     ["ΡΥΕ", "pue"], ["ꓢꓴꓑꓣꓰ", "supre"], ["∪⍴℮", "upe"], ["ꮪꮜꮲꮢꭼ", "supre"], ["𐊖𑣘𐊕𝈖𐊆", "supre"],
     ["sup\u02bcpre\ua78fss\u2219ed", "suppressed"], // modifier apostrophe, sinological dot, bullet operator
-    ["s\u2800u$p+p~r^e`s\u02c8s\u0294e\ua78cd", "suppressed"], // Braille blank, symbols, modifier letters, Latin letters drawn as ' and ?
+    ["s\u2800u%p+p~r^e`s\u02c8s\u0294e\ua78cd", "suppressed"], // Braille blank, symbols, modifier letters, Latin letters drawn as ' and ?
+    ["$uppre$$ed", "suppressed"], ["§UPPRE§§€D", "suppressed"], // symbols drawn as s and e
+    [" \u1de4 \u0367 \u1dee \u1dee \u036c \u0364 \u1de4 \u1de4 \u0364 \u0369", "suppresse"], // combining small letters, each above a space (d is not in the table)
     ["note", "note"], ["статус", "статус"], ["значение", "значeниe"],
   ];
   for (const [key, folded] of shown) assert.is(foldKey(key), folded, key);

@@ -117,7 +117,8 @@ const labelTableOk = (t: unknown): boolean =>
 /** True exactly when `x` is a valid source under D1. */
 export function isValidSource(x: unknown): boolean {
   if (!isObj(x)) return false;
-  if (!noNearMiss(x, ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"])) return false;
+  // The top level and an edge refuse a key holding "suppress" too: only a vault's own withholds.
+  if (!noNearMiss(x, ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"], true)) return false;
   if (!nonEmpty(x["registry_schema_version"]) || !has(x, "registry_schema_version")) return false;
   if (!has(x, "generated_at") || !isTimestamp(x["generated_at"])) return false;
   const sha = x["source_inventory_sha"];
@@ -134,8 +135,9 @@ export function isValidSource(x: unknown): boolean {
   for (const v of vaults as unknown[]) {
     if (!isObj(v) || !has(v, "vault_slug") || !has(v, "display_name") || !has(v, "status")) return false;
     if (!noNearMiss(v, ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"], true)) return false;
-    // A key set to true whose name is not printable ASCII once accents are off may say "suppressed" unreadably.
-    if (Object.entries(v).some(([k, value]) => value === true && k !== "suppressed" && /[^ -~]/.test(k.normalize("NFD").replace(/\p{M}/gu, "")))) return false;
+    // A key that says yes and whose name is more than ASCII, punctuation and spaces once accents are off may say "suppressed" unreadably.
+    const yes = (value: unknown) => value === true || value === 1 || (typeof value === "string" && ["true", "yes", "y", "on", "1"].includes(value.trim().toLowerCase()));
+    if (Object.entries(v).some(([k, value]) => yes(value) && k !== "suppressed" && /[^ -~\p{P}\p{Zs}]/u.test(k.normalize("NFD").replace(/[\u0300-\u0362]/g, "")))) return false;
     const s = v["vault_slug"];
     if (!str(s) || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) || slugs.includes(s)) return false;
     slugs.push(s);
@@ -147,7 +149,7 @@ export function isValidSource(x: unknown): boolean {
   const seen = new Set<string>();
   for (const e of edges as unknown[]) {
     if (!isObj(e) || !has(e, "source") || !has(e, "target") || !has(e, "type")) return false;
-    if (!noNearMiss(e, ["source", "target", "type"])) return false;
+    if (!noNearMiss(e, ["source", "target", "type"], true)) return false;
     const { source, target, type } = { source: e["source"], target: e["target"], type: e["type"] };
     if (!str(source) || !str(target) || !nonEmpty(type)) return false;
     if (!slugs.includes(source) || !slugs.includes(target)) return false;

@@ -129,37 +129,43 @@ test("`suppressed` with an accent on every letter, a combining mark after each, 
   }
 });
 
-test("a vault key set to true whose name is not printable ASCII once accents are off is refused, nothing of the vault quoted; with a readable name, only warned", () => {
+test("a vault key that says yes (true, 1, \"yes\", ...) whose name is not ASCII, punctuation and spaces once accents are off is refused, nothing of the vault quoted; with a readable name, only warned", () => {
   // Spellings no fold or table reads: enclosed and regional-indicator letters, a right-to-left
   // override that shows "suppressed", Runic and Gothic letters, letters another language writes.
   const unreadable = [
     "\u{1F182}\u{1F184}\u{1F17F}\u{1F17F}\u{1F181}\u{1F174}\u{1F182}\u{1F182}\u{1F174}\u{1F173}", "\u{1F1F8}\u{1F1FA}\u{1F1F5}\u{1F1F5}\u{1F1F7}\u{1F1EA}\u{1F1F8}\u{1F1F8}\u{1F1EA}\u{1F1E9}",
     "\u202Edesserppus", "\u2067desserppus\u2069", "ᛋᚢᚹᚹᚱᛖᛋᛋᛖᛞ", "\u{10343}\u{1033F}\u{10340}\u{10340}\u{10342}\u{10334}\u{10343}\u{10343}\u{10334}\u{10333}",
-    "非公開", "größe", "is\u200bhidden", "\u00A7uppre\u00A7\u00A7ed", "s\u0660u\u0660p\u0660p\u0660ressed",
+    "非公開", "größe", "is\u200bhidden", "s\u0660u\u0660p\u0660p\u0660ressed", "price_€_checked", "\u1de4ecret",
   ];
   for (const key of unreadable) {
     const vault = { vault_slug: "b", display_name: "B", status: "active", note: 424242, last_synced: "SECRET-SYNC", [key]: true };
     const found = problems({ ...BASE, vaults: [...BASE.vaults, vault] });
-    assert.ok(found.some((p) => p.startsWith("vaults[1]: key #6 of 6 (an unknown key; its name is not printed) is true, and its name holds characters other than ASCII")), `${JSON.stringify(key)}: ${found.join("\n")}`);
+    assert.ok(found.some((p) => p.startsWith("vaults[1]: key #6 of 6 (an unknown key; its name is not printed) says yes, and its name holds characters other than ASCII")), `${JSON.stringify(key)}: ${found.join("\n")}`);
     assert.not.ok(found.join("\n").includes("424242") || found.join("\n").includes("SECRET"), found.join("\n"));
-    const unsaid = problems({ ...BASE, vaults: [...BASE.vaults, { ...vault, [key]: "yes", note: "n", last_synced: null }] });
-    assert.equal(unsaid, [], `${JSON.stringify(key)} set to "yes": not refused`);
+    for (const yes of [1, "yes", " TRUE ", "on", "y", "1"]) {
+      const said = problems({ ...BASE, vaults: [...BASE.vaults, { ...vault, [key]: yes }] });
+      assert.ok(said.some((p) => p.startsWith("vaults[1]: key #6 of 6 (an unknown key; its name is not printed) says yes")) && !said.join("\n").includes("424242"), `${JSON.stringify(key)} set to ${JSON.stringify(yes)}: ${said.join("\n")}`);
+    }
+    for (const no of [false, 0, "no", "internal text", null, 2, "yes please"]) {
+      const unsaid = problems({ ...BASE, vaults: [...BASE.vaults, { ...vault, [key]: no, note: "n", last_synced: null }] });
+      assert.equal(unsaid, [], `${JSON.stringify(key)} set to ${JSON.stringify(no)}: not refused`);
+    }
   }
   // Readable once accents are off, or plain ASCII: a warning that only "suppressed" withholds.
-  for (const key of ["geprüft", "Révisé", "hidden", "5uppr3553d"]) {
+  for (const key of ["geprüft", "Révisé", "hidden", "5uppr3553d", "owner’s approval", "is\u00a0public", "reviewed – ok", "Tiếng_Việt"]) {
     const result = validateSource({ ...BASE, vaults: [...BASE.vaults, { vault_slug: "b", display_name: "B", status: "active", [key]: true }] });
     assert.ok(result.ok, key);
     if (result.ok) assert.ok(result.warnings.some((w) => w.line.includes('is true, but only "suppressed": true withholds a vault')), key);
   }
 });
 
-test("law: a vault key set to true is refused exactly when its name holds a character outside printable ASCII once accents are off", () => {
+test("law: a vault key set to true is refused exactly when its name holds a character other than printable ASCII, punctuation or a space once accents are off", () => {
   const name = fc.oneof(fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 8 }), fc.string({ unit: "binary", minLength: 1, maxLength: 8 }), fc.string({ unit: "grapheme", minLength: 1, maxLength: 4 }));
   fc.assert(
     fc.property(name.filter((k) => !["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"].includes(k)), (key) => {
       const found = problems({ ...BASE, vaults: [...BASE.vaults, { vault_slug: "b", display_name: "B", status: "active", [key]: true }] });
-      const refused = found.some((p) => p.includes("is true, and its name holds characters other than ASCII"));
-      assert.is(refused, /[^ -~]/.test(key.normalize("NFD").replace(/\p{M}/gu, "")), JSON.stringify(key));
+      const refused = found.some((p) => p.includes("says yes, and its name holds characters other than ASCII"));
+      assert.is(refused, /[^ -~\p{P}\p{Zs}]/u.test(key.normalize("NFD").replace(/[\u0300-\u0362]/g, "")), JSON.stringify(key));
     }),
     fcParams,
   );
@@ -174,6 +180,20 @@ test("unknown key names past MAX_UNKNOWN_KEY_CHARACTERS once decomposed are not 
   const found = problems({ ...BASE, vaults: [...BASE.vaults, vault] });
   const unjudged = (n: number) => `vaults[1]: key #${n} of ${judged + 6} (an unknown key; its name is not printed) was not judged: the source's unknown key names pass ${MAX_UNKNOWN_KEY_CHARACTERS} characters in all once decomposed (NFKD), the limit; a name not judged might say "suppressed"`;
   assert.equal(found, [unjudged(judged + 5), unjudged(judged + 6), "vaults[1].note: expected a string or null, got a number"]);
+});
+
+test("a top-level or edge key that means to withhold is refused (only a vault's own suppressed does), and nothing a withheld vault or edge holds is quoted", () => {
+  const vault = { vault_slug: "b", display_name: "B", status: "active", note: 424242, last_synced: "SECRET-SYNC" };
+  const top = problems({ ...BASE, suppressed_vaults: ["b"], vaults: [...BASE.vaults, vault] });
+  assert.ok(top.includes('$: key #6 of 6 (an unknown key; its name is not printed) looks like a way to say "suppressed", but only a vault\'s own "suppressed": true withholds it; rename it, or give the internal key a name without "suppress"'), top.join("\n"));
+  assert.not.ok(top.join("\n").includes("424242") || top.join("\n").includes("SECRET"), top.join("\n"));
+  const edge = { source: "a", target: "a", type: 42, suppressed: true };
+  const edges = problems({ ...BASE, edges: [edge] });
+  assert.ok(edges.some((p) => p.startsWith('edges[0]: key #4 of 4 (an unknown key; its name is not printed) nearly spells "suppressed"') || p.startsWith("edges[0]: key #4 of 4 (an unknown key; its name is not printed) looks like a way to say")), edges.join("\n"));
+  assert.ok(edges.includes("edges[0].type: expected a string, got a number"), `the type of an edge that means to withhold is not quoted: ${edges.join("\n")}`);
+  // A licence or labels key set to true warns of nothing: only a vault is published in full.
+  const licensed = validateSource({ ...BASE, licence: { id: "CC0-1.0", url: "https://creativecommons.org/publicdomain/zero/1.0/", reviewed: true }, labels: { class: null, status: null, reviewed: true } });
+  assert.ok(licensed.ok && licensed.warnings.length === 0, JSON.stringify(licensed));
 });
 
 test("describe: values as JSON, long strings cut to an excerpt, other types by name", () => {

@@ -9,6 +9,7 @@
 import Ajv2020 from "ajv/dist/2020.js";
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { shownPath } from "../../contract/config.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
 import { FEED_LIMITS, feedPlace, type ChangeFeed, type History } from "../../feed/feed.ts";
@@ -39,6 +40,8 @@ type Reader = (path: string, cap: number) => Promise<Uint8Array<ArrayBuffer> | n
  * afresh; but a location holding none of them is not a build. Returns one line on refusal.
  */
 export async function readPrevious(location: string, settings: { readonly baseUrl: string; readonly builtAt: string; readonly versions: readonly ContractVersion[] }): Promise<{ ok: Previous } | { error: string }> {
+  // A value that may hold a user name, password or token is refused unread, and never printed.
+  if (shownPath(location) !== location) return { error: `--previous: ${shownPath(location)}: give the previous build's output folder, or its base URL without a user name, password, query or fragment` };
   const remote = /^https?:\/\//i.test(location);
   const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
   const read = deadline !== null ? urlReader(location.replace(/\/+$/, ""), deadline.signal) : folderReader(resolve(location, "static"), basePathOf(settings.baseUrl));

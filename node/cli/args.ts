@@ -4,6 +4,7 @@
  * source or the deployment is wrong"). Never a stack trace.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { shownArgument } from "../../contract/config.ts";
 
 /** A command's flags and help text. */
 export interface CommandSpec {
@@ -42,7 +43,7 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   if (parsed.values["help"] === true) return { exit: 0, text: `usage: ${usageOf(spec)}\n\n${spec.help.trim()}\n` };
   const count = parsed.positionals.length;
   if (count < spec.positionals.min || count > spec.positionals.max) {
-    const what = count > spec.positionals.max ? `unexpected argument ${JSON.stringify(parsed.positionals[spec.positionals.max])}` : "missing argument";
+    const what = count > spec.positionals.max ? `unexpected argument ${shownArgument(parsed.positionals[spec.positionals.max] as string)}` : "missing argument";
     return { exit: 2, text: `${what} (usage: ${usageOf(spec)}; --help for more)\n` };
   }
   return { ok: { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals } };

@@ -4,7 +4,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveConfig, type Config, type Env } from "../../contract/config.ts";
+import { resolveConfig, shownPath, type Config, type Env } from "../../contract/config.ts";
 import type { Source } from "../../contract/source.ts";
 import { readSourceFile } from "./source-file.ts";
 
@@ -14,13 +14,13 @@ export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), ".
 /**
  * Resolves the configuration from `env` (and explicit flags) and reads `path`; returns both (with
  * the source's warnings, which never stop a build), or every problem of either, configuration first.
- * Messages about the source name it `name` (default: `path` as given).
+ * Messages about the source name it `name` (default: `path` as given, or as `shownPath` shows a URL).
  */
 export async function loadInputs(
   path: string,
   env: Env,
   explicit: Parameters<typeof resolveConfig>[1] = {},
-  name = path,
+  name = shownPath(path),
 ): Promise<{ ok: { source: Source; config: Config; warnings: string[] } } | { problems: string[] }> {
   const config = resolveConfig(env, explicit);
   const source = await readSourceFile(path, name);

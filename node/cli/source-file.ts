@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import { shownPath } from "../../contract/config.ts";
 import { BASE_RECORDS, MAX_SOURCE_BYTES, maxRecords, RECORD_BYTES, sizeOf } from "../../contract/limits.ts";
 import { capProblems, summarizeWarnings } from "../../contract/messages.ts";
 import { validateSource, type Source } from "../../contract/source.ts";
@@ -16,7 +17,7 @@ import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts"
  * warnings summarized per kind (`contract/messages.ts`), each line prefixed with `name` (the path
  * itself unless the caller names the file otherwise). Never throws.
  */
-export async function readSourceFile(path: string, name = path): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
+export async function readSourceFile(path: string, name = shownPath(path)): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
   const read = await readParsed(path);
   if ("error" in read) return { problems: [`${name}: ${read.error}`] };
   const { value, scan } = read;
