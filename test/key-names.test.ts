@@ -138,6 +138,18 @@ test("law: folding ignores every ignorable character inserted anywhere, even bet
   assert.is(foldKey("s\uffffu\u0378p\u{10ffff}pressed"), "suppressed", "noncharacters and unassigned code points go");
 });
 
+/** Calls `check` on every string of 1 to `maxLength` of `units`, and says how many there were. */
+function everyString(units: readonly string[], maxLength: number, check: (s: string) => void): number {
+  let strings = [""];
+  let checked = 0;
+  for (let length = 1; length <= maxLength; length++) {
+    strings = strings.flatMap((s) => units.map((u) => s + u));
+    for (const s of strings) check(s);
+    checked += strings.length;
+  }
+  return checked;
+}
+
 test("law: over every string of up to six halves and soft hyphens, folding strips ignorable characters as if until none is left, then lone halves", () => {
   // The pairs these halves make, and whether each is ignorable: U+E0000, U+E0100 and U+E03FF are
   // default-ignorable, U+10100 is punctuation, U+103FF unassigned; U+10000 is a letter.
@@ -147,17 +159,10 @@ test("law: over every string of up to six halves and soft hyphens, folding strip
     for (let next = stripOnce(text); next !== text; next = stripOnce(text)) text = next;
     return [...text].filter((c) => c.length === 2 || c < "\ud800" || c > "\udfff").join("");
   };
-  const units = ["\ud800", "\udb40", "\udc00", "\udd00", "\udfff", "\u00ad"];
-  let strings = [""];
-  let checked = 0;
-  for (let length = 1; length <= 6; length++) {
-    strings = strings.flatMap((s) => units.map((u) => s + u));
-    for (const s of strings) {
-      const want = stripUntilStable(s);
-      if (foldKey(s) !== want) assert.is(JSON.stringify(foldKey(s)), JSON.stringify(want), JSON.stringify(s));
-      checked++;
-    }
-  }
+  const checked = everyString(["\ud800", "\udb40", "\udc00", "\udd00", "\udfff", "\u00ad"], 6, (s) => {
+    const want = stripUntilStable(s);
+    if (foldKey(s) !== want) assert.is(JSON.stringify(foldKey(s)), JSON.stringify(want), JSON.stringify(s));
+  });
   assert.is(checked, 6 + 36 + 216 + 1296 + 7776 + 46656);
   assert.is(foldKey("\ud800\udb40\udb40\u00ad\udd00\udd00"), "", "a lone half keeps apart from a half that is not its pair, and goes");
 });
@@ -171,17 +176,10 @@ test("law: over every string of up to five halves (the ends of both ranges among
     for (let next = stripOnce(text); next !== text; next = stripOnce(text)) text = next;
     return text;
   };
-  const units = ["\ud800", "\udb40", "\udbff", "\udc00", "\udd00", "\udfff", "\u00ad"];
-  let strings = [""];
-  let checked = 0;
-  for (let length = 1; length <= 5; length++) {
-    strings = strings.flatMap((s) => units.map((u) => s + u));
-    for (const s of strings) {
-      const want = stripUntilStable(s);
-      if (stripIgnored(s) !== want) assert.is(JSON.stringify(stripIgnored(s)), JSON.stringify(want), JSON.stringify(s));
-      checked++;
-    }
-  }
+  const checked = everyString(["\ud800", "\udb40", "\udbff", "\udc00", "\udd00", "\udfff", "\u00ad"], 5, (s) => {
+    const want = stripUntilStable(s);
+    if (stripIgnored(s) !== want) assert.is(JSON.stringify(stripIgnored(s)), JSON.stringify(want), JSON.stringify(s));
+  });
   assert.is(checked, 7 + 49 + 343 + 2401 + 16807);
   assert.is(stripIgnored("a\u00adb"), "ab", "no halves: the same");
 });
