@@ -14,8 +14,9 @@ import { validateSource } from "../registry.ts";
 import { restoreBuild } from "../http/restore.ts";
 import { stampBuild } from "../node/build/stamp.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
-import { pathOf } from "../http/request-path.ts";
+import { pathOf, plainAuthority } from "../http/request-path.ts";
 import { staticHeaders } from "../node/build/static.ts";
+import { zlibCompress } from "../node/build/compress.ts";
 
 const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
 if (!source.ok) throw new Error("fixture invalid");
@@ -423,6 +424,56 @@ test("app: a failure outside the answer (a runtime's request object that throws)
   Object.defineProperty(raw, "cf", { get: () => { throw new Error("secret internal detail"); } });
   const res = await createApp(build).fetch(raw);
   assert.equal([res.status, res.headers.get("content-type"), await res.json()], [500, "application/problem+json", { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+});
+
+test("restoreBuild: a stamp's bodies, text and base64, each decoded once and kept; its gone paths; a missing body an error naming its ETag", async () => {
+  const compressed = await prepareBuild(source.source, GOLDEN_OPTIONS, { compress: zlibCompress });
+  const stamp = JSON.parse(JSON.stringify(stampBuild(compressed, ["gzip", "br"])));
+  const restored = restoreBuild(stamp);
+  let encodings = 0;
+  for (const [path, resource] of compressed.routes) {
+    const again = restored.routes.get(path)!;
+    assert.ok(Buffer.from(again.identity.body).equals(Buffer.from(resource.identity.body)), path);
+    assert.is(again.identity.body, again.identity.body, "decoded once, then the same bytes");
+    for (const [coding, variant] of Object.entries(resource.encoded)) {
+      assert.ok(Buffer.from(again.encoded[coding as "gzip"]!.body).equals(Buffer.from(variant.body)), `${path} ${coding}`);
+      encodings++;
+    }
+  }
+  assert.ok(encodings >= 2, "gzip and br bodies travel as base64");
+  const problemText = '{"type":"about:blank","title":"Gone","status":410}\n';
+  const withGone = restoreBuild({ ...stamp, gone: { "/api/registry.v0.json": { status: 410, headers: { "content-type": "application/problem+json" }, text: problemText } } });
+  const gone = withGone.gone.get("/api/registry.v0.json")!;
+  assert.equal([gone.status, gone.headers, new TextDecoder().decode(gone.body)], [410, { "content-type": "application/problem+json" }, problemText]);
+  const broken = restoreBuild({ ...stamp, bodies: {} });
+  const etag = stamp.routes["/vaults.json"].identity.etag as string;
+  assert.throws(() => broken.routes.get("/vaults.json")!.identity.body, (error: Error) => error.message === `the stamp has no body for ETag ${etag}`);
+});
+
+test("plainAuthority: every plain host name, dotted quad and port up to 65535 is; the URL parser takes every one it says is as it is", () => {
+  const plain = ["a", "h", "registry.example.org", "a-b.c-d", "a-b-c.d-e-f", "x1.y2z", "a1.b", "0a.b", "h:0", "h:8080", "h:65535", "a.b.c.d.e.f.g",
+    "0.0.0.0", "1.2.3.4", "9.10.99.100", "199.200.249.250", "255.255.255.255:65535", "10.0.0.1:1"];
+  for (const a of plain) {
+    assert.ok(plainAuthority(a), a);
+    assert.is(new URL(`http://${a}/`).host, a.replace(/:(80)?$/, ""), a);
+  }
+  for (const a of ["", "H", "a..b", ".a", "a.", "-a", "a-", "a--b.c-", "a.1", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.256", "01.2.3.4", "h:65536", "h:123456", "h:", ":80", "a b", "[::1]", "u@h", "a_b", "ü.de", "h:8a", "1.2.3.4:99999"]) {
+    assert.not.ok(plainAuthority(a), JSON.stringify(a));
+  }
+  // Sound over generated authorities: whatever it calls plain, the parser reads back unchanged.
+  const label = fc.string({ unit: fc.constantFrom(..."ab09-"), minLength: 1, maxLength: 4 });
+  const authority = fc.oneof(
+    fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join(".")),
+    fc.array(fc.nat({ max: 300 }).map(String), { minLength: 3, maxLength: 5 }).map((parts) => parts.join(".")),
+    fc.string({ unit: fc.constantFrom(..."a0.-:[]%@_ 9z"), maxLength: 10 }),
+  );
+  fc.assert(
+    fc.property(authority, fc.option(fc.nat({ max: 99999 })), (host, port) => {
+      const a = port === null ? host : `${host}:${port}`;
+      if (plainAuthority(a)) assert.is(new URL(`http://${a}/`).host, a.replace(/:80$/, ""), a);
+    }),
+    { ...fcParams, numRuns: (fcParams.numRuns ?? 100) * 5 },
+  );
 });
 
 test("basePathOf: the path without its trailing slashes; a bare origin has none", () => {

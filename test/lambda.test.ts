@@ -7,7 +7,9 @@
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { lambdaHandlerFor } from "../http/lambda.ts";
+import { lambdaHandlerFor, logLine, MAX_LOG_LINE } from "../http/lambda.ts";
+import { zlibCompress } from "../node/build/compress.ts";
+import { EVENTS, event, retarget, usesMultiValueHeaders, type Event } from "./aws-events.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
@@ -42,6 +44,88 @@ test("Lambda log: an empty object says none; a non-object says its type", async 
   assert.match((await logOf({})).line, /\(top-level keys: none\)$/);
   assert.match((await logOf("a string")).line, /\(top-level keys: string\)$/);
   assert.match((await logOf(null)).line, /\(top-level keys: object\)$/);
+});
+
+const golden = readFileSync("golden/registry.json", "utf8");
+const handler = lambdaHandlerFor(build, () => assert.unreachable("a recorded event is logged"));
+const etag = build.routes.get("/vaults.json")!.identity.etag;
+
+/** The answer to `e` aimed at `method` and `path`, with `headers` added in the event's own shape. */
+const ask = (e: Event, method: string, path: string, headers: Record<string, string> = {}) => handler(retarget(e, method, path, headers));
+/** A header of a result, in whichever shape it came. */
+const headerOf = (result: Awaited<ReturnType<typeof handler>>, name: string): string | undefined => result.headers?.[name] ?? result.multiValueHeaders?.[name]?.[0];
+
+test("Lambda, every recorded event kind: the document, its headers in the event's own shape, and ALB's status line", async () => {
+  for (const name of EVENTS) {
+    const e = event(name);
+    const elb = e["requestContext"]?.elb !== undefined;
+    const line = (status: string) => (elb ? status : undefined);
+    const ok = await ask(e, "GET", "/vaults.json");
+    assert.equal([ok.statusCode, ok.body, ok.isBase64Encoded, ok.statusDescription], [200, golden, false, line("200 OK")], name);
+    assert.is(headerOf(ok, "etag"), etag, name);
+    if (usesMultiValueHeaders(e)) {
+      assert.is(ok.headers, undefined, name);
+      assert.ok(Object.values(ok.multiValueHeaders ?? {}).every((v) => Array.isArray(v) && v.length === 1), name);
+    } else {
+      assert.is(ok.multiValueHeaders, undefined, name);
+      assert.is(ok.headers?.["content-type"], "application/json", name);
+    }
+    const head = await ask(e, "HEAD", "/api/registry.v1.json");
+    assert.equal([head.statusCode, head.body, head.statusDescription], [200, "", line("200 OK")], name);
+    assert.equal([(await ask(e, "get", "/vaults.json")).statusCode], [200], `${name}: a method in lower case`);
+    const statuses: [string, string, Record<string, string>, number, string][] = [
+      ["GET", "/nope", {}, 404, "404 Not Found"],
+      ["POST", "/vaults.json", {}, 405, "405 Method Not Allowed"],
+      ["OPTIONS", "/vaults.json", {}, 204, "204 No Content"],
+      ["GET", "/vaults.json", { "If-None-Match": etag }, 304, "304 Not Modified"],
+    ];
+    for (const [method, path, headers, status, text] of statuses) {
+      const result = await ask(e, method, path, headers);
+      assert.equal([result.statusCode, result.statusDescription], [status, line(text)], `${name} ${method} ${path}`);
+      if (status === 304 || status === 204) assert.is(result.body, "", `${name}: no body`);
+    }
+    const bad = await lambdaHandlerFor(build, () => {})({ ...retarget(e, "GET", "/vaults.json"), ...(e["version"] === "2.0" ? { rawPath: "vaults.json" } : { path: "vaults.json" }) });
+    assert.equal([bad.statusCode, bad.statusDescription], [400, line("400 Bad Request")], `${name}: a path not starting with /`);
+  }
+});
+
+test("Lambda: header names in any case, multi-value lists joined (non-strings dropped), Accept-Encoding never read", async () => {
+  const rest = event("apigw-rest-v1");
+  const multi = (values: unknown[]) => handler({ ...retarget(rest, "GET", "/vaults.json"), multiValueHeaders: { "IF-NONE-MATCH": values } });
+  assert.is((await multi(['"other"', etag])).statusCode, 304, "a list holding the ETag");
+  assert.is((await multi([7, etag])).statusCode, 304, "a non-string entry dropped");
+  assert.is((await multi(['"other"'])).statusCode, 200);
+  assert.is((await handler({ ...retarget(event("apigw-http-v2"), "GET", "/vaults.json"), headers: { "If-None-Match": 7 } })).statusCode, 200, "a header that is no string is none");
+  const compressed = lambdaHandlerFor(await prepareBuild(source.source, GOLDEN_OPTIONS, { compress: zlibCompress }));
+  const identity = await compressed(retarget(event("apigw-http-v2"), "GET", "/vaults.json", { "accept-encoding": "gzip, br" }));
+  assert.equal([identity.body, identity.headers?.["content-encoding"]], [golden, undefined], "identity, whatever the client accepts");
+  const deferred = lambdaHandlerFor(async () => build);
+  assert.equal([(await deferred(retarget(event("apigw-http-v2"), "GET", "/vaults.json"))).body], [golden], "a deferred build answers once made");
+});
+
+test("Lambda: an event with no method, an empty one, or no path is a 400, and one log line", async () => {
+  const v2 = event("apigw-http-v2");
+  const rest = event("apigw-rest-v1");
+  const cases: unknown[] = [
+    { ...v2, requestContext: { ...v2["requestContext"], http: { ...v2["requestContext"].http, method: "" } } },
+    { ...v2, requestContext: { ...v2["requestContext"], http: { path: "/vaults.json" } } },
+    { ...v2, rawPath: undefined },
+    { ...rest, httpMethod: undefined },
+    { ...rest, path: 7 },
+    { ...rest, requestContext: "x", httpMethod: "GET", path: "/vaults.json", headers: "x", multiValueHeaders: "x" },
+  ];
+  for (const e of cases) {
+    const logged: string[] = [];
+    const result = await lambdaHandlerFor(build, (line) => logged.push(line))(e as never);
+    assert.equal([result.statusCode, logged.length], [(e as Event)["requestContext"] === "x" ? 200 : 400, (e as Event)["requestContext"] === "x" ? 0 : 1], JSON.stringify(e).slice(0, 80));
+  }
+});
+
+test("logLine: every character outside printable ASCII as \\uXXXX, cut to MAX_LOG_LINE with an ellipsis", () => {
+  assert.is(logLine("a\nb\u00e9\u2028~"), "a\\u000ab\\u00e9\\u2028~");
+  assert.is(logLine("x".repeat(MAX_LOG_LINE)), "x".repeat(MAX_LOG_LINE));
+  assert.is(logLine("x".repeat(MAX_LOG_LINE + 1)), `${"x".repeat(MAX_LOG_LINE - 3)}...`);
+  assert.is(logLine("\n".repeat(MAX_LOG_LINE)).length, MAX_LOG_LINE);
 });
 
 test.run();
