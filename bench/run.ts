@@ -472,7 +472,7 @@ async function hostileSources(): Promise<void> {
     ["flat array of small valid edges, to the record limit", () => write("edges", `${head.replace('"edges":[],', "")}${oneVault}"edges":[`, edge, "]}", FILL, edgesAtLimit), false],
     ["flat array of small valid vaults, past the weight limit (refused)", () => write("vaults-over", `${head}"vaults":[`, vault, "]}"), false],
     [`keys of ${MAX_KEY_LENGTH} characters built to pass the near-miss filter`, () => write("keys", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${pattern}${String(i).padStart(8, "0")}":1`, "}]}"), false],
-    [`distinct keys of U+FDFA, 18 characters each once decomposed, past the names' limit (refused)`, () => write("decomposing", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${i.toString(36)}${"\ufdfa".repeat(200)}":1`, "}]}"), false],
+    [`distinct keys of U+FDFA, 18 characters each once decomposed, past the names' limit (refused)`, () => write("decomposing", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${i.toString(36)}${"\ufdfa".repeat(200)}":0`, "}]}"), false],
     ["one internal string of 64 MiB", () => write("string", `${head}${oneVault}"internal":"`, () => "x".repeat(1 << 20), '"}'), false],
     [`a label of ${MAX_STRING_LENGTH} control characters on 2,000 rows (built: the escaped length)`, () => write("escaped", `${head}"labels":{"class":{"c":"${controlLabel}"}},"vaults":[`, (i) => `{"vault_slug":"v${i}","display_name":"V","status":"active","class":"c"}`, "]}", FILL, 2_000), true],
   ];
