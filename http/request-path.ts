@@ -22,20 +22,29 @@ const PLAIN_AUTHORITY = /^(?:(?:[a-z0-9]+(?:-[a-z0-9]+)*\.)*[a-z][a-z0-9]*(?:-[a
  * scheme, a URL the parser refuses, such as one with port 99999) gives `null`.
  */
 export function pathOf(target: string): string | null {
+  const plain = plainPathOf(target);
+  if (plain !== undefined) return plain;
+  if (target.startsWith("/")) return parse(`http://path.invalid${target}`);
+  return target.startsWith("http://") || target.startsWith("https://") ? parse(target) : null;
+}
+
+/**
+ * The path of a plain target without the URL parser, as the parser would give it, or undefined
+ * where the parser must decide: nearly every request is plain (no `%`, dot segment or backslash in
+ * its path, and, absolute, a plain authority followed by `/`: `http://h?/vaults.json` has the
+ * path `/`, and `http://h:99999/` is no URL). Exported for its laws in `test/http.test.ts`.
+ */
+export function plainPathOf(target: string): string | undefined {
   let start = 0;
   if (!target.startsWith("/")) {
     const authority = target.startsWith("http://") ? 7 : target.startsWith("https://") ? 8 : -1;
-    if (authority === -1) return null;
-    start = endOfAuthority(target, authority);
-    // Only a plain authority followed by `/` is cut here; anything else is the parser's to read:
-    // `http://h?/vaults.json` has the path `/`, and `http://h:99999/` is no URL.
-    if (target.charCodeAt(start) !== 0x2f || !plainAuthority(target.slice(authority, start))) return parse(target);
+    if (authority === -1) return undefined;
+    // Up to the first `/`: a `?`, `#` or `\` before it makes no plain authority.
+    start = target.indexOf("/", authority);
+    if (start === -1 || !plainAuthority(target.slice(authority, start))) return undefined;
   }
-  const end = firstOf(target, start);
-  const path = target.slice(start, end);
-  // Nearly every request: nothing to resolve, so no URL parse.
-  if (!path.includes("%") && !path.includes("/.") && !path.includes("\\") && (start === 0 || !path.startsWith("//"))) return path;
-  return parse(start === 0 ? `http://path.invalid${target}` : target);
+  const path = target.slice(start, firstOf(target, start));
+  return !path.includes("%") && !path.includes("/.") && !path.includes("\\") && (start === 0 || !path.startsWith("//")) ? path : undefined;
 }
 
 function parse(url: string): string | null {
@@ -53,15 +62,6 @@ function parse(url: string): string | null {
 export function plainAuthority(authority: string): boolean {
   const match = PLAIN_AUTHORITY.exec(authority);
   return match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
-}
-
-/** Where the authority starting at `from` ends: the first `/`, `\`, `?` or `#`, or the length. */
-function endOfAuthority(text: string, from: number): number {
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x2f || c === 0x5c || c === 0x3f || c === 0x23) return i;
-  }
-  return text.length;
 }
 
 /** The index of the first `?` or `#` at or after `from`, or the length. */

@@ -14,7 +14,7 @@ import { validateSource } from "../registry.ts";
 import { restoreBuild } from "../http/restore.ts";
 import { stampBuild } from "../node/build/stamp.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
-import { pathOf, plainAuthority } from "../http/request-path.ts";
+import { pathOf, plainAuthority, plainPathOf } from "../http/request-path.ts";
 import { staticHeaders } from "../node/build/static.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 
@@ -424,6 +424,36 @@ test("app: a failure outside the answer (a runtime's request object that throws)
   Object.defineProperty(raw, "cf", { get: () => { throw new Error("secret internal detail"); } });
   const res = await createApp(build).fetch(raw);
   assert.equal([res.status, res.headers.get("content-type"), await res.json()], [500, "application/problem+json", { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+});
+
+test("law: plainPathOf gives a path for every plain target, origin- or absolute-form, and only the path the URL parser gives", () => {
+  const segment = fc.string({ unit: fc.constantFrom(..."az09_~-"), minLength: 1, maxLength: 5 });
+  const path = fc.array(segment, { maxLength: 4 }).map((segments) => `/${segments.join("/")}`);
+  const after = fc.constantFrom("", "?", "?q=1", "#f", "?a#b", "?/..%2e\\", "#/x/../y");
+  const authority = fc.constantFrom("h", "registry.example.org", "h:8080", "10.0.0.1", "a-b.c:1");
+  const plainTarget = fc.oneof(
+    fc.tuple(path, after).map(([p, a]) => ({ target: p + a, path: p })),
+    fc.tuple(fc.constantFrom("http://", "https://"), authority, path, after).map(([scheme, host, p, a]) => ({ target: scheme + host + p + a, path: p })),
+  );
+  fc.assert(fc.property(plainTarget, ({ target, path: want }) => assert.is(plainPathOf(target), want, target)), fcParams);
+  // Anything else: undefined, or exactly the parser's path.
+  const parser = (target: string): string | null => {
+    try {
+      return new URL(target.startsWith("/") ? `http://x${target}` : target).pathname;
+    } catch {
+      return null;
+    }
+  };
+  const odd = fc.string({ unit: fc.constantFrom(..."/\\.%2e?#:@hH0a-[]"), maxLength: 12 });
+  const target = fc.oneof(odd, odd.map((t) => `/${t}`), fc.tuple(fc.constantFrom("http://", "https://", "http:/", "HTTP://"), odd).map(([a, b]) => a + b));
+  fc.assert(
+    fc.property(target, (t) => {
+      const plain = plainPathOf(t);
+      if (plain !== undefined) assert.is(plain, parser(t), t);
+    }),
+    { ...fcParams, numRuns: (fcParams.numRuns ?? 100) * 5 },
+  );
+  for (const t of ["/a/./b", "/a/../b", "/%2e", "/a\\b", "http://h//x", "http://h:99999/", "http://H/x", "http://h?/x", "http://h\\x", "http://h#/x", "*", "ftp://h/x"]) assert.is(plainPathOf(t), undefined, t);
 });
 
 test("restoreBuild: a stamp's bodies, text and base64, each decoded once and kept; its gone paths; a missing body an error naming its ETag", async () => {
