@@ -4,7 +4,7 @@
  * No `Request`, `Headers` or `Response` is built: the first of those in a process loads Node's
  * fetch implementation, about 30 ms of a cold start. Web standards only.
  */
-import { answersOf, BAD_REQUEST, problemAnswer, type Answer } from "./answer.ts";
+import { answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer, type Answer, type Answerer } from "./answer.ts";
 import type { Build } from "./prepare.ts";
 import { pathOf } from "./request-path.ts";
 
@@ -42,15 +42,24 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 export function lambdaHandlerFor(build: Build | (() => Promise<Build>), log: Log = (line) => console.error(line)): LambdaHandler {
   const answers = answersOf(build);
   return async (event) => {
-    const answer = answers.current() ?? (await answers.ready());
     const request = readEvent(event);
+    let answer: Answerer;
+    try {
+      answer = answers.current() ?? (await answers.ready());
+    } catch {
+      return toResult(problemAnswer(INTERNAL_ERROR, request?.method), event);
+    }
     if (request === undefined) {
       const keys = isRecord(event) ? Object.keys(event).slice(0, 10).map((k) => JSON.stringify(k.slice(0, 64))).join(", ") : typeof event;
       log(logLine(`registry: 400 for a Lambda event that is not an HTTP request (top-level keys: ${keys || "none"})`));
       return toResult(problemAnswer(BAD_REQUEST), event);
     }
-    // Accept-Encoding is not read: Lambda answers identity (see above).
-    return toResult(answer(request.method, request.path, (name) => (name === "accept-encoding" ? null : request.header(name))), event);
+    try {
+      // Accept-Encoding is not read: Lambda answers identity (see above).
+      return toResult(answer(request.method, request.path, (name) => (name === "accept-encoding" ? null : request.header(name))), event);
+    } catch {
+      return toResult(problemAnswer(INTERNAL_ERROR, request.method), event);
+    }
   };
 }
 

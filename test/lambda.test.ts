@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { lambdaHandlerFor, logLine, MAX_LOG_LINE } from "../http/lambda.ts";
+import { problem } from "../http/responses.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { EVENTS, event, retarget, usesMultiValueHeaders, type Event } from "./aws-events.ts";
 import { prepareBuild } from "../http/prepare.ts";
@@ -119,6 +120,28 @@ test("Lambda: an event with no method, an empty one, or no path is a 400, and on
     const result = await lambdaHandlerFor(build, (line) => logged.push(line))(e as never);
     assert.equal([result.statusCode, logged.length], [(e as Event)["requestContext"] === "x" ? 200 : 400, (e as Event)["requestContext"] === "x" ? 0 : 1], JSON.stringify(e).slice(0, 80));
   }
+});
+
+test("Lambda never throws: a failed build or a failing answer is a 500 problem (HEAD without its body); a gone path ALB's 410 Gone", async () => {
+  const alb = event("alb-multivalue-headers");
+  const failed = lambdaHandlerFor(async () => {
+    throw new Error("secret internal detail");
+  });
+  const get = await failed(retarget(alb, "GET", "/vaults.json"));
+  assert.equal([get.statusCode, get.statusDescription, JSON.parse(get.body)], [500, "500 Internal Server Error", { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+  assert.equal([(await failed(retarget(alb, "HEAD", "/vaults.json"))).body], [""]);
+  const document = build.routes.get("/vaults.json")!;
+  const broken = lambdaHandlerFor({ ...build, routes: new Map([["/vaults.json", { ...document, select: () => { throw new Error("secret internal detail"); } }]]) });
+  const answer = await broken(retarget(event("apigw-http-v2"), "GET", "/vaults.json"));
+  assert.equal([answer.statusCode, answer.body.includes("secret")], [500, false]);
+  const gone = lambdaHandlerFor({ ...build, gone: new Map([["/api/registry.v0.json", problem(410, "Gone")]]) });
+  const old = await gone(retarget(alb, "GET", "/api/registry.v0.json"));
+  assert.equal([old.statusCode, old.statusDescription], [410, "410 Gone"]);
+  // A path that is a whole URL is no event path; a header list nested in a list is no header.
+  const absolute = await lambdaHandlerFor(build, () => {})({ ...retarget(event("apigw-http-v2"), "GET", "/vaults.json"), rawPath: "http://h/vaults.json" });
+  assert.is(absolute.statusCode, 400);
+  const nested = await handler({ ...retarget(event("apigw-rest-v1"), "GET", "/vaults.json"), multiValueHeaders: { "if-none-match": [["*"]] } });
+  assert.is(nested.statusCode, 200);
 });
 
 test("logLine: every character outside printable ASCII as \\uXXXX, cut to MAX_LOG_LINE with an ellipsis", () => {
