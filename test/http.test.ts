@@ -453,7 +453,8 @@ test("law: plainPathOf gives a path for every plain target, origin- or absolute-
     }),
     { ...fcParams, numRuns: (fcParams.numRuns ?? 100) * 5 },
   );
-  for (const t of ["/a/./b", "/a/../b", "/%2e", "/a\\b", "http://h//x", "http://h:99999/", "http://H/x", "http://h?/x", "http://h\\x", "http://h#/x", "*", "ftp://h/x"]) assert.is(plainPathOf(t), undefined, t);
+  for (const t of ["/a/./b", "/a/../b", "/%2e", "/a\\b", "http://h//x", "http://h:99999/", "http://H/x", "http://h?/x", "http://h\\x", "http://h#/x", "*", "ftp://h/x", "ftp://registry.example.org/x"]) assert.is(plainPathOf(t), undefined, t);
+  assert.is(pathOf("ftp://registry.example.org/x"), null, "another scheme has no path");
 });
 
 test("restoreBuild: a stamp's bodies, text and base64, each decoded once and kept; its gone paths; a missing body an error naming its ETag", async () => {

@@ -130,6 +130,7 @@ test("Lambda never throws: a failed build or a failing answer is a 500 problem (
   const get = await failed(retarget(alb, "GET", "/vaults.json"));
   assert.equal([get.statusCode, get.statusDescription, JSON.parse(get.body)], [500, "500 Internal Server Error", { type: "about:blank", title: "Internal Server Error", status: 500 }]);
   assert.equal([(await failed(retarget(alb, "HEAD", "/vaults.json"))).body], [""]);
+  assert.is((await failed({ not: "an HTTP event" })).statusCode, 500, "a failed build answers a malformed event too");
   const document = build.routes.get("/vaults.json")!;
   const broken = lambdaHandlerFor({ ...build, routes: new Map([["/vaults.json", { ...document, select: () => { throw new Error("secret internal detail"); } }]]) });
   const answer = await broken(retarget(event("apigw-http-v2"), "GET", "/vaults.json"));
