@@ -41,8 +41,12 @@ const MIN_SHORT_LENGTH = 3;
  */
 const IGNORED_IN_KEYS = /[^\p{L}\p{N}\p{Cs}]|[\p{Lm}\p{Default_Ignorable_Code_Point}]/gu;
 /** Every character of LOOKALIKES, and the letter each reads as. */
-const LOOKALIKE = new RegExp(`[${Object.values(LOOKALIKES).join("").replace(/[\\\]^-]/g, "\\$&")}]`, "gu");
+const LOOKALIKE = new RegExp(classOf(Object.values(LOOKALIKES).join("")), "gu");
 const LETTER_OF = new Map(Object.entries(LOOKALIKES).flatMap(([letter, chars]) => [...chars].map((c) => [c, letter] as const)));
+/** A `u` regex character class of each code point of `chars`, each written `\u{…}` so none is special there. */
+function classOf(chars: string): string {
+  return `[${Array.from(chars, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`).join("")}]`;
+}
 /** A surrogate half that is not part of a pair (a `u` regex reads a pair as one code point). */
 const LONE_HALF = /[\ud800-\udfff]/gu;
 
@@ -102,9 +106,11 @@ export function stripIgnored(text: string): string {
     const c = unit.charCodeAt(0);
     // The last code unit kept: a high half here is a lone one (a pair ends with its low half).
     const before = last === undefined ? NaN : last.charCodeAt(last.length - 1);
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: a wider test joins other kept units too, which only regroups them: two kept units fold away together only when they are a pair
+    const lowAfterHigh = c >= 0xdc00 && c <= 0xdfff && before >= 0xd800 && before <= 0xdbff;
     if (unit.length === 2) {
       if (!foldsAway(unit)) kept.push(unit); // a pair that a removed character kept apart
-    } else if (c >= 0xdc00 && c <= 0xdfff && before >= 0xd800 && before <= 0xdbff) {
+    } else if (lowAfterHigh) {
       // A lone low half after a lone high half, joined here so that nesting costs no extra round of
       // foldKey's loop: one pass is stripping until stable (its law in key-names.test.ts).
       kept.pop();
@@ -125,9 +131,9 @@ export function stripIgnored(text: string): string {
  * what a reader sees), so a vault key so named that says yes is refused rather than guessed at.
  */
 export function readsPlainly(key: string): boolean {
-  return PLAIN.test(key) || PLAIN.test(key.normalize("NFD").replace(/[\u0300-\u0362]/g, ""));
+  return PLAIN.test(key.normalize("NFD"));
 }
-const PLAIN = /^[\x20-\x7e\p{P}\p{Zs}]*$/u;
+const PLAIN = /^[\x20-\x7e\p{P}\p{Zs}\u0300-\u0362]*$/u;
 
 /** Whether a value says yes: `true`, `1`, or `"true"`, `"yes"`, `"y"`, `"on"` or `"1"` in any case, spaces around. */
 export function saysYes(value: unknown): boolean {
@@ -150,7 +156,7 @@ export interface JudgeOptions {
  * The cost of a verdict is linear in the key's decomposed length, which each new key takes from
  * `budget`: a key it cannot pay for is "unjudged" (and refused, since it might say "suppressed").
  */
-export function nearMissJudge(known: readonly string[], options: JudgeOptions = {}, budget: JudgeBudget = { left: Infinity }): (key: string) => NearMiss | undefined {
+export function nearMissJudge(known: readonly string[], options: JudgeOptions, budget: JudgeBudget): (key: string) => NearMiss | undefined {
   const folded = known.map((k) => [k, foldKey(k)] as const);
   // "none" stands for no verdict, so that a remembered key costs one lookup.
   const verdicts = new Map<string, NearMiss | "none">();
@@ -201,6 +207,7 @@ export function holdsNearly(text: string, word: string): boolean {
   if (m <= MAX_EDITS) return true;
   // A run within two edits keeps all but two of the word's letters: a text with fewer of them
   // anywhere holds none (a key in another script costs one pass, not the table).
+  // Stryker disable next-line ConditionalExpression: a filter before the distance, which decides alone
   if ((text.match(lettersOf(word))?.length ?? 0) < m - MAX_EDITS) return false;
   // For each letter of `word`, the last row whose text character equals it (0: none yet).
   const lastRowOf = new Int32Array(m);
@@ -215,23 +222,26 @@ export function holdsNearly(text: string, word: string): boolean {
       let best = Math.min((up[j - 1] as number) + (same ? 0 : 1), (up[j] as number) + 1, (row[j - 1] as number) + 1);
       const k = lastRowOf[j - 1] as number;
       const l = lastMatchColumn;
+      // Stryker disable next-line ConditionalExpression: past MAX_EDITS rows back a transposition costs more than the cap, whatever row it reads
       if (k > 0 && l > 0 && i - k <= MAX_EDITS) best = Math.min(best, ((rows[(k - 1) & 3] as Int32Array)[l - 1] as number) + (i - k - 1) + 1 + (j - l - 1));
       row[j] = Math.min(best, over);
       if (same) lastMatchColumn = j;
     }
     if ((row[m] as number) <= MAX_EDITS) return true;
+    // Stryker disable next-line EqualityOperator: a transposition ending the word costs no less than the run ending at its last letter, one insertion more
     for (let j = 1; j <= m; j++) if (word.charCodeAt(j - 1) === c) lastRowOf[j - 1] = i;
   }
   return false;
 }
 
-/** Per word, a pattern of each of its letters (code units: the words are ASCII). */
+/** Per word, a pattern of each of its letters. */
 const LETTERS_OF = new Map<string, RegExp>();
 
 function lettersOf(word: string): RegExp {
   let pattern = LETTERS_OF.get(word);
+  // Stryker disable next-line ConditionalExpression: the memo saves work only
   if (pattern === undefined) {
-    pattern = new RegExp(`[${word.replace(/[\\\]^-]/g, "\\$&")}]`, "g");
+    pattern = new RegExp(classOf(word), "gu");
     LETTERS_OF.set(word, pattern);
   }
   return pattern;

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { editDistance, foldKey, holdsNearly, nearMissJudge, stripIgnored } from "../contract/key-names.ts";
+import { editDistance, foldKey, holdsNearly, nearMissJudge, readsPlainly, saysYes, stripIgnored } from "../contract/key-names.ts";
 import { LOOKALIKES } from "../contract/lookalikes.ts";
 import { fcParams } from "./arbitraries.ts";
 
@@ -254,13 +254,13 @@ test("a judge takes each new key's decomposed length from a budget shared by jud
   assert.equal(edge("a"), { kind: "unjudged" });
   assert.equal(vault("qqqqq"), undefined, "judged before the budget ran out, still judged");
   assert.equal(nearMissJudge(["vwxyz"], {}, { left: 17 })("\ufdfa"), { kind: "unjudged" });
-  assert.equal(nearMissJudge(["vwxyz"])("x".repeat(100_000)), undefined, "no budget: every key judged");
+  assert.equal(nearMissJudge(["vwxyz"], {}, { left: Infinity })("x".repeat(100_000)), undefined, "no limit: every key judged");
 });
 
 test("a judge: a known key by folding or (five letters and more) within two edits; a suppress spelling; a short key within one edit", () => {
   const known = ["ab", "abc", "abcd", "vwxyz", "suppressed"];
-  const judge = nearMissJudge(known, { suppress: true, short: true });
-  const plain = nearMissJudge(known);
+  const judge = nearMissJudge(known, { suppress: true, short: true }, { left: Infinity });
+  const plain = nearMissJudge(known, {}, { left: Infinity });
   const cases: [string, unknown, unknown][] = [
     ["A-B", { kind: "known", meant: "ab" }, { kind: "known", meant: "ab" }],
     ["vwxqz", { kind: "known", meant: "vwxyz" }, { kind: "known", meant: "vwxyz" }],
@@ -281,8 +281,20 @@ test("a judge: a known key by folding or (five letters and more) within two edit
     assert.equal(judge(key), withOptions, `${key}, remembered`);
     assert.equal(plain(key), without, `${key}, no options`);
   }
-  assert.equal(nearMissJudge(known, { short: true })("is_supprest"), undefined, "suppress only where asked");
-  assert.equal(nearMissJudge(known, { suppress: true })("abxd"), undefined, "short only where asked");
+  assert.equal(nearMissJudge(known, { short: true }, { left: Infinity })("is_supprest"), undefined, "suppress only where asked");
+  assert.equal(nearMissJudge(known, { suppress: true }, { left: Infinity })("abxd"), undefined, "short only where asked");
+});
+
+test("saysYes: true, 1, and the strings true, yes, y, on, 1 in any case with spaces around; nothing else, not a list or an object holding one", () => {
+  for (const value of [true, 1, "true", " YES ", "y", "On", "1", "\ttrue\n"]) assert.ok(saysYes(value), JSON.stringify(value));
+  for (const value of [false, 0, 2, null, "", "no", "yess", "t rue", "10", ["yes"], ["1"], [true], { toString: () => "yes" }]) {
+    assert.not.ok(saysYes(value), String(JSON.stringify(value)));
+  }
+});
+
+test("readsPlainly: printable ASCII, punctuation and spaces once the accents U+0300 to U+0362 are off", () => {
+  for (const name of ["", "owner notes", "geprüft", "owner\u2019s approval", "e\u0301", "\u00a0", "Ångström"]) assert.ok(readsPlainly(name), name);
+  for (const name of ["größe", "非公開", "a\u0363", "\u202esuppressed", "ѕuррrеѕѕеd", "\u{1f142}", "\t"]) assert.not.ok(readsPlainly(name), name);
 });
 
 test.run();
