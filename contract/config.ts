@@ -97,6 +97,7 @@ export function shownUrl(raw: string): string {
   // from the start when no slash follows (`host:port`), up to the path, query or fragment; an IPv6
   // literal in brackets at its start is no colon of a password.
   const start = /^(?:[a-z][a-z0-9+.-]*:)?[/\\]+/i.exec(parsed)?.[0].length ?? 0;
+  // Stryker disable next-line StringLiteral: the bracketed literal only has to go; any text without a colon in its place gives the same verdict
   const host = (parsed.slice(start).split(/[/\\?#]/, 1)[0] as string).replace(/^\[[^\]]*\]/, "");
   if (/:(?!\d{0,5}$)/.test(host)) return "a value with a : in its host part that is not before a port, not printed (it may hold a user name and password)";
   const end = text.search(/[?#]|%3f|%23/i);

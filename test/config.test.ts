@@ -133,6 +133,11 @@ test("a base URL whose host part holds a : that no port's digits follow (a user 
     assert.is(shownUrl(url), hidden, JSON.stringify(url));
   }
   assert.is(shownUrl("http://h:65535/x"), '"http://h:65535/x"', "five digits may be a port");
+  // Every run of controls and spaces at either end goes, and only there: a space inside is no port's digit.
+  for (const url of ["  //deploy:s3cr3t/x", "\u0001 http://deploy:s3cr3t/x", "http://h: 80/x", "u:pw////x"]) assert.is(shownUrl(url), hidden, JSON.stringify(url));
+  assert.is(shownUrl("https://h.example:8443 \u0000 "), '"https://h.example:8443 \\u0000 "', "a port, then controls and spaces at the end");
+  assert.is(shownUrl("?token=s3cr3t"), '"" and a query or fragment, not printed', "a query from the first character");
+  assert.is(shownUrl("#s3cr3t"), '"" and a query or fragment, not printed');
 });
 
 test("a value from the command line: a path as it is, anything with a : or an @ as shownUrl shows it, a file or folder named like a URL shown so too", async () => {
@@ -144,6 +149,8 @@ test("a value from the command line: a path as it is, anything with a : or an @ 
   assert.is(shownPath("node_modules/@scope/registry.json"), "node_modules/@scope/registry.json", "a path with an @ but no scheme");
   assert.is(shownPath("C:\\builds\\registry.json"), "C:\\builds\\registry.json", "a drive letter is no scheme");
   assert.is(shownPath("https://h.example/registry.json"), "https://h.example/registry.json");
+  assert.is(shownArgument("notes?v=2#top"), '"notes?v=2#top"', "without a : or an @, no URL: shown whole");
+  assert.is(shownPath("./backups/v2:old#1.json"), "./backups/v2:old#1.json", "a path that only holds a scheme-like word later");
   assert.is(shownPath("https://deploy:s3cr3t@h.example/registry.json"), "a value with an @, not printed (it may hold a user name or password)");
   for (const args of [["fixtures/registry.json", "http://deploy:s3cr3t@h/"], ["https://deploy:s3cr3t@h.example/registry.json"]]) {
     const cli = await runCli(args, {});
