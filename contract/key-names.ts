@@ -98,7 +98,6 @@ const SURROGATE = /[\ud800-\udfff]/;
  * Lone halves stay (foldKey drops them last). Exported for its law in `test/key-names.test.ts`.
  */
 export function stripIgnored(text: string): string {
-  // Stryker disable next-line ConditionalExpression: the fast path; the loop gives the same text without surrogates
   if (!SURROGATE.test(text)) return text.replace(IGNORED_IN_KEYS, "");
   const kept: string[] = [];
   for (const unit of text.replace(IGNORED_IN_KEYS, "")) { // by code point: a pair, or a lone half
@@ -106,7 +105,6 @@ export function stripIgnored(text: string): string {
     const c = unit.charCodeAt(0);
     // The last code unit kept: a high half here is a lone one (a pair ends with its low half).
     const before = last === undefined ? NaN : last.charCodeAt(last.length - 1);
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: a wider test joins other kept units too, which only regroups them: two kept units fold away together only when they are a pair
     const lowAfterHigh = c >= 0xdc00 && c <= 0xdfff && before >= 0xd800 && before <= 0xdbff;
     if (unit.length === 2) {
       if (!foldsAway(unit)) kept.push(unit); // a pair that a removed character kept apart
@@ -162,7 +160,6 @@ export function nearMissJudge(known: readonly string[], options: JudgeOptions, b
   const verdicts = new Map<string, NearMiss | "none">();
   return (key) => {
     const remembered = verdicts.get(key);
-    // Stryker disable next-line ConditionalExpression: the memo saves work only; a verdict computed again is the same
     if (remembered !== undefined) return remembered === "none" ? undefined : remembered;
     const cost = key.normalize("NFKD").length;
     if (cost > budget.left) {
@@ -178,7 +175,6 @@ export function nearMissJudge(known: readonly string[], options: JudgeOptions, b
 
 function judge(key: string, known: readonly (readonly [string, string])[], options: JudgeOptions): NearMiss | undefined {
   // The distance is computed only where the lengths allow it, so a long key costs nothing here.
-  // Stryker disable next-line ConditionalExpression: a filter before the distance, which decides alone
   const within = (fold: string, edits: number): boolean => Math.abs(key.length - fold.length) <= edits && editDistance(key, fold) <= edits;
   for (const [name, fold] of known) {
     if (key === fold || (fold.length >= MIN_EDIT_LENGTH && within(fold, MAX_EDITS))) return { kind: "known", meant: name };
@@ -207,7 +203,6 @@ export function holdsNearly(text: string, word: string): boolean {
   if (m <= MAX_EDITS) return true;
   // A run within two edits keeps all but two of the word's letters: a text with fewer of them
   // anywhere holds none (a key in another script costs one pass, not the table).
-  // Stryker disable next-line ConditionalExpression: a filter before the distance, which decides alone
   if ((text.match(lettersOf(word))?.length ?? 0) < m - MAX_EDITS) return false;
   // For each letter of `word`, the last row whose text character equals it (0: none yet).
   const lastRowOf = new Int32Array(m);
@@ -222,13 +217,11 @@ export function holdsNearly(text: string, word: string): boolean {
       let best = Math.min((up[j - 1] as number) + (same ? 0 : 1), (up[j] as number) + 1, (row[j - 1] as number) + 1);
       const k = lastRowOf[j - 1] as number;
       const l = lastMatchColumn;
-      // Stryker disable next-line ConditionalExpression: past MAX_EDITS rows back a transposition costs more than the cap, whatever row it reads
       if (k > 0 && l > 0 && i - k <= MAX_EDITS) best = Math.min(best, ((rows[(k - 1) & 3] as Int32Array)[l - 1] as number) + (i - k - 1) + 1 + (j - l - 1));
       row[j] = Math.min(best, over);
       if (same) lastMatchColumn = j;
     }
     if ((row[m] as number) <= MAX_EDITS) return true;
-    // Stryker disable next-line EqualityOperator: a transposition ending the word costs no less than the run ending at its last letter, one insertion more
     for (let j = 1; j <= m; j++) if (word.charCodeAt(j - 1) === c) lastRowOf[j - 1] = i;
   }
   return false;
@@ -238,12 +231,12 @@ export function holdsNearly(text: string, word: string): boolean {
 const LETTERS_OF = new Map<string, RegExp>();
 
 function lettersOf(word: string): RegExp {
-  let pattern = LETTERS_OF.get(word);
-  // Stryker disable next-line ConditionalExpression: the memo saves work only
-  if (pattern === undefined) {
-    pattern = new RegExp(classOf(word), "gu");
-    LETTERS_OF.set(word, pattern);
-  }
+  return LETTERS_OF.get(word) ?? rememberLettersOf(word);
+}
+
+function rememberLettersOf(word: string): RegExp {
+  const pattern = new RegExp(classOf(word), "gu");
+  LETTERS_OF.set(word, pattern);
   return pattern;
 }
 
@@ -262,7 +255,6 @@ function prefixDistances(a: string, b: string): number[] {
   const width = b.length + 2;
   // Stryker disable next-line ArrayDeclaration: every cell read is written first; the size only keeps the array packed
   const d = new Array<number>((a.length + 2) * width).fill(0);
-  // Stryker disable next-line ArithmeticOperator: i * width - j numbers the cells one-to-one as well
   const at = (i: number, j: number): number => i * width + j;
   d[at(0, 0)] = inf;
   for (let i = 0; i <= a.length; i++) {

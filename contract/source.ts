@@ -125,8 +125,7 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   const unknownKeys: UnknownKeys = (obj, level, at, published) =>
     reportUnknownKeys(obj, level, at, published, judges, report, (kind, line) => warnings.push({ kind, line }));
   // A top-level key that means to withhold (`suppressed_vaults`) may name any vault: none is quoted.
-  let everyVaultWithheld = false;
-  unknownKeys(value, "top", "$", (withholdingKey) => (everyVaultWithheld = withholdingKey) && false);
+  const everyVaultWithheld = unknownKeys(value, "top", "$");
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
   const generatedAt = required(value, "generated_at", "", report, timestamp);
@@ -193,7 +192,8 @@ type Report = (path: string, message: string) => void;
  * Judges `obj`'s unknown keys and tells `published` whether one of them means to withhold (a near
  * miss of `suppressed`); `published`, asked after the verdicts, says whether a vault is published in full.
  */
-type UnknownKeys = (obj: JsonObject, level: Level, at: string, published?: (withholdingKey: boolean) => boolean) => void;
+/** Judges an object's unknown keys (see reportUnknownKeys); true when one means (or may mean) to withhold. */
+type UnknownKeys = (obj: JsonObject, level: Level, at: string, published?: (withholdingKey: boolean) => boolean) => boolean;
 /** Checks one value; returns the accepted value, or what was expected (the caller says what it got). */
 type Check<T> = (value: unknown) => { ok: T } | { expected: string };
 
@@ -429,8 +429,7 @@ function readEdges(root: JsonObject, declared: Declared | undefined, withheld: R
       report(at, `expected an object, got ${kindOf(item)}`);
       return;
     }
-    let edgeWithholds = false;
-    unknownKeys(item, "edge", at, (withholdingKey) => (edgeWithholds = withholdingKey) && false);
+    const edgeWithholds = unknownKeys(item, "edge", at);
     const sourceDeclared = isDeclared(item["source"]);
     const targetDeclared = isDeclared(item["target"]);
     const quote = !edgeWithholds && sourceDeclared && targetDeclared && !withheld.has(item["source"] as string) && !withheld.has(item["target"] as string);
@@ -477,11 +476,12 @@ function nearMissJudges(): Record<Level, (key: string) => NearMiss | undefined> 
  * Refuses every unknown key of `obj` that nearly spells a key the format knows there, or, on a
  * vault, a way of saying "suppressed" (see `key-names.ts`), and every key over MAX_KEY_LENGTH; on
  * a vault or an edge, warns of a key one edit from a short known key (`notes`), which stays
- * internal; on a vault, refuses an unknown key set to `true` whose name does not read plainly
- * (`readsPlainly`: it may say "suppressed" in a way no check reads), and on a vault published in
- * full warns of any other unknown key set to `true`, because only `suppressed` withholds a vault. Unknown keys are internal: they are named by their position in
- * the object, never by name. A key that means (or, too long to judge, may mean) to withhold is
- * told to `published`.
+ * internal; at any level, refuses an unknown key that says yes (`saysYes`) and whose name does not
+ * read plainly (`readsPlainly`: it may say "suppressed", or "not public", in a way no check reads);
+ * on a vault published in full, warns of any other unknown key set to `true`, because only
+ * `suppressed` withholds a vault. Unknown keys are internal: they are named by their position in
+ * the object, never by name. Returns whether a key means (or, too long or not judged, may mean)
+ * to withhold, and tells a vault's `published` so before any message is written.
  */
 function reportUnknownKeys(
   obj: JsonObject,
@@ -491,29 +491,29 @@ function reportUnknownKeys(
   judges: ReturnType<typeof nearMissJudges>,
   report: Report,
   warn: (kind: Warning["kind"], line: string) => void,
-): void {
+): boolean {
   const known = KNOWN_KEY_SETS[level];
+  // Remembered by the judge: asking again costs a lookup.
+  const verdictOf = (key: string) => (key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key));
   // One pass judges the unknown keys; a second, for messages, runs only when one has something to say.
   let withholding = false;
   // Stryker disable next-line BooleanLiteral: true only runs the second pass with nothing to say
   let toSay = false;
   for (const key in obj) {
     if (known.has(key)) continue;
-    const verdict = key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key);
-    const trueOnVault = level === "vault" && obj[key] === true;
-    const unreadableYes = level === "vault" && saysYes(obj[key]) && !readsPlainly(key);
-    if (verdict !== undefined || trueOnVault || unreadableYes) toSay = true;
-    if (verdict === "too long" || verdict?.kind === "suppress" || verdict?.kind === "unjudged" || (verdict?.kind === "known" && verdict.meant === "suppressed") || unreadableYes) withholding = true;
+    const verdict = verdictOf(key);
+    const yes = saysYes(obj[key]);
+    if (verdict !== undefined || yes) toSay = true;
+    if (verdict === "too long" || verdict?.kind === "suppress" || verdict?.kind === "unjudged" || (verdict?.kind === "known" && verdict.meant === "suppressed") || (yes && !readsPlainly(key))) withholding = true;
   }
-  // Only a vault's answer may be true: the top level and an edge pass one that is always false.
+  // Only a vault passes `published`: whether it is published in full, given its keys.
   const inFull = published?.(withholding) ?? false;
-  if (!toSay) return;
+  if (!toSay) return withholding;
   const keys = Object.keys(obj);
   const where = (i: number): string => `key #${i + 1} of ${keys.length} (an unknown key; its name is not printed)`;
   keys.forEach((key, i) => {
     if (known.has(key)) return;
-    // Remembered by the judge: asking again costs a lookup.
-    const verdict = key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key);
+    const verdict = verdictOf(key);
     if (verdict === "too long") {
       report(at, `${where(i)} has ${key.length} characters; the limit for a key is ${MAX_KEY_LENGTH}`);
     } else if (verdict?.kind === "unjudged") {
@@ -524,7 +524,7 @@ function reportUnknownKeys(
       report(at, `${where(i)} looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"`);
     } else if (verdict?.kind === "suppress") {
       report(at, `${where(i)} looks like a way to say "suppressed", but only a vault's own "suppressed": true withholds it; rename it, or give the internal key a name without "suppress"`);
-    } else if (level === "vault" && saysYes(obj[key]) && !readsPlainly(key)) {
+    } else if (saysYes(obj[key]) && !readsPlainly(key)) {
       report(at, `${where(i)} says yes, and its name holds characters other than ASCII letters and digits (with or without accents), punctuation and spaces (another script, a symbol, an invisible or direction control), so the build cannot tell whether it means "suppressed": only "suppressed": true withholds a vault; rename the key in ASCII, or remove it`);
     } else if (verdict?.kind === "short") {
       warn("short-near-miss", `${at}: ${where(i)} is one edit from "${verdict.meant}": did you mean "${verdict.meant}"? As it is, it is internal and not published`);
@@ -532,6 +532,7 @@ function reportUnknownKeys(
       warn("unknown-true", `${at}: ${where(i)} is true, but only "suppressed": true withholds a vault: this vault is published in full`);
     }
   });
+  return withholding;
 }
 
 // --- helpers -------------------------------------------------------------------------------------

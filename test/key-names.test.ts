@@ -285,6 +285,12 @@ test("a judge: a known key by folding or (five letters and more) within two edit
   assert.equal(nearMissJudge(known, { suppress: true }, { left: Infinity })("abxd"), undefined, "short only where asked");
 });
 
+test("foldKey drops a lone half wherever it stands, the first unit of a key included, and joins only a lone high half with the low half after it", () => {
+  for (const [key, folded] of [["\udc00status", "status"], ["\udfffs\ud800", "s"], ["\ud800\u00ad", ""], ["a\udc00\ud800b", "ab"], ["\ud835\u00ad\udc00", "a"]]) {
+    assert.is(foldKey(key as string), folded, JSON.stringify(key));
+  }
+});
+
 test("saysYes: true, 1, and the strings true, yes, y, on, 1 in any case with spaces around; nothing else, not a list or an object holding one", () => {
   for (const value of [true, 1, "true", " YES ", "y", "On", "1", "\ttrue\n"]) assert.ok(saysYes(value), JSON.stringify(value));
   for (const value of [false, 0, 2, null, "", "no", "yess", "t rue", "10", ["yes"], ["1"], [true], { toString: () => "yes" }]) {

@@ -109,7 +109,16 @@ export function isNearMiss(key: string, known: readonly string[], vault = false)
   return vault && holdsSuppress(k2);
 }
 
-const noNearMiss = (o: Obj, known: readonly string[], vault = false): boolean => Object.keys(o).every((k) => !isNearMiss(k, known, vault));
+/** A value that says yes: true, 1, or one of these strings in any case, spaces around. */
+const yes = (value: unknown): boolean => value === true || value === 1 || (typeof value === "string" && ["true", "yes", "y", "on", "1"].includes(value.trim().toLowerCase()));
+
+/**
+ * No unknown key nearly spells a known one (on a vault, top level or edge: nor holds "suppress"),
+ * and none says yes with a name that is more than ASCII, punctuation and spaces once accents are
+ * off: such a name may say "suppressed" unreadably.
+ */
+const noNearMiss = (o: Obj, known: readonly string[], vault = false): boolean =>
+  Object.keys(o).every((k) => known.includes(k) || (!isNearMiss(k, known, vault) && !(yes(o[k]) && /[^ -~\p{P}\p{Zs}]/u.test(k.normalize("NFD").replace(/[\u0300-\u0362]/g, "")))));
 
 const labelTableOk = (t: unknown): boolean =>
   t === null || (isObj(t) && Object.values(t).every((label) => nonEmpty(label)));
@@ -135,9 +144,6 @@ export function isValidSource(x: unknown): boolean {
   for (const v of vaults as unknown[]) {
     if (!isObj(v) || !has(v, "vault_slug") || !has(v, "display_name") || !has(v, "status")) return false;
     if (!noNearMiss(v, ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"], true)) return false;
-    // A key that says yes and whose name is more than ASCII, punctuation and spaces once accents are off may say "suppressed" unreadably.
-    const yes = (value: unknown) => value === true || value === 1 || (typeof value === "string" && ["true", "yes", "y", "on", "1"].includes(value.trim().toLowerCase()));
-    if (Object.entries(v).some(([k, value]) => yes(value) && k !== "suppressed" && /[^ -~\p{P}\p{Zs}]/u.test(k.normalize("NFD").replace(/[\u0300-\u0362]/g, "")))) return false;
     const s = v["vault_slug"];
     if (!str(s) || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) || slugs.includes(s)) return false;
     slugs.push(s);

@@ -151,6 +151,13 @@ test("a vault key that says yes (true, 1, \"yes\", ...) whose name is not ASCII,
       assert.equal(unsaid, [], `${JSON.stringify(key)} set to ${JSON.stringify(no)}: not refused`);
     }
   }
+  // A vault key holding "suppress" is told that only "suppressed" withholds a vault (an edge's, that only a vault's own does).
+  assert.ok(problems({ ...BASE, vaults: [...BASE.vaults, { vault_slug: "b", display_name: "B", status: "active", is_suppressed_flag: 0 }] }).includes(
+    'vaults[1]: key #4 of 4 (an unknown key; its name is not printed) looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"',
+  ));
+  // One warning per unknown key set to true, none for the vault's other unknown keys.
+  const warned = validateSource({ ...BASE, vaults: [...BASE.vaults, { vault_slug: "b", display_name: "B", status: "active", reviewed: true, owner: "o", count: 1 }] });
+  assert.equal(warned.ok ? warned.warnings.map((w) => w.line) : warned, ['vaults[1]: key #4 of 6 (an unknown key; its name is not printed) is true, but only "suppressed": true withholds a vault: this vault is published in full']);
   // Readable once accents are off, or plain ASCII: a warning that only "suppressed" withholds.
   for (const key of ["geprüft", "Révisé", "hidden", "5uppr3553d", "owner’s approval", "is\u00a0public", "reviewed – ok", "Tiếng_Việt"]) {
     const result = validateSource({ ...BASE, vaults: [...BASE.vaults, { vault_slug: "b", display_name: "B", status: "active", [key]: true }] });
@@ -191,6 +198,18 @@ test("a top-level or edge key that means to withhold is refused (only a vault's 
   const edges = problems({ ...BASE, edges: [edge] });
   assert.ok(edges.some((p) => p.startsWith('edges[0]: key #4 of 4 (an unknown key; its name is not printed) nearly spells "suppressed"') || p.startsWith("edges[0]: key #4 of 4 (an unknown key; its name is not printed) looks like a way to say")), edges.join("\n"));
   assert.ok(edges.includes("edges[0].type: expected a string, got a number"), `the type of an edge that means to withhold is not quoted: ${edges.join("\n")}`);
+  // A key that says yes under a name that does not read plainly is refused at every level ("非公開":
+  // true at the top may mean the whole registry is not public); at the top no vault is quoted, on
+  // an edge not its type.
+  const sayYes = (where: string, n: number) => `${where}: key #${n} of ${n} (an unknown key; its name is not printed) says yes, and its name holds characters other than ASCII`;
+  const topYes = problems({ ...BASE, 非公開: "yes", vaults: [...BASE.vaults, vault] });
+  assert.ok(topYes.some((p) => p.startsWith(sayYes("$", 6))), topYes.join("\n"));
+  assert.not.ok(topYes.join("\n").includes("424242") || topYes.join("\n").includes("SECRET"), topYes.join("\n"));
+  const edgeYes = problems({ ...BASE, edges: [{ source: "a", target: "a", type: 42, "\u{1F182}\u{1F184}\u{1F17F}": 1 }] });
+  assert.ok(edgeYes.length === 2 && edgeYes[0]?.startsWith(sayYes("edges[0]", 4)) && edgeYes[1] === "edges[0].type: expected a string, got a number", edgeYes.join("\n"));
+  const licenceYes = problems({ ...BASE, licence: { id: "CC0-1.0", url: "https://creativecommons.org/publicdomain/zero/1.0/", größe: true }, labels: { class: null, 非公開: " ON " } });
+  assert.ok(licenceYes.some((p) => p.startsWith(sayYes("licence", 3))) && licenceYes.some((p) => p.startsWith(sayYes("labels", 2))), licenceYes.join("\n"));
+  assert.ok(validateSource({ ...BASE, 非公開: "no", edges: [{ source: "a", target: "a", type: "t", größe: 2 }] }).ok, "a name that does not read plainly, not saying yes: accepted");
   // A licence or labels key set to true warns of nothing: only a vault is published in full.
   const licensed = validateSource({ ...BASE, licence: { id: "CC0-1.0", url: "https://creativecommons.org/publicdomain/zero/1.0/", reviewed: true }, labels: { class: null, status: null, reviewed: true } });
   assert.ok(licensed.ok && licensed.warnings.length === 0, JSON.stringify(licensed));
