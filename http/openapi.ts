@@ -32,9 +32,9 @@ const responseOf = (name: string): Json => ref("responses", name);
 const commonHeaders = (): Json =>
   Object.fromEntries(Object.keys(COMMON_HEADERS).map((name) => [headerName(name), headerOf(headerName(name))]));
 
-/** `access-control-allow-origin` as it is written in a description: `Access-Control-Allow-Origin`. */
+/** `access-control-allow-origin` as it is written in a description: `Access-Control-Allow-Origin` (ETag is no common header). */
 function headerName(name: string): string {
-  return name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase()).replace(/^Etag$/, "ETag");
+  return name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 }
 
 /** Where a path sits in one version's description: what it serves and how its answers differ. */
@@ -90,7 +90,7 @@ export function openApiDescription(version: ContractVersion, baseUrl: string, ca
 }
 
 /** `to` relative to the folder of `from` (both absolute paths): how the description names the schema. */
-function relativeRef(from: string, to: string): string {
+export function relativeRef(from: string, to: string): string {
   const fromDirs = from.split("/").slice(1, -1);
   const toParts = to.split("/").slice(1);
   let shared = 0;
@@ -137,7 +137,7 @@ function pathItem(address: Address, location: string): Json {
 
 /** `/api/registry.v1.schema.json` as an operation id's stem: `ApiRegistryV1SchemaJson`. */
 function operationStem(path: string): string {
-  return path.split(/[^A-Za-z0-9]+/).filter((w) => w !== "").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+  return path.split(/[^A-Za-z0-9]+/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(""); // an empty word adds nothing
 }
 
 const problemResponse = (description: string, headers: Json = {}): Json => ({

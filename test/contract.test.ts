@@ -11,6 +11,7 @@ import * as assert from "uvu/assert";
 import { answerer } from "../http/answer.ts";
 import { CANONICAL_PATH, changesPaths, planAt, tablePaths, tableProblems, type ContractVersion } from "../http/version-policy.ts";
 import { prepareBuild, VersionPolicyError, type Build } from "../http/prepare.ts";
+import { relativeRef } from "../http/openapi.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { staticHeaders, writeStatic } from "../node/build/static.ts";
@@ -46,7 +47,36 @@ const refusals: [string, readonly ContractVersion[], RegExp][] = [
   ["publications out of order", [V1, { ...V2, published: "2026-01-01" }], /^v2: published 2026-01-01, not after v1 \(2026-11-21\)$/],
   ["a gap in the numbers", [V1, { ...V2, number: 3 }], /^v3: row 2 of the version table must be v2/],
   ["a day that does not exist", [{ ...V1, published: "2026-02-30" }], /^v1: published "2026-02-30" is not a day/],
+  ["no version at all", [], /^the version table is empty: nothing would be served$/],
+  ["a path without its leading slash", [{ ...V1, path: "api/registry.v1.json" }], /^v1: its path "api\/registry\.v1\.json" must start with \/$/],
+  ["two publications on one day", [V1, { ...V2, published: V1.published }], /^v2: published 2026-11-21, not after v1 \(2026-11-21\)$/],
+  ["a sunset that is not a day", [{ ...V1, sunset: "2027-13-01" }, V2], /^v1: sunset "2027-13-01" is not a day like 2027-03-01$/],
+  ["a sunset on the day of its own deprecation", [{ ...V1, sunset: V2.published }, V2], /^v1: sunset 2027-03-01 is before its own deprecation \(v2 published 2027-03-01\)$/],
 ];
+
+test("a table with several problems is refused with each on its own line, as a VersionPolicyError", async () => {
+  const table = [{ ...V1, path: "x", published: "2026-02-30" }];
+  assert.is(tableProblems(table).length, 2);
+  try {
+    await build("2027-12-01T00:00:00Z", table);
+    assert.unreachable("refused");
+  } catch (error) {
+    assert.is((error as Error).name, "VersionPolicyError");
+    assert.is((error as Error).message, tableProblems(table).map((p) => `version table: ${p}`).join("\n"));
+  }
+});
+
+test("a plan: a successor not yet published is no successor; the first version is canonical from its first day", () => {
+  const before = planAt([V1, V2], "2027-02-28T23:59:59Z");
+  assert.ok("ok" in before && before.ok.served.length === 1 && before.ok.served[0]?.successor === undefined && before.ok.canonical === V1, JSON.stringify(before));
+  const first = planAt([V1, V2], `${V1.published}T00:00:00Z`);
+  assert.ok("ok" in first && first.ok.canonical === V1, JSON.stringify(first));
+});
+
+test("a version's change feeds sit beside its document, only its final .json replaced", () => {
+  assert.equal(changesPaths({ path: "/x.json/registry.v1.json" }), { json: "/x.json/registry.v1.changes.json", atom: "/x.json/registry.v1.changes.atom" });
+  assert.equal(changesPaths({ path: "/api/registry.v1" }), { json: "/api/registry.v1.changes.json", atom: "/api/registry.v1.changes.atom" });
+});
 for (const [what, table, message] of refusals) {
   test(`a table with ${what} is refused, by the policy and by the build, saying why`, async () => {
     const problems = tableProblems(table);
@@ -228,6 +258,19 @@ test("the README's version table is the table's rows", () => {
   const block = /<!-- version-table -->\n([\s\S]*?)<!-- \/version-table -->/.exec(readme)?.[1];
   const rows = VERSIONS.map((v) => `| v${v.number} | \`${v.path}\` | \`${v.schemaPath}\` | \`${v.openapiPath}\` | ${v.published} | ${v.sunset ?? "none"} |`);
   assert.is(block, ["| version | versioned path | schema | OpenAPI description | published | sunset |", "| --- | --- | --- | --- | --- | --- |", ...rows, ""].join("\n"));
+});
+
+test("the description names a schema relative to its own folder", () => {
+  const cases: [string, string, string][] = [
+    ["/api/openapi.v1.json", "/api/registry.v1.schema.json", "registry.v1.schema.json"],
+    ["/a/b/c.json", "/a/x/y.json", "../x/y.json"],
+    ["/a/b/c.json", "/d.json", "../../d.json"],
+    ["/c.json", "/a/b.json", "a/b.json"],
+    ["/a/c.json", "/a", "../a"],
+    ["/a/b/c.json", "/a/b", "../b"],
+    ["/a/x.json", "/a/", "."],
+  ];
+  for (const [from, to, ref] of cases) assert.is(relativeRef(from, to), ref, `${from} -> ${to}`);
 });
 
 test.run();
