@@ -260,6 +260,31 @@ test("the README's version table is the table's rows", () => {
   assert.is(block, ["| version | versioned path | schema | OpenAPI description | published | sunset |", "| --- | --- | --- | --- | --- | --- |", ...rows, ""].join("\n"));
 });
 
+test("a previous build given without its document or a classifier is refused when the data changed, and needs neither when it did not", async () => {
+  const first = await build("2026-12-01T00:00:00Z");
+  const bytes = (path: string) => new TextDecoder().decode(first.routes.get(path)?.identity.body);
+  const document = JSON.parse(bytes(V1.path)) as { built_at: string; vaults: unknown[]; edges: unknown[] };
+  const snapshot = { ref: { built_at: document.built_at, etag: first.routes.get(V1.path)?.identity.etag }, vaults: document.vaults, edges: document.edges };
+  const previous = new Map([[1, { snapshot, feed: JSON.parse(bytes(changesPaths(V1).json)) }]]);
+  const changed = { ...source, vaults: source.vaults.slice(1) };
+  const classify = () => ({ class: "compatible" }) as never;
+  for (const history of [{ previous }, { previous, classify }, { previous, documents: new Map([[1, document]]) }]) {
+    try {
+      await prepareBuild(changed as Source, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: "2026-12-02T00:00:00Z" }, {}, VERSIONS, undefined, history as never);
+      assert.unreachable("refused");
+    } catch (error) {
+      assert.is((error as Error).message, "v1: a previous build is given, but no way to classify the change", Object.keys(history).join(", "));
+    }
+  }
+  const unchanged = await prepareBuild(source, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: "2026-12-02T00:00:00Z" }, {}, VERSIONS, undefined, { previous } as never);
+  assert.ok(unchanged.routes.has(changesPaths(V1).json));
+  const told: unknown[] = [];
+  const given = { previous, documents: new Map([[1, document]]), classify: (before: unknown) => (told.push(before), { class: "compatible", rules: [] }) };
+  const classified = await prepareBuild(changed as Source, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: "2026-12-02T00:00:00Z" }, {}, VERSIONS, undefined, given as never);
+  const feed = JSON.parse(new TextDecoder().decode(classified.routes.get(changesPaths(V1).json)?.identity.body)) as { items: { _registry: { class: string } }[] };
+  assert.equal([told, feed.items[0]?._registry.class], [[document], "compatible"]);
+});
+
 test("the description names a schema relative to its own folder", () => {
   const cases: [string, string, string][] = [
     ["/api/openapi.v1.json", "/api/registry.v1.schema.json", "registry.v1.schema.json"],
