@@ -418,6 +418,8 @@ function readEdges(root: JsonObject, declared: Declared | undefined, withheld: R
   }
   // Without a readable vault list, dangling ends cannot be judged, so they are not reported.
   const firstIndex = new Map<string, number>();
+  /** Edges whose values no message may quote (a key of theirs means to withhold, or an end is withheld). */
+  const unquoted = new Set<number>();
   const edges: SourceEdge[] = [];
   // An edge is published only between two vaults published in full; only then are its values quoted.
   // Each end is looked up once: at 100k edges the lookups are most of this loop's time.
@@ -445,10 +447,13 @@ function readEdges(root: JsonObject, declared: Declared | undefined, withheld: R
     const identity = `${source.length}:${source}${target.length}:${target}${type}`;
     const first = firstIndex.get(identity);
     if (first !== undefined) {
-      report(at, `duplicate edge: the same (source, target, type)${quote ? ` = ${JSON.stringify([source, target, type])}` : ""} as edges[${first}]`);
+      // The triple is the first copy's too: quoted only when neither copy may hide it.
+      const shown = quote && !unquoted.has(first);
+      report(at, `duplicate edge: the same (source, target, type)${shown ? ` = ${JSON.stringify([source, target, type])}` : ""} as edges[${first}]`);
       return;
     }
     firstIndex.set(identity, i);
+    if (!quote) unquoted.add(i);
     edges.push({ source, target, type });
   });
   return edges;

@@ -210,6 +210,9 @@ test("a top-level or edge key that means to withhold is refused (only a vault's 
   const licenceYes = problems({ ...BASE, licence: { id: "CC0-1.0", url: "https://creativecommons.org/publicdomain/zero/1.0/", größe: true }, labels: { class: null, 非公開: " ON " } });
   assert.ok(licenceYes.some((p) => p.startsWith(sayYes("licence", 3))) && licenceYes.some((p) => p.startsWith(sayYes("labels", 2))), licenceYes.join("\n"));
   assert.ok(validateSource({ ...BASE, 非公開: "no", edges: [{ source: "a", target: "a", type: "t", größe: 2 }] }).ok, "a name that does not read plainly, not saying yes: accepted");
+  // A later copy of an edge that means to withhold does not quote the type it shares with it.
+  const copied = problems({ ...BASE, edges: [{ source: "a", target: "a", type: "SECRET-TYPE", 非公開: true }, { source: "a", target: "a", type: "SECRET-TYPE" }] });
+  assert.ok(copied.includes("edges[1]: duplicate edge: the same (source, target, type) as edges[0]") && !copied.join("\n").includes("SECRET"), copied.join("\n"));
   // A licence or labels key set to true warns of nothing: only a vault is published in full.
   const licensed = validateSource({ ...BASE, licence: { id: "CC0-1.0", url: "https://creativecommons.org/publicdomain/zero/1.0/", reviewed: true }, labels: { class: null, status: null, reviewed: true } });
   assert.ok(licensed.ok && licensed.warnings.length === 0, JSON.stringify(licensed));
