@@ -71,6 +71,10 @@ test("a plan: a successor not yet published is no successor; the first version i
   assert.ok("ok" in before && before.ok.served.length === 1 && before.ok.served[0]?.successor === undefined && before.ok.canonical === V1, JSON.stringify(before));
   const first = planAt([V1, V2], `${V1.published}T00:00:00Z`);
   assert.ok("ok" in first && first.ok.canonical === V1, JSON.stringify(first));
+  // Deprecated by v2 without a sunset: no Sunset header to send.
+  const after = planAt([V1, V2], "2027-03-02T00:00:00Z");
+  assert.ok("ok" in after, JSON.stringify(after));
+  if ("ok" in after) assert.equal(after.ok.served[0], { version: V1, successor: V2, deprecation: `@${Date.parse("2027-03-01T00:00:00Z") / 1000}`, sunset: undefined });
 });
 
 test("a version's change feeds sit beside its document, only its final .json replaced", () => {
