@@ -2,9 +2,10 @@
  * `npm run mutation -- [GROUP ...]`: mutation testing with StrykerJS, one run per group of source
  * files, each against only the test files that exercise that group, stopping at the first failing
  * test (uvu --bail), in incremental mode. A whole-tree run needs hours on two cores; a group fits a
- * session, and the incremental file committed beside this script makes a re-run test only the
- * mutants whose code changed (after a change to the tests, --force: the command runner cannot see
- * one). Prints each group's score and every surviving mutant.
+ * session, and the incremental file each run leaves in reports/mutation/ (ignored by git: large, and
+ * the state of one machine's runs) makes a re-run there test only the mutants whose code changed
+ * (after a change to the tests, --force: the command runner cannot see one). Prints each group's
+ * score and every surviving mutant; docs/tests.md records the last scores.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -27,7 +28,6 @@ interface Group {
  */
 export const GROUPS: Readonly<Record<string, Group>> = {
   registry: { mutate: ["registry.ts"], tests: ["(registry|json-length|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"] },
-  "contract-keys": { mutate: ["contract/key-names.ts", "contract/lookalikes.ts"], tests: ["(key-names|source)\\.test\\.ts$", "(golden|privacy-laws|properties)\\.test\\.ts$"] },
   contract: {
     mutate: ["contract/config.ts", "contract/document.ts", "contract/json-length.ts", "contract/limits.ts", "contract/messages.ts", "contract/schema.ts"],
     tests: ["(stated-limits|source|json-length|config|schema|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"],
@@ -39,18 +39,20 @@ export const GROUPS: Readonly<Record<string, Group>> = {
   feed: { mutate: ["feed/**/*.ts"], tests: ["(replay|history|golden)\\.test\\.ts$", "feed-properties\\.test\\.ts$"] },
 };
 
-const HERE = "test/mutation";
+/** Where each run leaves its config, its report and its incremental file: ignored by git and by Stryker. */
+const OUT = "reports/mutation";
 
 const { values, positionals } = parseProcessArgs({
   usage: "npm run mutation -- [GROUP ...] [--force]",
   help: `
 Mutation testing with StrykerJS, one run per group (default: every group, in this order):
-${Object.entries(GROUPS).map(([name, g]) => `  ${name.padEnd(9)} mutates ${g.mutate.join(", ")}; tests ${g.tests.join(", then ")}`).join("\n")}
+${Object.entries(GROUPS).map(([name, g]) => `  ${name.padEnd(Math.max(...Object.keys(GROUPS).map((n) => n.length)))} mutates ${g.mutate.join(", ")}; tests ${g.tests.join(", then ")}`).join("\n")}
 
-Each run is incremental: ${HERE}/GROUP.incremental.json holds the last results (commit it), and
-only mutants whose code changed since are tested again: Stryker's command runner cannot see a change
-to the tests, so after one, run the group with --force. The full report of each run is
-reports/mutation/GROUP.json.
+Each run is incremental: ${OUT}/GROUP.incremental.json (ignored by git) holds
+the last results on this machine, and only mutants whose code changed since are tested again:
+Stryker's command runner cannot see a change to the tests, so after one, run the group with
+--force. Without that file (a fresh clone) every mutant is tested. The full report of each run
+is ${OUT}/GROUP.json; record a group's new score in docs/tests.md.
 
 Flags:
   --force     test every mutant again, ignoring the incremental file
@@ -70,18 +72,18 @@ for (const name of names) {
 }
 
 const base = JSON.parse(readFileSync("stryker.config.json", "utf8")) as Record<string, unknown>;
-mkdirSync("reports/mutation", { recursive: true });
+mkdirSync(OUT, { recursive: true });
 for (const name of names) {
   const group = GROUPS[name] as Group;
-  const configPath = join("reports/mutation", `${name}.stryker.json`);
-  const reportPath = join("reports/mutation", `${name}.json`);
+  const configPath = join(OUT, `${name}.stryker.json`);
+  const reportPath = join(OUT, `${name}.json`);
   const config = {
     ...base,
     mutate: group.mutate,
     // The properties at 15 runs each: a mutant that survives the targeted tests waits for them, and most mutants they kill die in the first few runs.
     commandRunner: { command: group.tests.map((pattern, i) => `FC_RUNS=${i === 0 ? 40 : 15} node --import tsx node_modules/uvu/bin.js test "${pattern}" --bail`).join(" && ") },
     incremental: true,
-    incrementalFile: join(HERE, `${name}.incremental.json`),
+    incrementalFile: join(OUT, `${name}.incremental.json`),
     force: values["force"] === true,
     jsonReporter: { fileName: reportPath },
   };
