@@ -1,7 +1,7 @@
 /**
  * The package.json the tarball ships, which is not the repository's: a consumer installs what the
  * shipped JavaScript needs and nothing else, so the packed manifest keeps no devDependencies, no
- * optionalDependencies (the repository's Node 22 and 24 binaries, some 380 MB), no scripts
+ * optionalDependencies (the repository's Node 22 and 24 binaries, hundreds of megabytes), no scripts
  * (the repository's postinstall installs its deploy tools), and no tsx: a clone runs the
  * TypeScript through it, the package ships JavaScript. `prepack` swaps it in for `npm pack` to
  * read; `postpack` puts the repository's back, and so does the next `prepack` if a pack failed
