@@ -273,8 +273,8 @@ async function builds(): Promise<string> {
 /**
  * `registry diff` in process, growth only: two documents of n vaults (every 100th note changed),
  * and one object of n keys against the same with one key more. Linear growth is 5x and 3x;
- * quadratic would be 25x and 9x. Garbage collection of the larger inputs adds to both: runs on
- * this machine measured 3.3x to 7.4x and 3.1x to 4.6x, so each target sits between those and quadratic.
+ * quadratic would be 25x and 9x. Garbage collection of the larger inputs adds to both and varies
+ * from run to run, so each target leaves room above linear and stays well below quadratic.
  */
 async function diffs(): Promise<void> {
   const golden = JSON.parse(readFileSync("golden/registry.json", "utf8")) as Document;

@@ -1,6 +1,7 @@
 /**
  * `npm run soak`: the Node server under sustained load, then stopped under load. Loopback only,
- * bounded (about 90 s), stops by itself; exits 1 if any check fails. Writes bench/SOAK.md.
+ * bounded (the load, the warm-up and the stop), stops by itself; exits 1 if any check fails.
+ * Writes bench/SOAK.md.
  *
  * Checks: 60 s at 100 connections (SOAK_SECONDS, SOAK_CONNECTIONS) with zero errors and zero
  * non-2xx answers; RSS growth after warm-up <= 10%; SIGTERM during load lets in-flight requests

@@ -2,7 +2,8 @@
  * The one answer function (docs/choices.md): a method, a path and a way to read request headers in,
  * a precomputed status, headers and body out. The Hono app, the Lambda mapping and the Node server
  * all answer through it, so the routes are defined once. It builds no `Request`, `Headers` or
- * `Response`: on Lambda, the first of those would load Node's fetch implementation (about 30 ms).
+ * `Response`: on Lambda, the first of those would load Node's fetch implementation, a cost paid on
+ * every cold start.
  */
 import type { Build } from "./prepare.ts";
 import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, PREFLIGHT_HEADERS, problem, type Problem } from "./responses.ts";

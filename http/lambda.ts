@@ -2,7 +2,7 @@
  * AWS Lambda: API Gateway REST APIs (payload 1.0), HTTP APIs (2.0), Application Load Balancers
  * (single- and multi-value headers) and Function URLs, mapped straight to the answer function.
  * No `Request`, `Headers` or `Response` is built: the first of those in a process loads Node's
- * fetch implementation, about 30 ms of a cold start. Web standards only.
+ * fetch implementation, which lengthens every cold start. Web standards only.
  */
 import { answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer, type Answer, type Answerer } from "./answer.ts";
 import type { Build } from "./prepare.ts";

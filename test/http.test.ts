@@ -1,4 +1,4 @@
-/** HTTP semantics of D7, through `app.request` (no socket). */
+/** The HTTP rules of docs/http.md, through `app.request` (no socket). */
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
