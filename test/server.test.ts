@@ -1,5 +1,5 @@
 /** The Node server (`npm start`) over a real socket: transport, start-up refusal, graceful stop. */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -238,6 +238,35 @@ test("REGISTRY_SOURCE serves another source", async () => {
   }
 });
 
+test("--source serves another source and wins over REGISTRY_SOURCE, under npm start and registry-endpoint serve", async () => {
+  for (const args of [["node/serve/server.ts"], ["node/bin/registry-endpoint.ts", "serve"]]) {
+    const own = await startServer("node", ["--import", "tsx", ...args, "--source", "fixtures/valid/unicode.json"], { ...env, REGISTRY_SOURCE: "nope.json" });
+    try {
+      const res = await fetchRaw(`${own.origin}/vaults.json`);
+      assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")), args.join(" "));
+    } finally {
+      assert.is(await own.stop(), 0);
+    }
+  }
+});
+
+test("--internal-keys declares internal keys beside the source and wins over INTERNAL_KEYS; without it the key is refused", async () => {
+  const source = JSON.parse(readFileSync("fixtures/valid/unicode.json", "utf8")) as { vaults: Record<string, unknown>[] };
+  (source.vaults[0] as Record<string, unknown>)["sync_owner"] = "kept out";
+  const file = join(work, "internal-key.json");
+  writeFileSync(file, JSON.stringify(source));
+  const own = await startServer("node", ["--import", "tsx", "node/bin/registry-endpoint.ts", "serve", "--source", file, "--internal-keys", "sync_owner"], { ...env, INTERNAL_KEYS: "other_key" });
+  try {
+    const res = await fetchRaw(`${own.origin}/vaults.json`);
+    assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")), "the internal key is not published");
+  } finally {
+    assert.is(await own.stop(), 0);
+  }
+  const refused = await run("node", ["--import", "tsx", "node/serve/server.ts", "--source", file], { env, timeoutMs: 20_000 });
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /undeclared key "sync_owner"/);
+});
+
 test("LOG_REQUESTS=1: one JSON line per request, the path without its query, never header values", async () => {
   const own = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], { ...env, LOG_REQUESTS: "1" });
   try {
@@ -267,10 +296,12 @@ test("npm start: SIGTERM to the process npm started stops the server (npm start 
 test("--help says what the server reads and its exit codes; a bad flag is one line and exit 2", async () => {
   const help = await run("node", ["--import", "tsx", "node/serve/server.ts", "--help"], { env });
   assert.is(help.code, 0);
-  for (const text of ["usage: npm start", "REGISTRY_SOURCE", "BASE_URL", "SOURCE_DATE_EPOCH", "HOST", "PORT", "LOG_REQUESTS", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
+  for (const text of ["usage: npm start -- [--source FILE] [--internal-keys NAME,NAME]", "--source", "--internal-keys", "REGISTRY_SOURCE", "INTERNAL_KEYS", "BASE_URL", "SOURCE_DATE_EPOCH", "HOST", "PORT", "LOG_REQUESTS", "Exit codes"]) {
+    assert.ok(help.stdout.toString().includes(text), text);
+  }
   const bad = await run("node", ["--import", "tsx", "node/serve/server.ts", "--port", "1"], { env });
   assert.is(bad.code, 2);
-  assert.is(bad.stderr, "Unknown option '--port' (usage: npm start [-- --help]; --help for more)\n");
+  assert.is(bad.stderr, "Unknown option '--port' (usage: npm start -- [--source FILE] [--internal-keys NAME,NAME]; --help for more)\n");
 });
 
 test.run();

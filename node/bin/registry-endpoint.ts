@@ -31,7 +31,7 @@ const SCRIPT_FORMS: readonly [RegExp, string][] = [
   [/^npm run --silent registry --/, "registry-endpoint preview"],
   [/^npm run build --/, "registry-endpoint build"],
   [/^npm run verify --/, "registry-endpoint verify"],
-  [/^npm start \[-- --help\]/, "registry-endpoint serve"],
+  [/^npm start --/, "registry-endpoint serve"],
 ];
 renameUsage((usage) => SCRIPT_FORMS.reduce((named, [form, name]) => named.replace(form, name), usage));
 

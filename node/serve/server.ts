@@ -1,8 +1,8 @@
 /**
- * `npm start`: the development server, from source. It builds at start from REGISTRY_SOURCE (default
- * the embedded snapshot) and serves the Hono app that `handler.ts` exports, through
- * @hono/node-server, so development answers exactly as the fetch runtimes do. Production runs the
- * bundled `dist/node/server.mjs` instead (see `npm run build`).
+ * `npm start` (and `registry-endpoint serve`): the development server, from source. It builds at
+ * start from --source or REGISTRY_SOURCE (default the embedded snapshot) and serves the Hono app
+ * that `handler.ts` exports, through @hono/node-server, so development answers exactly as the
+ * fetch runtimes do. Production runs the bundled `dist/node/server.mjs` instead (see `npm run build`).
  */
 import { getRequestListener, RequestError } from "@hono/node-server";
 import { basename } from "node:path";
@@ -15,14 +15,24 @@ import { zlibCompress } from "../build/compress.ts";
 import { loadInputs, SNAPSHOT } from "../cli/inputs.ts";
 import { runServer, serverEnv } from "./shutdown.ts";
 
-parseProcessArgs({
-  usage: "npm start [-- --help]",
+const { values } = parseProcessArgs({
+  usage: "npm start -- [--source FILE] [--internal-keys NAME,NAME]",
   help: `
 Serves the registry from source on a plain Node server (development; production runs the
 bundled dist/node/server.mjs that \`npm run build\` writes). The document is built once at start.
 
+Flags:
+  --source FILE              the source file (or REGISTRY_SOURCE; default: the embedded
+                             snapshot, fixtures/registry.json)
+  --internal-keys NAME,NAME  internal key names beside the source's own internal_keys,
+                             comma-separated (or INTERNAL_KEYS)
+  -h, --help                 this text
+
+A flag wins over its environment variable.
+
 Environment:
   REGISTRY_SOURCE    the source file (default: the embedded snapshot, fixtures/registry.json)
+  INTERNAL_KEYS      internal key names beside the source's own internal_keys, comma-separated
   BASE_URL           the public base of every URL in the document (default http://localhost:8787)
   SOURCE_DATE_EPOCH  built_at, in whole seconds since 1970 (default: the clock at start)
   HOST               the interface to listen on (default 127.0.0.1)
@@ -34,15 +44,15 @@ exit 0. Signal the node process itself (its pid is on the start line): \`npm sta
 with exec, so the process npm started is node.
 
 Exit codes: 0 stopped by a signal; 1 a bad source or setting, or the port is taken; 2 a bad flag.`,
-  options: {},
+  options: { source: { type: "string" }, "internal-keys": { type: "string" } },
   positionals: { min: 0, max: 0 },
 });
 
 const env = process.env;
-const sourcePath = env["REGISTRY_SOURCE"] || SNAPSHOT;
+const sourcePath = (values["source"] as string | undefined) ?? (env["REGISTRY_SOURCE"] || SNAPSHOT);
 const listen = serverEnv(env);
 // Every line a server prints may end in a platform's logs: it names the source by its base name.
-const inputs = await loadInputs(sourcePath, env, {}, basename(sourcePath));
+const inputs = await loadInputs(sourcePath, env, {}, basename(sourcePath), values["internal-keys"] as string | undefined);
 const problems = [...("problems" in listen ? listen.problems : []), ...("problems" in inputs ? inputs.problems : [])];
 if ("problems" in listen || "problems" in inputs) {
   process.stderr.write(problems.map((p) => `${p}\n`).join(""));
