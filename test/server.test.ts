@@ -293,6 +293,29 @@ test("npm start: SIGTERM to the process npm started stops the server (npm start 
   assert.is(code, 0);
 });
 
+test("npx registry-endpoint serve: SIGTERM to npx, whose shell passes no signal on, still stops node gracefully", async () => {
+  // npx is npm exec: npm, then sh -c, then node. The same chain, with the repository's bin.
+  const npx = await startServer("npm", ["exec", "--offline", "--", "node", "--import", "tsx", "node/bin/registry-endpoint.ts", "serve"], env);
+  const pid = Number(/\(pid (\d+)\)/.exec(npx.output())?.[1]);
+  const port = Number(new URL(npx.origin).port);
+  // node holds the pipe npm got: it closes when node has exited.
+  const closed = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 10_000);
+    npx.child.stdout?.on("close", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  await npx.stop("SIGTERM", 10_000);
+  const stopped = await closed;
+  // Left running, node would serve on with no parent: stop it by its own pid.
+  if (!stopped && pid > 0) process.kill(pid, "SIGKILL");
+  assert.ok(pid > 0 && pid !== npx.child.pid, "node is not the process npm exec is");
+  assert.ok(stopped, `node (pid ${pid}) still running 10 s after SIGTERM to npx:\n${npx.output()}`);
+  assert.match(npx.output(), /\nregistry: the process that started it \(pid \d+\) is gone: stopping as on SIGTERM\nregistry: SIGTERM: stopping; .*\nregistry: stopped after \d+ ms\n$/);
+  assert.is((await rawExchange(port, "GET /vaults.json HTTP/1.0\r\nHost: h\r\n\r\n")).length, 0, "nothing listens any more");
+});
+
 test("--help says what the server reads and its exit codes; a bad flag is one line and exit 2", async () => {
   const help = await run("node", ["--import", "tsx", "node/serve/server.ts", "--help"], { env });
   assert.is(help.code, 0);

@@ -49,8 +49,32 @@ if (command === "--help" || command === "-h") {
   process.exitCode = result.code;
 } else {
   process.argv.splice(2, 1);
+  if (command === "serve") stopWithParent();
   if (command === "build") await import("../build/build.ts");
   else if (command === "verify") await import("./verify.ts");
   else if (command === "serve") await import("../serve/server.ts");
   else await import("../init/init.ts");
+}
+
+/**
+ * npx runs the command through `sh -c`: a SIGTERM to npx reaches npm and that shell, which dies
+ * without passing it on, and node would serve on with no parent. So `serve` takes the loss of the
+ * process that started it as a SIGTERM to itself: the same graceful stop, exit 0.
+ */
+function stopWithParent(): void {
+  const parent = process.ppid;
+  // Started by init, or as a container's first process: there is no shell in between to lose.
+  if (parent <= 1) return;
+  const check = setInterval(() => {
+    try {
+      process.kill(parent, 0);
+    } catch (error: unknown) {
+      // EPERM: the process is there, only not ours to signal.
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") return;
+      clearInterval(check);
+      console.log(`registry: the process that started it (pid ${parent}) is gone: stopping as on SIGTERM`);
+      process.kill(process.pid, "SIGTERM");
+    }
+  }, 500);
+  check.unref();
 }

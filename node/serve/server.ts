@@ -41,7 +41,9 @@ Environment:
 
 SIGTERM or SIGINT: stop accepting connections, let requests under way finish (at most 10 s),
 exit 0. Signal the node process itself (its pid is on the start line): \`npm start\` runs it
-with exec, so the process npm started is node.
+with exec, so the process npm started is node. \`npx registry-endpoint serve\` runs node under a
+shell that a SIGTERM to npx ends without passing it on: node stops the same way within a
+second of that shell's end.
 
 Exit codes: 0 stopped by a signal; 1 a bad source or setting, or the port is taken; 2 a bad flag.`,
   options: { source: { type: "string" }, "internal-keys": { type: "string" } },
