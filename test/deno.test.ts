@@ -1,8 +1,9 @@
 /**
- * Deno as it is: in a copy of the repository with no node_modules and an empty DENO_DIR,
- * `deno serve --allow-env=BASE_URL,SOURCE_DATE_EPOCH handler.ts` answers the CLI's exact bytes
- * (deno.json maps hono to the npm registry at the lockfile's version); `deno check`, `deno lint` and
- * `deno publish --dry-run` pass on what Deno loads and what JSR would publish.
+ * Deno as it is: in a copy of the repository with no node_modules and an empty DENO_DIR, the
+ * README's `deno serve --host 127.0.0.1 --port 8787 --allow-env=BASE_URL,SOURCE_DATE_EPOCH handler.ts`
+ * (on a free port instead of 8787) answers the CLI's exact bytes (deno.json maps hono to the npm
+ * registry at the lockfile's version); `deno check`, `deno lint` and `deno publish --dry-run` pass
+ * on what Deno loads and what JSR would publish.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -12,7 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runCli } from "../node/cli/registry-command.ts";
 import { cleanEnv, run } from "./process.ts";
-import { fetchRaw, freePort, startServer } from "./servers.ts";
+import { fetchRaw, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");
 const DENO = join(ROOT, "node_modules", ".bin", "deno");
@@ -34,10 +35,14 @@ test("deno.json pins hono to the lockfile's version, with an npm: specifier", ()
   assert.is(deno.version, (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version);
 });
 
-test("deno serve handler.ts in a checkout with no node_modules answers the CLI's bytes", async () => {
+test("the README's deno serve line, in a checkout with no node_modules, answers the CLI's bytes on 127.0.0.1", async () => {
   assert.not.ok(existsSync(join(copy, "node_modules")), "the copy has no node_modules");
-  const port = await freePort();
-  const server = await startServer(DENO, ["serve", "--host", "127.0.0.1", "--port", String(port), "--allow-env=BASE_URL,SOURCE_DATE_EPOCH", "handler.ts"], env, 120_000, { cwd: copy, ready: /Listening on (?:\x1b\[\d+m)*(http:\/\/127\.0\.0\.1:\d+)/ });
+  const line = /^\*\*Deno\.\*\* `(deno serve [^`]+)`/m.exec(readFileSync("README.md", "utf8"))?.[1];
+  assert.ok(line !== undefined, "the README's Deno paragraph opens with a deno serve command");
+  // deno serve defaults to port 8000 on every interface: the README states both.
+  assert.match(line, / --host 127\.0\.0\.1 --port 8787 /);
+  const args = line.replace(" --port 8787 ", " --port 0 ").split(" ").slice(1);
+  const server = await startServer(DENO, args, env, 120_000, { cwd: copy, ready: /Listening on (?:\x1b\[\d+m)*(http:\/\/127\.0\.0\.1:\d+)/ });
   try {
     const answer = await fetchRaw(`${server.origin}/vaults.json`, { headers: { "accept-encoding": "identity" } });
     assert.is(answer.status, 200);
