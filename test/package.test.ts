@@ -59,10 +59,15 @@ function assertSameTree(a: string, b: string, what: string): void {
   for (const file of filesUnder(a)) assert.ok(readFileSync(join(a, file)).equals(readFileSync(join(b, file))), `${what}: ${file} differs`);
 }
 
+/** Copies the repository's files (tracked or not ignored) into `to`, without node_modules. */
+function copyRepository(to: string): void {
+  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  for (const file of files) cpSync(join(ROOT, file), join(to, file));
+}
+
 test.before(async () => {
   // npm pack runs prepack and postpack in the folder it packs: a copy, so the working tree is never touched.
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
-  for (const file of files) cpSync(join(ROOT, file), join(copy, file));
+  copyRepository(copy);
   symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
   const packed = await run("npm", ["pack", "--json", "--pack-destination", work], { cwd: copy, env, timeoutMs: 180_000 });
   assert.is(packed.code, 0, packed.stderr);
@@ -85,6 +90,23 @@ test("npm pack ships the compiled command and library, the TypeScript the build 
   assert.not.ok(Object.keys(manifest["dependencies"] as object).includes("tsx"), "tsx is no runtime dependency");
   // postpack put the repository's own package.json back.
   assert.ok(readFileSync(join(copy, "package.json")).equals(readFileSync(join(ROOT, "package.json"))), "the packed folder's package.json is restored");
+});
+
+test("prepack after the light install (no TypeScript): one line saying packing needs npm ci, exit 1, nothing built", async () => {
+  const light = join(work, "light");
+  copyRepository(light);
+  // The light install's node_modules, as links: every package but TypeScript, a devDependency.
+  mkdirSync(join(light, "node_modules", ".bin"), { recursive: true });
+  for (const name of readdirSync(join(ROOT, "node_modules")).filter((n) => n !== ".bin" && n !== "typescript")) symlinkSync(join(ROOT, "node_modules", name), join(light, "node_modules", name));
+  for (const name of readdirSync(join(ROOT, "node_modules", ".bin")).filter((n) => n !== "tsc" && n !== "tsserver")) symlinkSync(join(ROOT, "node_modules", ".bin", name), join(light, "node_modules", ".bin", name));
+  const manifest = readFileSync(join(light, "package.json"));
+  // What npm pack runs first: the prepack script, as package.json writes it.
+  const prepack = (JSON.parse(manifest.toString()) as { scripts: Record<string, string> }).scripts["prepack"] as string;
+  const packed = await run("sh", ["-c", prepack], { cwd: light, env, timeoutMs: 60_000 });
+  assert.is(packed.code, 1);
+  assert.is(packed.stderr, "prepack: packing needs the full install (npm ci): tsc, a devDependency, is not installed\n");
+  assert.not.ok(existsSync(join(light, "lib")), "nothing built");
+  assert.ok(readFileSync(join(light, "package.json")).equals(manifest), "the repository's package.json in place");
 });
 
 test("installed into an empty project: node_modules at most 40 MB, no tsx, no TypeScript, no Node binaries", () => {

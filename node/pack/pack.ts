@@ -10,13 +10,21 @@
  */
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { restoreManifest, swapInPackedManifest } from "./manifest.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const LIB = join(ROOT, "lib");
+const TSC = join(ROOT, "node_modules", ".bin", "tsc");
+
+// TypeScript writes the declarations and is a devDependency: the light install
+// (npm ci --omit=dev --omit=optional) has esbuild and tsx but no tsc. Say so before touching anything.
+if (!existsSync(TSC)) {
+  process.stderr.write("prepack: packing needs the full install (npm ci): tsc, a devDependency, is not installed\n");
+  process.exit(1);
+}
 
 const common = { bundle: true, format: "esm", packages: "external", logLevel: "warning", legalComments: "none" } as const;
 
@@ -41,7 +49,7 @@ await build({
   platform: "neutral",
   target: "es2022",
 });
-const tsc = spawnSync(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", join(ROOT, "node", "pack", "tsconfig.json")], { stdio: "inherit" });
+const tsc = spawnSync(TSC, ["-p", join(ROOT, "node", "pack", "tsconfig.json")], { stdio: "inherit" });
 if (tsc.status !== 0) {
   process.stderr.write(`prepack: tsc failed (exit ${tsc.status ?? tsc.signal})\n`);
   process.exit(1);
