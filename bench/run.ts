@@ -19,7 +19,7 @@ import { parseProcessArgs } from "../node/cli/args.ts";
 import { bundleArtifacts } from "../node/build/bundle.ts";
 import { diffDocuments, type Document } from "../node/review/diff.ts";
 import { zlibCompress } from "../node/build/compress.ts";
-import { BASE_RECORDS, BASE_VALUE_WEIGHT, MAX_DOCUMENT_BYTES, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STRING_LENGTH, RECORD_BYTES, VALUE_WEIGHT_BYTES, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
+import { BASE_RECORDS, BASE_VALUE_WEIGHT, MAX_DOCUMENT_BYTES, MAX_INTERNAL_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STRING_LENGTH, RECORD_BYTES, VALUE_WEIGHT_BYTES, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
 import { classifyChange } from "../node/build/classify.ts";
 import { checkPrevious } from "../node/build/previous.ts";
 import { changesPaths } from "../http/version-policy.ts";
@@ -430,7 +430,7 @@ function installs(): void {
  */
 async function hostileSources(): Promise<void> {
   const FILL = MAX_SOURCE_BYTES - 64 * 1024;
-  const head = `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"${"a".repeat(40)}","edges":[],`;
+  const head = `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"${"a".repeat(40)}","internal_keys":["internal"],"edges":[],`;
   const oneVault = '"vaults":[{"vault_slug":"a","display_name":"A","status":"active"}],';
   /** Writes head, then `item(i)` joined by commas while under `limit` bytes (or `count` items), then tail. */
   const write = (name: string, prefix: string, item: (i: number) => string, suffix: string, limit = FILL, count = Infinity): string => {
@@ -459,7 +459,7 @@ async function hostileSources(): Promise<void> {
   // An edge of 3 values in 44 bytes between one vault and itself, each of another type: the same.
   const edge = (i: number): string => `{"source":"a","target":"a","type":"${i.toString(36).padStart(6, "0")}"}`;
   const edgesAtLimit = Math.floor(BASE_RECORDS / (1 - (edge(0).length + 1) / RECORD_BYTES)) - 100;
-  const pattern = "sserppus".repeat(128).slice(0, MAX_KEY_LENGTH - 8);
+  const pattern = "k".repeat(MAX_INTERNAL_KEY_LENGTH - 8);
   const controlLabel = "\\u0001".repeat(MAX_STRING_LENGTH);
   const shapes: [string, () => string, boolean][] = [
     [`nesting ${MAX_NESTING_DEPTH - 1} deep, repeated`, () => write("deep", `${head}${oneVault}"internal":[`, () => `${"[".repeat(61)}"${"x".repeat(246 * VALUE_WEIGHT_BYTES)}"${"]".repeat(61)}`, "]}"), false],
@@ -471,8 +471,8 @@ async function hostileSources(): Promise<void> {
     ["flat array of small valid vaults, past the record limit (refused)", () => write("vaults-records", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit + 1_000), false],
     ["flat array of small valid edges, to the record limit", () => write("edges", `${head.replace('"edges":[],', "")}${oneVault}"edges":[`, edge, "]}", FILL, edgesAtLimit), false],
     ["flat array of small valid vaults, past the weight limit (refused)", () => write("vaults-over", `${head}"vaults":[`, vault, "]}"), false],
-    [`keys of ${MAX_KEY_LENGTH} characters built to pass the near-miss filter`, () => write("keys", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${pattern}${String(i).padStart(8, "0")}":1`, "}]}"), false],
-    [`distinct keys of U+FDFA, 18 characters each once decomposed, past the names' limit (refused)`, () => write("decomposing", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${i.toString(36)}${"\ufdfa".repeat(200)}":0`, "}]}"), false],
+    [`distinct undeclared keys of ${MAX_INTERNAL_KEY_LENGTH} characters (refused)`, () => write("keys", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${pattern}${String(i).padStart(8, "0")}":1`, "}]}"), false],
+    [`distinct undeclared keys of U+FDFA (refused)`, () => write("decomposing", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${i.toString(36)}${"\ufdfa".repeat(200)}":0`, "}]}"), false],
     ["one internal string of 64 MiB", () => write("string", `${head}${oneVault}"internal":"`, () => "x".repeat(1 << 20), '"}'), false],
     [`a label of ${MAX_STRING_LENGTH} control characters on 2,000 rows (built: the escaped length)`, () => write("escaped", `${head}"labels":{"class":{"c":"${controlLabel}"}},"vaults":[`, (i) => `{"vault_slug":"v${i}","display_name":"V","status":"active","class":"c"}`, "]}", FILL, 2_000), true],
   ];

@@ -6,19 +6,11 @@
 /** A source file, in bytes: counted as they are read (a pipe or a device has no size to ask). */
 export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
 
-/**
- * A key of an object the format knows (the top level, `licence`, `labels`, a vault, an edge), in
- * UTF-16 code units: every such key is compared with the known ones, at a cost that grows with it.
- */
-export const MAX_KEY_LENGTH = 1024;
+/** A declared internal key name, in UTF-16 code units: longer than any name a schema needs. */
+export const MAX_INTERNAL_KEY_LENGTH = 128;
 
-/**
- * The names of a source's unknown keys, in characters once decomposed (NFKD), each distinct name
- * counted once at each level: every one is folded and compared with the known keys (see
- * `key-names.ts`) at a cost that grows with that length, and one character may decompose to 18
- * (U+FDFA), so that a file of distinct names well under its own limit would take minutes.
- */
-export const MAX_UNKNOWN_KEY_CHARACTERS = 8 * 1024 * 1024;
+/** Declared internal key names, the source's list and the build's flag together. */
+export const MAX_INTERNAL_KEYS = 1024;
 
 /** Objects and arrays open at once anywhere in a source, the outermost object counting 1. */
 export const MAX_NESTING_DEPTH = 64;

@@ -13,8 +13,7 @@ export const MAX_WARNINGS_PER_KIND = 10;
 /** What each kind of warning is about, for the line that counts the ones left out. */
 const KIND_TEXT: Readonly<Record<Warning["kind"], string>> = {
   "status-case": 'a status that is "active" or "pending" only up to case or spaces',
-  "unknown-true": 'an unknown key set to true on a vault published in full (only "suppressed" withholds a vault)',
-  "short-near-miss": "an unknown key one edit from a short key the format knows (it is internal and not published)",
+  "public-name": "a declared internal key name that the format publishes at some level",
 };
 
 /**

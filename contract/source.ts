@@ -1,12 +1,12 @@
 /**
- * The source: the node's internal registry declaration (docs/choices.md), and its validation.
+ * The source: the node's internal registry declaration (docs/source-format.md), and its validation.
  *
- * `validateSource` is the allow-list's front door: it reads only the keys D1 names and returns a
- * normalized `Source` that holds nothing else, so an internal key can never reach the build.
+ * `validateSource` is the allow-list's front door: it reads only the keys the format names and
+ * returns a normalized `Source` that holds nothing else, so an internal key can never reach the
+ * build. Internal keys are declared by name (`internal_keys`); any other key is refused.
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
-import { nearMissJudge, readsPlainly, saysYes, type NearMiss } from "./key-names.ts";
-import { MAX_KEY_LENGTH, MAX_STRING_LENGTH, MAX_UNKNOWN_KEY_CHARACTERS } from "./limits.ts";
+import { MAX_INTERNAL_KEY_LENGTH, MAX_INTERNAL_KEYS, MAX_STRING_LENGTH } from "./limits.ts";
 import { MAX_PROBLEMS } from "./messages.ts";
 
 /** A validated vault declaration; only the fields the build may read. */
@@ -42,7 +42,7 @@ export interface Source {
 
 /** One warning: where, what, and its kind (warnings of one kind are summarized together). */
 export interface Warning {
-  readonly kind: "status-case" | "unknown-true" | "short-near-miss";
+  readonly kind: "status-case" | "public-name";
   readonly line: string;
 }
 
@@ -61,14 +61,21 @@ export interface ValidationOptions {
    * parsed value says, their detail is never quoted, since the repeated key may mean to withhold.
    */
   readonly withheldVaults?: ReadonlySet<number>;
+  /**
+   * Internal key names given beside the source (`--internal-keys`, `INTERNAL_KEYS`), joined with
+   * its own `internal_keys` under the same rules; messages name them as `internalKeysPlace`.
+   */
+  readonly internalKeys?: readonly string[];
+  /** How messages name the list `internalKeys` (default `internalKeys`). */
+  readonly internalKeysPlace?: string;
 }
 
 /** The levels of a source that have keys of their own. */
 type Level = "top" | "licence" | "labels" | "vault" | "edge";
 
-/** The keys the source format knows at each level (D1); any other key is internal. */
+/** The keys the source format names at each level; any other key must be declared internal. */
 export const KNOWN_KEYS: Readonly<Record<Level, readonly string[]>> = {
-  top: ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"],
+  top: ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "internal_keys", "vaults", "edges"],
   licence: ["id", "url"],
   labels: ["class", "status"],
   vault: ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"],
@@ -84,7 +91,10 @@ const KNOWN_KEY_SETS: Readonly<Record<Level, ReadonlySet<string>>> = {
   edge: new Set(KNOWN_KEYS.edge),
 };
 
-/** The pattern D1 fixes for `vault_slug`. */
+/** What each level is called in messages. */
+const LEVEL_NAMES: Readonly<Record<Level, string>> = { top: "the top level", licence: "licence", labels: "labels", vault: "a vault", edge: "an edge" };
+
+/** The pattern the format fixes for `vault_slug`. */
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 const TIMESTAMP_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
@@ -94,15 +104,16 @@ const SHA_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 type JsonObject = { readonly [key: string]: unknown };
 
 /**
- * Checks any value against D1 and returns the normalized source or every problem, each prefixed
- * with its JSON path (`vaults[12].status: expected a string, got 3`). Never throws.
+ * Checks any value against the source format and returns the normalized source or every problem,
+ * each prefixed with its JSON path (`vaults[12].status: expected a string, got 3`). Never throws.
  *
  * Messages name places, never private content: a value is quoted only where it would be published
- * anyway (a full row's fields, any row's identity, the envelope); elsewhere only its type is named.
- * Unknown keys are internal, so their names are never printed: they are named by position. A vault
- * counts as withheld, for what messages quote, when any key of it means to withhold: `suppressed`
- * not plainly `false`, a key that nearly spells it, a key set to `true` whose name does not read
- * plainly, or a key repeated in the text (`options`).
+ * anyway (a full row's fields, any row's identity, the envelope); elsewhere only its kind is named.
+ * A declared internal key is skipped unread and never named. An undeclared key is refused by name
+ * (it is not yet known to be internal, and the operator needs the name to declare or fix it), and
+ * its value is never quoted. A vault counts as withheld, for what messages quote, when its
+ * `suppressed` is present and not `false`, when it holds an undeclared key, when the top level does,
+ * or when a key of it is repeated in the text (`options`).
  *
  * @example
  * const result = validateSource(JSON.parse(text));
@@ -121,10 +132,11 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
     return { ok: false, problems, omitted };
   }
   const warnings: Warning[] = [];
-  const judges = nearMissJudges();
-  const unknownKeys: UnknownKeys = (obj, level, at, published) =>
-    reportUnknownKeys(obj, level, at, published, judges, report, (kind, line) => warnings.push({ kind, line }));
-  // A top-level key that means to withhold (`suppressed_vaults`) may name any vault: none is quoted.
+  const warnName = (line: string): void => void warnings.push({ kind: "public-name", line });
+  const outside = checkInternalKeys(options.internalKeys ?? [], options.internalKeysPlace ?? "internalKeys", report, warnName);
+  const declared = readInternalKeys(value, outside, report, warnName);
+  const unknownKeys: UnknownKeys = (obj, level, at) => refuseUndeclared(obj, level, at, declared, report);
+  // An undeclared top-level key (`private_vaults`) may name any vault: none is quoted.
   const everyVaultWithheld = unknownKeys(value, "top", "$");
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
@@ -133,15 +145,14 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   const licence = readLicence(value, report, unknownKeys);
   const { classLabels, statusLabels } = readLabels(value, report, unknownKeys);
   const withheldVaults = everyVaultWithheld ? { has: () => true } : (options.withheldVaults ?? new Set<number>());
-  const { vaults, declared, withheld } = readVaults(value, report, unknownKeys, withheldVaults, (line) => warnings.push({ kind: "status-case", line }));
-  const edges = readEdges(value, declared, withheld, report, unknownKeys);
+  const { vaults, slugs, withheld } = readVaults(value, report, unknownKeys, withheldVaults, (line) => warnings.push({ kind: "status-case", line }));
+  const edges = readEdges(value, slugs, withheld, report, unknownKeys);
 
   if (problems.length > 0) return { ok: false, problems, omitted };
-  // Stryker disable all: each is undefined only when a problem was reported, so this never returns (it narrows the types)
+  // Each is undefined only when a problem was reported: this narrows the types.
   if (registrySchemaVersion === undefined || generatedAt === undefined || sha === undefined || vaults === undefined || edges === undefined) {
     return { ok: false, problems, omitted };
   }
-  // Stryker restore all
   return {
     ok: true,
     source: {
@@ -188,12 +199,8 @@ function isRealDate(year: number, month: number, day: number): boolean {
 // --- field readers -------------------------------------------------------------------------------
 
 type Report = (path: string, message: string) => void;
-/**
- * Judges `obj`'s unknown keys and tells `published` whether one of them means to withhold (a near
- * miss of `suppressed`); `published`, asked after the verdicts, says whether a vault is published in full.
- */
-/** Judges an object's unknown keys (see reportUnknownKeys); true when one means (or may mean) to withhold. */
-type UnknownKeys = (obj: JsonObject, level: Level, at: string, published?: (withholdingKey: boolean) => boolean) => boolean;
+/** Refuses an object's undeclared keys (see refuseUndeclared); true when it has one. */
+type UnknownKeys = (obj: JsonObject, level: Level, at: string) => boolean;
 /** Checks one value; returns the accepted value, or what was expected (the caller says what it got). */
 type Check<T> = (value: unknown) => { ok: T } | { expected: string };
 
@@ -330,8 +337,8 @@ function readLabelTable(labels: JsonObject, key: "class" | "status", root: JsonO
 /**
  * The valid vaults; every slug declared (valid vault or not) for edges to refer to; and the slugs
  * whose detail is withheld, whose values beyond identity are never quoted: fail closed, a vault is
- * withheld unless `suppressed` is absent or plainly `false`, no other key of it means to withhold,
- * and no key of it is repeated in the text (`withheldVaults`).
+ * withheld unless `suppressed` is absent or plainly `false`, it has no undeclared key, and no key
+ * of it is repeated in the text (`withheldVaults`).
  */
 function readVaults(
   root: JsonObject,
@@ -339,7 +346,7 @@ function readVaults(
   unknownKeys: UnknownKeys,
   withheldVaults: { has(index: number): boolean },
   warn: (line: string) => void,
-): { vaults?: SourceVault[]; declared?: Declared; withheld: Set<string> } {
+): { vaults?: SourceVault[]; slugs?: Slugs; withheld: Set<string> } {
   const withheld = new Set<string>();
   if (!Object.hasOwn(root, "vaults")) {
     report("vaults", "required key is missing");
@@ -361,10 +368,8 @@ function readVaults(
       report(at, `expected an object, got ${kindOf(item)}`);
       return;
     }
-    const plainlyPublished = (!Object.hasOwn(item, "suppressed") || item["suppressed"] === false) && !withheldVaults.has(i);
-    let published = plainlyPublished;
-    unknownKeys(item, "vault", at, (withholdingKey) => (published = plainlyPublished && !withholdingKey));
-    // Stryker disable next-line ConditionalExpression: a vault_slug that is not a string is no edge's end, so adding it changes no answer
+    const undeclared = unknownKeys(item, "vault", at);
+    const published = (!Object.hasOwn(item, "suppressed") || item["suppressed"] === false) && !withheldVaults.has(i) && !undeclared;
     if (!published && typeof item["vault_slug"] === "string") withheld.add(item["vault_slug"]);
     const vaultSlug = required(item, "vault_slug", at, report, slug);
     // A malformed slug is still declared: its edges are not dangling, only the slug is wrong.
@@ -398,15 +403,15 @@ function readVaults(
     });
   });
   // Asked of the two collections rather than copied into a third: a copy of 100,000 slugs costs memory.
-  return { vaults, declared: { has: (slug) => firstIndex.has(slug) || malformed.has(slug) }, withheld };
+  return { vaults, slugs: { has: (slug) => firstIndex.has(slug) || malformed.has(slug) }, withheld };
 }
 
 /** The slugs declared by some vault, valid or not. */
-interface Declared {
+interface Slugs {
   has(slug: string): boolean;
 }
 
-function readEdges(root: JsonObject, declared: Declared | undefined, withheld: ReadonlySet<string>, report: Report, unknownKeys: UnknownKeys): SourceEdge[] | undefined {
+function readEdges(root: JsonObject, declared: Slugs | undefined, withheld: ReadonlySet<string>, report: Report, unknownKeys: UnknownKeys): SourceEdge[] | undefined {
   if (!Object.hasOwn(root, "edges")) {
     report("edges", "required key is missing");
     return undefined;
@@ -418,7 +423,7 @@ function readEdges(root: JsonObject, declared: Declared | undefined, withheld: R
   }
   // Without a readable vault list, dangling ends cannot be judged, so they are not reported.
   const firstIndex = new Map<string, number>();
-  /** Edges whose values no message may quote (a key of theirs means to withhold, or an end is withheld). */
+  /** Edges whose values no message may quote (an undeclared key of theirs, or an end withheld). */
   const unquoted = new Set<number>();
   const edges: SourceEdge[] = [];
   // An edge is published only between two vaults published in full; only then are its values quoted.
@@ -431,10 +436,10 @@ function readEdges(root: JsonObject, declared: Declared | undefined, withheld: R
       report(at, `expected an object, got ${kindOf(item)}`);
       return;
     }
-    const edgeWithholds = unknownKeys(item, "edge", at);
+    const undeclared = unknownKeys(item, "edge", at);
     const sourceDeclared = isDeclared(item["source"]);
     const targetDeclared = isDeclared(item["target"]);
-    const quote = !edgeWithholds && sourceDeclared && targetDeclared && !withheld.has(item["source"] as string) && !withheld.has(item["target"] as string);
+    const quote = !undeclared && sourceDeclared && targetDeclared && !withheld.has(item["source"] as string) && !withheld.has(item["target"] as string);
     const source = required(item, "source", at, report, anyString, false);
     const target = required(item, "target", at, report, anyString, false);
     const type = required(item, "type", at, report, nonEmptyString, quote);
@@ -459,85 +464,153 @@ function readEdges(root: JsonObject, declared: Declared | undefined, withheld: R
   return edges;
 }
 
-// --- unknown keys --------------------------------------------------------------------------------
+// --- internal keys ------------------------------------------------------------------------------
 
 function tierNameOf(status: "active" | "pending"): string {
   return status === "active" ? "in_use" : "chartered";
 }
 
-/** Each level's judge of unknown keys, made once per validation so that verdicts are remembered. */
-function nearMissJudges(): Record<Level, (key: string) => NearMiss | undefined> {
-  const budget = { left: MAX_UNKNOWN_KEY_CHARACTERS };
-  return {
-    top: nearMissJudge(KNOWN_KEYS.top, { suppress: true }, budget),
-    licence: nearMissJudge(KNOWN_KEYS.licence, {}, budget),
-    labels: nearMissJudge(KNOWN_KEYS.labels, {}, budget),
-    vault: nearMissJudge(KNOWN_KEYS.vault, { suppress: true, short: true }, budget),
-    edge: nearMissJudge(KNOWN_KEYS.edge, { short: true, suppress: true }, budget),
-  };
+/** Every key the format names at some level, and where. */
+const PUBLIC_AT = new Map<string, Level[]>();
+for (const [level, keys] of Object.entries(KNOWN_KEYS) as [Level, readonly string[]][]) {
+  for (const key of keys) PUBLIC_AT.set(key, [...(PUBLIC_AT.get(key) ?? []), level]);
 }
 
 /**
- * Refuses every unknown key of `obj` that nearly spells a key the format knows there, or, on a
- * vault, a way of saying "suppressed" (see `key-names.ts`), and every key over MAX_KEY_LENGTH; on
- * a vault or an edge, warns of a key one edit from a short known key (`notes`), which stays
- * internal; at any level, refuses an unknown key that says yes (`saysYes`) and whose name does not
- * read plainly (`readsPlainly`: it may say "suppressed", or "not public", in a way no check reads);
- * on a vault published in full, warns of any other unknown key set to `true`, because only
- * `suppressed` withholds a vault. Unknown keys are internal: they are named by their position in
- * the object, never by name. Returns whether a key means (or, too long or not judged, may mean)
- * to withhold, and tells a vault's `published` so before any message is written.
+ * Checks a list of declared internal key names, as the source's `internal_keys` or beside it (the
+ * build's `--internal-keys`): strings of 1 to MAX_INTERNAL_KEY_LENGTH characters, no repeats, none
+ * a misspelling of `suppressed` (declaring one would publish what it meant to withhold). Problems
+ * name an entry by its place (`at[3]`), never by its name; a name the format publishes at some level
+ * gets one warning, quoting it, since it is public anyway.
+ *
+ * @example
+ * checkInternalKeys(["sync_owner", "note"], "--internal-keys", report, warn); // warns once about "note"
  */
-function reportUnknownKeys(
-  obj: JsonObject,
-  level: Level,
+export function checkInternalKeys(
+  names: readonly unknown[],
   at: string,
-  published: ((withholdingKey: boolean) => boolean) | undefined,
-  judges: ReturnType<typeof nearMissJudges>,
   report: Report,
-  warn: (kind: Warning["kind"], line: string) => void,
-): boolean {
-  const known = KNOWN_KEY_SETS[level];
-  // Remembered by the judge: asking again costs a lookup.
-  const verdictOf = (key: string) => (key.length > MAX_KEY_LENGTH ? "too long" : judges[level](key));
-  // One pass judges the unknown keys; a second, for messages, runs only when one has something to say.
-  let withholding = false;
-  // Stryker disable next-line BooleanLiteral: true only runs the second pass with nothing to say
-  let toSay = false;
-  for (const key in obj) {
-    if (known.has(key)) continue;
-    const verdict = verdictOf(key);
-    const yes = saysYes(obj[key]);
-    if (verdict !== undefined || yes) toSay = true;
-    if (verdict === "too long" || verdict?.kind === "suppress" || verdict?.kind === "unjudged" || (verdict?.kind === "known" && verdict.meant === "suppressed") || (yes && !readsPlainly(key))) withholding = true;
+  warn: (line: string) => void,
+  elsewhere: ReadonlySet<string> = new Set(),
+): string[] {
+  if (names.length + elsewhere.size > MAX_INTERNAL_KEYS) {
+    report(at, `${names.length + elsewhere.size} names in all; the limit is ${MAX_INTERNAL_KEYS}`);
+    return [];
   }
-  // Only a vault passes `published`: whether it is published in full, given its keys.
-  const inFull = published?.(withholding) ?? false;
-  if (!toSay) return withholding;
-  const keys = Object.keys(obj);
-  const where = (i: number): string => `key #${i + 1} of ${keys.length} (an unknown key; its name is not printed)`;
-  keys.forEach((key, i) => {
-    if (known.has(key)) return;
-    const verdict = verdictOf(key);
-    if (verdict === "too long") {
-      report(at, `${where(i)} has ${key.length} characters; the limit for a key is ${MAX_KEY_LENGTH}`);
-    } else if (verdict?.kind === "unjudged") {
-      report(at, `${where(i)} was not judged: the source's unknown key names pass ${MAX_UNKNOWN_KEY_CHARACTERS} characters in all once decomposed (NFKD), the limit; a name not judged might say "suppressed"`);
-    } else if (verdict?.kind === "known") {
-      report(at, `${where(i)} nearly spells "${verdict.meant}": did you mean "${verdict.meant}"? Rename it, or give the internal key a name that is not a near miss`);
-    } else if (verdict?.kind === "suppress" && level === "vault") {
-      report(at, `${where(i)} looks like a way to say "suppressed": did you mean "suppressed"? Only "suppressed": true withholds a vault; rename it, or give the internal key a name without "suppress"`);
-    } else if (verdict?.kind === "suppress") {
-      report(at, `${where(i)} looks like a way to say "suppressed", but only a vault's own "suppressed": true withholds it; rename it, or give the internal key a name without "suppress"`);
-    } else if (saysYes(obj[key]) && !readsPlainly(key)) {
-      report(at, `${where(i)} says yes, and its name holds characters other than ASCII letters and digits (with or without accents), punctuation and spaces (another script, a symbol, an invisible or direction control), so the build cannot tell whether it means "suppressed": only "suppressed": true withholds a vault; rename the key in ASCII, or remove it`);
-    } else if (verdict?.kind === "short") {
-      warn("short-near-miss", `${at}: ${where(i)} is one edit from "${verdict.meant}": did you mean "${verdict.meant}"? As it is, it is internal and not published`);
-    } else if (inFull && obj[key] === true) { // inFull is only ever true on a vault published in full
-      warn("unknown-true", `${at}: ${where(i)} is true, but only "suppressed": true withholds a vault: this vault is published in full`);
+  const first = new Map<string, number>();
+  const accepted: string[] = [];
+  names.forEach((name, i) => {
+    const place = `${at}[${i}]`;
+    if (typeof name !== "string") return report(place, `expected a key name (a string), got ${kindOf(name)}`);
+    if (name.length === 0 || name.length > MAX_INTERNAL_KEY_LENGTH) {
+      return report(place, `expected a key name of 1 to ${MAX_INTERNAL_KEY_LENGTH} characters, got ${name.length}`);
+    }
+    const earlier = first.get(name);
+    if (earlier !== undefined) return report(place, `the same name as ${at}[${earlier}]`);
+    first.set(name, i);
+    if (editDistance(foldAscii(name), "suppressed", 1) <= 1) {
+      return report(place, `a name within one edit of "suppressed" cannot be declared internal: only "suppressed": true withholds a vault, and a misspelling of it would publish the vault in full`);
+    }
+    accepted.push(name);
+    const levels = PUBLIC_AT.get(name);
+    // A name the other list declares too was warned of there.
+    if (levels !== undefined && !elsewhere.has(name)) {
+      warn(`${place}: ${JSON.stringify(name)} is published on ${levels.map((l) => LEVEL_NAMES[l]).join(" and ")}; it is internal only at the other levels`);
     }
   });
-  return withholding;
+  return accepted;
+}
+
+/** The declared internal key names: the source's `internal_keys` (checked here) and `outside`. */
+function readInternalKeys(root: JsonObject, outside: readonly string[], report: Report, warn: (line: string) => void): ReadonlySet<string> {
+  const declared = new Set(outside);
+  if (!Object.hasOwn(root, "internal_keys") || root["internal_keys"] === null) return declared;
+  const list = root["internal_keys"];
+  if (!Array.isArray(list)) {
+    report("internal_keys", `expected an array of key names, got ${kindOf(list)}`);
+    return declared;
+  }
+  for (const name of checkInternalKeys(list, "internal_keys", report, warn, new Set(outside))) declared.add(name);
+  return declared;
+}
+
+/**
+ * Refuses every key of `obj` that the format does not name at `level` and that is not declared,
+ * naming the key (see `shownKey`) and, for an ASCII near miss of a key of that level, what it may
+ * have meant; never its value. True when there is such a key.
+ */
+function refuseUndeclared(obj: JsonObject, level: Level, at: string, declared: ReadonlySet<string>, report: Report): boolean {
+  const known = KNOWN_KEY_SETS[level];
+  let found = false;
+  for (const key in obj) {
+    if (known.has(key) || declared.has(key)) continue;
+    found = true;
+    const meant = didYouMean(key, KNOWN_KEYS[level]);
+    const hint = meant === undefined ? "; if" : `: did you mean ${JSON.stringify(meant)}? If`;
+    report(at, `undeclared key ${shownKey(key)}: not a key of ${LEVEL_NAMES[level]}${hint} it is internal, list it in internal_keys (or --internal-keys)`);
+  }
+  return found;
+}
+
+/** The longest part of an undeclared key a message shows, in characters. */
+const SHOWN_KEY_CHARACTERS = 64;
+
+/**
+ * A key as a message shows it: a JSON string of its first 64 characters (a surrogate pair never
+ * split), with every control, format (such as a direction override), separator or unassigned code
+ * point written as an escape, so that a terminal shows what the key holds; `…` after a cut.
+ */
+export function shownKey(key: string): string {
+  const characters = Array.from(key.length > 4 * SHOWN_KEY_CHARACTERS ? key.slice(0, 4 * SHOWN_KEY_CHARACTERS) : key);
+  const cut = characters.length > SHOWN_KEY_CHARACTERS;
+  const text = JSON.stringify(characters.slice(0, SHOWN_KEY_CHARACTERS).join(""));
+  const escaped = text.replace(/[\p{C}\p{Zl}\p{Zp}]/gu, (c) => {
+    const hex = (c.codePointAt(0) as number).toString(16);
+    return hex.length > 4 ? `\\u{${hex}}` : `\\u${hex.padStart(4, "0")}`;
+  });
+  return cut ? `${escaped}…` : escaped;
+}
+
+/** ASCII lowercase, without `_`, `-` and spaces: how near misses are compared. */
+function foldAscii(key: string): string {
+  return key.toLowerCase().replace(/[_\- ]/g, "");
+}
+
+/** The key of `known` an ASCII `key` folds to within two edits of, the nearest first; else undefined. */
+function didYouMean(key: string, known: readonly string[]): string | undefined {
+  if (!/^[\x20-\x7e]*$/.test(key)) return undefined;
+  const folded = foldAscii(key);
+  let best: { key: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(folded, foldAscii(candidate), 2);
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: candidate, distance };
+  }
+  return best?.key;
+}
+
+/**
+ * The Damerau-Levenshtein distance (optimal string alignment: insert, delete, substitute, swap
+ * neighbours) between `a` and `b`, or `limit + 1` once it is sure to pass `limit`.
+ */
+export function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let smallest = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (before[j - 2] as number) + 1);
+      row.push(d);
+      smallest = Math.min(smallest, d);
+    }
+    if (smallest > limit) return limit + 1;
+    before = previous;
+    previous = row;
+  }
+  return Math.min(previous[b.length] as number, limit + 1);
 }
 
 // --- helpers -------------------------------------------------------------------------------------

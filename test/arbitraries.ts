@@ -1,14 +1,14 @@
 /**
- * fast-check generators of sources: valid ones that carry hostile extra keys and strings, and
- * near-valid ones (a valid source with a few fields broken) for the validation law.
+ * fast-check generators of sources: valid ones that carry hostile declared internal keys and
+ * strings, and near-valid ones (a valid source with a few fields broken) for the validation law.
  *
- * Every string that only private detail may hold (internal keys' values, taglines, a suppressed
- * vault's note, the type of an edge touching a suppressed vault) contains SECRET; public strings
- * never do, so "SECRET" appearing anywhere in the output bytes is a leak.
+ * Every string that only private detail may hold (internal keys' names and values, taglines, a
+ * suppressed vault's note, the type of an edge touching a suppressed vault) contains SECRET; public
+ * strings never do, so "SECRET" appearing anywhere in the output bytes is a leak.
  */
 import fc from "fast-check";
-import { MAX_KEY_LENGTH } from "../contract/limits.ts";
-import { isNearMiss } from "./oracle.ts";
+import { MAX_INTERNAL_KEY_LENGTH } from "../contract/limits.ts";
+import { misspellsSuppressed } from "./oracle.ts";
 
 export const SECRET = "SECRET";
 
@@ -54,24 +54,17 @@ const privateValue: fc.Arbitrary<Json> = fc.oneof(
   fc.constantFrom(null, 0, -0, true, 1e308),
 );
 
-/** Printable ASCII, punctuation and spaces once accents are taken off: a name a vault key that says yes must have. */
-const readsPlainly = (name: string): boolean => /^[ -~\p{P}\p{Zs}]*$/u.test(name.normalize("NFD").replace(/[\u0300-\u0362]/g, ""));
-
 /**
- * Internal key names: hostile names and private names. Long names reach the key limit exactly; none
- * holds "suppress" as D1 folds it (a long random name can: `$` reads as s, punctuation is dropped).
+ * Internal key names: hostile names and private names, up to the limit of a declared name, never
+ * one the declaration refuses (within one edit of "suppressed").
  */
-const internalName: fc.Arbitrary<string> = fc
-  .oneof(fc.constantFrom(...HOSTILE_KEYS), privateText.map((s) => `${s.slice(0, MAX_KEY_LENGTH - 4)}_key`))
-  .filter((name) => !isNearMiss(name, [], true));
+export const internalName: fc.Arbitrary<string> = fc
+  .oneof(fc.constantFrom(...HOSTILE_KEYS), privateText.map((s) => `${s.slice(0, MAX_INTERNAL_KEY_LENGTH - 4)}_key`))
+  .filter((name) => !misspellsSuppressed(name));
 
-/** Internal keys with private values (`0` for `true` and `1` where a vault would refuse the name). */
-const internalKeys: fc.Arbitrary<[string, Json][]> = fc.array(
-  fc
-    .tuple(internalName, privateValue)
-    .map(([name, value]): [string, Json] => [name, (value === true || value === 1) && !readsPlainly(name) ? 0 : value]),
-  { maxLength: 3 },
-);
+/** Some of the declared names `pool`, each with a private value. */
+const internalKeys = (pool: readonly string[]): fc.Arbitrary<[string, Json][]> =>
+  pool.length === 0 ? fc.constant([]) : fc.subarray([...pool], { maxLength: Math.min(3, pool.length) }).chain((names) => fc.tuple(...names.map((n) => privateValue.map((v): [string, Json] => [n, v]))));
 
 /** Builds an object from entries, extra keys first, without ever assigning to a key from input. */
 function objectOf(known: Record<string, Json | undefined>, extras: [string, Json][]): JsonObject {
@@ -100,7 +93,7 @@ const sha = fc.oneof(fc.stringMatching(/^[0-9a-f]{40}$/), fc.stringMatching(/^[0
 const maybe = <T extends Json>(value: fc.Arbitrary<T>): fc.Arbitrary<T | null | undefined> =>
   fc.oneof(fc.constant(undefined), fc.constant(null), value);
 
-function vault(vaultSlug: string, suppressed: boolean): fc.Arbitrary<JsonObject> {
+function vault(vaultSlug: string, suppressed: boolean, pool: readonly string[]): fc.Arbitrary<JsonObject> {
   return fc
     .record({
       display_name: nonEmptyPublicText,
@@ -112,7 +105,7 @@ function vault(vaultSlug: string, suppressed: boolean): fc.Arbitrary<JsonObject>
       tagline: fc.option(privateValue, { nil: undefined }),
       last_synced: maybe(calendarDate),
       suppressedKey: suppressed ? fc.constant(true) : fc.constantFrom(false, undefined),
-      extras: internalKeys,
+      extras: internalKeys(pool),
     })
     .map(({ suppressedKey, extras, ...fields }) =>
       objectOf({ vault_slug: vaultSlug, ...fields, suppressed: suppressedKey }, extras),
@@ -123,17 +116,20 @@ const labelTable = fc
   .array(fc.tuple(fc.oneof(rawClass.filter((c): c is string => c !== null), status), nonEmptyPublicText), { maxLength: 6 })
   .map((entries) => Object.fromEntries(entries));
 
-/** A valid source with hostile extra keys and strings everywhere D1 allows them. */
+/**
+ * A valid source with hostile strings everywhere the format allows them, and hostile internal keys
+ * at every level, each declared in its `internal_keys` (absent when it declares none).
+ */
 export const validSource: fc.Arbitrary<JsonObject> = fc
-  .uniqueArray(fc.tuple(slug, fc.boolean()), { selector: ([s]) => s, maxLength: 12 })
-  .chain((declared) => {
+  .tuple(fc.uniqueArray(fc.tuple(slug, fc.boolean()), { selector: ([s]) => s, maxLength: 12 }), fc.uniqueArray(internalName, { maxLength: 4 }))
+  .chain(([declared, pool]) => {
     const suppressed = new Set(declared.filter(([, s]) => s).map(([s]) => s));
     const slugs = declared.map(([s]) => s);
     const edge =
       slugs.length === 0
         ? fc.constant(null)
         : fc
-            .record({ source: fc.constantFrom(...slugs), target: fc.constantFrom(...slugs), extras: internalKeys })
+            .record({ source: fc.constantFrom(...slugs), target: fc.constantFrom(...slugs), extras: internalKeys(pool) })
             .chain(({ source, target, extras }) =>
               // An edge touching a suppressed vault is private: its type must never be published.
               (suppressed.has(source) || suppressed.has(target) ? privateText : nonEmptyPublicText).map((type) =>
@@ -145,12 +141,13 @@ export const validSource: fc.Arbitrary<JsonObject> = fc
       generated_at: timestamp,
       source_inventory_sha: sha,
       licence: maybe(
-        fc.record({ id: nonEmptyPublicText, url: fc.webUrl(), extras: internalKeys }).map(({ extras, ...l }) => objectOf(l, extras)),
+        fc.record({ id: nonEmptyPublicText, url: fc.webUrl(), extras: internalKeys(pool) }).map(({ extras, ...l }) => objectOf(l, extras)),
       ),
       labels: maybe(
-        fc.record({ class: maybe(labelTable), status: maybe(labelTable), extras: internalKeys }).map(({ extras, ...l }) => objectOf(l, extras)),
+        fc.record({ class: maybe(labelTable), status: maybe(labelTable), extras: internalKeys(pool) }).map(({ extras, ...l }) => objectOf(l, extras)),
       ),
-      vaults: fc.tuple(...declared.map(([s, isSuppressed]) => vault(s, isSuppressed))),
+      internal_keys: pool.length === 0 ? fc.constant(undefined) : fc.shuffledSubarray(pool, { minLength: pool.length }),
+      vaults: fc.tuple(...declared.map(([s, isSuppressed]) => vault(s, isSuppressed, pool))),
       edges: fc
         .array(edge, { maxLength: 16 })
         .map((edges) =>
@@ -158,7 +155,7 @@ export const validSource: fc.Arbitrary<JsonObject> = fc
             (e, i, all) => all.findIndex((f) => f["source"] === e["source"] && f["target"] === e["target"] && f["type"] === e["type"]) === i,
           ),
         ),
-      extras: internalKeys,
+      extras: internalKeys(pool),
     });
   })
   .map(({ extras, ...top }) => objectOf(top, extras));
@@ -172,6 +169,7 @@ const NEAR_MISSES: Record<string, (Json | undefined)[]> = {
   labels: [null, [], {}, { class: [] }],
   vaults: [null, {}, []],
   edges: [null, {}, []],
+  internal_keys: [null, "x", [], [""], ["suppresed"], [1], ["a", "a"]],
   id: ["", null, "CC0"],
   url: ["ftp://example.org/", "example.org", "https://example.org/", "http://localhost"],
   class: [null, 0, [], "", { "": "x" }, { a: "" }, { a: null }],
@@ -186,7 +184,7 @@ const NEAR_MISSES: Record<string, (Json | undefined)[]> = {
   target: ["nope", 7],
   type: ["", null, "cites"],
 };
-const TOP_LEVEL = ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"];
+const TOP_LEVEL = ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "internal_keys", "vaults", "edges"];
 const GENERIC: (Json | undefined)[] = [undefined, null, 0, -0, true, "", "x", [], {}];
 
 /**

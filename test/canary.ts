@@ -10,8 +10,8 @@ type JsonObject = Record<string, unknown>;
 const internal = (where: string): JsonObject => ({ [`${SECRET}_${where}_key`]: { [`${SECRET}_${where}_nested`]: `${SECRET} ${where} value` } });
 
 /**
- * `raw` (a valid source) with canaries in every place the document never shows: an internal key
- * at the top, on each vault and edge; an unused label in each label table; every vault's tagline (withheld in v1); each
+ * `raw` (a valid source) with canaries in every place the document never shows: a declared
+ * internal key at the top, on each vault and edge; an unused label in each label table; every vault's tagline (withheld in v1); each
  * suppressed vault's note; an edge of a private type from each suppressed vault. The document
  * built from it is byte for byte the one built from `raw`.
  */
@@ -30,7 +30,9 @@ export function plantCanaries(raw: JsonObject): JsonObject {
   ];
   // A label for a raw value no vault declares is valid and never shown.
   const labels = Object.fromEntries(Object.entries((raw["labels"] as JsonObject | undefined) ?? {}).map(([name, table]) => [name, { [`${SECRET}_unused_${name}`]: `${SECRET} unused label`, ...(table as JsonObject) }]));
-  return { ...internal("top"), ...raw, vaults, edges, ...(raw["labels"] === undefined ? {} : { labels }) };
+  // The planted names are declared, as an operator declares its internal keys.
+  const declared = [...((raw["internal_keys"] as string[] | undefined) ?? []), ...["top", "vault", "edge"].map((where) => `${SECRET}_${where}_key`)];
+  return { ...internal("top"), ...raw, internal_keys: declared, vaults, edges, ...(raw["labels"] === undefined ? {} : { labels }) };
 }
 
 /** The first of `forbidden` that `text` holds, or undefined. */

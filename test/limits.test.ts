@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { BASE_RECORDS, LimitError, MAX_DEPLOY_DOCUMENT_BYTES, MAX_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_STRING_LENGTH, maxRecords, RECORD_BYTES, sizeOf } from "../contract/limits.ts";
+import { BASE_RECORDS, LimitError, MAX_DEPLOY_DOCUMENT_BYTES, MAX_INTERNAL_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_STRING_LENGTH, maxRecords, RECORD_BYTES, sizeOf } from "../contract/limits.ts";
 import { contextOf } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { buildRegistry, serializeRegistry, validateSource } from "../registry.ts";
@@ -107,7 +107,7 @@ test("vaults and edges past the record limit for the file's size: refused in one
   // Small rows, padded by an internal string to a size whose limit is exactly the rows declared.
   const rows = BASE_RECORDS + 12_000;
   const bytes = (rows - BASE_RECORDS) * RECORD_BYTES;
-  const head = `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"${"a".repeat(40)}",`;
+  const head = `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"${"a".repeat(40)}","internal_keys":["internal"],`;
   const sourceOf = (vaults: number, edges: number, size: number): string => {
     const vaultText = Array.from({ length: vaults }, (_, i) => `{"vault_slug":"v${i}","display_name":"V","status":"active"}`).join(",");
     const edgeText = Array.from({ length: edges }, (_, i) => `{"source":"v0","target":"v1","type":"t${i}"}`).join(",");
@@ -126,14 +126,30 @@ test("vaults and edges past the record limit for the file's size: refused in one
   for (const result of await everyCommand(file)) oneLine(result, expected);
 });
 
-test("a key over the key limit on a vault: refused naming its place and length, never its name", async () => {
+test("internal key names beside the source: a name over the limit in INTERNAL_KEYS is refused by every command in one line naming the variable; --internal-keys declares", async () => {
   const source = snapshot();
-  source.vaults[0]![`x${"k".repeat(MAX_KEY_LENGTH)}`] = 1;
-  source.vaults[1]![`x${"k".repeat(MAX_KEY_LENGTH - 2)}`] = 1;
-  const file = join(work, "long-key.json");
+  source.vaults[0]!["sync_owner"] = "SECRET-owner";
+  const file = join(work, "declared.json");
   writeFileSync(file, JSON.stringify(source));
-  const [registry] = await everyCommand(file, false);
-  oneLine(registry!, new RegExp(`long-key\\.json: vaults\\[0\\]: key #\\d+ of \\d+ \\(an unknown key; its name is not printed\\) has ${MAX_KEY_LENGTH + 1} characters; the limit for a key is ${MAX_KEY_LENGTH}$`, "m"));
+  const long = `x${"k".repeat(MAX_INTERNAL_KEY_LENGTH)}`;
+  const refused = async (value: string) => {
+    const results = [];
+    for (const [command, args, commandEnv] of [
+      ["registry", ["node/bin/registry.ts", file], { ...env, INTERNAL_KEYS: value }],
+      ["build", ["node/build/build.ts", "--source", file, "--out", join(work, "dist")], { ...env, INTERNAL_KEYS: value }],
+      ["npm start", ["node/serve/server.ts"], { ...env, REGISTRY_SOURCE: file, INTERNAL_KEYS: value }],
+    ] as [string, string[], NodeJS.ProcessEnv][]) {
+      const done = await run("node", ["--import", "tsx", ...args], { env: commandEnv, timeoutMs: 120_000 });
+      results.push({ command, code: done.code, stderr: done.stderr, stdout: done.stdout.length });
+    }
+    return results;
+  };
+  for (const result of await refused(`sync_owner, ${long}`)) oneLine(result, new RegExp(`^INTERNAL_KEYS\\[1\\]: expected a key name of 1 to ${MAX_INTERNAL_KEY_LENGTH} characters, got ${MAX_INTERNAL_KEY_LENGTH + 1}$`, "m"));
+  const flag = await run("node", ["--import", "tsx", "node/bin/registry.ts", file, "--internal-keys", "sync_owner"], { env, timeoutMs: 120_000 });
+  assert.is(flag.code, 0, flag.stderr);
+  assert.not.ok(flag.stdout.toString().includes("SECRET") || flag.stdout.toString().includes("sync_owner"), "declared by the flag, neither name nor value is published");
+  const undeclared = await run("node", ["--import", "tsx", "node/bin/registry.ts", file], { env, timeoutMs: 120_000 });
+  oneLine({ command: "registry", code: undeclared.code, stderr: undeclared.stderr, stdout: undeclared.stdout.length }, /^.*declared\.json: vaults\[0\]: undeclared key "sync_owner": not a key of a vault; if it is internal/m);
 });
 
 test("a pipe or a device is counted as it is read: over 64 MiB is refused in one line, never read whole", async () => {

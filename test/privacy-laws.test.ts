@@ -78,21 +78,22 @@ test("no message about a source, valid or invalid, quotes a private string or an
         const valid = await cli(JSON.stringify(raw));
         assert.is(valid.code, 0, valid.stderr);
         assert.not.ok(valid.stderr.includes(SECRET), `warnings: ${valid.stderr}`);
-        // Break every private place: a withheld vault's detail, an unused label, internal keys
-        // spelled like "suppressed" or repeated, and an edge whose type is private.
+        // Break every private place: a withheld vault's detail, an unused label, declared internal
+        // keys (one repeated), a vault with an undeclared key, and an edge whose type is private.
         const vaults = (raw["vaults"] as Record<string, unknown>[]).map((v, i) =>
           v["suppressed"] === true
             ? { ...v, last_synced: `${SECRET}-not-a-date`, note: 7 }
             : i === 0
               ? Object.fromEntries([...Object.entries(v), [`is_suppressed_${SECRET}`, true], [`hidden_${SECRET}`, true]])
               : i === 1
-                ? // Withheld by a spelling with invisible characters: its detail is not quoted either.
-                  Object.fromEntries([...Object.entries(v).filter(([k]) => k !== "suppressed"), ["S\u034fup\u3164pre\ufe0fssed", true], ["last_synced", `${SECRET}-not-a-date`]])
+                ? // An undeclared key may mean to withhold: its vault's detail is not quoted either.
+                  Object.fromEntries([...Object.entries(v).filter(([k]) => k !== "suppressed"), ["meta", { suppressed: true }], ["last_synced", `${SECRET}-not-a-date`]])
                 : v,
         );
         const edges = [...(raw["edges"] as unknown[]), { source: `${SECRET}-nowhere`, target: `${SECRET}-nowhere`, type: `${SECRET}-type` }, 5];
         const labels = { class: { [`${SECRET}-unused`]: "" }, status: { [`${SECRET}-unused`]: 3 } };
-        const text = JSON.stringify({ ...raw, vaults, edges, labels }).replace('{"vault_slug"', `{"${SECRET}_twice":1,"${SECRET}_twice":{"${SECRET}":1,"${SECRET}":2},"vault_slug"`);
+        const internal_keys = [...((raw["internal_keys"] as string[] | undefined) ?? []), `is_suppressed_${SECRET}`, `hidden_${SECRET}`, `${SECRET}_twice`];
+        const text = JSON.stringify({ ...raw, internal_keys, vaults, edges, labels }).replace('{"vault_slug"', `{"${SECRET}_twice":1,"${SECRET}_twice":{"${SECRET}":1,"${SECRET}":2},"vault_slug"`);
         const invalid = await cli(text);
         assert.is(invalid.code, 1);
         assert.not.ok(invalid.stderr.includes(SECRET), `problems: ${invalid.stderr}`);

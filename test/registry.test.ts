@@ -28,7 +28,7 @@ test("tierOf: docs/document.md's table, exact matches only", () => {
 test("raw values named __proto__, constructor or toString are looked up as data", () => {
   const source = valid(
     JSON.parse(`{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"9c1e4b7d2f8a6035e1d94c7b0a2f6e83d5b19c47",
-      "labels":{"class":{"__proto__":"Proto class"},"status":{}},"__proto__":{"polluted":true},
+      "internal_keys":["__proto__"],"labels":{"class":{"__proto__":"Proto class"},"status":{}},"__proto__":{"polluted":true},
       "vaults":[{"vault_slug":"a","display_name":"A","class":"__proto__","status":"constructor","__proto__":{"x":1}},
                 {"vault_slug":"b","display_name":"B","class":"toString","status":"toString"}],"edges":[]}`),
   );
@@ -42,7 +42,7 @@ test("raw values named __proto__, constructor or toString are looked up as data"
 
 test("licence is copied as { id, url } and nothing else; absent or null becomes null", () => {
   const licence = { id: "CC-BY-4.0", url: "https://creativecommons.org/licenses/by/4.0/", contact: "x@internal" };
-  assert.equal(buildRegistry(valid({ ...BASE, licence }), OPTIONS).about.licence, { id: licence.id, url: licence.url });
+  assert.equal(buildRegistry(valid({ ...BASE, internal_keys: ["contact"], licence }), OPTIONS).about.licence, { id: licence.id, url: licence.url });
   assert.is(buildRegistry(valid({ ...BASE, licence: null }), OPTIONS).about.licence, null);
   assert.is(buildRegistry(valid(BASE), OPTIONS).about.licence, null);
 });

@@ -22,9 +22,11 @@ const BEYOND_A_SCHEMA: Readonly<Record<string, string>> = {
   "duplicate-edge": "uniqueness of a (source, target, type) triple",
   "bad-generated-at-date": "a calendar-impossible date matches any date pattern",
   "bad-last-synced": "a calendar-impossible date matches any date pattern",
-  "near-miss-suppressed": "a near miss is an edit distance, not a pattern",
-  "near-miss-licence": "a near miss is an edit distance, not a pattern",
-  "near-miss-every-level": "a near miss is an edit distance, not a pattern",
+  "near-miss-suppressed": "whether a key is declared depends on internal_keys, a value a schema cannot refer to",
+  "near-miss-licence": "whether a key is declared depends on internal_keys, a value a schema cannot refer to",
+  "near-miss-every-level": "whether a key is declared depends on internal_keys, a value a schema cannot refer to",
+  "undeclared-key-escaped": "whether a key is declared depends on internal_keys, a value a schema cannot refer to",
+  "declared-suppressed-misspelling": "a misspelling is an edit distance, not a pattern",
   "many-problems": "",
 };
 

@@ -38,12 +38,12 @@ test("problems: all up to the cap; past it, the first ones and a line counting t
 });
 
 test("warnings: each kind up to its cap, in order, then one line per kind that passed it", () => {
-  const of = (kind: "status-case" | "unknown-true", n: number) => Array.from({ length: n }, (_, i) => ({ kind, line: `${kind} ${i}` }));
+  const of = (kind: "status-case" | "public-name", n: number) => Array.from({ length: n }, (_, i) => ({ kind, line: `${kind} ${i}` }));
   const atCap = of("status-case", MAX_WARNINGS_PER_KIND);
   assert.equal(summarizeWarnings(atCap), atCap.map((w) => w.line));
-  const over = [...of("status-case", MAX_WARNINGS_PER_KIND + 2), ...of("unknown-true", 1)];
+  const over = [...of("status-case", MAX_WARNINGS_PER_KIND + 2), ...of("public-name", 1)];
   assert.equal(summarizeWarnings(over), [
-    ...over.filter((w, i) => i < MAX_WARNINGS_PER_KIND || w.kind === "unknown-true").map((w) => w.line),
+    ...over.filter((w, i) => i < MAX_WARNINGS_PER_KIND || w.kind === "public-name").map((w) => w.line),
     `and 2 more places with a status that is "active" or "pending" only up to case or spaces (the first ${MAX_WARNINGS_PER_KIND} are shown)`,
   ]);
 });

@@ -23,7 +23,7 @@ import { VERSIONS } from "../../http/versions.ts";
 import { parseProcessArgs } from "../cli/args.ts";
 import { bundleArtifacts } from "./bundle.ts";
 import { zlibCompress } from "./compress.ts";
-import { loadInputs } from "../cli/inputs.ts";
+import { INTERNAL_KEYS_HELP, loadInputs } from "../cli/inputs.ts";
 import { classifyChange } from "./classify.ts";
 import { outputProblems, replaceOutput } from "./output-folder.ts";
 import { readPrevious } from "./previous.ts";
@@ -34,7 +34,7 @@ import { writeStatic } from "./static.ts";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const { values } = parseProcessArgs({
-  usage: "npm run build -- --source FILE --base-url URL [--out DIR] [--previous DIR|URL]",
+  usage: "npm run build -- --source FILE --base-url URL [--out DIR] [--previous DIR|URL] [--internal-keys NAMES]",
   help: `
 Builds every deploy artifact from one source, stamped with one built_at:
   DIR/node/server.mjs    the Node server (node DIR/node/server.mjs; no node_modules needed)
@@ -56,13 +56,14 @@ Flags:
                    documents and change feeds must be of the same base URL and versions, built
                    earlier, and replay to each other; anything else is refused, nothing written.
                    Leave it out only for the first deploy: the feed then starts afresh
+${INTERNAL_KEYS_HELP}
   -h, --help       this text
 
-Environment: REGISTRY_SOURCE, BASE_URL, SOURCE_DATE_EPOCH (built_at in whole seconds since 1970;
+Environment: REGISTRY_SOURCE, BASE_URL, INTERNAL_KEYS, SOURCE_DATE_EPOCH (built_at in whole seconds since 1970;
 set it and two builds are byte-identical; unset, the clock once).
 
 Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written); 2 a bad flag.`,
-  options: { source: { type: "string" }, "base-url": { type: "string" }, out: { type: "string" }, previous: { type: "string" } },
+  options: { source: { type: "string" }, "base-url": { type: "string" }, out: { type: "string" }, previous: { type: "string" }, "internal-keys": { type: "string" } },
   positionals: { min: 0, max: 0 },
 });
 
@@ -84,7 +85,7 @@ if (previousLocation !== undefined && /^https?:\/\//i.test(previousLocation)) {
   if ("error" in parsed) problems.push(`--previous: ${parsed.error}`);
   else previousLocation = parsed.ok;
 }
-const inputs = sourcePath === undefined ? undefined : await loadInputs(sourcePath, env, { baseUrl });
+const inputs = sourcePath === undefined ? undefined : await loadInputs(sourcePath, env, { baseUrl }, undefined, values["internal-keys"] as string | undefined);
 if (inputs !== undefined && "problems" in inputs) problems.push(...inputs.problems);
 if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
   process.stderr.write(problems.map((p) => `${p}\n`).join(""));

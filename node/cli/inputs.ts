@@ -5,25 +5,46 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveConfig, shownPath, type Config, type Env } from "../../contract/config.ts";
-import type { Source } from "../../contract/source.ts";
+import { checkInternalKeys, type Source } from "../../contract/source.ts";
 import { readSourceFile } from "./source-file.ts";
 
 /** The embedded default snapshot, read from disk like any other source. */
 export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), "../.."), "fixtures", "registry.json");
 
+/** The help text's lines for `--internal-keys`, shared by every command that reads a source. */
+export const INTERNAL_KEYS_HELP = `  --internal-keys NAMES  internal key names beside the source's own internal_keys, comma-separated
+                         (or INTERNAL_KEYS); spaces around each name are dropped`;
+
 /**
  * Resolves the configuration from `env` (and explicit flags) and reads `path`; returns both (with
  * the source's warnings, which never stop a build), or every problem of either, configuration first.
- * Messages about the source name it `name` (default: `path` as given, or as `shownPath` shows a URL).
+ * Internal key names come from `internalKeys` (the `--internal-keys` flag) or else `INTERNAL_KEYS`,
+ * comma-separated, joined with the source's own list. Messages about the source name it `name`
+ * (default: `path` as given, or as `shownPath` shows a URL).
  */
 export async function loadInputs(
   path: string,
   env: Env,
   explicit: Parameters<typeof resolveConfig>[1] = {},
   name = shownPath(path),
+  internalKeys?: string,
 ): Promise<{ ok: { source: Source; config: Config; warnings: string[] } } | { problems: string[] }> {
   const config = resolveConfig(env, explicit);
-  const source = await readSourceFile(path, name);
-  if ("ok" in config && "ok" in source) return { ok: { source: source.ok, config: config.ok, warnings: source.warnings } };
-  return { problems: [...("problems" in config ? config.problems : []), ...("problems" in source ? source.problems : [])] };
+  const declared = declaredOutside(internalKeys, env);
+  const source = await readSourceFile(path, name, declared);
+  const problems = [...("problems" in config ? config.problems : []), ...declared.problems, ...("problems" in source ? source.problems : [])];
+  if ("ok" in config && "ok" in source && problems.length === 0) return { ok: { source: source.ok, config: config.ok, warnings: source.warnings } };
+  return { problems };
+}
+
+/**
+ * The internal key names given beside the source, and the flag's or variable's own problems
+ * (reported here without the source's name; validation checks the names again and warns).
+ */
+function declaredOutside(flag: string | undefined, env: Env): { names: string[]; place: string; problems: string[] } {
+  const [text, place] = flag === undefined ? [env["INTERNAL_KEYS"], "INTERNAL_KEYS"] : [flag, "--internal-keys"];
+  if (text === undefined || text.trim() === "") return { names: [], place, problems: [] };
+  const problems: string[] = [];
+  const names = checkInternalKeys(text.split(",").map((n) => n.trim()), place, (at, message) => problems.push(`${at}: ${message}`), () => undefined);
+  return { names, place, problems };
 }

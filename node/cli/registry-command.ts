@@ -11,11 +11,11 @@ import { parseCommand, type CommandSpec } from "./args.ts";
 import { asDocument, diffDocuments, failsOn, worstClass, type Document, type FailOn } from "../review/diff.ts";
 import { jsonReport, markdownReport } from "../review/diff-report.ts";
 import { printable } from "../review/printable.ts";
-import { loadInputs } from "./inputs.ts";
+import { INTERNAL_KEYS_HELP, loadInputs } from "./inputs.ts";
 import { parseJson, readLimited } from "./source-file.ts";
 
 const COMMAND: CommandSpec = {
-  usage: "npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339]",
+  usage: "npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339] [--internal-keys NAMES]",
   help: `
 (Or: npm run --silent registry -- diff OLD.json NEW.json: see diff --help.)
 
@@ -27,11 +27,12 @@ do not change the exit code.
 Flags:
   --base-url URL      the public base of every URL (default BASE_URL, else http://localhost:8787)
   --built-at RFC3339  built_at, like 2026-11-14T08:30:00Z (default SOURCE_DATE_EPOCH, else now)
+${INTERNAL_KEYS_HELP}
   -h, --help          this text
 
 Exit codes: 0 written; 1 the source or a setting is wrong (every problem on stderr, one per
 line, nothing on stdout); 2 a bad flag or argument.`,
-  options: { "base-url": { type: "string" }, "built-at": { type: "string" } },
+  options: { "base-url": { type: "string" }, "built-at": { type: "string" }, "internal-keys": { type: "string" } },
   positionals: { min: 1, max: 1 },
 };
 
@@ -51,7 +52,8 @@ export async function runCli(args: readonly string[], env: Env): Promise<CliResu
   }
   const [path] = parsed.ok.positionals as [string];
   const { values } = parsed.ok;
-  const inputs = await loadInputs(path, env, { baseUrl: values["base-url"] as string | undefined, builtAt: values["built-at"] as string | undefined });
+  const explicit = { baseUrl: values["base-url"] as string | undefined, builtAt: values["built-at"] as string | undefined };
+  const inputs = await loadInputs(path, env, explicit, undefined, values["internal-keys"] as string | undefined);
   if ("problems" in inputs) return { code: 1, stdout: new Uint8Array(), stderr: inputs.problems.map((p) => `${p}\n`).join("") };
   const { source, config, warnings } = inputs.ok;
   const plan = planAt(VERSIONS, config.builtAt);

@@ -11,17 +11,22 @@ import { validateSource, type Source } from "../../contract/source.ts";
 import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts";
 
 /**
- * Reads, parses and validates `path`; a key repeated within one object is refused too. The file's
+ * Reads, parses and validates `path`, with `internalKeys` declared beside the source's own list
+ * (named in messages by their `place`); a key repeated within one object is refused too. The file's
  * bytes are counted as they are read, and its nesting and values weighed before it is parsed
  * (`contract/limits.ts`): a limit exceeded is one line. Problems are cut after 50 lines and
  * warnings summarized per kind (`contract/messages.ts`), each line prefixed with `name` (the path
  * itself unless the caller names the file otherwise). Never throws.
  */
-export async function readSourceFile(path: string, name = shownPath(path)): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
+export async function readSourceFile(
+  path: string,
+  name = shownPath(path),
+  internalKeys: { readonly names: readonly string[]; readonly place: string } = { names: [], place: "--internal-keys" },
+): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
   const read = await readParsed(path);
   if ("error" in read) return { problems: [`${name}: ${read.error}`] };
   const { value, scan } = read;
-  const result = validateSource(value, { withheldVaults: scan.vaultsWithRepeatedKeys });
+  const result = validateSource(value, { withheldVaults: scan.vaultsWithRepeatedKeys, internalKeys: internalKeys.names, internalKeysPlace: internalKeys.place });
   if (result.ok && scan.duplicateCount === 0) return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`) };
   const problems = [...scan.duplicates, ...(result.ok ? [] : result.problems)];
   const total = scan.duplicateCount + (result.ok ? 0 : result.problems.length + result.omitted);
