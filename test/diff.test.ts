@@ -261,6 +261,7 @@ test("registry diff refuses a valid source whose internal key is named schema_ve
     return { ...rest, internal_memo: `PRIVATE-MEMO-${i}` };
   });
   source["schema_version"] = "PRIVATE-SCHEMA-VERSION";
+  source["internal_keys"] = [...source["internal_keys"], "internal_memo", "schema_version"];
   assert.ok(validateSource(source).ok, "a valid source");
   const forged = file("internal-schema-version.json", JSON.stringify(source));
   for (const args of [["diff", a, forged], ["diff", forged, a, "--json"]]) {
