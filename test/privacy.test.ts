@@ -70,10 +70,12 @@ test("every command and every log, on a canary source: build, registry, npm star
   };
   try {
     const [raw] = fc.sample(validSource.filter((s) => (s["vaults"] as { suppressed?: boolean }[]).some((v) => v.suppressed === true) && (s["vaults"] as unknown[]).length >= 3), { seed: 20261122, numRuns: 1 });
-    // Warnings too: a status that differs from a known one only in case, and an unknown key set to true.
+    // Warnings too: a status that differs from a known one only in case, a declared name the
+    // format publishes elsewhere; and a declared internal key set to true.
     const vaults = (raw!["vaults"] as Record<string, unknown>[]).map((v, i) => (i === 0 ? { ...v, status: "Active", [`${SECRET}_flag`]: true } : v));
+    const internal_keys = [...((raw!["internal_keys"] as string[] | undefined) ?? []), `${SECRET}_flag`, "type"];
     const source = join(folder, "source.json");
-    writeFileSync(source, JSON.stringify(plantCanaries({ ...raw!, vaults })));
+    writeFileSync(source, JSON.stringify(plantCanaries({ ...raw!, internal_keys, vaults })));
     const env = cleanEnv({ REGISTRY_SOURCE: source, LOG_REQUESTS: "1", HOST: "127.0.0.1", PORT: "0" });
 
     const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 120_000 });
@@ -115,7 +117,7 @@ test("every command and every log, on a canary source: build, registry, npm star
 
     // diff: two built documents (a vault withdrawn), and a source given where a document belongs.
     const withdrawn = vaults.map((v, i) => (i === 1 ? { ...v, suppressed: true } : v));
-    writeFileSync(join(folder, "withdrawn.json"), JSON.stringify(plantCanaries({ ...raw!, vaults: withdrawn })));
+    writeFileSync(join(folder, "withdrawn.json"), JSON.stringify(plantCanaries({ ...raw!, internal_keys, vaults: withdrawn })));
     const next = await run("node", ["--import", "tsx", "node/bin/registry.ts", join(folder, "withdrawn.json"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 60_000 });
     assert.is(next.code, 0, next.stderr);
     writeFileSync(join(work, "old.json"), cli.stdout);

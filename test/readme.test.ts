@@ -21,7 +21,7 @@ const home = join(work, "home");
 mkdirSync(home);
 const env = cleanEnv({ HOME: home });
 /** What step 1's source withholds: the suppressed vault's note and its edge's type. */
-const WITHHELD = ["Not for publication.", "feeds"];
+const WITHHELD = ["Not for publication.", "feeds", "ops@harbour.example"];
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
 

@@ -72,8 +72,10 @@ process.stdout.write(`Wrote ${SOURCE_FILE}, ${recipe.file}${ignored ? "" : " and
 
 ${SOURCE_FILE} is your registry's source. It holds one full vault, published with its note,
 and one withheld vault ("suppressed": true): the document shows it as a minimal row, and its
-note and its edge are never published. Edit it, keep it out of version control (.gitignore
-names it), and preview the exact bytes it publishes:
+note and its edge are never published. Its internal key "owner" is declared in internal_keys,
+so it is never published; every key the format does not name must be declared there (or with
+--internal-keys NAME,NAME on the build line, or INTERNAL_KEYS), or the build refuses it. Edit it,
+keep it out of version control (.gitignore names it), and preview the exact bytes it publishes:
   npx registry-endpoint preview ${SOURCE_FILE} --base-url ${STARTER_BASE_URL}
 
 Replace ${STARTER_BASE_URL} with the address consumers will use, in ${recipe.file} and below. Then:

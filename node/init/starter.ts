@@ -6,14 +6,18 @@ export const STARTER_BASE_URL = "https://registry.example.org";
 /** The source file every recipe builds from; `.gitignore` names it, so it is never committed. */
 export const SOURCE_FILE = "registry.source.json";
 
-/** One full vault, one withheld (suppressed: a minimal row, its note and its edge not published), an edge between them. */
+/**
+ * One full vault, one withheld (suppressed: a minimal row, its note and its edge not published), an
+ * edge between them, and one internal key (`owner`), declared in `internal_keys` so it is never published.
+ */
 export const STARTER_SOURCE = `${JSON.stringify(
   {
     registry_schema_version: "1.0",
     generated_at: "2026-11-20T09:00:00Z",
     source_inventory_sha: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    internal_keys: ["owner"],
     vaults: [
-      { vault_slug: "harbour-ledger", display_name: "Harbour Ledger", status: "active", note: "The ledger of the harbour." },
+      { vault_slug: "harbour-ledger", display_name: "Harbour Ledger", status: "active", note: "The ledger of the harbour.", owner: "ops@harbour.example" },
       { vault_slug: "quiet-room", display_name: "Quiet Room", status: "pending", note: "Not for publication.", suppressed: true },
     ],
     edges: [{ source: "harbour-ledger", target: "quiet-room", type: "feeds" }],
@@ -102,6 +106,8 @@ export function recipeHead(comment: string): string {
   return [
     `${comment} Written by registry-endpoint init. Build (set SOURCE_DATE_EPOCH for byte-identical rebuilds):`,
     `${comment}   ${BUILD_LINE}`,
+    `${comment} Internal keys: list them in the source's internal_keys, or add --internal-keys NAME,NAME`,
+    `${comment} (or set INTERNAL_KEYS) when another program writes the source.`,
     "",
   ].join("\n");
 }
