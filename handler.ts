@@ -19,7 +19,9 @@
  */
 import type { HonoBase } from "hono/hono-base";
 import { resolveConfig, type Env } from "./contract/config.ts";
-import { createApp } from "./http/app.ts";
+import { createApp, withBasePath } from "./http/app.ts";
+import { tablePaths } from "./http/version-policy.ts";
+import { VERSIONS } from "./http/versions.ts";
 import { lambdaHandlerFor, type LambdaHandler } from "./http/lambda.ts";
 import { prepareBuild, type Build } from "./http/prepare.ts";
 import { validateSource } from "./registry.ts";
@@ -39,7 +41,7 @@ const buildConfig = embeddedConfig();
 let build: Promise<Build> | undefined;
 const prepared = (): Promise<Build> => (build ??= prepareBuild(source, buildConfig, { compress: gzipWithStreams, encodings: ["gzip"] }));
 
-const app: HonoBase = createApp(prepared);
+const app: HonoBase = createApp(prepared, withBasePath(tablePaths(VERSIONS), buildConfig.baseUrl));
 export default app;
 
 /** The AWS Lambda entry point (see http/lambda.ts). */

@@ -3,7 +3,12 @@
  * 100,000 rows still gets a short answer that says how much was left out (docs/choices.md).
  * Web standards only.
  */
-import type { Warning } from "./source.ts";
+
+/** One warning: where, what, and its kind (warnings of one kind are summarized together). */
+export interface Warning {
+  readonly kind: "status-case" | "public-name";
+  readonly line: string;
+}
 
 /** A problem list stops after this many lines, then says how many more there are. */
 export const MAX_PROBLEMS = 50;

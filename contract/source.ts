@@ -7,7 +7,9 @@
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
 import { MAX_INTERNAL_KEY_LENGTH, MAX_INTERNAL_KEYS, MAX_STRING_LENGTH } from "./limits.ts";
-import { MAX_PROBLEMS } from "./messages.ts";
+import { MAX_PROBLEMS, type Warning } from "./messages.ts";
+
+export type { Warning } from "./messages.ts";
 
 /** A validated vault declaration; only the fields the build may read. */
 export interface SourceVault {
@@ -40,11 +42,6 @@ export interface Source {
   readonly edges: readonly SourceEdge[];
 }
 
-/** One warning: where, what, and its kind (warnings of one kind are summarized together). */
-export interface Warning {
-  readonly kind: "status-case" | "public-name";
-  readonly line: string;
-}
 
 /**
  * The outcome of validation: the normalized source, or the first `MAX_PROBLEMS` problems found and

@@ -1,43 +1,60 @@
 /**
- * The Hono app: the registry's addresses over precomputed answers (docs/choices.md). One Hono app
- * serves every fetch runtime; a request is answered by `answer.ts`, the same function the Lambda
- * mapping and the Node server use. Nothing is serialized, hashed or assembled per request.
+ * The Hono app: a route for each of the registry's addresses, over precomputed answers. One Hono
+ * app serves every fetch runtime and `npm start`; a request is answered by `answer.ts`, the same
+ * function the Lambda mapping and the Node server use. Nothing is serialized, hashed or assembled
+ * per request.
  */
 import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
-import { answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
+import { answersOf, BAD_REQUEST, basePathOf, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
 import { edgeKeeps } from "./encoding.ts";
 import type { Build } from "./prepare.ts";
 import { pathOf } from "./request-path.ts";
 
 /**
- * Makes the app that serves `build`: `/vaults.json`, and each served version's document (the
- * same bytes, for the version `/vaults.json` serves) and schema. Paths match exactly (a trailing
- * slash is another path).
- * Given a function instead, the app calls it once, on the first request, and answers from its
- * result: how `handler.ts` defers hashing and compressing until a runtime allows them.
+ * The addresses a build answers (those it serves and those past their sunset, 410), and each with
+ * the base URL's path in front too when it has one: some platforms strip a stage or a base-path
+ * mapping before the function sees the request, others keep it.
+ */
+export function addressesOf(build: Pick<Build, "routes" | "gone" | "meta">): string[] {
+  return withBasePath([...build.routes.keys(), ...build.gone.keys()], build.meta.baseUrl);
+}
+
+/** `paths`, and each with `baseUrl`'s path in front when it has one. */
+export function withBasePath(paths: readonly string[], baseUrl: string): string[] {
+  const prefix = basePathOf(baseUrl);
+  return prefix === "" ? [...paths] : [...paths, ...paths.map((p) => `${prefix}${p}`)];
+}
+
+/**
+ * Makes the app that serves `build`: one route per address (`addressesOf`), each answered from the
+ * precomputed table by `fetchHandler`, as is any other path (its 404). Given a function instead,
+ * with the addresses it will serve, the app calls it once, on the first request, and answers from
+ * its result: how `handler.ts` defers hashing and compressing until a runtime allows them.
  *
  * @example
  * const app = createApp(await prepareBuild(source, { baseUrl, builtAt }));
  * const res = await app.request("/vaults.json");
  */
-export function createApp(build: Build | (() => Promise<Build>)): Hono {
+export function createApp(build: Build): Hono;
+export function createApp(build: () => Promise<Build>, addresses: readonly string[]): Hono;
+export function createApp(build: Build | (() => Promise<Build>), addresses?: readonly string[]): Hono {
   const handle = fetchHandler(build);
   const app = new Hono({ router: new LinearRouter() });
-  // One catch-all route: the paths are static, so no router needs to do more.
-  // fetchHandler answers every failure itself, so the app needs no onError.
-  app.all("*", (c) => handle(c.req.raw));
+  // Each route answers through the table, which knows the methods, conditions and codings; Hono
+  // names the addresses. fetchHandler answers every failure itself, so the app needs no onError.
+  for (const path of addresses ?? addressesOf(build as Build)) app.all(path, (c) => handle(c.req.raw));
+  app.notFound((c) => handle(c.req.raw));
   return app;
 }
 
 /**
- * The app's answering without the framework: a web `Request` in, a `Response` out. The deploy
- * artifact `dist/fetch/index.mjs` exports it as its `fetch`, so a request there costs no router,
- * context or middleware chain (Deno serves it at the rate of a bare `Deno.serve`); the Hono app
- * above routes every request to it, so both answer alike.
+ * The app's answering: a web `Request` in, a `Response` out, never a thrown error. Every route of
+ * the app above answers through it.
  *
  * @example
- * export default { fetch: fetchHandler(restoreBuild(stamp)) };
+ * const handle = fetchHandler(build);
+ * const res = await handle(new Request("https://registry.example.org/vaults.json"));
  */
 export function fetchHandler(build: Build | (() => Promise<Build>)): (request: Request) => Response | Promise<Response> {
   const answers = answersOf(build);

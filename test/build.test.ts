@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
@@ -34,6 +35,10 @@ test("with SOURCE_DATE_EPOCH set, two builds are byte-identical, every artifact 
   ]);
   for (const [name, bytes] of fa) assert.ok(bytes.equals(fb.get(name) as Buffer), name);
   assert.match(fa.get("static/vaults.json")?.toString() ?? "", /"built_at": "2026-11-21T12:00:00Z"/);
+  // The fetch artifact's default export is the Hono app, a route for each address Netlify is told of.
+  const artifact = (await import(pathToFileURL(join(a, "fetch", "index.mjs")).href)) as { default: { routes: { path: string; method: string }[] }; config: { path: string[] } };
+  assert.equal(artifact.default.routes.map((r) => `${r.method} ${r.path}`), artifact.config.path.map((p) => `ALL ${p}`));
+  assert.ok(artifact.config.path.includes("/api/registry.v1.changes.atom"));
 });
 
 test("a build needs a source and an explicit base URL: localhost is for development", async () => {

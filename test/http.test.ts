@@ -4,7 +4,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import fc from "fast-check";
 import { answerer, answersOf, basePathOf } from "../http/answer.ts";
-import { createApp, fetchHandler } from "../http/app.ts";
+import { addressesOf, createApp, fetchHandler } from "../http/app.ts";
 import { httpDate } from "../http/responses.ts";
 import { tablePaths } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
@@ -27,6 +27,22 @@ const DOCS = ["/vaults.json", "/api/registry.v1.json"];
 const SCHEMA = "/api/registry.v1.schema.json";
 
 const get = (path: string, init: RequestInit = {}) => app.request(path, init);
+
+test("the app declares a route for each address of the build, with the base URL's path in front too when it has one", async () => {
+  assert.equal(app.routes.map((r) => `${r.method} ${r.path}`), addressesOf(build).map((p) => `ALL ${p}`));
+  assert.equal(addressesOf(build), ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/api/registry.v1.openapi.json", "/api/registry.v1.changes.json", "/api/registry.v1.changes.atom"]);
+  const staged = await prepareBuild(source.source, { ...GOLDEN_OPTIONS, baseUrl: "https://api.example.org/prod" });
+  const paths = createApp(staged).routes.map((r) => r.path);
+  assert.equal(paths, [...addressesOf(build), ...addressesOf(build).map((p) => `/prod${p}`)]);
+  // A deferred build routes the addresses it is given, and builds on the first request.
+  let made = 0;
+  const deferred = createApp(async () => (made++, build), ["/vaults.json"]);
+  assert.equal(deferred.routes.map((r) => r.path), ["/vaults.json"]);
+  assert.is(made, 0);
+  assert.is((await deferred.request("/vaults.json")).status, 200);
+  assert.is((await deferred.request("/api/registry.v1.json")).status, 200, "another path is still answered from the table");
+  assert.is(made, 1);
+});
 const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
 
 test("GET both paths: 200, the golden bytes, identical headers", async () => {

@@ -4,8 +4,9 @@
  * compresses at start, so every instance serves exactly the build's bytes and a cold start costs
  * little.
  *
- * - `fetch/index.mjs`: `export default { fetch }` and a literal `export const config`, web
- *   standards only: Netlify Functions v2, Cloudflare Workers, Deno (Deploy) and Bun.
+ * - `fetch/index.mjs`: the Hono app as its default export (`{ fetch }`) and a literal
+ *   `export const config`, web standards only: Netlify Functions v2, Cloudflare Workers, Deno
+ *   (Deploy) and Bun.
  * - `lambda/index.mjs`: `export const handler`, for AWS Lambda (identity answers only).
  * - `node/server.mjs`: the Node server, run with plain `node`.
  */
@@ -13,19 +14,18 @@ import { build, type Metafile, type Plugin } from "esbuild";
 import { appendFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { basePathOf } from "../../http/answer.ts";
+import { addressesOf } from "../../http/app.ts";
 import type { Build } from "../../http/prepare.ts";
 import { stampBuild } from "./stamp.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-// The framework-free answering of the app (http/app.ts): the same answers, no router per request.
+// The Hono app of http/app.ts, over the answers stamped at build.
 const FETCH_ENTRY = `
-import { fetchHandler } from "./http/app.ts";
+import { createApp } from "./http/app.ts";
 import { restoreBuild } from "./http/restore.ts";
 import stamp from "registry:stamp";
-const handle = fetchHandler(restoreBuild(stamp));
-export default { fetch: (request) => handle(request) };
+export default createApp(restoreBuild(stamp));
 `;
 
 const LAMBDA_ENTRY = `
@@ -48,12 +48,8 @@ export async function bundleArtifacts(served: Build, dir: string, sourceName: st
   const fetchFile = resolve(dir, "fetch", "index.mjs");
   const fetch = await bundle({ contents: FETCH_ENTRY }, fetchFile, withCodings, "neutral");
   // Netlify reads config by static analysis and accepts only literal values in this exact form.
-  // It names every path the build answers: those it serves and those past their sunset (410).
-  // With a base path, each path with it in front too: the function answers both (answer.ts).
-  const unprefixed = [...served.routes.keys(), ...served.gone.keys()];
-  const prefix = basePathOf(served.meta.baseUrl);
-  const paths = prefix === "" ? unprefixed : [...unprefixed, ...unprefixed.map((p) => `${prefix}${p}`)];
-  await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(paths)} };\n`);
+  // It names every address the app routes.
+  await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(addressesOf(served))} };\n`);
   const lambda = await bundle({ contents: LAMBDA_ENTRY }, resolve(dir, "lambda", "index.mjs"), stampBuild(served, []), "node");
   const node = await bundle({ file: resolve(ROOT, "node", "serve", "artifact-server.ts") }, resolve(dir, "node", "server.mjs"), { ...withCodings, sourceName }, "node");
   return { fetch, lambda, node };
