@@ -70,8 +70,12 @@ export function tierOf(status: string): Tier {
  * document, whatever the order of the source's arrays.
  *
  * @example
+ * ```ts
+ * const text = '{"registry_schema_version": "1.0", "generated_at": "2026-11-14T08:30:00Z", "source_inventory_sha": "' + "a".repeat(40) + '", "vaults": [], "edges": []}';
  * const result = validateSource(JSON.parse(text));
- * if (result.ok) buildRegistry(result.source, contextOf(VERSIONS[0], { baseUrl: "https://example.org", builtAt: "2026-11-21T00:00:00Z" }));
+ * const paths = { canonical: "/vaults.json", versioned: "/api/registry.v1.json", schema: "/api/registry.v1.schema.json" };
+ * if (result.ok) buildRegistry(result.source, { baseUrl: "https://example.org", builtAt: "2026-11-21T00:00:00Z", paths });
+ * ```
  */
 export function buildRegistry(source: Source, options: BuildOptions): Registry {
   const { baseUrl, builtAt, paths } = checkOptions(options);

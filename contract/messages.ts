@@ -26,7 +26,9 @@ const KIND_TEXT: Readonly<Record<Warning["kind"], string>> = {
  * but not kept (a validation keeps only the first ones).
  *
  * @example
- * capProblems(["a", "b"]); // ["a", "b"]
+ * ```ts
+ * const lines: string[] = capProblems(["a", "b"]); // ["a", "b"]
+ * ```
  */
 export function capProblems(problems: readonly string[], total = problems.length): string[] {
   if (total <= MAX_PROBLEMS) return [...problems];

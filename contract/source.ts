@@ -113,8 +113,11 @@ type JsonObject = { readonly [key: string]: unknown };
  * or when a key of it is repeated in the text (`options`).
  *
  * @example
- * const result = validateSource(JSON.parse(text));
+ * ```ts
+ * const text = '{"internal_keys": ["owner"], "vaults": [{ "owner": "ops" }]}';
+ * const result = validateSource(JSON.parse(text), { internalKeys: ["cost_centre"], internalKeysPlace: "--internal-keys" });
  * if (!result.ok) console.error(result.problems.join("\n"));
+ * ```
  */
 export function validateSource(value: unknown, options: ValidationOptions = {}): Validation {
   const problems: string[] = [];
@@ -481,7 +484,11 @@ for (const [level, keys] of Object.entries(KNOWN_KEYS) as [Level, readonly strin
  * gets one warning, quoting it, since it is public anyway.
  *
  * @example
- * checkInternalKeys(["sync_owner", "note"], "--internal-keys", report, warn); // warns once about "note"
+ * ```ts
+ * const problems: string[] = [];
+ * const declared = checkInternalKeys(["sync_owner", "note"], "--internal-keys", (at, m) => problems.push(`${at}: ${m}`), console.warn);
+ * // declared: ["sync_owner", "note"]; one warning, about "note", which a vault publishes
+ * ```
  */
 export function checkInternalKeys(
   names: readonly unknown[],

@@ -101,7 +101,12 @@ export function firstSnapshotClass(data: RegistryData): Classification {
  * leaves `upsert`, and an edge touching either leaves `add` and `remove`. Then the window applies.
  *
  * @example
- * const feed = nextFeed(place, { ref: { built_at, etag }, vaults, edges }, null, () => firstSnapshotClass(data));
+ * ```ts
+ * function firstFeed(place: FeedPlace, current: Snapshot): ChangeFeed {
+ *   // No previous build: one snapshot item, whose class classify is never asked for.
+ *   return nextFeed(place, current, null, () => ({ class: "data", rules: [] }));
+ * }
+ * ```
  */
 export function nextFeed(place: FeedPlace, current: Snapshot, previous: History | null, classify: () => Classification, limits: FeedLimits = FEED_LIMITS): ChangeFeed {
   const carried = previous?.feed.items ?? [];

@@ -23,8 +23,14 @@ export type Refetch = { readonly refetch: "resync" | "window" };
  * change to apply says `resync`: then the consumer refetches the document instead.
  *
  * @example
- * const next = catchUp(copy, copy.built_at, feed.items.map((item) => item._registry));
- * if (!("refetch" in next)) copy = { built_at: feed.items[0]._registry.to.built_at, ...next };
+ * ```ts
+ * import type { ChangeFeed } from "./feed.ts";
+ * type Copy = { built_at: string; vaults: { vault_slug: string }[]; edges: { source: string; target: string; type: string }[] };
+ * function caughtUp(copy: Copy, feed: ChangeFeed) {
+ *   const next = catchUp(copy, copy.built_at, feed.items.map((item) => item._registry));
+ *   return "refetch" in next ? undefined : next;
+ * }
+ * ```
  */
 export function catchUp<R extends RowLike, E extends EdgeLike>(held: RegistryData<R, E>, builtAt: string | null, changes: readonly RegistryChange<R, E>[]): RegistryData<R, E> | Refetch {
   const ordered = [...changes].sort((a, b) => compareCodeUnits(a.to.built_at, b.to.built_at));

@@ -57,8 +57,13 @@ export function basePathOf(baseUrl: string): string {
  * mapping before the function sees the request, others keep it.
  *
  * @example
- * const answer = answerer(build);
- * answer("GET", "/vaults.json", (name) => request.headers.get(name));
+ * ```ts
+ * import type { Build } from "./prepare.ts";
+ * function answerOf(build: Build, request: Request) {
+ *   const answer = answerer(build);
+ *   return answer(request.method, new URL(request.url).pathname, (name) => request.headers.get(name));
+ * }
+ * ```
  */
 export function answerer({ routes, gone, meta }: Pick<Build, "routes" | "gone" | "meta">): Answerer {
   const prefix = basePathOf(meta.baseUrl);

@@ -33,8 +33,14 @@ export function withBasePath(paths: readonly string[], baseUrl: string): string[
  * its result: how `handler.ts` defers hashing and compressing until a runtime allows them.
  *
  * @example
- * const app = createApp(await prepareBuild(source, { baseUrl, builtAt }));
- * const res = await app.request("/vaults.json");
+ * ```ts
+ * import type { Source } from "../contract/source.ts";
+ * import { prepareBuild } from "./prepare.ts";
+ * async function documentOf(source: Source): Promise<Response> {
+ *   const app = createApp(await prepareBuild(source, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" }));
+ *   return app.request("/vaults.json");
+ * }
+ * ```
  */
 export function createApp(build: Build): Hono;
 export function createApp(build: () => Promise<Build>, addresses: readonly string[]): Hono;
@@ -53,8 +59,13 @@ export function createApp(build: Build | (() => Promise<Build>), addresses?: rea
  * the app above answers through it.
  *
  * @example
- * const handle = fetchHandler(build);
- * const res = await handle(new Request("https://registry.example.org/vaults.json"));
+ * ```ts
+ * import type { Build } from "./prepare.ts";
+ * function serve(build: Build): Promise<Response> {
+ *   const handle = fetchHandler(build);
+ *   return Promise.resolve(handle(new Request("https://registry.example.org/vaults.json")));
+ * }
+ * ```
  */
 export function fetchHandler(build: Build | (() => Promise<Build>)): (request: Request) => Response | Promise<Response> {
   const answers = answersOf(build);

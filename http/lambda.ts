@@ -37,7 +37,12 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
  * HTTP request gets a 400 problem and one log line naming its top-level keys, never a stack trace.
  *
  * @example
- * export const handler = lambdaHandlerFor(restoreBuild(stamp));
+ * ```ts
+ * import { restoreBuild, type BuildStamp } from "./restore.ts";
+ * function handlerOf(stamp: BuildStamp): LambdaHandler {
+ *   return lambdaHandlerFor(restoreBuild(stamp));
+ * }
+ * ```
  */
 export function lambdaHandlerFor(build: Build | (() => Promise<Build>), log: Log = (line) => console.error(line)): LambdaHandler {
   const answers = answersOf(build);

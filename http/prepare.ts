@@ -69,7 +69,13 @@ export class VersionPolicyError extends Error {
  * table breaks the policy, and `LimitError` when a document would be over `documentLimit` bytes.
  *
  * @example
- * const build = await prepareBuild(source, { baseUrl: "https://example.org", builtAt: "2026-11-21T12:00:00Z" });
+ * ```ts
+ * import type { Source } from "../contract/source.ts";
+ * async function etagOf(source: Source): Promise<string> {
+ *   const build = await prepareBuild(source, { baseUrl: "https://example.org", builtAt: "2026-11-21T12:00:00Z" });
+ *   return build.meta.etag;
+ * }
+ * ```
  */
 export async function prepareBuild(
   source: Source,

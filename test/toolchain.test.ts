@@ -19,6 +19,19 @@ test("deno check passes on handler.ts and every web-standard module (Deno reject
   assert.is(result.code, 0, result.stderr);
 });
 
+/** Product modules that document a public function with an `@example`. */
+const EXAMPLED = ["handler.ts", "registry.ts", ...["http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))].filter((file) => readFileSync(file, "utf8").includes("@example"));
+
+test("every @example is a fenced TypeScript block, and each type-checks (deno test --doc)", async () => {
+  assert.ok(EXAMPLED.length >= 8, EXAMPLED.join(" "));
+  for (const file of EXAMPLED) {
+    for (const [, next] of readFileSync(file, "utf8").matchAll(/@example\n(.*)/g)) assert.is(next, " * ```ts", `${file}: an @example that deno test --doc would not check`);
+  }
+  // test/deno-doc.json: Deno's own types for the generated test wrapper, the project's strictness otherwise.
+  const result = await run("node_modules/.bin/deno", ["test", "--config", "test/deno-doc.json", "--doc", "--no-run", ...EXAMPLED], { timeoutMs: 180_000 });
+  assert.is(result.code, 0, result.stderr);
+});
+
 test("web-standard modules use nothing of Node; relative imports name .ts, JSON imports say with { type: \"json\" }", () => {
   for (const file of WEB_MODULES) {
     const text = readFileSync(file, "utf8");

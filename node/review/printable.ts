@@ -17,7 +17,9 @@ const CONTROLS =
  * control (but those in `keep`, by default newline and tab), DEL and every C1 control are removed.
  *
  * @example
- * printable("ok\u001b[2J\u001b]0;pwned\u0007 done") // "ok done"
+ * ```ts
+ * const shown: string = printable("ok\u001b[2J\u001b]0;pwned\u0007 done"); // "ok done"
+ * ```
  */
 export function printable(text: string, keep = "\n\t"): string {
   return text.replace(CONTROLS, (match) => (match.length === 1 && keep.includes(match) ? match : ""));
