@@ -6,7 +6,6 @@
  * for the same base URL and version and an earlier `built_at`, and the feed's items must replay to
  * its own document. Anything else is refused in one line: a history is never silently restarted.
  */
-import Ajv2020 from "ajv/dist/2020.js";
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { shownPath } from "../../contract/config.ts";
@@ -18,6 +17,7 @@ import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
 import { changesPaths, contextOf, type ContractVersion } from "../../http/version-policy.ts";
+import { validatorOf } from "../review/schemas.ts";
 import { request, RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
 import { REQUEST_TIMEOUT_MS } from "../verify/verify.ts";
 
@@ -148,9 +148,7 @@ function parseJson(bytes: Uint8Array): unknown {
 
 /** A validator for `schema` (with `also` known, for references into it): null when valid, else the first errors by place. */
 function validator(schema: Record<string, unknown>, also?: Record<string, unknown>): (value: unknown) => string | null {
-  const ajv = new Ajv2020.default({ strict: false, validateFormats: false });
-  if (also !== undefined) ajv.addSchema(also);
-  const validate = ajv.compile(schema);
+  const validate = validatorOf(schema, also === undefined ? [] : [also]);
   return (value) => {
     if (validate(value)) return null;
     // Places and reasons only: Ajv's messages never quote the value checked.

@@ -18,7 +18,7 @@
 import { contextOf } from "../../http/version-policy.ts";
 import { VERSIONS } from "../../http/versions.ts";
 import { jsonEqual, jsonPreview, jsonText } from "./json-deep.ts";
-import { schemaCheck } from "./schema-check.ts";
+import { failuresOf } from "./schemas.ts";
 
 export type ChangeClass = "data" | "additive" | "dangerous" | "breaking";
 
@@ -79,10 +79,10 @@ export type Document = Obj;
 /** Top-level keys only a source has (docs/source-format.md): a file carrying one is not diffed. */
 const SOURCE_ONLY_KEYS = ["labels", "licence"];
 
-/** Each shipped version's schema as a checker (the version table, http/versions.ts). */
+/** Each shipped version's schema (the version table, http/versions.ts), compiled when first checked. */
 const SHIPPED = VERSIONS.map((version) => ({
   version,
-  check: schemaCheck(version.schema(contextOf(version, { baseUrl: "https://registry.invalid", builtAt: "1970-01-01T00:00:00Z" }))),
+  schema: version.schema(contextOf(version, { baseUrl: "https://registry.invalid", builtAt: "1970-01-01T00:00:00Z" })),
 }));
 
 /**
@@ -95,7 +95,7 @@ const SHIPPED = VERSIONS.map((version) => ({
 export function asDocument(value: unknown): { ok: Document } | { error: string } {
   if (!isObj(value)) return refuse("the top level is not an object");
   if (!Object.hasOwn(value, "schema_version")) return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
-  const results = SHIPPED.map(({ version, check }) => ({ version, failures: check(value, 4) }));
+  const results = SHIPPED.map(({ version, schema }) => ({ version, failures: failuresOf(schema, value, 4) }));
   // Belt and braces after the schema: a key only a source has is refused even where the schema allows unknown keys.
   if (results.some((r) => r.failures.length === 0)) return sourceKeyIn(value) ?? { ok: value };
   // Told against the newest version whose schema_version the file has, else the newest.

@@ -3,7 +3,6 @@
  * engine of `npm run verify -- <base-url>` (entry point in `bin/verify.ts`). Requests go through
  * `request.ts`, and every cell printed through `printable`.
  */
-import Ajv2020 from "ajv/dist/2020.js";
 import { hasRowKeys } from "../../contract/document.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../../http/version-policy.ts";
@@ -11,6 +10,7 @@ import { basePathOf } from "../../http/answer.ts";
 import { VERSIONS } from "../../http/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
 import { jsonEqual } from "../review/json-deep.ts";
+import { validatorOf } from "../review/schemas.ts";
 import type { Check } from "./check.ts";
 import { coding, feedChecks } from "./feeds.ts";
 import { printable } from "../review/printable.ts";
@@ -156,7 +156,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   check(`Link: rel=describedby names ${expect}${paths.schema}`, link.split(", ")[0] === `<${expect}${paths.schema}>; rel="describedby"`, link || "none");
   checks.push(...(await lifecycleChecks(table, today, get)));
   // verify's own copy: a schema from the server is never compiled (a hostile pattern could hang it).
-  const validate = new Ajv2020.default({ strict: false, validateFormats: false }).compile(ownSchema);
+  const validate = validatorOf(ownSchema);
   const valid = validate(document);
   check(`the document validates against v${version.number}'s schema`, valid, valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)));
 
