@@ -7,6 +7,7 @@
  */
 import { parseBaseUrl } from "./contract/config.ts";
 import { COVERAGE_FIELDS, SCHEMA_VERSION, type Coverage, type CoverageField, type Edge, type Registry, type Row, type Tier } from "./contract/document.ts";
+import { compareCodeUnits } from "./contract/json.ts";
 import { jsonTextLength } from "./contract/json-length.ts";
 import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "./contract/limits.ts";
 import { isUtcTimestamp, type Source, type SourceVault } from "./contract/source.ts";
@@ -190,9 +191,4 @@ function checkOptions(options: BuildOptions): BuildOptions {
     throw new TypeError(`builtAt: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${JSON.stringify(options.builtAt)}`);
   }
   return { baseUrl: base.ok, builtAt: options.builtAt, paths: options.paths };
-}
-
-/** Orders strings by UTF-16 code units, the same on every runtime and locale. */
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

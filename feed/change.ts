@@ -4,9 +4,11 @@
  * get the newer one's `vaults` and `edges`, and how to apply it. Web standards only.
  */
 import type { Edge, Row } from "../contract/document.ts";
+import { compareCodeUnits } from "../contract/json.ts";
 
 /** The classes of `registry diff`, from harmless to harmful: the class of a change. */
-export type ChangeClass = "data" | "additive" | "dangerous" | "breaking";
+export const CHANGE_CLASSES = ["data", "additive", "dangerous", "breaking"] as const;
+export type ChangeClass = (typeof CHANGE_CLASSES)[number];
 
 /** A build's document, as an item names it: its `built_at` and the strong ETag of its identity bytes. */
 export interface BuildRef {
@@ -47,10 +49,8 @@ export interface RegistryData<R extends RowLike = Row, E extends EdgeLike = Edge
   readonly edges: readonly E[];
 }
 
-/** Orders strings by UTF-16 code units, as the document sorts (docs/document.md). */
-export function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+// feed/history.ts orders builds by it too.
+export { compareCodeUnits };
 
 /** Orders edges as the document does: by source, target, type. */
 export function compareEdges(a: EdgeLike, b: EdgeLike): number {

@@ -4,6 +4,7 @@
  * No `Request`, `Headers` or `Response` is built: the first of those in a process loads Node's
  * fetch implementation, which lengthens every cold start. Web standards only.
  */
+import { isObject } from "../contract/json.ts";
 import { answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer, type Answer, type Answerer } from "./answer.ts";
 import type { Build } from "./prepare.ts";
 import { pathOf } from "./request-path.ts";
@@ -55,7 +56,7 @@ export function lambdaHandlerFor(build: Build | (() => Promise<Build>), log: Log
       return toResult(problemAnswer(INTERNAL_ERROR, request?.method), event);
     }
     if (request === undefined) {
-      const keys = isRecord(event) ? Object.keys(event).slice(0, 10).map((k) => JSON.stringify(k.slice(0, 64))).join(", ") : typeof event;
+      const keys = isObject(event) ? Object.keys(event).slice(0, 10).map((k) => JSON.stringify(k.slice(0, 64))).join(", ") : typeof event;
       log(logLine(`registry: 400 for a Lambda event that is not an HTTP request (top-level keys: ${keys || "none"})`));
       return toResult(problemAnswer(BAD_REQUEST), event);
     }
@@ -76,16 +77,16 @@ interface EventRequest {
 
 /** The method, path and headers of an HTTP event of any of the four kinds, or undefined. */
 function readEvent(event: unknown): EventRequest | undefined {
-  if (!isRecord(event)) return undefined;
-  const context = isRecord(event["requestContext"]) ? event["requestContext"] : {};
-  const http = isRecord(context["http"]) ? context["http"] : undefined;
+  if (!isObject(event)) return undefined;
+  const context = isObject(event["requestContext"]) ? event["requestContext"] : {};
+  const http = isObject(context["http"]) ? context["http"] : undefined;
   // Payload 2.0 (HTTP APIs, Function URLs): rawPath and requestContext.http.method.
   const method = http !== undefined ? http["method"] : event["httpMethod"];
   const raw = http !== undefined ? event["rawPath"] : event["path"];
   const path = typeof raw === "string" && raw.startsWith("/") ? pathOf(raw) : null;
   if (typeof method !== "string" || path === null || method === "") return undefined;
-  const single = isRecord(event["headers"]) ? event["headers"] : {};
-  const multi = isRecord(event["multiValueHeaders"]) ? event["multiValueHeaders"] : undefined;
+  const single = isObject(event["headers"]) ? event["headers"] : {};
+  const multi = isObject(event["multiValueHeaders"]) ? event["multiValueHeaders"] : undefined;
   return {
     method: method.toUpperCase(),
     path,
@@ -105,10 +106,10 @@ function readEvent(event: unknown): EventRequest | undefined {
 function toResult(answer: Answer, event: unknown): LambdaResult {
   const body = answer.body === null ? "" : textOf(answer.body);
   const result: LambdaResult = { statusCode: answer.status, body, isBase64Encoded: false };
-  const record = isRecord(event) ? event : {};
-  const context = isRecord(record["requestContext"]) ? record["requestContext"] : {};
-  if (isRecord(context["elb"])) result.statusDescription = `${answer.status} ${STATUS_TEXT[answer.status] ?? ""}`.trim();
-  if (isRecord(record["multiValueHeaders"])) {
+  const record = isObject(event) ? event : {};
+  const context = isObject(record["requestContext"]) ? record["requestContext"] : {};
+  if (isObject(context["elb"])) result.statusDescription = `${answer.status} ${STATUS_TEXT[answer.status] ?? ""}`.trim();
+  if (isObject(record["multiValueHeaders"])) {
     result.multiValueHeaders = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, [value]]));
   } else {
     result.headers = { ...answer.headers };
@@ -138,8 +139,4 @@ function textOf(bytes: Uint8Array): string {
     texts.set(bytes, text);
   }
   return text;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

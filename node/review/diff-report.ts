@@ -3,7 +3,8 @@
  * machines). Markdown groups the changes by what a reviewer asks first: does the contract move,
  * does privacy move, then which data moved. Long groups are cut, with a count of what was cut.
  */
-import { CLASSES, type Change, type ChangeClass } from "./diff.ts";
+import type { ChangeClass } from "../../feed/change.ts";
+import { CLASSES, type Change } from "./diff.ts";
 import { jsonText } from "./json-deep.ts";
 import { codeSpan, escapeMarkdown } from "./markdown.ts";
 import { escapeC1InJson, printable } from "./printable.ts";

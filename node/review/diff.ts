@@ -15,14 +15,17 @@
  * its own and keys sets by maps: any depth, linear time.
  */
 
+import { isObject } from "../../contract/json.ts";
+import type { ChangeClass } from "../../feed/change.ts";
 import { contextOf } from "../../http/version-policy.ts";
 import { VERSIONS } from "../../http/versions.ts";
 import { jsonEqual, jsonPreview, jsonText } from "./json-deep.ts";
 import { failuresOf } from "./schemas.ts";
 
-export type ChangeClass = "data" | "additive" | "dangerous" | "breaking";
-
-/** The classes, most harmful first. */
+/**
+ * The classes, most harmful first. A list of its own, and the class a type-only import: the golden
+ * review loads no module of feed/ (test/review.test.ts runs it over node/, http/ and contract/).
+ */
 export const CLASSES: readonly ChangeClass[] = ["breaking", "dangerous", "additive", "data"];
 
 /** One change, and the rule that classified it. */
@@ -72,6 +75,9 @@ const CLOSED_SETS: Readonly<Record<string, readonly string[]>> = {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
+
+/** `isObject`, for values parsed from JSON text: their members are JSON. */
+const isObj = isObject as (value: unknown) => value is Obj;
 
 /** A parsed document with a `schema_version`: anything else in it may have any shape. */
 export type Document = Obj;
@@ -419,10 +425,6 @@ export function worstClass(changes: readonly Change[]): ChangeClass | null {
 /** A value's JSON type: integers apart from other numbers. */
 function typeOf(v: Json): string {
   return Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
-}
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function arrayOf(value: Json | undefined): Json[] {

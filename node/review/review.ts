@@ -5,6 +5,7 @@
  * `npm run review` (entry point in `bin/review.ts`), run by `.github/workflows/ci.yml`.
  */
 import { execFileSync } from "node:child_process";
+import { isObject } from "../../contract/json.ts";
 import { VERSIONS } from "../../http/versions.ts";
 import { diffDocuments, documentShape, worstClass, type Document } from "./diff.ts";
 import { markdownReport, summaryLine } from "./diff-report.ts";
@@ -97,7 +98,7 @@ export function reviewGoldens(repo: string, base: string, head: string, limit = 
 /** The shipped version a golden document is of, by the versioned URL its `about` names. */
 function versionOf(document: Document): string | undefined {
   const about = document["about"];
-  const url = typeof about === "object" && about !== null && !Array.isArray(about) ? about["versioned_url"] : undefined;
+  const url = isObject(about) ? about["versioned_url"] : undefined;
   const version = typeof url === "string" ? VERSIONS.find((v) => url.endsWith(v.path)) : undefined;
   return version === undefined ? undefined : `v${version.number}, ${version.path}`;
 }

@@ -6,10 +6,11 @@
  */
 import { XMLValidator } from "fast-xml-parser";
 import { parseAtomFeed, parseJsonFeed } from "feedsmith";
+import { isObject } from "../../contract/json.ts";
 import { sizeOf } from "../../contract/limits.ts";
 import type { ContractVersion } from "../../http/version-policy.ts";
 import { jsonEqual } from "../review/json-deep.ts";
-import type { EdgeLike, RegistryChange, RegistryData } from "../../feed/change.ts";
+import { CHANGE_CLASSES, type EdgeLike, type RegistryChange, type RegistryData } from "../../feed/change.ts";
 import { catchUp, type Refetch } from "../../feed/history.ts";
 import type { Check } from "./check.ts";
 import type { Answer } from "./request.ts";
@@ -20,7 +21,6 @@ const MAX_FEED_BYTES = 4 * 1024 * 1024;
 export const FEED_BODY_CAP = 2 * MAX_FEED_BYTES;
 
 const JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1";
-const CLASSES = ["data", "additive", "dangerous", "breaking"];
 const MAX_ITEMS = 1_000;
 const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
@@ -202,7 +202,7 @@ function itemProblem(item: unknown): string | null {
   const to = (set["to"] as { built_at: string }).built_at;
   if (isObject(set["from"]) && !(String(set["from"]["built_at"]) < to)) return "_registry.from.built_at is not earlier than to.built_at";
   if (item["date_published"] !== to) return "date_published is not _registry.to.built_at";
-  if (!CLASSES.includes(set["class"] as string)) return `_registry.class is not one of ${CLASSES.join(", ")}`;
+  if (!(CHANGE_CLASSES as readonly string[]).includes(set["class"] as string)) return `_registry.class is not one of ${CHANGE_CLASSES.join(", ")}`;
   if (typeof set["resync"] !== "boolean") return "_registry.resync is not a boolean";
   const v = set["vaults"];
   const e = set["edges"];
@@ -260,8 +260,4 @@ function duplicates(ids: readonly string[]): string[] {
 
 function arrayOf(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

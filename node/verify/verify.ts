@@ -4,6 +4,7 @@
  * `request.ts`, and every cell printed through `printable`.
  */
 import { hasRowKeys } from "../../contract/document.ts";
+import { isObject } from "../../contract/json.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../../http/version-policy.ts";
 import { basePathOf } from "../../http/answer.ts";
@@ -197,10 +198,6 @@ function documentChecks(document: Record<string, unknown>, expect: string, paths
   check("tier derived from status in every full row", badTier.length === 0, badTier.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "));
   const badShape = rows.filter((r) => !hasRowKeys(r) || (Object.hasOwn(r, "listing") && r["listing"] !== "minimal"));
   check("every row is exactly a full or a minimal row", badShape.length === 0, badShape.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
