@@ -65,6 +65,13 @@ export interface ValidationOptions {
   readonly internalKeys?: readonly string[];
   /** How messages name the list `internalKeys` (default `internalKeys`). */
   readonly internalKeysPlace?: string;
+  /**
+   * Whether the text repeats a key of the top level (JSON keeps only the last): then no vault's
+   * detail is quoted and no undeclared key is named, since the copy JSON dropped may say otherwise.
+   */
+  readonly repeatedAtTop?: boolean;
+  /** False when names meant for `internalKeys` were refused before they got here: no undeclared key is then named. */
+  readonly nameUndeclared?: boolean;
 }
 
 /** The levels of a source that have keys of their own. */
@@ -122,28 +129,39 @@ type JsonObject = { readonly [key: string]: unknown };
 export function validateSource(value: unknown, options: ValidationOptions = {}): Validation {
   const problems: string[] = [];
   let omitted = 0;
-  const report = (path: string, message: string): void => {
-    if (problems.length < MAX_PROBLEMS) problems.push(`${path}: ${message}`);
+  // A message is made only when it is kept: a source may hold millions of undeclared keys.
+  const report: Report = (path, message) => {
+    if (problems.length < MAX_PROBLEMS) problems.push(`${path}: ${typeof message === "string" ? message : message()}`);
     else omitted++;
   };
 
   if (!isObject(value)) {
-    report("$", `expected an object, got ${describe(value)}`);
+    report("$", `expected an object, got ${kindOf(value)}`);
     return { ok: false, problems, omitted };
   }
   const warnings: Warning[] = [];
   const warnName = (line: string): void => void warnings.push({ kind: "public-name", line });
   const outside = checkInternalKeys(options.internalKeys ?? [], options.internalKeysPlace ?? "internalKeys", report, warnName);
   const declared = readInternalKeys(value, outside, report, warnName);
-  const unknownKeys: UnknownKeys = (obj, level, at) => refuseUndeclared(obj, level, at, declared, report);
-  // An undeclared top-level key (`private_vaults`) may name any vault: none is quoted.
-  const everyVaultWithheld = unknownKeys(value, "top", "$");
+  // While a declaration is refused, or the top level repeats a key (`internal_keys` twice), a key
+  // not declared may be one the operator meant to declare: it is named by position, never by name.
+  const nameKeys = declared.complete && outside.length === (options.internalKeys ?? []).length && options.repeatedAtTop !== true && options.nameUndeclared !== false;
+  let undeclaredAbove = false;
+  const unknownKeys: UnknownKeys = (obj, level, at) => {
+    const found = refuseUndeclared(obj, level, at, declared.names, nameKeys, report);
+    if (level !== "vault" && level !== "edge") undeclaredAbove ||= found;
+    return found;
+  };
+  unknownKeys(value, "top", "$");
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
   const generatedAt = required(value, "generated_at", "", report, timestamp);
   const sha = required(value, "source_inventory_sha", "", report, inventorySha);
   const licence = readLicence(value, report, unknownKeys);
   const { classLabels, statusLabels } = readLabels(value, report, unknownKeys);
+  // An undeclared key above the vaults (`private_vaults`, `labels.hidden`) may name any vault, and
+  // a repeated `vaults` or `edges` may say another thing than the copy JSON kept: none is quoted.
+  const everyVaultWithheld = undeclaredAbove || options.repeatedAtTop === true;
   const withheldVaults = everyVaultWithheld ? { has: () => true } : (options.withheldVaults ?? new Set<number>());
   const { vaults, slugs, withheld } = readVaults(value, report, unknownKeys, withheldVaults, (line) => warnings.push({ kind: "status-case", line }));
   const edges = readEdges(value, slugs, withheld, report, unknownKeys);
@@ -198,26 +216,29 @@ function isRealDate(year: number, month: number, day: number): boolean {
 
 // --- field readers -------------------------------------------------------------------------------
 
-type Report = (path: string, message: string) => void;
+type Report = (path: string, message: string | (() => string)) => void;
 /** Refuses an object's undeclared keys (see refuseUndeclared); true when it has one. */
 type UnknownKeys = (obj: JsonObject, level: Level, at: string) => boolean;
-/** Checks one value; returns the accepted value, or what was expected (the caller says what it got). */
-type Check<T> = (value: unknown) => { ok: T } | { expected: string };
+/**
+ * Checks one value; returns the accepted value, or what was expected (the caller says what it got)
+ * and, for a string over the limit, its length (said only where the value may be quoted).
+ */
+type Check<T> = (value: unknown) => { ok: T } | { expected: string; length?: number };
 
 /** What a string over the length limit is told. */
-const tooLong = (value: string) => ({ expected: `expected at most ${MAX_STRING_LENGTH} characters (this string has ${value.length})` });
+const tooLong = (value: string) => ({ expected: `expected at most ${MAX_STRING_LENGTH} characters`, length: value.length });
 
-function nonEmptyString(value: unknown): { ok: string } | { expected: string } {
+function nonEmptyString(value: unknown): ReturnType<Check<string>> {
   if (typeof value === "string" && value.length > MAX_STRING_LENGTH) return tooLong(value);
   return typeof value === "string" && value.length > 0 ? { ok: value } : { expected: typeof value === "string" ? "expected a non-empty string" : "expected a string" };
 }
 
-function anyString(value: unknown): { ok: string } | { expected: string } {
+function anyString(value: unknown): ReturnType<Check<string>> {
   if (typeof value === "string" && value.length > MAX_STRING_LENGTH) return tooLong(value);
   return typeof value === "string" ? { ok: value } : { expected: "expected a string" };
 }
 
-function stringOrNull(value: unknown): { ok: string | null } | { expected: string } {
+function stringOrNull(value: unknown): ReturnType<Check<string | null>> {
   if (typeof value === "string" && value.length > MAX_STRING_LENGTH) return tooLong(value);
   return value === null || typeof value === "string" ? { ok: value } : { expected: "expected a string or null" };
 }
@@ -246,8 +267,9 @@ function boolean(value: unknown): { ok: boolean } | { expected: string } {
   return typeof value === "boolean" ? { ok: value } : { expected: "expected a boolean" };
 }
 
-/** What a message says it got: the value itself where it is public, else only its kind. */
-const shown = (value: unknown, quote: boolean): string => (quote ? describe(value) : kindOf(value));
+/** What a message says was expected and what it got: the value itself where it is public, else only its kind. */
+const said = (result: { expected: string; length?: number }, value: unknown, quote: boolean): string =>
+  quote ? `${result.expected}${result.length === undefined ? "" : ` (this string has ${result.length})`}, got ${describe(value)}` : `${result.expected}, got ${kindOf(value)}`;
 
 /** Reads a key that must be present. Reports and returns undefined when it is missing or wrong. */
 function required<T>(obj: JsonObject, key: string, at: string, report: Report, check: Check<T>, quote = true): T | undefined {
@@ -258,7 +280,7 @@ function required<T>(obj: JsonObject, key: string, at: string, report: Report, c
   }
   const result = check(obj[key]);
   if ("expected" in result) {
-    report(at === "" ? key : `${at}.${key}`, `${result.expected}, got ${shown(obj[key], quote)}`);
+    report(at === "" ? key : `${at}.${key}`, said(result, obj[key], quote));
     return undefined;
   }
   return result.ok;
@@ -269,7 +291,7 @@ function optional<T>(obj: JsonObject, key: string, at: string, report: Report, c
   if (!Object.hasOwn(obj, key)) return fallback;
   const result = check(obj[key]);
   if ("expected" in result) {
-    report(`${at}.${key}`, `${result.expected}, got ${shown(obj[key], quote)}`);
+    report(`${at}.${key}`, said(result, obj[key], quote));
     return fallback;
   }
   return result.ok;
@@ -279,7 +301,7 @@ function readLicence(root: JsonObject, report: Report, unknownKeys: UnknownKeys)
   if (!Object.hasOwn(root, "licence") || root["licence"] === null) return null;
   const licence = root["licence"];
   if (!isObject(licence)) {
-    report("licence", `expected an object with id and url, or null, got ${describe(licence)}`);
+    report("licence", `expected an object with id and url, or null, got ${kindOf(licence)}`);
     return null;
   }
   unknownKeys(licence, "licence", "licence");
@@ -294,7 +316,7 @@ function readLabels(root: JsonObject, report: Report, unknownKeys: UnknownKeys):
   if (!Object.hasOwn(root, "labels") || root["labels"] === null) return empty;
   const labels = root["labels"];
   if (!isObject(labels)) {
-    report("labels", `expected an object, got ${describe(labels)}`);
+    report("labels", `expected an object, got ${kindOf(labels)}`);
     return empty;
   }
   unknownKeys(labels, "labels", "labels");
@@ -318,13 +340,13 @@ function readLabelTable(labels: JsonObject, key: "class" | "status", root: JsonO
   if (!Object.hasOwn(labels, key) || labels[key] === null) return table;
   const raw = labels[key];
   if (!isObject(raw)) {
-    report(`labels.${key}`, `expected an object of raw value to label, got ${describe(raw)}`);
+    report(`labels.${key}`, `expected an object of raw value to label, got ${kindOf(raw)}`);
     return table;
   }
   // Which raw values some vault declares is asked only of a bad label: a valid table costs nothing.
   let used: Set<unknown> | undefined;
   Object.entries(raw).forEach(([rawValue, label], i) => {
-    if (typeof label === "string" && label.length > MAX_STRING_LENGTH) report(`labels.${key}`, `key #${i + 1}: ${tooLong(label).expected}`);
+    if (typeof label === "string" && label.length > MAX_STRING_LENGTH) report(`labels.${key}`, `key #${i + 1}: ${tooLong(label).expected} (this string has ${label.length})`);
     else if (rawValue.length > MAX_STRING_LENGTH) report(`labels.${key}`, `key #${i + 1}: a raw value of ${rawValue.length} characters; at most ${MAX_STRING_LENGTH}`);
     else if (typeof label === "string" && label.length > 0) table.set(rawValue, label);
     // A raw value no vault declares, and its label, are never published: name it by position.
@@ -355,7 +377,7 @@ function readVaults(
   }
   const list = root["vaults"];
   if (!Array.isArray(list)) {
-    report("vaults", `expected an array, got ${describe(list)}`);
+    report("vaults", `expected an array, got ${kindOf(list)}`);
     // Stryker disable next-line ObjectLiteral: as above
     return { withheld };
   }
@@ -383,7 +405,7 @@ function readVaults(
     const displayName = required(item, "display_name", at, report, nonEmptyString);
     const status = required(item, "status", at, report, anyString);
     const meant = status === undefined ? undefined : (["active", "pending"] as const).find((s) => s !== status && s === status.trim().toLowerCase());
-    if (meant !== undefined) warn(`${at}.status: ${JSON.stringify(status)} is not "${meant}": its tier is planned, not ${tierNameOf(meant)} (tier follows the exact value)`);
+    if (meant !== undefined) warn(`${at}.status: ${quoted(status as string, 60)} is not "${meant}": its tier is planned, not ${tierNameOf(meant)} (tier follows the exact value)`);
     const vaultClass = optional(item, "class", at, report, stringOrNull, null);
     const persona = optional(item, "persona", at, report, stringOrNull, null);
     const note = optional(item, "note", at, report, stringOrNull, null, published);
@@ -418,7 +440,7 @@ function readEdges(root: JsonObject, declared: Slugs | undefined, withheld: Read
   }
   const list = root["edges"];
   if (!Array.isArray(list)) {
-    report("edges", `expected an array, got ${describe(list)}`);
+    report("edges", `expected an array, got ${kindOf(list)}`);
     return undefined;
   }
   // Without a readable vault list, dangling ends cannot be judged, so they are not reported.
@@ -454,7 +476,7 @@ function readEdges(root: JsonObject, declared: Slugs | undefined, withheld: Read
     if (first !== undefined) {
       // The triple is the first copy's too: quoted only when neither copy may hide it.
       const shown = quote && !unquoted.has(first);
-      report(at, `duplicate edge: the same (source, target, type)${shown ? ` = ${JSON.stringify([source, target, type])}` : ""} as edges[${first}]`);
+      report(at, `duplicate edge: the same (source, target, type)${shown ? ` = [${[source, target, type].map((t) => quoted(t)).join(",")}]` : ""} as edges[${first}]`);
       return;
     }
     firstIndex.set(identity, i);
@@ -470,35 +492,37 @@ function tierNameOf(status: "active" | "pending"): string {
   return status === "active" ? "in_use" : "chartered";
 }
 
-/** Every key the format names at some level, and where. */
-const PUBLIC_AT = new Map<string, Level[]>();
+/** Every key the format reads at some level, and where. */
+const READ_AT = new Map<string, Level[]>();
 for (const [level, keys] of Object.entries(KNOWN_KEYS) as [Level, readonly string[]][]) {
-  for (const key of keys) PUBLIC_AT.set(key, [...(PUBLIC_AT.get(key) ?? []), level]);
+  for (const key of keys) READ_AT.set(key, [...(READ_AT.get(key) ?? []), level]);
 }
 
 /**
  * Checks a list of declared internal key names, as the source's `internal_keys` or beside it (the
  * build's `--internal-keys`): strings of 1 to MAX_INTERNAL_KEY_LENGTH characters, no repeats, none
- * a misspelling of `suppressed` (declaring one would publish what it meant to withhold). Problems
- * name an entry by its place (`at[3]`), never by its name; a name the format publishes at some level
- * gets one warning, quoting it, since it is public anyway.
+ * a misspelling of `suppressed` (declaring one would publish what it meant to withhold), at most
+ * MAX_INTERNAL_KEYS with the names of the other list (`elsewhere`). Problems name an entry by its
+ * place (`at[3]`), never by its name; a name the format reads at some level gets one warning,
+ * quoting it, since it is the format's own. Returns the names accepted.
  *
  * @example
  * ```ts
  * const problems: string[] = [];
  * const declared = checkInternalKeys(["sync_owner", "note"], "--internal-keys", (at, m) => problems.push(`${at}: ${m}`), console.warn);
- * // declared: ["sync_owner", "note"]; one warning, about "note", which a vault publishes
+ * // declared: ["sync_owner", "note"]; one warning, about "note", which a vault reads
  * ```
  */
 export function checkInternalKeys(
   names: readonly unknown[],
   at: string,
-  report: Report,
+  report: (path: string, message: string) => void,
   warn: (line: string) => void,
   elsewhere: ReadonlySet<string> = new Set(),
 ): string[] {
-  if (names.length + elsewhere.size > MAX_INTERNAL_KEYS) {
-    report(at, `${names.length + elsewhere.size} names in all; the limit is ${MAX_INTERNAL_KEYS}`);
+  const total = names.length > MAX_INTERNAL_KEYS ? names.length : new Set([...names.filter((n) => !elsewhere.has(n as string)), ...elsewhere]).size;
+  if (total > MAX_INTERNAL_KEYS) {
+    report(at, `${total} names in all; the limit is ${MAX_INTERNAL_KEYS}`);
     return [];
   }
   const first = new Map<string, number>();
@@ -512,46 +536,61 @@ export function checkInternalKeys(
     const earlier = first.get(name);
     if (earlier !== undefined) return report(place, `the same name as ${at}[${earlier}]`);
     first.set(name, i);
-    if (editDistance(foldAscii(name), "suppressed", 1) <= 1) {
+    if (nearSuppressed(name, 1)) {
       return report(place, `a name within one edit of "suppressed" cannot be declared internal: only "suppressed": true withholds a vault, and a misspelling of it would publish the vault in full`);
     }
     accepted.push(name);
-    const levels = PUBLIC_AT.get(name);
+    const levels = READ_AT.get(name);
     // A name the other list declares too was warned of there.
     if (levels !== undefined && !elsewhere.has(name)) {
-      warn(`${place}: ${JSON.stringify(name)} is published on ${levels.map((l) => LEVEL_NAMES[l]).join(" and ")}; it is internal only at the other levels`);
+      warn(`${place}: ${quoted(name)} is a key the format reads on ${levels.map((l) => LEVEL_NAMES[l]).join(" and ")}, where it stays the format's; it is internal only at the other levels`);
     }
   });
   return accepted;
 }
 
-/** The declared internal key names: the source's `internal_keys` (checked here) and `outside`. */
-function readInternalKeys(root: JsonObject, outside: readonly string[], report: Report, warn: (line: string) => void): ReadonlySet<string> {
-  const declared = new Set(outside);
-  if (!Object.hasOwn(root, "internal_keys") || root["internal_keys"] === null) return declared;
+/**
+ * The declared internal key names: `outside` and the source's `internal_keys` (checked here), and
+ * whether every declaration was accepted.
+ */
+function readInternalKeys(root: JsonObject, outside: readonly string[], report: Report, warn: (line: string) => void): { names: ReadonlySet<string>; complete: boolean } {
+  const names = new Set(outside);
+  if (!Object.hasOwn(root, "internal_keys") || root["internal_keys"] === null) return { names, complete: true };
   const list = root["internal_keys"];
   if (!Array.isArray(list)) {
     report("internal_keys", `expected an array of key names, got ${kindOf(list)}`);
-    return declared;
+    return { names, complete: false };
   }
-  for (const name of checkInternalKeys(list, "internal_keys", report, warn, new Set(outside))) declared.add(name);
-  return declared;
+  const accepted = checkInternalKeys(list, "internal_keys", report, warn, names);
+  for (const name of accepted) names.add(name);
+  return { names, complete: accepted.length === list.length };
 }
 
 /**
  * Refuses every key of `obj` that the format does not name at `level` and that is not declared,
- * naming the key (see `shownKey`) and, for an ASCII near miss of a key of that level, what it may
- * have meant; never its value. True when there is such a key.
+ * naming the key (see `shownKey`; by position instead when `nameKeys` is false) and, for an ASCII
+ * near miss of a key of that level, what it may have meant; never its value. True when there is
+ * such a key.
  */
-function refuseUndeclared(obj: JsonObject, level: Level, at: string, declared: ReadonlySet<string>, report: Report): boolean {
+function refuseUndeclared(obj: JsonObject, level: Level, at: string, declared: ReadonlySet<string>, nameKeys: boolean, report: Report): boolean {
   const known = KNOWN_KEY_SETS[level];
   let found = false;
+  let position = 0;
   for (const key in obj) {
+    position++;
     if (known.has(key) || declared.has(key)) continue;
     found = true;
-    const meant = didYouMean(key, KNOWN_KEYS[level]);
-    const hint = meant === undefined ? "; if" : `: did you mean ${JSON.stringify(meant)}? If`;
-    report(at, `undeclared key ${shownKey(key)}: not a key of ${LEVEL_NAMES[level]}${hint} it is internal, list it in internal_keys (or --internal-keys)`);
+    const n = position;
+    report(at, () => {
+      if (!nameKeys) return `undeclared key #${n} (not named while the declaration of internal keys is refused or repeated): not a key of ${LEVEL_NAMES[level]}`;
+      const meant = didYouMean(key, KNOWN_KEYS[level]);
+      // A near miss of "suppressed" is never to be declared: it may mean to withhold the vault.
+      if (meant === "suppressed" || (meant === undefined && level === "vault" && nearSuppressed(key, 2))) {
+        return `undeclared key ${shownKey(key)}: not a key of a vault: did you mean "suppressed"? Only "suppressed": true withholds a vault`;
+      }
+      const hint = meant === undefined ? "; if" : `: did you mean ${quoted(meant)}? If`;
+      return `undeclared key ${shownKey(key)}: not a key of ${LEVEL_NAMES[level]}${hint} it is internal, list it in internal_keys (or --internal-keys)`;
+    });
   }
   return found;
 }
@@ -560,24 +599,41 @@ function refuseUndeclared(obj: JsonObject, level: Level, at: string, declared: R
 const SHOWN_KEY_CHARACTERS = 64;
 
 /**
- * A key as a message shows it: a JSON string of its first 64 characters (a surrogate pair never
- * split), with every control, format (such as a direction override), separator or unassigned code
- * point written as an escape, so that a terminal shows what the key holds; `…` after a cut.
+ * A key as a message shows it: `quoted`, cut at its first 64 characters (a surrogate pair never
+ * split), `…` after a cut.
  */
 export function shownKey(key: string): string {
-  const characters = Array.from(key.length > 4 * SHOWN_KEY_CHARACTERS ? key.slice(0, 4 * SHOWN_KEY_CHARACTERS) : key);
-  const cut = characters.length > SHOWN_KEY_CHARACTERS;
-  const text = JSON.stringify(characters.slice(0, SHOWN_KEY_CHARACTERS).join(""));
-  const escaped = text.replace(/[\p{C}\p{Zl}\p{Zp}]/gu, (c) => {
-    const hex = (c.codePointAt(0) as number).toString(16);
-    return hex.length > 4 ? `\\u{${hex}}` : `\\u${hex.padStart(4, "0")}`;
-  });
-  return cut ? `${escaped}…` : escaped;
+  return quoted(key, SHOWN_KEY_CHARACTERS, "…");
+}
+
+/**
+ * Text as a message quotes it: a JSON string, with every control, format (such as a direction
+ * override), separator other than the ASCII space, unassigned or default-ignorable code point
+ * written as an escape, so that a terminal shows what the text holds; cut at `max` characters (a
+ * surrogate pair never split), `cut` marking a cut.
+ */
+export function quoted(text: string, max = Infinity, cut = "..."): string {
+  const characters = text.length > max ? Array.from(text.slice(0, 2 * max + 2)) : undefined;
+  const kept = characters === undefined || characters.length <= max ? text : characters.slice(0, max).join("");
+  return JSON.stringify(kept).replace(UNSHOWN, escapeOf) + (kept === text ? "" : cut);
+}
+
+/** What a terminal would not show as itself; a lone surrogate half is escaped by JSON already. */
+const UNSHOWN = /(?! )[\p{C}\p{Z}\p{Default_Ignorable_Code_Point}]/gu;
+
+function escapeOf(c: string): string {
+  const hex = (c.codePointAt(0) as number).toString(16);
+  return hex.length > 4 ? `\\u{${hex}}` : `\\u${hex.padStart(4, "0")}`;
 }
 
 /** ASCII lowercase, without `_`, `-` and spaces: how near misses are compared. */
 function foldAscii(key: string): string {
-  return key.toLowerCase().replace(/[_\- ]/g, "");
+  return key.replace(/[A-Z]/g, (c) => c.toLowerCase()).replace(/[_\- ]/g, "");
+}
+
+/** Whether `name`, folded, is within `edits` of "suppressed". */
+function nearSuppressed(name: string, edits: number): boolean {
+  return editDistance(foldAscii(name), "suppressed", edits) <= edits;
 }
 
 /** The key of `known` an ASCII `key` folds to within two edits of, the nearest first; else undefined. */
@@ -632,7 +688,7 @@ export function isHttpUrl(text: string): boolean {
 
 /** A path segment for an object member: `.name` for identifiers, `["odd key"]` otherwise. */
 function member(key: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${quoted(key, 60)}]`;
 }
 
 /** The kind of a value, for messages about a place whose values are private (`a string`, `null`). */
@@ -644,14 +700,15 @@ export function kindOf(value: unknown): string {
   return kind === "object" ? "an object" : kind === "undefined" ? "undefined" : `a ${kind}`;
 }
 
-/** A short, JSON-like description of a value for error messages (`3`, `null`, `"abc"`, `an array`). */
+/** A short, JSON-like description of a value for error messages (`3`, `null`, `"abc"`, `an array`), a string `quoted`. */
 export function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   switch (typeof value) {
     case "string": {
-      const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-      return JSON.stringify(shown);
+      // An excerpt ends before a surrogate pair it would split.
+      const end = /[\ud800-\udbff]/.test(value.charAt(56)) ? 56 : 57;
+      return quoted(value.length > 60 ? `${value.slice(0, end)}...` : value);
     }
     case "number":
     case "boolean":

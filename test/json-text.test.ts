@@ -11,7 +11,7 @@ import { parseJson, readSourceFile } from "../node/cli/source-file.ts";
 import { fcParams } from "./arbitraries.ts";
 
 test("duplicate keys: found at any depth, by decoded name, with line and column; only D1's keys are named", () => {
-  const unknown = (path: string, where: string) => `${path}: an unknown key is repeated (${where}; its name is not printed); JSON keeps only the last one`;
+  const unknown = (path: string, where: string) => `${path}: a key the format does not name is repeated (${where}; its name is not printed); JSON keeps only the last one`;
   const inside = (path: string, where: string) => `${path}: a key inside an internal value is repeated (${where}; its name is not printed); JSON keeps only the last one`;
   const cases: [string, string[]][] = [
     ['{"a":1,"a":2}', [unknown("$", "line 1, column 8")]],
@@ -107,7 +107,7 @@ test("a vault with a repeated key is withheld for messages: nothing of its detai
       const result = await readSourceFile(file, "source.json");
       assert.ok("problems" in result);
       const lines = "problems" in result ? result.problems.join("\n") : "";
-      assert.match(lines, /vaults\[1\]: (duplicate key "suppressed"|an unknown key is repeated)/);
+      assert.match(lines, /vaults\[1\]: (duplicate key "suppressed"|a key the format does not name is repeated)/);
       assert.match(lines, /vaults\[0\]\.last_synced: .*got "SECRET-date"/, "a vault published in full is quoted");
       assert.is(lines.split("SECRET").length, 2, lines);
     }
@@ -155,7 +155,7 @@ test("a source is read past one byte order mark, not two, whether or not its tex
       // A second is a character before the JSON text, as it was before the decoder dropped the first.
       writeFileSync(file, `\uFEFF\uFEFF{"note":"${note}"}`);
       const two = await readSourceFile(file, "source.json");
-      assert.equal("problems" in two ? two.problems : two, ['source.json: not valid JSON at line 1, column 1: unexpected "\uFEFF"'], note);
+      assert.equal("problems" in two ? two.problems : two, ['source.json: not valid JSON at line 1, column 1: unexpected "\\ufeff"'], note);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runBuild } from "../node/build/build.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 import { fetchRaw, rawExchange, startServer, type Running } from "./servers.ts";
 
 const EPOCH = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
@@ -20,7 +21,7 @@ let artifact: Running;
 
 test.before(async () => {
   server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], env);
-  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", "fixtures/registry.json", "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", join(work, "dist")], { env, timeoutMs: 120_000 });
+  const built = await runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", join(work, "dist")], { env });
   if (built.code !== 0) throw new Error(built.stderr);
   artifact = await startServer("node", [join(work, "dist", "node", "server.mjs")], env);
 });
@@ -250,7 +251,7 @@ test("--source serves another source and wins over REGISTRY_SOURCE, under npm st
   }
 });
 
-test("--internal-keys declares internal keys beside the source and wins over INTERNAL_KEYS; without it the key is refused", async () => {
+test("--internal-keys declares internal keys beside the source, joined with INTERNAL_KEYS; without it the key is refused", async () => {
   const source = JSON.parse(readFileSync("fixtures/valid/unicode.json", "utf8")) as { vaults: Record<string, unknown>[] };
   (source.vaults[0] as Record<string, unknown>)["sync_owner"] = "kept out";
   const file = join(work, "internal-key.json");

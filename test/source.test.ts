@@ -150,6 +150,78 @@ test("an undeclared key is shown escaped, cut at 64 characters without splitting
   assert.is(problems(withVault({ type: 1 }))[0], 'vaults[1]: undeclared key "type": not a key of a vault; if it is internal, list it in internal_keys (or --internal-keys)', "an edge's key is no hint on a vault");
 });
 
+test("while a declaration is refused, or the top level repeats a key, undeclared keys are named by position, never by name", () => {
+  const owned = (extra: Record<string, unknown>) => ({ ...BASE, vaults: [{ ...BASE.vaults[0], secret_owner: "x" }], ...extra });
+  const byPosition = "vaults[0]: undeclared key #4 (not named while the declaration of internal keys is refused or repeated): not a key of a vault";
+  for (const internal_keys of ["secret_owner", ["secret_owner", "x".repeat(MAX_INTERNAL_KEY_LENGTH + 1)], ["secret_owner", "supressed"], ["secret_owner", 3]]) {
+    const found = problems(owned({ internal_keys }));
+    assert.ok(found.includes(byPosition) || internal_keys.includes?.("secret_owner"), found.join("\n"));
+    assert.not.ok(found.join("\n").includes("secret_owner"), `a refused declaration names no key: ${found.join("\n")}`);
+  }
+  assert.ok(problems(owned({ internal_keys: "secret_owner" })).includes(byPosition));
+  const tooMany = validateSource(owned({}), { internalKeys: Array.from({ length: MAX_INTERNAL_KEYS + 1 }, (_, i) => `secret_${i}`) });
+  assert.not.ok(!tooMany.ok && tooMany.problems.join("\n").includes("secret_owner"), "a list refused whole names none of its keys");
+  const repeated = validateSource(owned({}), { repeatedAtTop: true });
+  assert.equal(repeated.ok ? [] : repeated.problems, [byPosition]);
+});
+
+test("a repeated top-level key, or an undeclared key in licence or labels, keeps every vault's detail and edge type out of messages", () => {
+  const leaky = { ...BASE, vaults: [...BASE.vaults, vault({ last_synced: "SECRET-DATE" })], edges: [{ source: "b", target: "b", type: "SECRET-EDGE" }, { source: "b", target: "b", type: "SECRET-EDGE" }] };
+  assert.ok(problems(leaky).join("\n").includes("SECRET"), "published vaults are quoted");
+  const repeated = validateSource(leaky, { repeatedAtTop: true });
+  assert.not.ok(!repeated.ok && repeated.problems.join("\n").includes("SECRET"), JSON.stringify(repeated));
+  for (const above of [{ labels: { class: null, hidden: ["b"] } }, { licence: { id: "x", url: "https://example.org/l", hidden: ["b"] } }]) {
+    const found = problems({ ...leaky, ...above });
+    assert.ok(found.length > 1 && !found.join("\n").includes("SECRET"), found.join("\n"));
+  }
+});
+
+test("a string where an object or array belongs is named by its kind, never quoted (a source another program encoded twice)", () => {
+  const twice = JSON.stringify({ internal_keys: ["owner"], vaults: [{ owner: "SECRET-OWNER", suppressed: true }] });
+  assert.equal(problems(twice), ["$: expected an object, got a string"]);
+  for (const key of ["vaults", "edges", "labels", "licence"]) {
+    const found = problems({ ...BASE, [key]: twice });
+    assert.ok(found.length === 1 && found[0]?.endsWith("got a string") && !found[0].includes("SECRET"), `${key}: ${found.join("\n")}`);
+  }
+  assert.equal(problems({ ...BASE, labels: { class: twice, status: null } }), ["labels.class: expected an object of raw value to label, got a string"]);
+});
+
+test("a near miss of `suppressed` is never offered for declaring; a withheld value's length is not told", () => {
+  for (const key of ["supresed", "Suppressed", "suppresed", "suppresssed", "supressd"]) {
+    const [line] = problems(withVault({ [key]: true }));
+    assert.is(line, `vaults[1]: undeclared key ${JSON.stringify(key)}: not a key of a vault: did you mean "suppressed"? Only "suppressed": true withholds a vault`, key);
+  }
+  const long = "n".repeat(70_001);
+  assert.equal(problems(withVault({ suppressed: true, note: long })), ["vaults[1].note: expected at most 65536 characters, got a string"]);
+  assert.equal(problems(withVault({ note: long })), [`vaults[1].note: expected at most 65536 characters (this string has 70001), got "${"n".repeat(57)}..."`]);
+});
+
+test("what a terminal would not show is escaped in every quoted value: keys, slugs, label raw values, statuses, edge types", () => {
+  for (const [text, shown] of [["owner\u00a0", '"owner\\u00a0"'], ["\u3000", '"\\u3000"'], ["a\u2003b", '"a\\u2003b"'], ["\u3164x", '"\\u3164x"'], ["a b", '"a b"'], ["非公開", '"非公開"']] as const) {
+    assert.is(shownKey(text), shown, JSON.stringify(text));
+  }
+  const raw = "a\u202eb\u009b31m\u2028";
+  const all = [
+    ...problems({ ...BASE, vaults: [{ vault_slug: raw, display_name: "A", status: "active" }] }),
+    ...problems({ ...BASE, vaults: [{ ...BASE.vaults[0], class: raw }], labels: { class: { [raw]: "" }, status: null } }),
+    ...problems({ ...BASE, vaults: [...BASE.vaults, vault({})], edges: [{ source: "a", target: "b", type: raw }, { source: "a", target: "b", type: raw }] }),
+  ];
+  const checked = validateSource(withVault({ status: "\u2028active\u3000" }));
+  const warned = checked.ok ? checked.warnings.map((w) => w.line) : [];
+  assert.is(all.length, 3, all.join("\n"));
+  assert.is(warned.length, 1);
+  for (const line of [...all, ...warned]) assert.not.match(line, /[\u202e\u009b\u2028]/, JSON.stringify(line));
+});
+
+test("the names of both lists are counted once each against the limit; declaring a key the format reads says where it stays the format's", () => {
+  const names = Array.from({ length: MAX_INTERNAL_KEYS }, (_, i) => `k${i}`);
+  const both = validateSource({ ...BASE, internal_keys: names.slice(0, 10) }, { internalKeys: names });
+  assert.ok(both.ok, JSON.stringify(both));
+  const warned: string[] = [];
+  checkInternalKeys(["tagline"], "x", () => assert.unreachable(), (line) => warned.push(line));
+  assert.equal(warned, ['x[0]: "tagline" is a key the format reads on a vault, where it stays the format\'s; it is internal only at the other levels']);
+});
+
 test("editDistance: insert, delete, substitute and swap cost one each, capped past the limit", () => {
   assert.is(editDistance("suppressed", "suppressed", 2), 0);
   assert.is(editDistance("supressed", "suppressed", 2), 1);
@@ -205,20 +277,20 @@ test("a declared name the format publishes at some level is internal only elsewh
   assert.ok(checked.ok);
   if (!checked.ok) return;
   assert.equal(checked.warnings, [
-    { kind: "public-name", line: 'internal_keys[0]: "note" is published on a vault; it is internal only at the other levels' },
-    { kind: "public-name", line: 'internal_keys[1]: "type" is published on an edge; it is internal only at the other levels' },
+    { kind: "public-name", line: 'internal_keys[0]: "note" is a key the format reads on a vault, where it stays the format\'s; it is internal only at the other levels' },
+    { kind: "public-name", line: 'internal_keys[1]: "type" is a key the format reads on an edge, where it stays the format\'s; it is internal only at the other levels' },
   ]);
   const bytes = published(source);
   assert.ok(bytes.includes('"note": "public note"') && bytes.includes('"type": "cites"') && !bytes.includes("SECRET"), bytes);
   // Declared in both lists: one warning, the one beside the source.
   const both = validateSource(source, { internalKeys: ["note"], internalKeysPlace: "INTERNAL_KEYS" });
   assert.equal(both.ok ? both.warnings.map((w) => w.line) : both.problems, [
-    'INTERNAL_KEYS[0]: "note" is published on a vault; it is internal only at the other levels',
-    'internal_keys[1]: "type" is published on an edge; it is internal only at the other levels',
+    'INTERNAL_KEYS[0]: "note" is a key the format reads on a vault, where it stays the format\'s; it is internal only at the other levels',
+    'internal_keys[1]: "type" is a key the format reads on an edge, where it stays the format\'s; it is internal only at the other levels',
   ]);
   const warned: string[] = [];
   assert.equal(checkInternalKeys(["vaults", "__proto__", "constructor"], "x", () => assert.unreachable(), (line) => warned.push(line)), ["vaults", "__proto__", "constructor"]);
-  assert.equal(warned, ['x[0]: "vaults" is published on the top level; it is internal only at the other levels']);
+  assert.equal(warned, ['x[0]: "vaults" is a key the format reads on the top level, where it stays the format\'s; it is internal only at the other levels']);
 });
 
 test("an undeclared key at the top level withholds every vault's detail from messages; on a vault, its detail; on an edge, its type", () => {
@@ -284,8 +356,8 @@ test("every key the format names, at every level, is the hint for its upper-case
 });
 
 test("a label table that is not an object is refused naming what it is; a raw value no vault declares is named by position", () => {
-  assert.equal(problems({ ...BASE, labels: { class: "abc", status: null } }), ['labels.class: expected an object of raw value to label, got "abc"']);
-  assert.equal(problems({ ...BASE, labels: { class: 7, status: null } }), ["labels.class: expected an object of raw value to label, got 7"]);
+  assert.equal(problems({ ...BASE, labels: { class: "abc", status: null } }), ["labels.class: expected an object of raw value to label, got a string"]);
+  assert.equal(problems({ ...BASE, labels: { class: 7, status: null } }), ["labels.class: expected an object of raw value to label, got a number"]);
   assert.equal(problems({ ...BASE, vaults: [...BASE.vaults, null], labels: { class: { secret: "" }, status: null } }), [
     "labels.class: key #1 (a raw value no vault declares): expected a non-empty string label, got an empty string",
     "vaults[1]: expected an object, got null",

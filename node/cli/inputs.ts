@@ -13,13 +13,13 @@ export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), ".
 
 /** The help text's lines for `--internal-keys`, shared by every command that reads a source. */
 export const INTERNAL_KEYS_HELP = `  --internal-keys NAMES  internal key names beside the source's own internal_keys, comma-separated
-                         (or INTERNAL_KEYS); spaces around each name are dropped`;
+                         (and INTERNAL_KEYS: both are joined); spaces around each name are dropped`;
 
 /**
  * Resolves the configuration from `env` (and explicit flags) and reads `path`; returns both (with
  * the source's warnings, which never stop a build), or every problem of either, configuration first.
- * Internal key names come from `internalKeys` (the `--internal-keys` flag) or else `INTERNAL_KEYS`,
- * comma-separated, joined with the source's own list. Messages about the source name it `name`
+ * Internal key names come from `internalKeys` (the `--internal-keys` flag) and `INTERNAL_KEYS`,
+ * comma-separated, joined with each other and with the source's own list. Messages about the source name it `name`
  * (default: `path` as given, or as `shownPath` shows a URL).
  */
 export async function loadInputs(
@@ -38,13 +38,19 @@ export async function loadInputs(
 }
 
 /**
- * The internal key names given beside the source, and the flag's or variable's own problems
+ * The internal key names given beside the source, `--internal-keys` and `INTERNAL_KEYS` joined (a
+ * name in either is declared, so that neither hides the other's), and their own problems
  * (reported here without the source's name; validation checks the names again and warns).
  */
 function declaredOutside(flag: string | undefined, env: Env): { names: string[]; place: string; problems: string[] } {
-  const [text, place] = flag === undefined ? [env["INTERNAL_KEYS"], "INTERNAL_KEYS"] : [flag, "--internal-keys"];
-  if (text === undefined || text.trim() === "") return { names: [], place, problems: [] };
+  const lists = [["--internal-keys", flag], ["INTERNAL_KEYS", env["INTERNAL_KEYS"]]] as const;
+  const names: string[] = [];
   const problems: string[] = [];
-  const names = checkInternalKeys(text.split(",").map((n) => n.trim()), place, (at, message) => problems.push(`${at}: ${message}`), () => undefined);
-  return { names, place, problems };
+  const given = lists.filter(([, text]) => text !== undefined && text.trim() !== "");
+  for (const [place, text] of given) {
+    // Only ASCII spaces around a name are dropped: any other character may be part of it.
+    const list = (text as string).split(",").map((n) => n.replace(/^ +| +$/g, ""));
+    names.push(...checkInternalKeys(list, place, (at, message) => problems.push(`${at}: ${message}`), () => undefined, new Set(names)));
+  }
+  return { names: [...new Set(names)], place: given.length === 1 ? (given[0] as readonly [string, string])[0] : "--internal-keys and INTERNAL_KEYS", problems };
 }

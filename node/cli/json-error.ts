@@ -7,7 +7,7 @@
  */
 import { MAX_NESTING_DEPTH, maxValueWeight, sizeOf, VALUE_WEIGHT_OF_CONTAINER } from "../../contract/limits.ts";
 import { MAX_PROBLEMS } from "../../contract/messages.ts";
-import { KNOWN_KEYS } from "../../contract/source.ts";
+import { KNOWN_KEYS, quoted } from "../../contract/source.ts";
 
 /** The first syntax error in `text`, as 1-based line and column (UTF-16 code units), or null. */
 export function locateJsonError(text: string): { line: number; column: number; reason: string } | null {
@@ -92,7 +92,7 @@ class SyntaxAt {
 }
 
 function shown(char: string | undefined): string {
-  return char === undefined ? "the end of the text" : JSON.stringify(char);
+  return char === undefined ? "the end of the text" : quoted(char);
 }
 
 /** Where an object sits in a source, for naming its keys: a level D1 knows, or private content. */
@@ -117,6 +117,8 @@ export interface TextScan {
   readonly duplicateCount: number;
   /** The index of every vault with a repeated key of its own: its detail is never quoted. */
   readonly vaultsWithRepeatedKeys: ReadonlySet<number>;
+  /** Whether the top level repeats a key (`vaults`, `internal_keys`): then no vault's detail is quoted. */
+  readonly repeatedAtTop: boolean;
   /** The values' weight (contract/limits.ts), as far as the scan went. */
   readonly weight: number;
 }
@@ -155,6 +157,7 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
   const duplicates: string[] = [];
   let duplicateCount = 0;
   const vaultsWithRepeatedKeys = new Set<number>();
+  let repeatedAtTop = false;
   const stack: Frame[] = [];
   let depth = 0; // frames in use: stack[depth - 1] is the innermost open value
   let weight = 0;
@@ -167,7 +170,7 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
     const c = text.charCodeAt(i);
     if (c === 0x7b || c === 0x5b) {
       if (depth >= MAX_NESTING_DEPTH) {
-        return { limit: `nesting deeper than ${MAX_NESTING_DEPTH} objects and arrays (line ${line}, column ${i - lineStart + 1}); the limit is ${MAX_NESTING_DEPTH}`, duplicates, duplicateCount, vaultsWithRepeatedKeys, weight };
+        return { limit: `nesting deeper than ${MAX_NESTING_DEPTH} objects and arrays (line ${line}, column ${i - lineStart + 1}); the limit is ${MAX_NESTING_DEPTH}`, duplicates, duplicateCount, vaultsWithRepeatedKeys, repeatedAtTop, weight };
       }
       weight += VALUE_WEIGHT_OF_CONTAINER;
       const parent = depth === 0 ? undefined : (stack[depth - 1] as Frame);
@@ -204,6 +207,7 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
         if (seenBefore(top, key)) {
           duplicateCount++;
           if (top.place === "vault") vaultsWithRepeatedKeys.add(top.position);
+          if (depth === 1) repeatedAtTop = true;
           if (duplicates.length < MAX_PROBLEMS) duplicates.push(duplicateMessage(pathOf(stack, depth), top.place, key, line, i - lineStart + 1));
         }
         top.key = key;
@@ -220,9 +224,9 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
   const allowed = maxValueWeight(bytes);
   if (weight > allowed) {
     const limit = `too many values for the file's size: they weigh ${weight} (an object or array ${VALUE_WEIGHT_OF_CONTAINER}, any other value 1); the limit for ${sizeOf(bytes)} is ${allowed}`;
-    return { limit, duplicates, duplicateCount, vaultsWithRepeatedKeys, weight };
+    return { limit, duplicates, duplicateCount, vaultsWithRepeatedKeys, repeatedAtTop, weight };
   }
-  return { duplicates, duplicateCount, vaultsWithRepeatedKeys, weight };
+  return { duplicates, duplicateCount, vaultsWithRepeatedKeys, repeatedAtTop, weight };
 }
 
 /**
@@ -281,7 +285,7 @@ function childPlace(place: Place, key: string): Place {
 function duplicateMessage(path: string, place: Place, key: string, line: number, column: number): string {
   const at = `line ${line}, column ${column}`;
   if (NAMED[place]?.includes(key)) return `${path}: duplicate key ${JSON.stringify(key)} (${at}); JSON keeps only the last one`;
-  const what = place === "label table" ? "a raw value" : place === "private" ? "a key inside an internal value" : "an unknown key";
+  const what = place === "label table" ? "a raw value" : place === "private" ? "a key inside an internal value" : "a key the format does not name";
   return `${path}: ${what} is repeated (${at}; its name is not printed); JSON keeps only the last one`;
 }
 

@@ -21,12 +21,12 @@ import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts"
 export async function readSourceFile(
   path: string,
   name = shownPath(path),
-  internalKeys: { readonly names: readonly string[]; readonly place: string } = { names: [], place: "--internal-keys" },
+  internalKeys: { readonly names: readonly string[]; readonly place: string; readonly problems?: readonly string[] } = { names: [], place: "--internal-keys" },
 ): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
   const read = await readParsed(path);
   if ("error" in read) return { problems: [`${name}: ${read.error}`] };
   const { value, scan } = read;
-  const result = validateSource(value, { withheldVaults: scan.vaultsWithRepeatedKeys, internalKeys: internalKeys.names, internalKeysPlace: internalKeys.place });
+  const result = validateSource(value, { withheldVaults: scan.vaultsWithRepeatedKeys, repeatedAtTop: scan.repeatedAtTop, internalKeys: internalKeys.names, internalKeysPlace: internalKeys.place, nameUndeclared: (internalKeys.problems ?? []).length === 0 });
   if (result.ok && scan.duplicateCount === 0) return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`) };
   const problems = [...scan.duplicates, ...(result.ok ? [] : result.problems)];
   const total = scan.duplicateCount + (result.ok ? 0 : result.problems.length + result.omitted);

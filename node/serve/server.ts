@@ -25,10 +25,10 @@ Flags:
   --source FILE              the source file (or REGISTRY_SOURCE; default: the embedded
                              snapshot, fixtures/registry.json)
   --internal-keys NAME,NAME  internal key names beside the source's own internal_keys,
-                             comma-separated (or INTERNAL_KEYS)
+                             comma-separated (INTERNAL_KEYS is joined with it)
   -h, --help                 this text
 
-A flag wins over its environment variable.
+--source wins over REGISTRY_SOURCE.
 
 Environment:
   REGISTRY_SOURCE    the source file (default: the embedded snapshot, fixtures/registry.json)
