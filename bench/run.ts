@@ -118,7 +118,7 @@ async function artifacts(sourcePath: string): Promise<string> {
   const known = built.get(sourcePath);
   if (known !== undefined) return known;
   const out = join(work, `dist-${built.size}`);
-  await timed("node", [...TSX, "node/build/build.ts", "--source", sourcePath, "--base-url", CONFIG.baseUrl, "--out", out]);
+  await timed("node", [...TSX, "node/bin/build.ts", "--source", sourcePath, "--base-url", CONFIG.baseUrl, "--out", out]);
   built.set(sourcePath, out);
   return out;
 }

@@ -5,13 +5,14 @@ import { dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { cleanEnv, run } from "./process.ts";
+import { runBuild } from "../node/build/build.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-builds-"));
 const env = cleanEnv({ SOURCE_DATE_EPOCH: "1795262400" });
 const BASE = ["--base-url", "https://registry.example.org"];
 const build = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-  run("node", ["--import", "tsx", "node/build/build.ts", ...args], { env: { ...env, ...extra }, timeoutMs: 120_000 });
+  runCommand(runBuild, [...args], { env: { ...env, ...extra } });
 const buildInto = (out: string, extra: string[] = []) => build(["--source", "fixtures/registry.json", ...BASE, "--out", out, ...extra]);
 
 function files(dir: string): Map<string, Buffer> {

@@ -10,8 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runBuild } from "../node/build/build.ts";
 import { historySteps } from "./cases.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 import { startServer } from "./servers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-catch-up-"));
@@ -33,7 +34,7 @@ test("across the history: each copy equals the served vaults and edges after eve
   for (const [i, step] of historySteps.entries()) {
     const out = join(work, `build-${i}`);
     const epoch = String(Date.parse(step.builtAt) / 1000);
-    const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", step.fixture, "--base-url", "https://registry.example.org", "--out", out, ...(previous === null ? [] : ["--previous", previous])], { env: cleanEnv({ SOURCE_DATE_EPOCH: epoch }), timeoutMs: 120_000 });
+    const built = await runCommand(runBuild, ["--source", step.fixture, "--base-url", "https://registry.example.org", "--out", out, ...(previous === null ? [] : ["--previous", previous])], { env: cleanEnv({ SOURCE_DATE_EPOCH: epoch }) });
     assert.is(built.code, 0, `${step.name}: ${built.stderr}`);
     previous = out;
     const document = JSON.parse(readFileSync(join(out, "static/api/registry.v1.json"), "utf8")) as { vaults: unknown; edges: unknown };

@@ -27,7 +27,7 @@ const snapshot = () => JSON.parse(readFileSync("fixtures/registry.json", "utf8")
 async function everyCommand(file: string, start = true): Promise<{ command: string; code: number | null; stderr: string; stdout: number }[]> {
   const commands: [string, string[], NodeJS.ProcessEnv][] = [
     ["registry", ["node/bin/registry.ts", file], env],
-    ["build", ["node/build/build.ts", "--source", file, "--out", join(work, "dist")], env],
+    ["build", ["node/bin/build.ts", "--source", file, "--out", join(work, "dist")], env],
     ...(start ? [["npm start", ["node/serve/server.ts"], { ...env, REGISTRY_SOURCE: file }] as [string, string[], NodeJS.ProcessEnv]] : []),
   ];
   const results = [];
@@ -136,7 +136,7 @@ test("internal key names beside the source: a name over the limit in INTERNAL_KE
     const results = [];
     for (const [command, args, commandEnv] of [
       ["registry", ["node/bin/registry.ts", file], { ...env, INTERNAL_KEYS: value }],
-      ["build", ["node/build/build.ts", "--source", file, "--out", join(work, "dist")], { ...env, INTERNAL_KEYS: value }],
+      ["build", ["node/bin/build.ts", "--source", file, "--out", join(work, "dist")], { ...env, INTERNAL_KEYS: value }],
       ["npm start", ["node/serve/server.ts"], { ...env, REGISTRY_SOURCE: file, INTERNAL_KEYS: value }],
     ] as [string, string[], NodeJS.ProcessEnv][]) {
       const done = await run("node", ["--import", "tsx", ...args], { env: commandEnv, timeoutMs: 120_000 });
@@ -157,7 +157,7 @@ test("a pipe or a device is counted as it is read: over 64 MiB is refused in one
     ["registry", "node --import tsx node/bin/registry.ts <(head -c 70000000 /dev/zero)"],
     ["registry", "head -c 70000000 /dev/zero | node --import tsx node/bin/registry.ts /dev/stdin"],
     ["registry", "node --import tsx node/bin/registry.ts /dev/zero"],
-    ["build", `node --import tsx node/build/build.ts --source <(yes) --out ${join(work, "dist-pipe")}`],
+    ["build", `node --import tsx node/bin/build.ts --source <(yes) --out ${join(work, "dist-pipe")}`],
   ];
   for (const [command, line] of cases) {
     const done = await run("bash", ["-c", line!], { env, timeoutMs: 120_000 });

@@ -8,9 +8,10 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runBuild } from "../node/build/build.ts";
 import { MARKER, outputProblems, replaceOutput } from "../node/build/output-folder.ts";
 import { fcParams } from "./arbitraries.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-output-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -117,7 +118,7 @@ test("a root, the home folder, the repository and its ancestors are refused befo
 test("npm run build: --out /, the home folder or the repository is one line, exit 1, nothing walked or written", async () => {
   const env = cleanEnv({ REGISTRY_SOURCE: "fixtures/registry.json", BASE_URL: "https://registry.example.org" });
   for (const dir of ["/", homedir(), resolve("."), dirname(resolve("."))]) {
-    const done = await run("node", ["--import", "tsx", "node/build/build.ts", "--out", dir], { env, timeoutMs: 60_000 });
+    const done = await runCommand(runBuild, ["--out", dir], { env });
     assert.is(done.code, 1, dir);
     assert.is(done.stderr.trim().split("\n").length, 1, done.stderr);
     assert.match(done.stderr, /^--out .*: (a file-system root|the home folder|the repository or a folder that holds it);/);

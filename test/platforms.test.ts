@@ -19,13 +19,14 @@ import { pathToFileURL } from "node:url";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runBuild } from "../node/build/build.ts";
 import { node22 } from "../deploy/node22.ts";
 import { tablePaths } from "../http/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { event, EVENTS, retarget, usesMultiValueHeaders, type Event } from "./aws-events.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 import { leakIn, plantCanaries } from "./canary.ts";
 import { SECRET } from "./arbitraries.ts";
 import { fetchRaw as fetchUnchecked, freePort, startServer, type RawResponse, type Running } from "./servers.ts";
@@ -51,7 +52,7 @@ const etagsByCoding = new Map<string, Map<string, string>>();
 const feedEtags = new Map<string, string>();
 
 test.before(async () => {
-  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], { env, timeoutMs: 120_000 });
+  const built = await runCommand(runBuild, ["--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], { env });
   if (built.code !== 0) throw new Error(built.stderr);
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -488,7 +489,7 @@ async function answersBothWays(runtime: string, origin: string, document: Buffer
 
 test("base URL with a path: node, deno, bun, workerd, Netlify and Lambda answer each address with and without it, the same bytes", async () => {
   const based = join(work, "dist-based");
-  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", SOURCE, "--base-url", `https://registry.example.org${BASE_PATH}`, "--out", based], { env, timeoutMs: 120_000 });
+  const built = await runCommand(runBuild, ["--source", SOURCE, "--base-url", `https://registry.example.org${BASE_PATH}`, "--out", based], { env });
   assert.is(built.code, 0, built.stderr);
   // The static export puts its files where the base URL's path says, and _headers names them there.
   const document = readFileSync(join(based, "static", "registry", "vaults.json"));

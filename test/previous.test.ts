@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runBuild } from "../node/build/build.ts";
 import { filesUnder } from "./files.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 import { freePort } from "./servers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-previous-"));
@@ -18,7 +19,7 @@ const FEED = "static/api/registry.v1.changes.json";
 /** SOURCE_DATE_EPOCH of the first build, then one day later per step. */
 const day = (n: number) => String(1795262400 + n * 86_400);
 const build = (out: string, epochDay: number, extra: string[] = [], source = "fixtures/registry.json", base = BASE) =>
-  run("node", ["--import", "tsx", "node/build/build.ts", "--source", source, "--base-url", base, "--out", out, ...extra], { env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }), timeoutMs: 120_000 });
+  runCommand(runBuild, ["--source", source, "--base-url", base, "--out", out, ...extra], { env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }) });
 const feedOf = (out: string) => JSON.parse(readFileSync(join(out, FEED), "utf8")) as { items: { id: string; _registry: { from: unknown; vaults: { upsert: { note?: string }[] } } }[] };
 
 let first = "";
@@ -185,7 +186,7 @@ test("docs/deploying.md's history lines run as written: the first deploy, then l
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const live = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const runLine = (line: string, epochDay: number) =>
-    run("node", ["--import", "tsx", "node/build/build.ts", ...argsOf(line, out, live)], { env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }), timeoutMs: 120_000 });
+    runCommand(runBuild, [...argsOf(line, out, live)], { env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }) });
   try {
     const firstDeploy = await runLine(lines[0] as string, 10);
     assert.is(firstDeploy.code, 0, firstDeploy.stderr);

@@ -9,9 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runBuild } from "../node/build/build.ts";
 import { fcParams, SECRET, validSource } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 import { leakIn, plantCanaries } from "./canary.ts";
 import { startServer } from "./servers.ts";
 import { connect } from "node:net";
@@ -26,7 +27,7 @@ test("dist/: no private string in any artifact (Node server, fetch, Lambda, stat
   try {
     writeFileSync(join(work, "source.json"), JSON.stringify(raw));
     const out = join(work, "dist");
-    const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--out", out, "--base-url", GOLDEN_OPTIONS.baseUrl], { env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }), timeoutMs: 120_000 });
+    const built = await runCommand(runBuild, ["--out", out, "--base-url", GOLDEN_OPTIONS.baseUrl], { env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }) });
     assert.is(built.code, 0, built.stderr);
     const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
     assert.ok(files.length >= 5);
@@ -78,7 +79,7 @@ test("every command and every log, on a canary source: build, registry, npm star
     writeFileSync(source, JSON.stringify(plantCanaries({ ...raw!, internal_keys, vaults })));
     const env = cleanEnv({ REGISTRY_SOURCE: source, LOG_REQUESTS: "1", HOST: "127.0.0.1", PORT: "0" });
 
-    const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 120_000 });
+    const built = await runCommand(runBuild, ["--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env });
     assert.is(built.code, 0, built.stderr);
     assert.match(built.stderr, /warning/, "the warnings were printed");
     clean("npm run build: stdout", built.stdout);

@@ -1,5 +1,6 @@
 /** Runs a command to completion with a time limit, capturing its output as bytes. */
 import { spawn } from "node:child_process";
+import type { Command } from "../node/cli/args.ts";
 
 export interface Finished {
   readonly code: number | null;
@@ -28,4 +29,13 @@ export function run(command: string, args: readonly string[], options: { env?: N
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const { BASE_URL: _b, SOURCE_DATE_EPOCH: _s, ...rest } = process.env;
   return { ...rest, ...extra };
+}
+
+/** Runs a command function in this process, capturing what it writes, shaped like `run`'s result. */
+export async function runCommand(command: Command, args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Finished> {
+  let out = "";
+  let err = "";
+  const io = { stdout: (text: string) => void (out += text), stderr: (text: string) => void (err += text), cwd: options.cwd ?? process.cwd() };
+  const code = await command(args, options.env ?? process.env, io);
+  return { code, stdout: Buffer.from(out), stderr: err };
 }

@@ -10,7 +10,8 @@ import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { cleanEnv, run } from "./process.ts";
+import { runBuild } from "../node/build/build.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 import { bytesUnder } from "./files.ts";
 import { freePort, startServer } from "./servers.ts";
 
@@ -101,7 +102,7 @@ test("the operator's two lines, as written, on a copy of the repository with no 
   assert.ok(bytes <= 40 * 1024 * 1024, `${bytes} bytes`);
   const build = await run("sh", ["-e", "-c", lines[1] as string], { env: userEnv, cwd: operator, timeoutMs: 180_000 });
   assert.is(build.code, 0, build.stderr);
-  const own = await run(process.execPath, ["--import", "tsx", join(ROOT, "node", "build", "build.ts"), "--source", join(operator, "registry.source.json"), "--base-url", "https://registry.example.org", "--out", join(work, "repository-dist")], { env: { ...env, SOURCE_DATE_EPOCH: "1795800000" }, timeoutMs: 180_000 });
+  const own = await runCommand(runBuild, ["--source", join(operator, "registry.source.json"), "--base-url", "https://registry.example.org", "--out", join(work, "repository-dist")], { env: { ...env, SOURCE_DATE_EPOCH: "1795800000" } });
   assert.is(own.code, 0, own.stderr);
   const listed = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
   assert.equal(listed(join(operator, "dist")), listed(join(work, "repository-dist")));

@@ -7,13 +7,14 @@ import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runBuild } from "../node/build/build.ts";
 import { answerer } from "../http/answer.ts";
 import { prepareBuild } from "../http/prepare.ts";
 import type { Resource } from "../http/responses.ts";
 import { answerListener } from "../node/serve/answer-server.ts";
 import { verify as checks } from "../node/verify/verify.ts";
 import { validateSource } from "../registry.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 import { startServer } from "./servers.ts";
 import { TEST_TABLE } from "./v2.ts";
 
@@ -124,7 +125,7 @@ test("dist/static on a static host: charset and weak ETags are warnings, with --
   const origin = await listen(probe);
   await close(probe);
   const out = join(work, "dist");
-  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", "fixtures/registry.json", "--base-url", origin, "--out", out], { env: cleanEnv(), timeoutMs: 120_000 });
+  const built = await runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", origin, "--out", out], { env: cleanEnv() });
   assert.is(built.code, 0, built.stderr);
   const host = staticHost(join(out, "static"));
   await new Promise<void>((resolve) => host.listen(Number(new URL(origin).port), "127.0.0.1", resolve));
@@ -209,7 +210,7 @@ function endless(res: ServerResponse): void {
 
 test("--expect-base: dist/node/server.mjs built for the real base URL passes before it is deployed; without it, the URLs fail", async () => {
   const out = join(work, "dist-deployed");
-  const built = await run("node", ["--import", "tsx", "node/build/build.ts", "--source", "fixtures/registry.json", "--base-url", DEPLOYED, "--out", out], { env: cleanEnv(), timeoutMs: 120_000 });
+  const built = await runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", DEPLOYED, "--out", out], { env: cleanEnv() });
   assert.is(built.code, 0, built.stderr);
   const server = await startServer("node", [join(out, "node", "server.mjs")], cleanEnv({ HOST: "127.0.0.1", PORT: "0" }));
   const origin = server.origin;

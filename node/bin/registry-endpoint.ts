@@ -3,7 +3,7 @@
  * entry points the repository's npm scripts run, unchanged: each takes its own flags from
  * `process.argv.slice(2)`, so the command name is taken out of argv before its module loads.
  */
-import { renameUsage } from "../cli/args.ts";
+import { renameUsage, runAsProcess } from "../cli/args.ts";
 import { runCli } from "../cli/registry-command.ts";
 
 const COMMANDS = {
@@ -50,7 +50,7 @@ if (command === "--help" || command === "-h") {
 } else {
   process.argv.splice(2, 1);
   if (command === "serve") stopWithParent();
-  if (command === "build") await import("../build/build.ts");
+  if (command === "build") await runAsProcess((await import("../build/build.ts")).runBuild);
   else if (command === "verify") await import("./verify.ts");
   else if (command === "serve") await import("../serve/server.ts");
   else await import("../init/init.ts");

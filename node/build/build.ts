@@ -20,7 +20,7 @@ import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { prepareBuild } from "../../http/prepare.ts";
 import { planAt } from "../../http/version-policy.ts";
 import { VERSIONS } from "../../http/versions.ts";
-import { parseProcessArgs } from "../cli/args.ts";
+import { parseOrExit, type Command, type CommandSpec } from "../cli/args.ts";
 import { bundleArtifacts } from "./bundle.ts";
 import { zlibCompress } from "./compress.ts";
 import { INTERNAL_KEYS_HELP, loadInputs } from "../cli/inputs.ts";
@@ -33,7 +33,7 @@ import { writeStatic } from "./static.ts";
 /** The repository this build runs from: neither it nor a folder holding it may be the output. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-const { values } = parseProcessArgs({
+const SPEC: CommandSpec = {
   usage: "npm run build -- --source FILE --base-url URL [--out DIR] [--previous DIR|URL] [--internal-keys NAMES]",
   help: `
 Builds every deploy artifact from one source, stamped with one built_at:
@@ -65,12 +65,25 @@ set it and two builds are byte-identical; unset, the clock once).
 Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written); 2 a bad flag.`,
   options: { source: { type: "string" }, "base-url": { type: "string" }, out: { type: "string" }, previous: { type: "string" }, "internal-keys": { type: "string" } },
   positionals: { min: 0, max: 0 },
-});
+};
 
-const env = process.env;
+/**
+ * `npm run build` as a function: builds every artifact into `--out` and returns the exit code (0
+ * built; 1 a bad source, setting or output folder, nothing written; 2 a bad flag).
+ *
+ * @example
+ * ```ts
+ * import { processIo } from "../cli/args.ts";
+ * const code = await runBuild(["--source", "registry.source.json", "--base-url", "https://registry.example.org"], {}, processIo());
+ * ```
+ */
+export const runBuild: Command = async (argv, env, io) => {
+const parsed = parseOrExit(SPEC, argv, io);
+if (typeof parsed === "number") return parsed;
+const { values } = parsed;
 const sourcePath = (values["source"] as string | undefined) ?? (env["REGISTRY_SOURCE"] || undefined);
 const baseUrl = (values["base-url"] as string | undefined) ?? (env["BASE_URL"] || undefined);
-const out = resolve((values["out"] as string | undefined) ?? "dist");
+const out = resolve(io.cwd, (values["out"] as string | undefined) ?? "dist");
 
 const problems: string[] = [];
 if (sourcePath === undefined) problems.push("--source: required (or REGISTRY_SOURCE): the source file to build from");
@@ -88,8 +101,8 @@ if (previousLocation !== undefined && /^https?:\/\//i.test(previousLocation)) {
 const inputs = sourcePath === undefined ? undefined : await loadInputs(sourcePath, env, { baseUrl }, undefined, values["internal-keys"] as string | undefined);
 if (inputs !== undefined && "problems" in inputs) problems.push(...inputs.problems);
 if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
-  process.stderr.write(problems.map((p) => `${p}\n`).join(""));
-  process.exit(1);
+  io.stderr(problems.map((p) => `${p}\n`).join(""));
+  return 1;
 }
 
 let history = {};
@@ -100,13 +113,13 @@ if (previousLocation !== undefined && "ok" in plan) {
   const previous = await readPrevious(previousLocation, { baseUrl: base, builtAt, versions: plan.ok.served.map((s) => s.version) });
   if ("error" in previous) {
     // The reason may quote what a remote answered (a redirect's Location): no terminal control of it reaches the terminal.
-    process.stderr.write(`${printable(previous.error, "")}\n`);
-    process.exit(1);
+    io.stderr(`${printable(previous.error, "")}\n`);
+    return 1;
   }
   history = { previous: previous.ok.history, documents: previous.ok.documents, classify: classifyChange };
 }
 
-process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
+io.stderr(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
 try {
   const served = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress }, VERSIONS, MAX_DEPLOY_DOCUMENT_BYTES, history);
   await replaceOutput(out, served.meta.builtAt, async (staging) => {
@@ -115,8 +128,10 @@ try {
     await bundleArtifacts(served, staging, basename(sourcePath as string));
   });
   const { meta } = served;
-  console.log(`built ${relative(process.cwd(), out) || "."}: ${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, base URL ${meta.baseUrl}, ETag ${meta.etag}`);
+  io.stdout(`built ${relative(io.cwd, out) || "."}: ${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, base URL ${meta.baseUrl}, ETag ${meta.etag}\n`);
+  return 0;
 } catch (error: unknown) {
-  process.stderr.write(`build failed: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}\n`);
-  process.exit(1);
+  io.stderr(`build failed: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}\n`);
+  return 1;
 }
+};

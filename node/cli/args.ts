@@ -4,7 +4,7 @@
  * source or the deployment is wrong"). Never a stack trace.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { shownArgument } from "../../contract/config.ts";
+import { shownArgument, type Env } from "../../contract/config.ts";
 
 /** A command's flags and help text. */
 export interface CommandSpec {
@@ -47,6 +47,34 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
     return { exit: 2, text: `${what} (usage: ${usageOf(spec)}; --help for more)\n` };
   }
   return { ok: { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals } };
+}
+
+/** Where a command writes and the folder it works in: the process's, or a test's. */
+export interface Io {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly cwd: string;
+}
+
+/** A command: its arguments, environment and streams in, its exit code out. It never exits the process. */
+export type Command = (argv: readonly string[], env: Env, io: Io) => Promise<number>;
+
+/** The process's own streams and folder. */
+export function processIo(): Io {
+  return { stdout: (text) => void process.stdout.write(text), stderr: (text) => void process.stderr.write(text), cwd: process.cwd() };
+}
+
+/** Runs `command` as this process: its arguments, environment and streams; its exit code. */
+export async function runAsProcess(command: Command): Promise<void> {
+  process.exitCode = await command(process.argv.slice(2), process.env, processIo());
+}
+
+/** Parses `argv` against `spec`; on `--help` or a usage error, writes the text to `io` and gives the exit code. */
+export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io): { values: Record<string, string | boolean | undefined>; positionals: string[] } | number {
+  const parsed = parseCommand(spec, argv);
+  if ("ok" in parsed) return parsed.ok;
+  (parsed.exit === 0 ? io.stdout : io.stderr)(parsed.text);
+  return parsed.exit;
 }
 
 /** Parses the process's own arguments; prints and exits on `--help` or a usage error. */
