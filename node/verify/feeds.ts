@@ -8,20 +8,20 @@ import { XMLValidator } from "fast-xml-parser";
 import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { isObject } from "../../contract/json.ts";
 import { sizeOf } from "../../contract/limits.ts";
-import type { ContractVersion } from "../../http/version-policy.ts";
+import { changesPaths, type ContractVersion } from "../../http/version-policy.ts";
 import { jsonEqual } from "../review/json-deep.ts";
 import { CHANGE_CLASSES, type EdgeLike, type RegistryChange, type RegistryData } from "../../feed/change.ts";
+import { ATOM_MEDIA_TYPE, FEED_LIMITS, JSON_FEED_MEDIA_TYPE, JSON_FEED_VERSION } from "../../feed/feed.ts";
 import { catchUp, type Refetch } from "../../feed/history.ts";
 import type { Check } from "./check.ts";
 import type { Answer } from "./request.ts";
 
 /** The most a feed may hold, by its window's rule (docs/deploying.md, "What verify checks"). */
-const MAX_FEED_BYTES = 4 * 1024 * 1024;
+const MAX_FEED_BYTES = FEED_LIMITS.feedBytes;
 /** The most of a feed's body read: twice what a feed may hold, so that one over it is named, not cut off. */
 export const FEED_BODY_CAP = 2 * MAX_FEED_BYTES;
 
-const JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1";
-const MAX_ITEMS = 1_000;
+const MAX_ITEMS = FEED_LIMITS.maxItems;
 const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 type Row = { readonly vault_slug: string };
@@ -45,12 +45,6 @@ export interface FeedContext {
   readonly get: (path: string, headers?: Record<string, string>, method?: string, cap?: number) => Promise<Answer>;
 }
 
-/** The paths of version `version`'s two feeds. */
-export function feedPaths(version: ContractVersion): { json: string; atom: string } {
-  const stem = version.path.replace(/\.json$/, "");
-  return { json: `${stem}.changes.json`, atom: `${stem}.changes.atom` };
-}
-
 /**
  * The checks of one version's feeds, in order. A deployment whose document links no feed and whose
  * feed paths answer 404 is a build from before the feeds: one warning row, nothing else. A feed
@@ -62,8 +56,8 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     checks.push({ name, result: pass ? "pass" : hostMay && c.lenient ? "warn" : "fail", detail });
     return pass;
   };
-  const paths = feedPaths(c.version);
-  const forms = [[paths.json, "application/feed+json"], [paths.atom, "application/atom+xml"]] as const;
+  const paths = changesPaths(c.version);
+  const forms = [[paths.json, JSON_FEED_MEDIA_TYPE], [paths.atom, ATOM_MEDIA_TYPE]] as const;
   const links = c.documentLinks.map(linksOf);
   const alternates = links.flat().filter((l) => l.rel === "alternate");
   const [json, atom] = [await c.get(paths.json, {}, "GET", FEED_BODY_CAP), await c.get(paths.atom, {}, "GET", FEED_BODY_CAP)] as const;
