@@ -127,11 +127,12 @@ function nearestFailure(errors: readonly ErrorObject[], i: number, value: unknow
     const e = errors[j] as ErrorObject;
     if (!e.schemaPath.startsWith(`${schemaPath}/`) || !(e.instancePath === instancePath || e.instancePath.startsWith(`${instancePath}/`))) break;
     const shape = Number(e.schemaPath.slice(schemaPath.length + 1).split("/")[0]);
-    if (visibleFrom(`${schemaPath}/${shape}`, e.schemaPath)) perShape[shape]?.unshift(j);
+    if (visibleFrom(`${schemaPath}/${shape}`, e.schemaPath)) perShape[shape]?.push(j);
   }
   let nearest: number[] | undefined;
   for (const failures of perShape) if (nearest === undefined || failures.length < nearest.length) nearest = failures;
-  const first = nearest?.[0];
+  // Gathered backwards: a shape's first failure is its last index here.
+  const first = nearest?.at(-1);
   return first === undefined ? placeOf(instancePath, value) : describe(errors, first, value, root);
 }
 
