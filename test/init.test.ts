@@ -5,14 +5,13 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { cleanEnv, run } from "./process.ts";
+import { runInit } from "../node/init/init.ts";
+import { cleanEnv, runCommand } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-init-"));
-const COMMAND = resolve("node/bin/registry-endpoint.ts");
-const TSX = resolve("node_modules/tsx/dist/loader.mjs");
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
 /** A fresh folder under `work`, prepared by `setup`; init --platform node run in it. */
@@ -20,7 +19,7 @@ async function initIn(name: string, setup: (dir: string) => void) {
   const dir = join(work, name);
   mkdirSync(dir);
   setup(dir);
-  const result = await run("node", ["--import", TSX, COMMAND, "init", "--platform", "node"], { cwd: dir, env: cleanEnv(), timeoutMs: 60_000 });
+  const result = await runCommand(runInit, ["--platform", "node"], { cwd: dir, env: cleanEnv() });
   return { dir, result };
 }
 

@@ -53,7 +53,7 @@ if (command === "--help" || command === "-h") {
   if (command === "build") await runAsProcess((await import("../build/build.ts")).runBuild);
   else if (command === "verify") await import("./verify.ts");
   else if (command === "serve") await import("../serve/server.ts");
-  else await import("../init/init.ts");
+  else await runAsProcess((await import("../init/init.ts")).runInit);
 }
 
 /**

@@ -70,12 +70,7 @@ Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written);
 /**
  * `npm run build` as a function: builds every artifact into `--out` and returns the exit code (0
  * built; 1 a bad source, setting or output folder, nothing written; 2 a bad flag).
- *
- * @example
- * ```ts
- * import { processIo } from "../cli/args.ts";
- * const code = await runBuild(["--source", "registry.source.json", "--base-url", "https://registry.example.org"], {}, processIo());
- * ```
+
  */
 export const runBuild: Command = async (argv, env, io) => {
 const parsed = parseOrExit(SPEC, argv, io);

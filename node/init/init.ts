@@ -7,14 +7,14 @@
 import { appendFileSync, existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseProcessArgs } from "../cli/args.ts";
+import { parseOrExit, type Command, type CommandSpec } from "../cli/args.ts";
 import { PLATFORMS, RECIPES, recipeHead, SOURCE_FILE, STARTER_SOURCE, STARTER_BASE_URL, type Platform } from "./starter.ts";
 
 const USAGE = `registry-endpoint init [--platform ${PLATFORMS.join("|")}]`;
 /** The package root: the recipe templates ship under deploy/. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-const { values } = parseProcessArgs({
+const SPEC: CommandSpec = {
   usage: USAGE,
   help: `
 Writes into the current folder:
@@ -34,22 +34,30 @@ Exit codes: 0 written; 1 a file it would write exists, or the folder refuses the
 written); 2 a bad flag.`,
   options: { platform: { type: "string" } },
   positionals: { min: 0, max: 0 },
-});
+};
 
+/**
+ * `registry-endpoint init` as a function: writes the starter into `io.cwd` and returns the exit code.
+
+ */
+export const runInit: Command = async (argv, _env, io) => {
+const parsed = parseOrExit(SPEC, argv, io);
+if (typeof parsed === "number") return parsed;
+const { values } = parsed;
 const platform = (values["platform"] as string | undefined) ?? "node";
 if (!(PLATFORMS as readonly string[]).includes(platform)) {
-  process.stderr.write(`--platform: expected one of ${PLATFORMS.join(", ")}, got ${JSON.stringify(platform)} (usage: ${USAGE}; --help for more)\n`);
-  process.exit(2);
+  io.stderr(`--platform: expected one of ${PLATFORMS.join(", ")}, got ${JSON.stringify(platform)} (usage: ${USAGE}; --help for more)\n`);
+  return 2;
 }
 const recipe = RECIPES[platform as Platform];
-const cwd = process.cwd();
+const { cwd } = io;
 const gitignore = join(cwd, ".gitignore");
 // A link to nothing counts as taken (existsSync follows links, and writing would create its target elsewhere).
 const taken = [SOURCE_FILE, recipe.file].flatMap((file) => (present(join(cwd, file)) ? [danglingLink(join(cwd, file)) ? `${file} (a link to nothing)` : file] : []));
 if (danglingLink(gitignore)) taken.push(".gitignore (a link to nothing)");
 if (taken.length > 0) {
-  process.stderr.write(`init: not written: ${taken.join(", ")} already exist${taken.length === 1 ? "s" : ""} in ${cwd} (init never overwrites a file)\n`);
-  process.exit(1);
+  io.stderr(`init: not written: ${taken.join(", ")} already exist${taken.length === 1 ? "s" : ""} in ${cwd} (init never overwrites a file)\n`);
+  return 1;
 }
 const template = recipe.template === undefined ? (recipe.body as string) : readFileSync(join(ROOT, recipe.template), "utf8");
 const written: string[] = [];
@@ -64,11 +72,11 @@ try {
 } catch (error: unknown) {
   // Something appeared meanwhile, or the folder refuses writes: take back only the files this run made.
   for (const file of written) rmSync(file, { force: true });
-  process.stderr.write(`init: not written: cannot write in ${cwd} (${(error as NodeJS.ErrnoException).code ?? "error"}); nothing of it is left\n`);
-  process.exit(1);
+  io.stderr(`init: not written: cannot write in ${cwd} (${(error as NodeJS.ErrnoException).code ?? "error"}); nothing of it is left\n`);
+  return 1;
 }
 
-process.stdout.write(`Wrote ${SOURCE_FILE}, ${recipe.file}${ignored ? "" : " and a .gitignore entry for the source"} (platform: ${platform}).
+io.stdout(`Wrote ${SOURCE_FILE}, ${recipe.file}${ignored ? "" : " and a .gitignore entry for the source"} (platform: ${platform}).
 
 ${SOURCE_FILE} is your registry's source. It holds one full vault, published with its note,
 and one withheld vault ("suppressed": true): the document shows it as a minimal row, and its
@@ -85,6 +93,8 @@ One build makes every artifact (dist/node, dist/fetch, dist/lambda, dist/static)
 deploy that one build everywhere. Set SOURCE_DATE_EPOCH and two builds of the same source are
 byte-identical. Every command has --help.
 `);
+return 0;
+};
 
 /** True when `path` names anything, a link to nothing included. */
 function present(path: string): boolean {
