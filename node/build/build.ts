@@ -70,7 +70,6 @@ Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written);
 /**
  * `npm run build` as a function: builds every artifact into `--out` and returns the exit code (0
  * built; 1 a bad source, setting or output folder, nothing written; 2 a bad flag).
-
  */
 export const runBuild: Command = async (argv, env, io) => {
 const parsed = parseOrExit(SPEC, argv, io);

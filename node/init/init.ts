@@ -38,7 +38,6 @@ written); 2 a bad flag.`,
 
 /**
  * `registry-endpoint init` as a function: writes the starter into `io.cwd` and returns the exit code.
-
  */
 export const runInit: Command = async (argv, _env, io) => {
 const parsed = parseOrExit(SPEC, argv, io);
