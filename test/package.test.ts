@@ -12,11 +12,12 @@ import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runBuild } from "../node/build/build.ts";
 import { tablePaths } from "../http/version-policy.ts";
 import { VERSIONS } from "../http/versions.ts";
 import { BUILD_LINE, RECIPES, STARTER_BASE_URL, STARTER_SOURCE, type Platform } from "../node/init/starter.ts";
 import { bytesUnder, filesUnder } from "./files.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 import { fetchRaw, freePort, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");
@@ -137,7 +138,7 @@ for (const [line, node] of NODES) {
     const built = await cli(["build", "--source", "registry.source.json", "--base-url", BASE_URL], { SOURCE_DATE_EPOCH: EPOCH });
     assert.is(built.code, 0, built.stderr);
     const repository = join(work, `repository-build-${line.split(" ")[1]}`);
-    const own = await run(process.execPath, ["--import", "tsx", join(ROOT, "node", "build", "build.ts"), "--source", join(dir, "registry.source.json"), "--base-url", BASE_URL, "--out", repository], { env: { ...cleanEnv(), SOURCE_DATE_EPOCH: EPOCH }, timeoutMs: 120_000 });
+    const own = await runCommand(runBuild, ["--source", join(dir, "registry.source.json"), "--base-url", BASE_URL, "--out", repository], { env: { ...cleanEnv(), SOURCE_DATE_EPOCH: EPOCH } });
     assert.is(own.code, 0, own.stderr);
     assertSameTree(repository, join(dir, "dist"), `${line}: the installed build against the repository's`);
 
