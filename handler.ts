@@ -20,15 +20,15 @@
 import type { HonoBase } from "hono/hono-base";
 import { resolveConfig, type Env } from "./contract/config.ts";
 import { createApp, withBasePath } from "./http/app.ts";
-import { tablePaths } from "./http/version-policy.ts";
-import { VERSIONS } from "./http/versions.ts";
+import { tablePaths } from "./contract/version-policy.ts";
+import { VERSIONS } from "./assembly/versions.ts";
 import { lambdaHandlerFor, type LambdaHandler } from "./http/lambda.ts";
-import { prepareBuild, type Build } from "./http/prepare.ts";
+import { prepareBuild, type Build } from "./assembly/prepare.ts";
 import { validateSource } from "./registry.ts";
 import snapshot from "./fixtures/registry.json" with { type: "json" };
 
 export { createApp } from "./http/app.ts";
-export { prepareBuild } from "./http/prepare.ts";
+export { prepareBuild } from "./assembly/prepare.ts";
 
 /**
  * Netlify Functions v2 routing: every path of the version table (`tablePaths(VERSIONS)`, which a

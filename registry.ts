@@ -20,7 +20,7 @@ export interface BuildOptions {
   readonly baseUrl: string;
   /** RFC 3339 UTC timestamp with seconds: when the bytes are serialized. */
   readonly builtAt: string;
-  /** The addresses `about` names, relative to the base URL: from the version table (http/versions.ts). */
+  /** The addresses `about` names, relative to the base URL: from the version table (assembly/versions.ts). */
   readonly paths: { readonly canonical: string; readonly versioned: string; readonly schema: string };
 }
 

@@ -5,7 +5,7 @@
  * `Response`: on Lambda, the first of those would load Node's fetch implementation, a cost paid on
  * every cold start.
  */
-import type { Build } from "./prepare.ts";
+import type { Build } from "./table.ts";
 import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, PREFLIGHT_HEADERS, problem, type Problem } from "./responses.ts";
 
 /** One answer: what a runtime adapter writes out. `body` is null for HEAD, 204, 304. */
@@ -58,7 +58,7 @@ export function basePathOf(baseUrl: string): string {
  *
  * @example
  * ```ts
- * import type { Build } from "./prepare.ts";
+ * import type { Build } from "./table.ts";
  * function answerOf(build: Build, request: Request) {
  *   const answer = answerer(build);
  *   return answer(request.method, new URL(request.url).pathname, (name) => request.headers.get(name));

@@ -8,7 +8,7 @@ import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
 import { answersOf, BAD_REQUEST, basePathOf, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
 import { edgeKeeps } from "./encoding.ts";
-import type { Build } from "./prepare.ts";
+import type { Build } from "./table.ts";
 import { pathOf } from "./request-path.ts";
 
 /**
@@ -34,11 +34,9 @@ export function withBasePath(paths: readonly string[], baseUrl: string): string[
  *
  * @example
  * ```ts
- * import type { Source } from "../contract/source.ts";
- * import { prepareBuild } from "./prepare.ts";
- * async function documentOf(source: Source): Promise<Response> {
- *   const app = createApp(await prepareBuild(source, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" }));
- *   return app.request("/vaults.json");
+ * import type { Build } from "./table.ts";
+ * function documentOf(build: Build): Response | Promise<Response> {
+ *   return createApp(build).request("/vaults.json");
  * }
  * ```
  */
@@ -60,7 +58,7 @@ export function createApp(build: Build | (() => Promise<Build>), addresses?: rea
  *
  * @example
  * ```ts
- * import type { Build } from "./prepare.ts";
+ * import type { Build } from "./table.ts";
  * function serve(build: Build): Promise<Response> {
  *   const handle = fetchHandler(build);
  *   return Promise.resolve(handle(new Request("https://registry.example.org/vaults.json")));

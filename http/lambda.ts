@@ -6,7 +6,7 @@
  */
 import { isObject } from "../contract/json.ts";
 import { answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer, type Answer, type Answerer } from "./answer.ts";
-import type { Build } from "./prepare.ts";
+import type { Build } from "./table.ts";
 import { pathOf } from "./request-path.ts";
 
 /** What a Lambda proxy integration expects back. */

@@ -5,7 +5,7 @@
  * import that Cloudflare Workers forbid and a Lambda cold start stays cheap. Web standards only.
  */
 import type { Encoding } from "./encoding.ts";
-import type { Build, BuildMeta } from "./prepare.ts";
+import type { Build, BuildMeta } from "./table.ts";
 import { selector, type Problem, type Resource, type Variant } from "./responses.ts";
 
 /** One variant without its body: the body is `bodies[etag]` of the stamp. */

@@ -1,8 +1,8 @@
 /** The fixture cases that goldens pin, and the fixed options they are built with. */
 import { readdirSync } from "node:fs";
-import { tablePaths } from "../http/version-policy.ts";
-import type { Build } from "../http/prepare.ts";
-import { VERSIONS } from "../http/versions.ts";
+import { tablePaths } from "../contract/version-policy.ts";
+import type { Build } from "../assembly/prepare.ts";
+import { VERSIONS } from "../assembly/versions.ts";
 import type { Exchange } from "./transcript.ts";
 import { LIFECYCLE_DATES, TEST_TABLE } from "./v2.ts";
 

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { builtAtFromEpoch, DEFAULT_BASE_URL, parseBaseUrl, resolveConfig, shownArgument, shownPath, shownUrl } from "../contract/config.ts";
 import { readPrevious } from "../node/build/previous.ts";
-import { VERSIONS } from "../http/versions.ts";
+import { VERSIONS } from "../assembly/versions.ts";
 import { runCli } from "../node/cli/registry-command.ts";
 
 const NOW = () => new Date("2026-11-21T09:08:07.654Z");

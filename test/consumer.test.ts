@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
-import { prepareBuild } from "../http/prepare.ts";
+import { prepareBuild } from "../assembly/prepare.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { readSourceFile } from "../node/cli/source-file.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";

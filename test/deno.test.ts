@@ -57,7 +57,7 @@ test("the README's deno serve line, in a checkout with no node_modules, answers 
 });
 
 test("deno check, deno lint and deno publish --dry-run pass on the copy", async () => {
-  const web = ["handler.ts", "registry.ts", "http/", "feed/", "contract/"];
+  const web = ["handler.ts", "registry.ts", "http/", "assembly/", "feed/", "contract/"];
   for (const args of [["check", "handler.ts", "registry.ts"], ["lint"], ["publish", "--dry-run"]]) {
     const done = await run(DENO, args, { cwd: copy, env, timeoutMs: 180_000 });
     assert.is(done.code, 0, `deno ${args.join(" ")}:\n${done.stderr}`);

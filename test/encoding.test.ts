@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp, responseInit } from "../http/app.ts";
-import { prepareBuild } from "../http/prepare.ts";
+import { prepareBuild } from "../assembly/prepare.ts";
 import { edgeKeeps, negotiator } from "../http/encoding.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { validateSource } from "../registry.ts";

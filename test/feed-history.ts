@@ -8,9 +8,9 @@
 import fc from "fast-check";
 import { atomFeed } from "../feed/atom.ts";
 import { FEED_LIMITS, feedPlace, nextFeed, serializeFeed, type ChangeFeed, type FeedLimits, type History } from "../feed/feed.ts";
-import { changesPaths } from "../http/version-policy.ts";
+import { changesPaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
-import { VERSIONS } from "../http/versions.ts";
+import { VERSIONS } from "../assembly/versions.ts";
 import { classifyChange } from "../node/build/classify.ts";
 import { buildRegistry, serializeRegistry, validateSource, type Registry } from "../registry.ts";
 import { validSource } from "./arbitraries.ts";

@@ -11,7 +11,7 @@ import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { lambdaHandlerFor, MAX_LOG_LINE } from "../http/lambda.ts";
 import { zlibCompress } from "../node/build/compress.ts";
-import { prepareBuild } from "../http/prepare.ts";
+import { prepareBuild } from "../assembly/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";

@@ -8,8 +8,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { jsonTextLength } from "../contract/json-length.ts";
 import { LimitError, sizeOf } from "../contract/limits.ts";
-import { contextOf } from "../http/version-policy.ts";
-import { VERSIONS } from "../http/versions.ts";
+import { contextOf } from "../contract/version-policy.ts";
+import { VERSIONS } from "../assembly/versions.ts";
 import { buildRegistry, serializeRegistry, validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
 

@@ -11,7 +11,7 @@ import { lambdaHandlerFor, logLine, MAX_LOG_LINE } from "../http/lambda.ts";
 import { problem } from "../http/responses.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { EVENTS, event, retarget, usesMultiValueHeaders, type Event } from "./aws-events.ts";
-import { prepareBuild } from "../http/prepare.ts";
+import { prepareBuild } from "../assembly/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 

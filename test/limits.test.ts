@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { BASE_RECORDS, LimitError, MAX_DEPLOY_DOCUMENT_BYTES, MAX_INTERNAL_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_STRING_LENGTH, maxRecords, RECORD_BYTES, sizeOf } from "../contract/limits.ts";
-import { contextOf } from "../http/version-policy.ts";
-import { VERSIONS } from "../http/versions.ts";
+import { contextOf } from "../contract/version-policy.ts";
+import { VERSIONS } from "../assembly/versions.ts";
 import { buildRegistry, serializeRegistry, validateSource } from "../registry.ts";
 import { cleanEnv, run } from "./process.ts";
 

@@ -15,7 +15,7 @@ import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { lambdaHandlerFor } from "../http/lambda.ts";
 import { zlibCompress } from "../node/build/compress.ts";
-import { prepareBuild } from "../http/prepare.ts";
+import { prepareBuild } from "../assembly/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams, SECRET, validSource } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";

@@ -1,8 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { buildRegistry, coverageOf, serializeRegistry, tierOf, validateSource, type Source } from "../registry.ts";
-import { contextOf } from "../http/version-policy.ts";
-import { VERSIONS } from "../http/versions.ts";
+import { contextOf } from "../contract/version-policy.ts";
+import { VERSIONS } from "../assembly/versions.ts";
 
 const OPTIONS = contextOf(VERSIONS[0]!, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" });
 const BASE = {

@@ -182,7 +182,7 @@ test("the review workflow runs the base commit's review code: a pull request can
   const origin = join(work, "origin");
   mkdirSync(origin);
   const og = (...args: string[]) => execFileSync("git", ["-C", origin, ...args], { env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  for (const path of ["node", "http", "contract", "package.json", "registry.ts", ".github", "golden/registry.json"]) cpSync(path, join(origin, path), { recursive: true });
+  for (const path of ["node", "assembly", "feed", "http", "contract", "package.json", "registry.ts", ".github", "golden/registry.json"]) cpSync(path, join(origin, path), { recursive: true });
   og("init", "-q");
   og("add", "-A");
   og("commit", "-q", "-m", "main");

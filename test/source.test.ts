@@ -6,8 +6,8 @@ import { checkInternalKeys, describe, editDistance, isCalendarDate, isUtcTimesta
 import { fcParams } from "./arbitraries.ts";
 import { MAX_INTERNAL_KEY_LENGTH, MAX_INTERNAL_KEYS } from "../contract/limits.ts";
 import { buildRegistry, serializeRegistry } from "../registry.ts";
-import { contextOf } from "../http/version-policy.ts";
-import { VERSIONS } from "../http/versions.ts";
+import { contextOf } from "../contract/version-policy.ts";
+import { VERSIONS } from "../assembly/versions.ts";
 
 const BASE = {
   registry_schema_version: "1",

@@ -7,7 +7,7 @@ import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
 
 /** The modules every runtime loads: web standards only. */
-const WEB_MODULES = ["handler.ts", "registry.ts", ...["http", "feed", "contract"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
+const WEB_MODULES = ["handler.ts", "registry.ts", ...["assembly", "http", "feed", "contract"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
 
 test("tsc --noEmit passes on the whole project", async () => {
   const result = await run("node_modules/.bin/tsc", ["--noEmit", "-p", "tsconfig.json"], { timeoutMs: 180_000 });
@@ -20,7 +20,7 @@ test("deno check passes on handler.ts and every web-standard module (Deno reject
 });
 
 /** Product modules that document a public function with an `@example`. */
-const EXAMPLED = ["handler.ts", "registry.ts", ...["http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))].filter((file) => readFileSync(file, "utf8").includes("@example"));
+const EXAMPLED = ["handler.ts", "registry.ts", ...["assembly", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))].filter((file) => readFileSync(file, "utf8").includes("@example"));
 
 test("every @example is a fenced TypeScript block, and each type-checks (deno test --doc)", async () => {
   assert.ok(EXAMPLED.length >= 8, EXAMPLED.join(" "));
@@ -43,9 +43,9 @@ test("web-standard modules use nothing of Node; relative imports name .ts, JSON 
   }
 });
 
-test("every import points down a layer: contract/ < registry.ts < feed/ < http/ < handler.ts, node/", () => {
+test("every import points down a layer: contract/ < registry.ts < feed/ < http/ < assembly/ < handler.ts, node/", () => {
   const rank = (file: string): number =>
-    file.startsWith("contract/") ? 0 : file === "registry.ts" ? 1 : file.startsWith("feed/") ? 2 : file.startsWith("http/") ? 3 : file === "handler.ts" ? 4 : 5;
+    file.startsWith("contract/") ? 0 : file === "registry.ts" ? 1 : file.startsWith("feed/") ? 2 : file.startsWith("http/") ? 3 : file.startsWith("assembly/") ? 4 : file === "handler.ts" ? 5 : 6;
   for (const file of WEB_MODULES) {
     for (const [, spec] of readFileSync(file, "utf8").matchAll(/from "(\.[^"]+\.ts)"/g)) {
       const target = join(dirname(file), spec as string);
@@ -70,6 +70,28 @@ test("node/ is a folder per job, and every import between them points down: revi
       }
     }
   }
+});
+
+/** Every product module: the web layers, handler.ts and node/. */
+const PRODUCT = ["handler.ts", "registry.ts", ...["assembly", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
+
+test("no import cycles: no product module imports itself back through others", () => {
+  const imports = new Map(PRODUCT.map((file) => [file, [...readFileSync(file, "utf8").matchAll(/^(?:import|export)[^;]*? from "(\.[^"]+\.ts)"/gm)].map(([, spec]) => join(dirname(file), spec as string))]));
+  const done = new Set<string>();
+  const visit = (file: string, path: readonly string[]): void => {
+    if (path.includes(file)) assert.unreachable(`an import cycle: ${[...path.slice(path.indexOf(file)), file].join(" -> ")}`);
+    if (done.has(file)) return;
+    for (const next of imports.get(file) ?? []) visit(next, [...path, file]);
+    done.add(file);
+  };
+  for (const file of PRODUCT) visit(file, []);
+  assert.is(done.size >= PRODUCT.length, true);
+});
+
+test("docs/layout.md names every product file, and no file that is gone", () => {
+  const layout = readFileSync("docs/layout.md", "utf8");
+  for (const file of PRODUCT) assert.ok(layout.includes(`\`${file}\``), `docs/layout.md does not name ${file}`);
+  for (const [, named] of layout.matchAll(/`((?:contract|feed|http|assembly|node)\/[\w/.-]+\.ts|registry\.ts|handler\.ts)`/g)) assert.ok(PRODUCT.includes(named as string), `docs/layout.md names ${named}, which is not a product file`);
 });
 
 test("npm ci on Node 20: no engine warning (npm's own check, dry run), and allowScripts names exactly the packages with install scripts", async () => {

@@ -3,8 +3,8 @@
  * `field_coverage`: one breaking difference (a key removed), plus `schema_version` "2.0" so the two
  * are told apart. With it, a test table whose dates exercise every step of the lifecycle.
  */
-import type { ContractVersion } from "../http/version-policy.ts";
-import { VERSIONS } from "../http/versions.ts";
+import type { ContractVersion } from "../contract/version-policy.ts";
+import { VERSIONS } from "../assembly/versions.ts";
 import { buildRegistry, serializeRegistry, type Registry } from "../registry.ts";
 import { registrySchema } from "../contract/schema.ts";
 

@@ -13,7 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { EdgeLike, RegistryChange } from "../feed/change.ts";
 import { answerer } from "../http/answer.ts";
-import { prepareBuild, type Build } from "../http/prepare.ts";
+import { prepareBuild, type Build } from "../assembly/prepare.ts";
 import type { Resource } from "../http/responses.ts";
 import { verify, type Check } from "../node/verify/verify.ts";
 import { validateSource } from "../registry.ts";

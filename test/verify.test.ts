@@ -9,7 +9,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
 import { answerer } from "../http/answer.ts";
-import { prepareBuild } from "../http/prepare.ts";
+import { prepareBuild } from "../assembly/prepare.ts";
 import type { Resource } from "../http/responses.ts";
 import { answerListener } from "../node/serve/answer-server.ts";
 import { verify as checks } from "../node/verify/verify.ts";

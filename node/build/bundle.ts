@@ -15,7 +15,7 @@ import { appendFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { addressesOf } from "../../http/app.ts";
-import type { Build } from "../../http/prepare.ts";
+import type { Build } from "../../assembly/prepare.ts";
 import { stampBuild } from "./stamp.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");

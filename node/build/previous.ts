@@ -16,7 +16,7 @@ import { historyProblems, rowShapeProblems } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
-import { changesPaths, contextOf, type ContractVersion } from "../../http/version-policy.ts";
+import { changesPaths, contextOf, type ContractVersion } from "../../contract/version-policy.ts";
 import { validatorOf } from "../review/schemas.ts";
 import { request, RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
 import { REQUEST_TIMEOUT_MS } from "../verify/verify.ts";

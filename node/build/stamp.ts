@@ -3,7 +3,7 @@
  * embed: identity bodies as UTF-8 text, precompressed ones as base64, each distinct body once.
  */
 import type { Encoding } from "../../http/encoding.ts";
-import type { Build } from "../../http/prepare.ts";
+import type { Build } from "../../assembly/prepare.ts";
 import type { BuildStamp, RouteStamp, VariantStamp } from "../../http/restore.ts";
 import type { Variant } from "../../http/responses.ts";
 

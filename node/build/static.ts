@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { basePathOf } from "../../http/answer.ts";
-import type { Build } from "../../http/prepare.ts";
+import type { Build } from "../../assembly/prepare.ts";
 import { JSON_FEED_MEDIA_TYPE } from "../../feed/feed.ts";
 import { feedTypesOf, feedTypesPath, typesOf, typesPath } from "./types.ts";
 

@@ -5,8 +5,8 @@
  */
 import { LimitError, MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Env } from "../../contract/config.ts";
-import { contextOf, planAt } from "../../http/version-policy.ts";
-import { VERSIONS } from "../../http/versions.ts";
+import { contextOf, planAt } from "../../contract/version-policy.ts";
+import { VERSIONS } from "../../assembly/versions.ts";
 import { parseCommand, type CommandSpec } from "./args.ts";
 import { asDocument, diffDocuments, failsOn, worstClass, type Document, type FailOn } from "../review/diff.ts";
 import { jsonReport, markdownReport } from "../review/diff-report.ts";

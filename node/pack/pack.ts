@@ -4,7 +4,7 @@
  * (`lib/registry.js`, `lib/handler.js`) and their declarations (tsc). Packages stay imports: the
  * package's `dependencies` bring them, pinned to the lockfile's versions where they shape the
  * artifacts' bytes (hono, esbuild, json-schema-to-typescript and its prettier). The packed
- * package.json is `manifest.ts`'s. The TypeScript of `contract/`, `http/`, `registry.ts` and
+ * package.json is `manifest.ts`'s. The TypeScript of `contract/`, `feed/`, `http/`, `assembly/`, `registry.ts` and
  * the Node server ships too, as the input `build` bundles into the deploy artifacts, so that an
  * installed build writes the repository's bytes.
  */

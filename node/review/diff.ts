@@ -17,8 +17,8 @@
 
 import { isObject } from "../../contract/json.ts";
 import type { ChangeClass } from "../../feed/change.ts";
-import { contextOf } from "../../http/version-policy.ts";
-import { VERSIONS } from "../../http/versions.ts";
+import { contextOf } from "../../contract/version-policy.ts";
+import { VERSIONS } from "../../assembly/versions.ts";
 import { jsonEqual, jsonPreview, jsonText } from "./json-deep.ts";
 import { failuresOf } from "./schemas.ts";
 
@@ -85,7 +85,7 @@ export type Document = Obj;
 /** Top-level keys only a source has (docs/source-format.md): a file carrying one is not diffed. */
 const SOURCE_ONLY_KEYS = ["labels", "licence"];
 
-/** Each shipped version's schema (the version table, http/versions.ts), compiled when first checked. */
+/** Each shipped version's schema (the version table, assembly/versions.ts), compiled when first checked. */
 const SHIPPED = VERSIONS.map((version) => ({
   version,
   schema: version.schema(contextOf(version, { baseUrl: "https://registry.invalid", builtAt: "1970-01-01T00:00:00Z" })),

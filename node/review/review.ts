@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { isObject } from "../../contract/json.ts";
-import { VERSIONS } from "../../http/versions.ts";
+import { VERSIONS } from "../../assembly/versions.ts";
 import { diffDocuments, documentShape, worstClass, type Document } from "./diff.ts";
 import { markdownReport, summaryLine } from "./diff-report.ts";
 import { codeSpan, escapeHtml, fenceFor } from "./markdown.ts";

@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import { BAD_REQUEST, INTERNAL_ERROR, problemAnswer } from "../../http/answer.ts";
 import { createApp, toResponse } from "../../http/app.ts";
 import { LimitError } from "../../contract/limits.ts";
-import { prepareBuild, VersionPolicyError } from "../../http/prepare.ts";
+import { prepareBuild, VersionPolicyError } from "../../assembly/prepare.ts";
 import { parseProcessArgs } from "../cli/args.ts";
 import { zlibCompress } from "../build/compress.ts";
 import { loadInputs, SNAPSHOT } from "../cli/inputs.ts";

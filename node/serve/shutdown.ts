@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CANONICAL_PATH } from "../../http/version-policy.ts";
-import type { BuildMeta } from "../../http/prepare.ts";
+import { CANONICAL_PATH } from "../../contract/version-policy.ts";
+import type { BuildMeta } from "../../assembly/prepare.ts";
 import { pathOf } from "../../http/request-path.ts";
 import { nodeHttp } from "./node-http.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";

@@ -8,7 +8,7 @@ import { XMLValidator } from "fast-xml-parser";
 import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { isObject } from "../../contract/json.ts";
 import { sizeOf } from "../../contract/limits.ts";
-import { changesPaths, type ContractVersion } from "../../http/version-policy.ts";
+import { changesPaths, type ContractVersion } from "../../contract/version-policy.ts";
 import { jsonEqual } from "../review/json-deep.ts";
 import { CHANGE_CLASSES, type EdgeLike, type RegistryChange, type RegistryData } from "../../feed/change.ts";
 import { ATOM_MEDIA_TYPE, FEED_LIMITS, JSON_FEED_MEDIA_TYPE, JSON_FEED_VERSION } from "../../feed/feed.ts";

@@ -6,9 +6,9 @@
 import { hasRowKeys } from "../../contract/document.ts";
 import { isObject } from "../../contract/json.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
-import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../../http/version-policy.ts";
+import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../../contract/version-policy.ts";
 import { basePathOf } from "../../http/answer.ts";
-import { VERSIONS } from "../../http/versions.ts";
+import { VERSIONS } from "../../assembly/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
 import { jsonEqual } from "../review/json-deep.ts";
 import { validatorOf } from "../review/schemas.ts";

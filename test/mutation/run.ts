@@ -34,8 +34,8 @@ export const GROUPS: Readonly<Record<string, Group>> = {
   },
   "contract-source": { mutate: ["contract/source.ts"], tests: ["(source|schema|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"] },
   http: { mutate: ["http/answer.ts", "http/app.ts", "http/responses.ts"], tests: ["(http|lambda|golden)\\.test\\.ts$", "(encoding|contract)\\.test\\.ts$"] },
-  "http-edge": { mutate: ["http/encoding.ts", "http/lambda.ts", "http/request-path.ts", "http/restore.ts", "http/versions.ts"], tests: ["(http|lambda|encoding)\\.test\\.ts$", "(golden|contract)\\.test\\.ts$"] },
-  "http-policy": { mutate: ["http/version-policy.ts", "http/openapi.ts", "http/prepare.ts"], tests: ["(http|contract|golden)\\.test\\.ts$", "(lambda|encoding)\\.test\\.ts$"] },
+  "http-edge": { mutate: ["http/encoding.ts", "http/lambda.ts", "http/request-path.ts", "http/restore.ts", "http/table.ts"], tests: ["(http|lambda|encoding)\\.test\\.ts$", "(golden|contract)\\.test\\.ts$"] },
+  "http-policy": { mutate: ["contract/version-policy.ts", "assembly/versions.ts", "assembly/openapi.ts", "assembly/prepare.ts"], tests: ["(http|contract|golden)\\.test\\.ts$", "(lambda|encoding)\\.test\\.ts$"] },
   feed: { mutate: ["feed/**/*.ts"], tests: ["(replay|history|golden)\\.test\\.ts$", "feed-properties\\.test\\.ts$"] },
 };
 

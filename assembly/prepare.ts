@@ -6,38 +6,22 @@
 import type { Config } from "../contract/config.ts";
 import { MAX_DOCUMENT_BYTES } from "../contract/limits.ts";
 import type { Source } from "../contract/source.ts";
-import { basePathOf } from "./answer.ts";
+import { basePathOf } from "../http/answer.ts";
 import { atomFeed } from "../feed/atom.ts";
 import { ATOM_MEDIA_TYPE, feedPlace, JSON_FEED_MEDIA_TYPE, nextFeed, serializeFeed, type Classification, type History } from "../feed/feed.ts";
-import type { Compress, Encoding } from "./encoding.ts";
-import { CANONICAL_PATH, changesPaths, contextOf, planAt, type ContractVersion, type ServedVersion } from "./version-policy.ts";
+import type { Compress, Encoding } from "../http/encoding.ts";
+import { CANONICAL_PATH, changesPaths, contextOf, planAt, type ContractVersion, type ServedVersion } from "../contract/version-policy.ts";
 import { openApiDescription, OPENAPI_MEDIA_TYPE } from "./openapi.ts";
-import { prepareResource, problem, withHeaders, type Problem, type Resource } from "./responses.ts";
+import { prepareResource, problem, withHeaders, type Problem, type Resource } from "../http/responses.ts";
+import type { Build } from "../http/table.ts";
 import { VERSIONS } from "./versions.ts";
+
+export type { Build, BuildMeta } from "../http/table.ts";
 
 /** How a build precompresses: the runtime's compressor and the codings to offer (default all). */
 export interface Compression {
   readonly compress?: Compress | undefined;
   readonly encodings?: readonly Encoding[];
-}
-
-/** What a start line or a log says about a build. */
-export interface BuildMeta {
-  readonly builtAt: string;
-  readonly baseUrl: string;
-  readonly vaultCount: number;
-  readonly edgeCount: number;
-  /** The strong ETag of the identity bytes `/vaults.json` serves. */
-  readonly etag: string;
-  /** The versioned path whose bytes `/vaults.json` serves. */
-  readonly canonicalOf: string;
-}
-
-/** Everything one build serves: each route's resource, each sunset path's 410, and what it was built from. */
-export interface Build {
-  readonly routes: ReadonlyMap<string, Resource>;
-  readonly gone: ReadonlyMap<string, Problem>;
-  readonly meta: BuildMeta;
 }
 
 /**

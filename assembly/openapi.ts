@@ -6,9 +6,9 @@
  */
 import { ATOM_MEDIA_TYPE, JSON_FEED_MEDIA_TYPE } from "../feed/feed.ts";
 import { changeFeedSchema } from "../feed/schema.ts";
-import { basePathOf } from "./answer.ts";
-import { CANONICAL_PATH, changesPaths, type ContractVersion } from "./version-policy.ts";
-import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, EXPOSABLE, exposeHeaders, PREFLIGHT_HEADERS } from "./responses.ts";
+import { basePathOf } from "../http/answer.ts";
+import { CANONICAL_PATH, changesPaths, type ContractVersion } from "../contract/version-policy.ts";
+import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, EXPOSABLE, exposeHeaders, PREFLIGHT_HEADERS } from "../http/responses.ts";
 
 /**
  * The media type of an OpenAPI document in JSON: the one IANA registers (vendor tree, by the

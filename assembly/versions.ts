@@ -6,7 +6,7 @@
  */
 import { registrySchema } from "../contract/schema.ts";
 import { buildRegistry, serializeRegistry } from "../registry.ts";
-import type { ContractVersion } from "./version-policy.ts";
+import type { ContractVersion } from "../contract/version-policy.ts";
 
 /** The shipped versions, oldest first. */
 export const VERSIONS: readonly ContractVersion[] = [

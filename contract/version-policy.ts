@@ -4,8 +4,8 @@
  * the deprecation signals each answer carries. A table that breaks the policy is refused here, so a
  * build can never ship it. Web standards only.
  */
-import type { Registry } from "../contract/document.ts";
-import type { Source } from "../contract/source.ts";
+import type { Registry } from "./document.ts";
+import type { Source } from "./source.ts";
 
 /** The canonical, unversioned address: it serves the bytes of one versioned path. */
 export const CANONICAL_PATH = "/vaults.json";
