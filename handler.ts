@@ -18,12 +18,12 @@
  * answers are hashed and gzipped on the first request, because Workers forbid both at import.
  */
 import type { HonoBase } from "hono/hono-base";
-import { resolveConfig, type Env } from "./contract/config.ts";
+import { type Env, resolveConfig } from "./contract/config.ts";
 import { createApp, withBasePath } from "./http/app.ts";
 import { tablePaths } from "./contract/version-policy.ts";
 import { VERSIONS } from "./assembly/versions.ts";
-import { lambdaHandlerFor, type LambdaHandler } from "./http/lambda.ts";
-import { prepareBuild, type Build } from "./assembly/prepare.ts";
+import { type LambdaHandler, lambdaHandlerFor } from "./http/lambda.ts";
+import { type Build, prepareBuild } from "./assembly/prepare.ts";
 import { validateSource } from "./registry.ts";
 import snapshot from "./fixtures/registry.json" with { type: "json" };
 
@@ -34,12 +34,23 @@ export { prepareBuild } from "./assembly/prepare.ts";
  * Netlify Functions v2 routing: every path of the version table (`tablePaths(VERSIONS)`, which a
  * test checks this literal against), so a version past its sunset still answers its own 410.
  */
-export const config = { path: ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/api/registry.v1.openapi.json", "/api/registry.v1.changes.json", "/api/registry.v1.changes.atom"] };
+export const config = {
+  path: [
+    "/vaults.json",
+    "/api/registry.v1.json",
+    "/api/registry.v1.schema.json",
+    "/api/registry.v1.openapi.json",
+    "/api/registry.v1.changes.json",
+    "/api/registry.v1.changes.atom",
+  ],
+};
 
 const source = embeddedSource();
 const buildConfig = embeddedConfig();
 let build: Promise<Build> | undefined;
-const prepared = (): Promise<Build> => (build ??= prepareBuild(source, buildConfig, { compress: gzipWithStreams, encodings: ["gzip"] }));
+const prepared = (): Promise<
+  Build
+> => (build ??= prepareBuild(source, buildConfig, { compress: gzipWithStreams, encodings: ["gzip"] }));
 
 const app: HonoBase = createApp(prepared, withBasePath(tablePaths(VERSIONS), buildConfig.baseUrl));
 export default app;

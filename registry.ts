@@ -6,12 +6,21 @@
  * file, so the output is an allow-list by construction. Web standards only.
  */
 import { parseBaseUrl } from "./contract/config.ts";
-import { COVERAGE_FIELDS, SCHEMA_VERSION, type Coverage, type CoverageField, type Edge, type Registry, type Row, type Tier } from "./contract/document.ts";
+import {
+  type Coverage,
+  COVERAGE_FIELDS,
+  type CoverageField,
+  type Edge,
+  type Registry,
+  type Row,
+  SCHEMA_VERSION,
+  type Tier,
+} from "./contract/document.ts";
 import { compareCodeUnits } from "./contract/json.ts";
 import { jsonTextLength } from "./contract/json-length.ts";
 import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "./contract/limits.ts";
 import { isUtcTimestamp, type Source, type SourceVault } from "./contract/source.ts";
-export { validateSource, type Source, type Validation } from "./contract/source.ts";
+export { type Source, validateSource, type Validation } from "./contract/source.ts";
 export * from "./contract/document.ts";
 
 /** What a build needs besides the source. */
@@ -44,19 +53,17 @@ const VERSIONING_POLICY =
   "versioned URL (the next is /api/registry.v2.json); the previous versioned URL keeps serving for at " +
   "least 90 days after the new one is published, and the canonical URL /vaults.json moves to the new " +
   "version only after that window has closed. Once a successor is published, this version's answers say so " +
-  "with the Deprecation, Sunset and Link (rel=\"successor-version\") headers; after its sunset, its URL " +
+  'with the Deprecation, Sunset and Link (rel="successor-version") headers; after its sunset, its URL ' +
   "answers 410 Gone. Adding a field is not a breaking change and may happen " +
   "at any time: consumers must ignore keys they do not recognise. registry_schema_version is the " +
   "separate version of the underlying registry's schema.";
 
-const CAVEAT =
-  "Self-declared: every vault, status and relationship in this document is as declared by the operator " +
+const CAVEAT = "Self-declared: every vault, status and relationship in this document is as declared by the operator " +
   "of one node, and nothing in it is corroborated by an external signal. It is not a census of adoption. " +
   "Sparse fields are sparse on purpose (internal language was removed from the public projection; see " +
   "field_coverage). last_synced records a registry sync, not vault activity, and is not a freshness signal.";
 
-const LISTING_NOTE =
-  "Minimal listing: this vault is real and governed, but its detail is private by ruling. " +
+const LISTING_NOTE = "Minimal listing: this vault is real and governed, but its detail is private by ruling. " +
   "Keys this row omits are withheld, not unknown.";
 
 /** The tier of a status (docs/document.md): it depends on the status alone. */
@@ -127,7 +134,9 @@ export function buildRegistry(source: Source, options: BuildOptions): Registry {
   const edges = source.edges
     .filter((e) => !suppressed.has(e.source) && !suppressed.has(e.target))
     .map((e): Edge => ({ source: e.source, target: e.target, type: e.type }))
-    .sort((a, b) => compareCodeUnits(a.source, b.source) || compareCodeUnits(a.target, b.target) || compareCodeUnits(a.type, b.type));
+    .sort((a, b) =>
+      compareCodeUnits(a.source, b.source) || compareCodeUnits(a.target, b.target) || compareCodeUnits(a.type, b.type)
+    );
 
   return {
     schema_version: SCHEMA_VERSION,
@@ -140,8 +149,7 @@ export function buildRegistry(source: Source, options: BuildOptions): Registry {
     },
     generated_at: source.generated_at,
     built_at: builtAt,
-    snapshot_note:
-      `This document is a build-time snapshot of one operator-run node's registry declarations, ` +
+    snapshot_note: `This document is a build-time snapshot of one operator-run node's registry declarations, ` +
       `generated at ${source.generated_at}. It is not read live: it changes only when the registry is regenerated and rebuilt.`,
     registry_schema_version: source.registry_schema_version,
     source_inventory_sha: source.source_inventory_sha,
@@ -168,7 +176,9 @@ export function coverageOf(rows: readonly object[]): Record<CoverageField, Cover
       if (value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) populated[i]! += 1;
     });
   }
-  return Object.fromEntries(COVERAGE_FIELDS.map((field, i) => [field, { populated: populated[i] as number, of: rows.length }])) as Record<CoverageField, Coverage>;
+  return Object.fromEntries(
+    COVERAGE_FIELDS.map((field, i) => [field, { populated: populated[i] as number, of: rows.length }]),
+  ) as Record<CoverageField, Coverage>;
 }
 
 /**
@@ -178,9 +188,13 @@ export function coverageOf(rows: readonly object[]): Record<CoverageField, Cover
 export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES): Uint8Array<ArrayBuffer> {
   // Checked before the text is made: a document far over the limit would not fit in one string.
   const atLeast = jsonTextLength(document);
-  if (atLeast > limit) throw new LimitError(`the document would be over ${sizeOf(atLeast)}; the limit is ${sizeOf(limit)}`);
+  if (atLeast > limit) {
+    throw new LimitError(`the document would be over ${sizeOf(atLeast)}; the limit is ${sizeOf(limit)}`);
+  }
   const bytes = new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
-  if (bytes.byteLength > limit) throw new LimitError(`the document is ${sizeOf(bytes.byteLength)}; the limit is ${sizeOf(limit)}`);
+  if (bytes.byteLength > limit) {
+    throw new LimitError(`the document is ${sizeOf(bytes.byteLength)}; the limit is ${sizeOf(limit)}`);
+  }
   return bytes;
 }
 
@@ -188,7 +202,9 @@ function checkOptions(options: BuildOptions): BuildOptions {
   const base = parseBaseUrl(options.baseUrl);
   if ("error" in base) throw new TypeError(`baseUrl: ${base.error}`);
   if (!isUtcTimestamp(options.builtAt)) {
-    throw new TypeError(`builtAt: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${JSON.stringify(options.builtAt)}`);
+    throw new TypeError(
+      `builtAt: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${JSON.stringify(options.builtAt)}`,
+    );
   }
   return { baseUrl: base.ok, builtAt: options.builtAt, paths: options.paths };
 }

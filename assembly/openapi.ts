@@ -8,7 +8,14 @@ import { ATOM_MEDIA_TYPE, JSON_FEED_MEDIA_TYPE } from "../feed/feed.ts";
 import { changeFeedSchema } from "../feed/schema.ts";
 import { basePathOf } from "../http/answer.ts";
 import { CANONICAL_PATH, changesPaths, type ContractVersion } from "../contract/version-policy.ts";
-import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, EXPOSABLE, exposeHeaders, PREFLIGHT_HEADERS } from "../http/responses.ts";
+import {
+  ALLOWED_METHODS,
+  CACHE_CONTROL,
+  COMMON_HEADERS,
+  EXPOSABLE,
+  exposeHeaders,
+  PREFLIGHT_HEADERS,
+} from "../http/responses.ts";
 
 /**
  * The media type of an OpenAPI document in JSON: the one IANA registers (vendor tree, by the
@@ -58,15 +65,65 @@ export function openApiDescription(version: ContractVersion, baseUrl: string, ca
   const documentSchema = { $ref: relativeRef(version.openapiPath, version.schemaPath) };
   const feeds = changesPaths(version);
   const addresses: Address[] = [
-    ...(canonical ? [{ path: CANONICAL_PATH, summary: `The registry, at its canonical address (the bytes of ${version.path})`, mediaType: "application/json", schema: documentSchema, canonical: true, document: true }] : []),
-    { path: version.path, summary: `The registry, v${n}`, mediaType: "application/json", schema: documentSchema, canonical: false, document: true },
-    { path: version.schemaPath, summary: `The JSON Schema (draft 2020-12) of the v${n} document`, mediaType: "application/schema+json", schema: { type: "object" }, canonical: false, document: false },
-    { path: version.openapiPath, summary: `This description of v${n}`, mediaType: OPENAPI_MEDIA_TYPE, schema: { type: "object" }, canonical: false, document: false },
-    { path: feeds.json, summary: `What changed between successive builds of v${n} (JSON Feed 1.1, each item's _registry says how to apply it)`, mediaType: JSON_FEED_MEDIA_TYPE, schema: ref("schemas", "ChangeFeed"), canonical: false, document: false },
-    { path: feeds.atom, summary: `What changed between successive builds of v${n} (Atom, RFC 4287: the same items, ids, dates and summaries)`, mediaType: ATOM_MEDIA_TYPE, schema: { type: "string", description: "An Atom feed document (XML)" }, canonical: false, document: false },
+    ...(canonical
+      ? [{
+        path: CANONICAL_PATH,
+        summary: `The registry, at its canonical address (the bytes of ${version.path})`,
+        mediaType: "application/json",
+        schema: documentSchema,
+        canonical: true,
+        document: true,
+      }]
+      : []),
+    {
+      path: version.path,
+      summary: `The registry, v${n}`,
+      mediaType: "application/json",
+      schema: documentSchema,
+      canonical: false,
+      document: true,
+    },
+    {
+      path: version.schemaPath,
+      summary: `The JSON Schema (draft 2020-12) of the v${n} document`,
+      mediaType: "application/schema+json",
+      schema: { type: "object" },
+      canonical: false,
+      document: false,
+    },
+    {
+      path: version.openapiPath,
+      summary: `This description of v${n}`,
+      mediaType: OPENAPI_MEDIA_TYPE,
+      schema: { type: "object" },
+      canonical: false,
+      document: false,
+    },
+    {
+      path: feeds.json,
+      summary:
+        `What changed between successive builds of v${n} (JSON Feed 1.1, each item's _registry says how to apply it)`,
+      mediaType: JSON_FEED_MEDIA_TYPE,
+      schema: ref("schemas", "ChangeFeed"),
+      canonical: false,
+      document: false,
+    },
+    {
+      path: feeds.atom,
+      summary:
+        `What changed between successive builds of v${n} (Atom, RFC 4287: the same items, ids, dates and summaries)`,
+      mediaType: ATOM_MEDIA_TYPE,
+      schema: { type: "string", description: "An Atom feed document (XML)" },
+      canonical: false,
+      document: false,
+    },
   ];
   const schemaRef = relativeRef(version.openapiPath, version.schemaPath);
-  const { $schema: _dialect, $id: _id, ...changeFeed } = changeFeedSchema("", `${schemaRef}#/$defs/row`, `${schemaRef}#/$defs/edge`);
+  const { $schema: _dialect, $id: _id, ...changeFeed } = changeFeedSchema(
+    "",
+    `${schemaRef}#/$defs/row`,
+    `${schemaRef}#/$defs/edge`,
+  );
   return {
     openapi: "3.1.0",
     info: {
@@ -84,7 +141,9 @@ export function openApiDescription(version: ContractVersion, baseUrl: string, ca
     servers: [{ url: baseUrl }],
     // Public data, read without credentials: no operation asks for any.
     security: [],
-    paths: Object.fromEntries(addresses.map((address) => [address.path, pathItem(address, `${basePathOf(baseUrl)}${version.path}`)])),
+    paths: Object.fromEntries(
+      addresses.map((address) => [address.path, pathItem(address, `${basePathOf(baseUrl)}${version.path}`)]),
+    ),
     components: components(changeFeed),
   };
 }
@@ -110,14 +169,22 @@ function pathItem(address: Address, location: string): Json {
       "Content-Length": headerOf("Content-Length"),
       "Content-Encoding": headerOf("Content-Encoding"),
       Vary: headerOf("Vary"),
-      ...(address.canonical ? { "Content-Location": header(`The versioned path whose bytes this is: ${location}`, { const: location }, true) } : {}),
+      ...(address.canonical
+        ? {
+          "Content-Location": header(`The versioned path whose bytes this is: ${location}`, { const: location }, true),
+        }
+        : {}),
       Link: address.document ? headerOf("DocumentLink") : headerOf("SuccessorLink"),
       ...(address.canonical ? {} : { Deprecation: headerOf("Deprecation"), Sunset: headerOf("Sunset") }),
       ...commonHeaders(),
     },
     ...(withBody ? { content: { [address.mediaType]: { schema: address.schema } } } : {}),
   });
-  const conditional = [ref("parameters", "If-None-Match"), ref("parameters", "If-Modified-Since"), ref("parameters", "Accept-Encoding")];
+  const conditional = [
+    ref("parameters", "If-None-Match"),
+    ref("parameters", "If-Modified-Since"),
+    ref("parameters", "Accept-Encoding"),
+  ];
   const responses = (withBody: boolean): Json => ({
     "200": ok(withBody),
     "304": responseOf("NotModified"),
@@ -126,11 +193,31 @@ function pathItem(address: Address, location: string): Json {
   });
   return {
     summary: address.summary,
-    get: { operationId: `get${id}`, summary: `Read ${address.summary.charAt(0).toLowerCase()}${address.summary.slice(1)}`, parameters: conditional, responses: responses(true) },
-    head: { operationId: `head${id}`, summary: "The GET's status and headers, without a body", parameters: conditional, responses: responses(false) },
-    options: { operationId: `options${id}`, summary: "CORS preflight", responses: { "204": responseOf("Preflight"), "400": responseOf("BadRequest") } },
+    get: {
+      operationId: `get${id}`,
+      summary: `Read ${address.summary.charAt(0).toLowerCase()}${address.summary.slice(1)}`,
+      parameters: conditional,
+      responses: responses(true),
+    },
+    head: {
+      operationId: `head${id}`,
+      summary: "The GET's status and headers, without a body",
+      parameters: conditional,
+      responses: responses(false),
+    },
+    options: {
+      operationId: `options${id}`,
+      summary: "CORS preflight",
+      responses: { "204": responseOf("Preflight"), "400": responseOf("BadRequest") },
+    },
     ...Object.fromEntries(
-      REFUSED_METHODS.map((method) => [method, { operationId: `${method}${id}`, summary: "Refused: the registry is read-only", responses: { "405": responseOf("MethodNotAllowed"), "400": responseOf("BadRequest") } }]),
+      REFUSED_METHODS.map((
+        method,
+      ) => [method, {
+        operationId: `${method}${id}`,
+        summary: "Refused: the registry is read-only",
+        responses: { "405": responseOf("MethodNotAllowed"), "400": responseOf("BadRequest") },
+      }]),
     ),
   };
 }
@@ -142,7 +229,12 @@ function operationStem(path: string): string {
 
 const problemResponse = (description: string, headers: Json = {}): Json => ({
   description,
-  headers: { "Cache-Control": header("Errors are never cached", { const: "no-store" }, true), "Content-Length": headerOf("Content-Length"), ...headers, ...commonHeaders() },
+  headers: {
+    "Cache-Control": header("Errors are never cached", { const: "no-store" }, true),
+    "Content-Length": headerOf("Content-Length"),
+    ...headers,
+    ...commonHeaders(),
+  },
   content: { "application/problem+json": { schema: ref("schemas", "Problem") } },
 });
 
@@ -151,39 +243,100 @@ const HEADERS: Readonly<Record<string, Json>> = {
   ETag: header("A strong ETag, one per content coding", { type: "string", pattern: '^"[0-9a-f]{32}"$' }, true),
   "Last-Modified": header("The build's built_at, as an HTTP-date", text, true),
   "Cache-Control": header("How long a cache may keep the answer", { const: CACHE_CONTROL }, true),
-  "Content-Length": header("The length of the body in this coding (of the GET's body, for HEAD)", { type: "string", pattern: "^[0-9]+$" }, true),
+  "Content-Length": header("The length of the body in this coding (of the GET's body, for HEAD)", {
+    type: "string",
+    pattern: "^[0-9]+$",
+  }, true),
   "Content-Encoding": header("The coding of the body, when it is not identity", { enum: ["gzip", "br"] }),
   Vary: header("Sent when more than one coding is on offer", { const: "Accept-Encoding" }),
-  DocumentLink: header('The schema (`rel="describedby"`), this description (`rel="service-desc"`, RFC 8631), the change feeds (`rel="alternate"` with `type="application/feed+json"` and `type="application/atom+xml"`) and, once deprecated, the successor (`rel="successor-version"`)', text, true),
-  SuccessorLink: header('Once deprecated, the successor\'s counterpart (`rel="successor-version"`)', text),
-  Deprecation: header("Once the successor is published: `@` and its publication as epoch seconds (RFC 9745)", { type: "string", pattern: "^@[0-9]+$" }),
-  Sunset: header("Once deprecated and when a sunset is set: the HTTP-date after which this path answers 410 (RFC 8594)", text),
-  Allow: header("The methods every address allows", { const: ALLOWED_METHODS }, true),
-  ...Object.fromEntries(Object.entries(COMMON_HEADERS).map(([name, value]) => [headerName(name), header("Sent on every answer, errors included", { const: value }, true)])),
-  "Access-Control-Expose-Headers": header(
-    "The non-safelisted headers a browser consumer may read: always ETag, Link and Allow, then each of the others this answer sends",
-    { type: "string", pattern: `^${exposeHeaders()}${Object.values(EXPOSABLE).map((name) => `(, ${name})?`).join("")}$` },
+  DocumentLink: header(
+    'The schema (`rel="describedby"`), this description (`rel="service-desc"`, RFC 8631), the change feeds (`rel="alternate"` with `type="application/feed+json"` and `type="application/atom+xml"`) and, once deprecated, the successor (`rel="successor-version"`)',
+    text,
     true,
   ),
-  ...Object.fromEntries(Object.entries(PREFLIGHT_HEADERS).map(([name, value]) => [headerName(name), header("Sent on every preflight answer", { const: value }, true)])),
+  SuccessorLink: header('Once deprecated, the successor\'s counterpart (`rel="successor-version"`)', text),
+  Deprecation: header("Once the successor is published: `@` and its publication as epoch seconds (RFC 9745)", {
+    type: "string",
+    pattern: "^@[0-9]+$",
+  }),
+  Sunset: header(
+    "Once deprecated and when a sunset is set: the HTTP-date after which this path answers 410 (RFC 8594)",
+    text,
+  ),
+  Allow: header("The methods every address allows", { const: ALLOWED_METHODS }, true),
+  ...Object.fromEntries(
+    Object.entries(COMMON_HEADERS).map((
+      [name, value],
+    ) => [headerName(name), header("Sent on every answer, errors included", { const: value }, true)]),
+  ),
+  "Access-Control-Expose-Headers": header(
+    "The non-safelisted headers a browser consumer may read: always ETag, Link and Allow, then each of the others this answer sends",
+    {
+      type: "string",
+      pattern: `^${exposeHeaders()}${Object.values(EXPOSABLE).map((name) => `(, ${name})?`).join("")}$`,
+    },
+    true,
+  ),
+  ...Object.fromEntries(
+    Object.entries(PREFLIGHT_HEADERS).map((
+      [name, value],
+    ) => [headerName(name), header("Sent on every preflight answer", { const: value }, true)]),
+  ),
 };
 
 /** The request headers a GET or HEAD is conditioned or negotiated on. */
 const PARAMETERS: Readonly<Record<string, Json>> = {
-  "If-None-Match": { name: "If-None-Match", in: "header", description: "ETags the client holds; `*` matches any. Compared weakly.", schema: text },
-  "If-Modified-Since": { name: "If-Modified-Since", in: "header", description: "An HTTP-date; used only without If-None-Match.", schema: text },
-  "Accept-Encoding": { name: "Accept-Encoding", in: "header", description: "gzip and br are offered; identity otherwise.", schema: text },
+  "If-None-Match": {
+    name: "If-None-Match",
+    in: "header",
+    description: "ETags the client holds; `*` matches any. Compared weakly.",
+    schema: text,
+  },
+  "If-Modified-Since": {
+    name: "If-Modified-Since",
+    in: "header",
+    description: "An HTTP-date; used only without If-None-Match.",
+    schema: text,
+  },
+  "Accept-Encoding": {
+    name: "Accept-Encoding",
+    in: "header",
+    description: "gzip and br are offered; identity otherwise.",
+    schema: text,
+  },
 };
 
 /** The answers every address shares, whatever it serves. */
 const RESPONSES: Readonly<Record<string, Json>> = {
   NotModified: {
-    description: "The client's copy is current (If-None-Match matched the ETag of the coding it would get, or If-Modified-Since is not before Last-Modified)",
-    headers: { ETag: headerOf("ETag"), "Last-Modified": headerOf("Last-Modified"), "Cache-Control": headerOf("Cache-Control"), Vary: headerOf("Vary"), Link: headerOf("SuccessorLink"), "Content-Location": header("On the canonical address: the versioned path it serves", text), Deprecation: headerOf("Deprecation"), Sunset: headerOf("Sunset"), ...commonHeaders() },
+    description:
+      "The client's copy is current (If-None-Match matched the ETag of the coding it would get, or If-Modified-Since is not before Last-Modified)",
+    headers: {
+      ETag: headerOf("ETag"),
+      "Last-Modified": headerOf("Last-Modified"),
+      "Cache-Control": headerOf("Cache-Control"),
+      Vary: headerOf("Vary"),
+      Link: headerOf("SuccessorLink"),
+      "Content-Location": header("On the canonical address: the versioned path it serves", text),
+      Deprecation: headerOf("Deprecation"),
+      Sunset: headerOf("Sunset"),
+      ...commonHeaders(),
+    },
   },
-  Preflight: { description: "A CORS preflight: any origin may read, without credentials", headers: { Allow: headerOf("Allow"), ...Object.fromEntries(Object.keys(PREFLIGHT_HEADERS).map((name) => [headerName(name), headerOf(headerName(name))])), ...commonHeaders() } },
+  Preflight: {
+    description: "A CORS preflight: any origin may read, without credentials",
+    headers: {
+      Allow: headerOf("Allow"),
+      ...Object.fromEntries(
+        Object.keys(PREFLIGHT_HEADERS).map((name) => [headerName(name), headerOf(headerName(name))]),
+      ),
+      ...commonHeaders(),
+    },
+  },
   MethodNotAllowed: problemResponse("The registry is read-only", { Allow: headerOf("Allow") }),
-  Gone: problemResponse("Past this version's sunset: its successor is linked", { Link: header('The successor\'s counterpart (`rel="successor-version"`)', text, true) }),
+  Gone: problemResponse("Past this version's sunset: its successor is linked", {
+    Link: header('The successor\'s counterpart (`rel="successor-version"`)', text, true),
+  }),
   BadRequest: problemResponse("AWS Lambda only: the event is not an HTTP request"),
 };
 
@@ -197,7 +350,11 @@ function components(changeFeed: Json): Json {
         description: "A problem document (RFC 9457).",
         type: "object",
         required: ["type", "title", "status"],
-        properties: { type: { const: "about:blank" }, title: text, status: { type: "integer", minimum: 400, maximum: 599 } },
+        properties: {
+          type: { const: "about:blank" },
+          title: text,
+          status: { type: "integer", minimum: 400, maximum: 599 },
+        },
       },
       ChangeFeed: changeFeed,
     },

@@ -8,11 +8,26 @@ import { MAX_DOCUMENT_BYTES } from "../contract/limits.ts";
 import type { Source } from "../contract/source.ts";
 import { basePathOf } from "../http/answer.ts";
 import { atomFeed } from "../feed/atom.ts";
-import { ATOM_MEDIA_TYPE, feedPlace, JSON_FEED_MEDIA_TYPE, nextFeed, serializeFeed, type Classification, type History } from "../feed/feed.ts";
+import {
+  ATOM_MEDIA_TYPE,
+  type Classification,
+  feedPlace,
+  type History,
+  JSON_FEED_MEDIA_TYPE,
+  nextFeed,
+  serializeFeed,
+} from "../feed/feed.ts";
 import type { Compress, Encoding } from "../http/encoding.ts";
-import { CANONICAL_PATH, changesPaths, contextOf, planAt, type ContractVersion, type ServedVersion } from "../contract/version-policy.ts";
-import { openApiDescription, OPENAPI_MEDIA_TYPE } from "./openapi.ts";
-import { prepareResource, problem, withHeaders, type Problem, type Resource } from "../http/responses.ts";
+import {
+  CANONICAL_PATH,
+  changesPaths,
+  contextOf,
+  type ContractVersion,
+  planAt,
+  type ServedVersion,
+} from "../contract/version-policy.ts";
+import { OPENAPI_MEDIA_TYPE, openApiDescription } from "./openapi.ts";
+import { prepareResource, type Problem, problem, type Resource, withHeaders } from "../http/responses.ts";
 import type { Build } from "../http/table.ts";
 import { VERSIONS } from "./versions.ts";
 
@@ -82,44 +97,94 @@ export async function prepareBuild(
     const document = version.build(source, context);
     const schemaBytes = new TextEncoder().encode(`${JSON.stringify(version.schema(context), null, 2)}\n`);
     const signals = lifecycleHeaders(served);
-    const describedBy = `<${baseUrl}${version.schemaPath}>; rel="describedby", <${baseUrl}${version.openapiPath}>; rel="service-desc"`;
+    const describedBy =
+      `<${baseUrl}${version.schemaPath}>; rel="describedby", <${baseUrl}${version.openapiPath}>; rel="service-desc"`;
     const successor = served.successor;
     const feeds = changesPaths(version);
-    const alternates = `<${baseUrl}${feeds.json}>; rel="alternate"; type="${JSON_FEED_MEDIA_TYPE}", <${baseUrl}${feeds.atom}>; rel="alternate"; type="${ATOM_MEDIA_TYPE}"`;
-    const docLink = successor === undefined ? `${describedBy}, ${alternates}` : `${describedBy}, ${alternates}, ${successorLink(successor.path, baseUrl)}`;
+    const alternates =
+      `<${baseUrl}${feeds.json}>; rel="alternate"; type="${JSON_FEED_MEDIA_TYPE}", <${baseUrl}${feeds.atom}>; rel="alternate"; type="${ATOM_MEDIA_TYPE}"`;
+    const docLink = successor === undefined
+      ? `${describedBy}, ${alternates}`
+      : `${describedBy}, ${alternates}, ${successorLink(successor.path, baseUrl)}`;
     const schemaLink = successor === undefined ? {} : { link: successorLink(successor.schemaPath, baseUrl) };
     const openapiLink = successor === undefined ? {} : { link: successorLink(successor.openapiPath, baseUrl) };
-    const openapiBytes = new TextEncoder().encode(`${JSON.stringify(openApiDescription(version, baseUrl, version === plan.ok.canonical), null, 2)}\n`);
-    const resource = await prepareResource(document.bytes, "application/json", builtAt, { ...compression, headers: { link: docLink, ...signals } });
+    const openapiBytes = new TextEncoder().encode(
+      `${JSON.stringify(openApiDescription(version, baseUrl, version === plan.ok.canonical), null, 2)}\n`,
+    );
+    const resource = await prepareResource(document.bytes, "application/json", builtAt, {
+      ...compression,
+      headers: { link: docLink, ...signals },
+    });
     const place = feedPlace(version.number, baseUrl, version.path, feeds);
     const previous = history.previous?.get(version.number) ?? null;
     const before = history.documents?.get(version.number);
     const classify = () => {
-      if (history.classify === undefined || before === undefined) throw new Error(`v${version.number}: a previous build is given, but no way to classify the change`);
+      if (history.classify === undefined || before === undefined) {
+        throw new Error(`v${version.number}: a previous build is given, but no way to classify the change`);
+      }
       return history.classify(before, document.document);
     };
-    const current = { ref: { built_at: builtAt, etag: resource.identity.etag }, vaults: document.document.vaults, edges: document.document.edges };
+    const current = {
+      ref: { built_at: builtAt, etag: resource.identity.etag },
+      vaults: document.document.vaults,
+      edges: document.document.edges,
+    };
     const feed = nextFeed(place, current, previous, classify);
     const feedLink = successor === undefined ? {} : { link: successorLink(changesPaths(successor).json, baseUrl) };
     const atomLink = successor === undefined ? {} : { link: successorLink(changesPaths(successor).atom, baseUrl) };
-    const schema = await prepareResource(schemaBytes, "application/schema+json", builtAt, { ...compression, headers: { ...schemaLink, ...signals } });
+    const schema = await prepareResource(schemaBytes, "application/schema+json", builtAt, {
+      ...compression,
+      headers: { ...schemaLink, ...signals },
+    });
     routes.set(version.path, resource);
     routes.set(version.schemaPath, schema);
-    routes.set(version.openapiPath, await prepareResource(openapiBytes, OPENAPI_MEDIA_TYPE, builtAt, { ...compression, headers: { ...openapiLink, ...signals } }));
-    routes.set(feeds.json, await prepareResource(serializeFeed(feed), JSON_FEED_MEDIA_TYPE, builtAt, { ...compression, headers: { ...feedLink, ...signals } }));
-    routes.set(feeds.atom, await prepareResource(atomFeed(place, feed), ATOM_MEDIA_TYPE, builtAt, { ...compression, headers: { ...atomLink, ...signals } }));
-    if (version === plan.ok.canonical) canonical = { resource, vaultCount: document.vaultCount, edgeCount: document.edgeCount };
+    routes.set(
+      version.openapiPath,
+      await prepareResource(openapiBytes, OPENAPI_MEDIA_TYPE, builtAt, {
+        ...compression,
+        headers: { ...openapiLink, ...signals },
+      }),
+    );
+    routes.set(
+      feeds.json,
+      await prepareResource(serializeFeed(feed), JSON_FEED_MEDIA_TYPE, builtAt, {
+        ...compression,
+        headers: { ...feedLink, ...signals },
+      }),
+    );
+    routes.set(
+      feeds.atom,
+      await prepareResource(atomFeed(place, feed), ATOM_MEDIA_TYPE, builtAt, {
+        ...compression,
+        headers: { ...atomLink, ...signals },
+      }),
+    );
+    if (version === plan.ok.canonical) {
+      canonical = { resource, vaultCount: document.vaultCount, edgeCount: document.edgeCount };
+    }
   }
   for (const { version, successor } of plan.ok.gone) {
     const [feeds, later] = [changesPaths(version), changesPaths(successor)];
-    for (const [path, next] of [[version.path, successor.path], [version.schemaPath, successor.schemaPath], [version.openapiPath, successor.openapiPath], [feeds.json, later.json], [feeds.atom, later.atom]] as const) {
+    for (
+      const [path, next] of [
+        [version.path, successor.path],
+        [version.schemaPath, successor.schemaPath],
+        [version.openapiPath, successor.openapiPath],
+        [feeds.json, later.json],
+        [feeds.atom, later.atom],
+      ] as const
+    ) {
       gone.set(path, problem(410, "Gone", { link: successorLink(next, baseUrl) }));
     }
   }
-  if (canonical === undefined) throw new VersionPolicyError([`v${plan.ok.canonical.number} serves /vaults.json but is not served`]);
+  if (canonical === undefined) {
+    throw new VersionPolicyError([`v${plan.ok.canonical.number} serves /vaults.json but is not served`]);
+  }
   // /vaults.json is not itself deprecated and never sunsets: it moves to the successor instead.
   // Its Content-Location keeps the base URL's path, so that a deployment under /reg points inside itself.
-  const canonicalResource = withHeaders(canonical.resource, { "content-location": `${basePathOf(baseUrl)}${plan.ok.canonical.path}` }, ["deprecation", "sunset"]);
+  const canonicalResource = withHeaders(canonical.resource, {
+    "content-location": `${basePathOf(baseUrl)}${plan.ok.canonical.path}`,
+  }, ["deprecation", "sunset"]);
   return {
     routes: new Map([[CANONICAL_PATH, canonicalResource], ...routes]),
     gone,

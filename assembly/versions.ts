@@ -18,7 +18,12 @@ export const VERSIONS: readonly ContractVersion[] = [
     published: "2026-11-21",
     build(source, context) {
       const document = buildRegistry(source, context);
-      return { bytes: serializeRegistry(document, context.documentLimit), document, vaultCount: document.vault_count, edgeCount: document.edge_count };
+      return {
+        bytes: serializeRegistry(document, context.documentLimit),
+        document,
+        vaultCount: document.vault_count,
+        edgeCount: document.edge_count,
+      };
     },
     schema: (context) => registrySchema(context.baseUrl + context.paths.schema),
   },

@@ -6,7 +6,27 @@
 
 const CLASSES = ["archive", "journal", "ledger", "reference", "research", "commons"];
 const STATUSES = ["active", "active", "active", "pending", "dormant", "proposed", "retired", "paused"];
-const WORDS = ["harbour", "tide", "salt", "kelp", "storm", "pilot", "ferry", "gull", "wreck", "dune", "reef", "quay", "net", "buoy", "cliff", "fjord", "Brück", "Échange", "Ødegård"];
+const WORDS = [
+  "harbour",
+  "tide",
+  "salt",
+  "kelp",
+  "storm",
+  "pilot",
+  "ferry",
+  "gull",
+  "wreck",
+  "dune",
+  "reef",
+  "quay",
+  "net",
+  "buoy",
+  "cliff",
+  "fjord",
+  "Brück",
+  "Échange",
+  "Ødegård",
+];
 
 /** A small, seeded PRNG (mulberry32): the same `seed` gives the same source on every run. */
 function random(seed: number): () => number {
@@ -68,7 +88,20 @@ export function generateSource(n: number, seed = 1): Record<string, unknown> {
     generated_at: "2026-11-14T08:30:00Z",
     source_inventory_sha: "9c1e4b7d2f8a6035e1d94c7b0a2f6e83d5b19c47",
     licence: { id: "CC-BY-4.0", url: "https://creativecommons.org/licenses/by/4.0/" },
-    internal_keys: ["internal_ruling", "owner", "cost_centre", "review_due", "risk_rating", "steward_email", "retention_days", "audit_ref", "internal_tags", "ticket_id", "legacy_code", "budget_line"],
+    internal_keys: [
+      "internal_ruling",
+      "owner",
+      "cost_centre",
+      "review_due",
+      "risk_rating",
+      "steward_email",
+      "retention_days",
+      "audit_ref",
+      "internal_tags",
+      "ticket_id",
+      "legacy_code",
+      "budget_line",
+    ],
     labels: { class: Object.fromEntries(CLASSES.map((c) => [c, c[0]?.toUpperCase() + c.slice(1)])), status: {} },
     vaults,
     edges,

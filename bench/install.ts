@@ -34,13 +34,17 @@ function npmEnv(): NodeJS.ProcessEnv {
 function npm(args: readonly string[], cwd: string): number {
   const started = performance.now();
   const done = spawnSync("npm", args, { cwd, env: npmEnv(), encoding: "utf8", timeout: 600_000 });
-  if (done.status !== 0) throw new Error(`npm ${args.join(" ")} failed in ${cwd}: ${done.stderr.trim().split("\n").slice(-3).join(" ")}`);
+  if (done.status !== 0) {
+    throw new Error(`npm ${args.join(" ")} failed in ${cwd}: ${done.stderr.trim().split("\n").slice(-3).join(" ")}`);
+  }
   return performance.now() - started;
 }
 
 /** A copy of the files git tracks, as a clone holds them. */
 function cloneInto(dir: string): void {
-  const files = spawnSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter(Boolean);
+  const files = spawnSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter(
+    Boolean,
+  );
   for (const file of files) cpSync(join(ROOT, file), join(dir, file));
 }
 
@@ -54,12 +58,20 @@ export function measureInstalls(work: string): InstallFigures {
   const packer = join(work, "install-packer");
   cloneInto(packer);
   symlinkSync(join(ROOT, "node_modules"), join(packer, "node_modules"));
-  const packed = spawnSync("npm", ["pack", "--json", "--pack-destination", work], { cwd: packer, env: npmEnv(), encoding: "utf8", timeout: 300_000 });
+  const packed = spawnSync("npm", ["pack", "--json", "--pack-destination", work], {
+    cwd: packer,
+    env: npmEnv(),
+    encoding: "utf8",
+    timeout: 300_000,
+  });
   if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr.trim().split("\n").slice(-3).join(" ")}`);
   const tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]?.filename as string);
   const project = join(work, "install-project");
   mkdirSync(project);
-  writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "operator", private: true, type: "module" })}\n`);
+  writeFileSync(
+    join(project, "package.json"),
+    `${JSON.stringify({ name: "operator", private: true, type: "module" })}\n`,
+  );
   const pkgMs = npm(["install", tarball, ...FLAGS], project);
 
   const honoOnly = join(work, "install-hono");

@@ -21,7 +21,12 @@ const WRK = spawnSync("wrk", ["--version"]).error === undefined;
 export const GENERATOR = WRK ? "wrk (1 thread)" : "autocannon";
 
 /** Loads `url` for `seconds` with `connections` connections; stops by itself. */
-export async function load(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Load> {
+export async function load(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+): Promise<Load> {
   if (WRK) return loadWithWrk(url, headers, seconds, connections);
   const result = await autocannon({ url, connections, duration: seconds, headers });
   return {
@@ -34,8 +39,22 @@ export async function load(url: string, headers: Record<string, string>, seconds
   };
 }
 
-async function loadWithWrk(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Load> {
-  const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "--timeout", "30s", ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), url];
+async function loadWithWrk(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+): Promise<Load> {
+  const args = [
+    "-t1",
+    `-c${connections}`,
+    `-d${seconds}s`,
+    "--latency",
+    "--timeout",
+    "30s",
+    ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]),
+    url,
+  ];
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] });
     let text = "";
@@ -64,7 +83,6 @@ async function loadWithWrk(url: string, headers: Record<string, string>, seconds
     errors: errors === null ? 0 : errors.slice(1).reduce((sum, n) => sum + Number(n), 0),
   };
 }
-
 
 /** A process's resident memory in bytes, from /proc (Linux). */
 export function rssOf(pid: number): number {

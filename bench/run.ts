@@ -10,16 +10,27 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, write
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { CANONICAL_PATH, tablePaths, type ContractVersion } from "../contract/version-policy.ts";
+import { CANONICAL_PATH, type ContractVersion, tablePaths } from "../contract/version-policy.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { buildRegistry, serializeRegistry, validateSource, type Source } from "../registry.ts";
-import { fetchRaw, startServer, type Running } from "../test/servers.ts";
+import { buildRegistry, serializeRegistry, type Source, validateSource } from "../registry.ts";
+import { fetchRaw, type Running, startServer } from "../test/servers.ts";
 import { parseProcessArgs } from "../node/cli/args.ts";
 import { bundleArtifacts } from "../node/build/bundle.ts";
 import { diffDocuments, type Document } from "../node/review/diff.ts";
 import { zlibCompress } from "../node/build/compress.ts";
-import { BASE_RECORDS, BASE_VALUE_WEIGHT, MAX_DOCUMENT_BYTES, MAX_INTERNAL_KEY_LENGTH, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STRING_LENGTH, RECORD_BYTES, VALUE_WEIGHT_BYTES, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
+import {
+  BASE_RECORDS,
+  BASE_VALUE_WEIGHT,
+  MAX_DOCUMENT_BYTES,
+  MAX_INTERNAL_KEY_LENGTH,
+  MAX_NESTING_DEPTH,
+  MAX_SOURCE_BYTES,
+  MAX_STRING_LENGTH,
+  RECORD_BYTES,
+  VALUE_WEIGHT_BYTES,
+  VALUE_WEIGHT_OF_CONTAINER,
+} from "../contract/limits.ts";
 import { classifyChange } from "../node/build/classify.ts";
 import { checkPrevious } from "../node/build/previous.ts";
 import { changesPaths } from "../contract/version-policy.ts";
@@ -28,7 +39,7 @@ import { atomFeed } from "../feed/atom.ts";
 import { feedPlace, nextFeed, serializeFeed } from "../feed/feed.ts";
 import { generateSource } from "./generate.ts";
 import { measureInstalls } from "./install.ts";
-import { GENERATOR, load as loadWith, rssOf, type Load } from "./load.ts";
+import { GENERATOR, type Load, load as loadWith, rssOf } from "./load.ts";
 
 parseProcessArgs({
   usage: "npm run bench [-- --help]",
@@ -67,8 +78,12 @@ const row = (what: string, measured: string, target = "", met: boolean | null = 
   console.error(`  ${what}: ${measured}${target ? ` (target ${target}: ${met ? "met" : "NOT met"})` : ""}`);
 };
 
-const load = (url: string, headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS): Promise<Load> =>
-  loadWith(url, headers, seconds, connections);
+const load = (
+  url: string,
+  headers: Record<string, string> = {},
+  seconds = SECONDS,
+  connections = CONNECTIONS,
+): Promise<Load> => loadWith(url, headers, seconds, connections);
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -78,12 +93,17 @@ const median = (xs: number[]): number => {
 const fmt = (x: number, digits = 2): string => x.toFixed(digits);
 
 /** Alternates A and B (ABBA) for ROUNDS rounds; the median ratios of A to B. */
-async function compare(a: () => Promise<Load>, b: () => Promise<Load>): Promise<{ rps: number; p99: number; a: Load; b: Load }> {
+async function compare(
+  a: () => Promise<Load>,
+  b: () => Promise<Load>,
+): Promise<{ rps: number; p99: number; a: Load; b: Load }> {
   const ratios: number[] = [];
   const p99s: number[] = [];
   let last: [Load, Load] | undefined;
   for (let round = 0; round < ROUNDS; round++) {
-    const [ra, rb] = round % 2 === 0 ? [await a(), await b()] : (([y, x]) => [x, y] as [Load, Load])([await b(), await a()]);
+    const [ra, rb] = round % 2 === 0
+      ? [await a(), await b()]
+      : (([y, x]) => [x, y] as [Load, Load])([await b(), await a()]);
     if (ra.errors + rb.errors > 0) throw new Error(`load errors: ${ra.errors} and ${rb.errors}`);
     ratios.push(ra.rps / rb.rps);
     p99s.push(Math.max(ra.p99, 0.5) / Math.max(rb.p99, 0.5));
@@ -100,7 +120,11 @@ function validated(source: unknown): Source {
 }
 
 /** Writes a source file and the spec (body file and 200 headers) a raw server serves for it: the document, or the answer at `route`. */
-async function prepare(name: string, source: unknown, route?: string): Promise<{ sourcePath: string; specPath: string; bytes: number }> {
+async function prepare(
+  name: string,
+  source: unknown,
+  route?: string,
+): Promise<{ sourcePath: string; specPath: string; bytes: number }> {
   const sourcePath = join(work, `${name}.source.json`);
   writeFileSync(sourcePath, JSON.stringify(source));
   const build = await prepareBuild(validated(source), CONFIG);
@@ -118,12 +142,24 @@ async function artifacts(sourcePath: string): Promise<string> {
   const known = built.get(sourcePath);
   if (known !== undefined) return known;
   const out = join(work, `dist-${built.size}`);
-  await timed("node", [...TSX, "node/bin/build.ts", "--source", sourcePath, "--base-url", CONFIG.baseUrl, "--out", out]);
+  await timed("node", [
+    ...TSX,
+    "node/bin/build.ts",
+    "--source",
+    sourcePath,
+    "--base-url",
+    CONFIG.baseUrl,
+    "--out",
+    out,
+  ]);
   built.set(sourcePath, out);
   return out;
 }
 
-async function withServers<T>(starts: (() => Promise<Running>)[], body: (servers: Running[]) => Promise<T>): Promise<T> {
+async function withServers<T>(
+  starts: (() => Promise<Running>)[],
+  body: (servers: Running[]) => Promise<T>,
+): Promise<T> {
   const servers: Running[] = [];
   try {
     for (const start of starts) servers.push(await start());
@@ -134,20 +170,53 @@ async function withServers<T>(starts: (() => Promise<Running>)[], body: (servers
 }
 
 /** The production Node server: `node dist/node/server.mjs` of a build of the source. */
-const ours = (sourcePath: string) => async () => startServer("node", [join(await artifacts(sourcePath), "node", "server.mjs")], env, 120_000);
+const ours = (sourcePath: string) => async () =>
+  startServer("node", [join(await artifacts(sourcePath), "node", "server.mjs")], env, 120_000);
 const rawNode = (specPath: string) => () => startServer("node", [...TSX, "bench/servers/raw-node.ts", specPath], env);
-const fastify = (specPath: string) => () => startServer("node", [...TSX, "bench/servers/fastify.ts", specPath, CANONICAL_PATH, ...VERSIONS.map((v) => v.path)], env);
+const fastify = (specPath: string) => () =>
+  startServer(
+    "node",
+    [...TSX, "bench/servers/fastify.ts", specPath, CANONICAL_PATH, ...VERSIONS.map((v) => v.path)],
+    env,
+  );
 
-async function servingNode(label: string, prepared: { sourcePath: string; specPath: string; bytes: number }, targets: boolean): Promise<void> {
+async function servingNode(
+  label: string,
+  prepared: { sourcePath: string; specPath: string; bytes: number },
+  targets: boolean,
+): Promise<void> {
   const { sourcePath, specPath, bytes } = prepared;
   await withServers([ours(sourcePath), rawNode(specPath), fastify(specPath)], async ([o, r, f]) => {
     const path = (VERSIONS[0] as ContractVersion).path;
     const connections = bytes > 1 << 20 ? 10 : CONNECTIONS; // megabytes per answer: fewer in flight
-    const vsRaw = await compare(() => load(o!.origin + path, {}, SECONDS, connections), () => load(r!.origin + path, {}, SECONDS, connections));
-    row(`dist/node/server.mjs / raw node:http, ${label} (${(bytes / 1024).toFixed(0)} KB), req/s`, `${fmt(vsRaw.rps)}x (${fmt(vsRaw.a.rps, 0)} vs ${fmt(vsRaw.b.rps, 0)} req/s)`, targets ? ">= 0.95x" : "", targets ? vsRaw.rps >= 0.95 : null);
-    row(`dist/node/server.mjs / raw node:http, ${label}, p99 latency`, `${fmt(vsRaw.p99)}x (${vsRaw.a.p99} vs ${vsRaw.b.p99} ms)`, targets ? "<= 1.15x" : "", targets ? vsRaw.p99 <= 1.15 : null);
-    const vsFastify = await compare(() => load(o!.origin + path, {}, SECONDS, connections), () => load(f!.origin + path, {}, SECONDS, connections));
-    row(`dist/node/server.mjs / Fastify, ${label}, req/s`, `${fmt(vsFastify.rps)}x (${fmt(vsFastify.a.rps, 0)} vs ${fmt(vsFastify.b.rps, 0)} req/s); p99 ${fmt(vsFastify.p99)}x`, targets ? "> 1.00x" : "", targets ? vsFastify.rps > 1 : null);
+    const vsRaw = await compare(
+      () => load(o!.origin + path, {}, SECONDS, connections),
+      () => load(r!.origin + path, {}, SECONDS, connections),
+    );
+    row(
+      `dist/node/server.mjs / raw node:http, ${label} (${(bytes / 1024).toFixed(0)} KB), req/s`,
+      `${fmt(vsRaw.rps)}x (${fmt(vsRaw.a.rps, 0)} vs ${fmt(vsRaw.b.rps, 0)} req/s)`,
+      targets ? ">= 0.95x" : "",
+      targets ? vsRaw.rps >= 0.95 : null,
+    );
+    row(
+      `dist/node/server.mjs / raw node:http, ${label}, p99 latency`,
+      `${fmt(vsRaw.p99)}x (${vsRaw.a.p99} vs ${vsRaw.b.p99} ms)`,
+      targets ? "<= 1.15x" : "",
+      targets ? vsRaw.p99 <= 1.15 : null,
+    );
+    const vsFastify = await compare(
+      () => load(o!.origin + path, {}, SECONDS, connections),
+      () => load(f!.origin + path, {}, SECONDS, connections),
+    );
+    row(
+      `dist/node/server.mjs / Fastify, ${label}, req/s`,
+      `${fmt(vsFastify.rps)}x (${fmt(vsFastify.a.rps, 0)} vs ${fmt(vsFastify.b.rps, 0)} req/s); p99 ${
+        fmt(vsFastify.p99)
+      }x`,
+      targets ? "> 1.00x" : "",
+      targets ? vsFastify.rps > 1 : null,
+    );
   });
 }
 
@@ -157,23 +226,48 @@ async function conditionalAndEncodings(largeSourcePath: string): Promise<void> {
     const url = `${o!.origin}/vaults.json`;
     const etag = (await fetchRaw(url)).headers["etag"] as string;
     const r = await compare(() => load(url, { "if-none-match": etag }), () => load(url));
-    row("304 answers / 200 answers (If-None-Match), fixture, req/s", `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s); p99 ${fmt(r.p99)}x`, ">= 1.0x", r.rps >= 1.0);
+    row(
+      "304 answers / 200 answers (If-None-Match), fixture, req/s",
+      `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s); p99 ${fmt(r.p99)}x`,
+      ">= 1.0x",
+      r.rps >= 1.0,
+    );
   });
   // The JSON change feed comes from the same precomputed answers as the document: as near raw node:http writing its bytes.
   const feedPath = changesPaths(VERSIONS[0] as ContractVersion).json;
   const feed = await prepare("fixture-feed", JSON.parse(readFileSync("fixtures/registry.json", "utf8")), feedPath);
   await withServers([ours(sourcePath), rawNode(feed.specPath)], async ([o, raw]) => {
     const r = await compare(() => load(o!.origin + feedPath), () => load(raw!.origin + feedPath));
-    row(`dist/node/server.mjs / raw node:http, the fixture's JSON change feed (${(feed.bytes / 1024).toFixed(1)} KB), req/s`, `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s); p99 ${fmt(r.p99)}x`, ">= 0.95x", r.rps >= 0.95);
+    row(
+      `dist/node/server.mjs / raw node:http, the fixture's JSON change feed (${
+        (feed.bytes / 1024).toFixed(1)
+      } KB), req/s`,
+      `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s); p99 ${fmt(r.p99)}x`,
+      ">= 0.95x",
+      r.rps >= 0.95,
+    );
   });
   await withServers([ours(largeSourcePath)], async ([o]) => {
     const url = `${o!.origin}/vaults.json`;
     for (const [coding, header] of [["gzip", "gzip"], ["brotli", "br"]] as const) {
-      const r = await compare(() => load(url, { "accept-encoding": header }, SECONDS, 10), () => load(url, {}, SECONDS, 10));
+      const r = await compare(
+        () => load(url, { "accept-encoding": header }, SECONDS, 10),
+        () => load(url, {}, SECONDS, 10),
+      );
       const wire = r.a.bytesPerRequest / r.b.bytesPerRequest;
       const isGzip = coding === "gzip";
-      row(`${coding} client / identity client, large document, req/s`, `${fmt(r.rps)}x (${fmt(r.a.rps, 1)} vs ${fmt(r.b.rps, 1)} req/s); p99 ${fmt(r.p99)}x`, isGzip ? ">= 5x" : "", isGzip ? r.rps >= 5 : null);
-      row(`${coding} client / identity client, large document, bytes on the wire`, `${fmt(wire * 100, 1)}%`, isGzip ? "<= 20%" : "", isGzip ? wire <= 0.2 : null);
+      row(
+        `${coding} client / identity client, large document, req/s`,
+        `${fmt(r.rps)}x (${fmt(r.a.rps, 1)} vs ${fmt(r.b.rps, 1)} req/s); p99 ${fmt(r.p99)}x`,
+        isGzip ? ">= 5x" : "",
+        isGzip ? r.rps >= 5 : null,
+      );
+      row(
+        `${coding} client / identity client, large document, bytes on the wire`,
+        `${fmt(wire * 100, 1)}%`,
+        isGzip ? "<= 20%" : "",
+        isGzip ? wire <= 0.2 : null,
+      );
     }
   });
 }
@@ -187,18 +281,32 @@ async function deno(): Promise<void> {
   const { specPath, sourcePath } = await prepare("deno", JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
   const denoBin = "node_modules/.bin/deno";
   const entries = [
-    { name: "deno serve dist/fetch/index.mjs", args: [join(await artifacts(sourcePath), "fetch", "index.mjs")], target: true },
+    {
+      name: "deno serve dist/fetch/index.mjs",
+      args: [join(await artifacts(sourcePath), "fetch", "index.mjs")],
+      target: true,
+    },
     { name: "deno serve handler.ts", args: ["--allow-env=BASE_URL,SOURCE_DATE_EPOCH", "handler.ts"], target: false },
   ];
   for (const entry of entries) {
     await withServers(
       [
         () => startServer(denoBin, ["serve", "--host", "127.0.0.1", "--port", "0", ...entry.args], env),
-        () => startServer(denoBin, ["run", "--allow-read", "--allow-net=127.0.0.1", "bench/servers/raw-deno.ts", specPath], env),
+        () =>
+          startServer(
+            denoBin,
+            ["run", "--allow-read", "--allow-net=127.0.0.1", "bench/servers/raw-deno.ts", specPath],
+            env,
+          ),
       ],
       async ([ourDeno, raw]) => {
         const r = await compare(() => load(`${ourDeno!.origin}/vaults.json`), () => load(`${raw!.origin}/vaults.json`));
-        row(`${entry.name} / raw Deno.serve, fixture, req/s`, `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s)`, entry.target ? ">= 0.95x" : "", entry.target ? r.rps >= 0.95 : null);
+        row(
+          `${entry.name} / raw Deno.serve, fixture, req/s`,
+          `${fmt(r.rps)}x (${fmt(r.a.rps, 0)} vs ${fmt(r.b.rps, 0)} req/s)`,
+          entry.target ? ">= 0.95x" : "",
+          entry.target ? r.rps >= 0.95 : null,
+        );
         row(`${entry.name} / raw Deno.serve, fixture, p99 latency`, `${fmt(r.p99)}x (${r.a.p99} vs ${r.b.p99} ms)`);
       },
     );
@@ -222,7 +330,11 @@ function timed(command: string, args: string[], stdoutTo?: string): Promise<numb
   });
 }
 
-async function alternateTimes(a: () => Promise<number>, b: () => Promise<number>, rounds: number): Promise<{ a: number; b: number; ratio: number }> {
+async function alternateTimes(
+  a: () => Promise<number>,
+  b: () => Promise<number>,
+  rounds: number,
+): Promise<{ a: number; b: number; ratio: number }> {
   const as: number[] = [];
   const bs: number[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -248,12 +360,21 @@ async function builds(): Promise<string> {
   const empty = (await prepare("build-empty", generateSource(0))).sourcePath;
   for (const n of [1_000, 10_000, 20_000, 100_000]) {
     const { sourcePath } = await prepare(`build-${n}`, generateSource(n));
-    const cli = (path: string) => () => timed("node", [...TSX, "node/bin/registry.ts", path, "--built-at", CONFIG.builtAt]);
+    const cli = (path: string) => () =>
+      timed("node", [...TSX, "node/bin/registry.ts", path, "--built-at", CONFIG.builtAt]);
     const samples = { cli: [] as number[], empty: [] as number[], floor: [] as number[], node: [] as number[] };
     for (let round = 0; round < 5; round++) {
-      const order: (keyof typeof samples)[] = round % 2 === 0 ? ["cli", "empty", "floor", "node"] : ["node", "floor", "empty", "cli"];
+      const order: (keyof typeof samples)[] = round % 2 === 0
+        ? ["cli", "empty", "floor", "node"]
+        : ["node", "floor", "empty", "cli"];
       for (const which of order) {
-        const run = which === "cli" ? cli(sourcePath) : which === "empty" ? cli(empty) : which === "floor" ? () => timed("node", ["bench/floor.mjs", sourcePath]) : () => timed("node", ["-e", "0"]);
+        const run = which === "cli"
+          ? cli(sourcePath)
+          : which === "empty"
+          ? cli(empty)
+          : which === "floor"
+          ? () => timed("node", ["bench/floor.mjs", sourcePath])
+          : () => timed("node", ["-e", "0"]);
         samples[which].push(await run());
       }
     }
@@ -262,11 +383,21 @@ async function builds(): Promise<string> {
     const ratio = net / floorNet;
     times.set(n, net);
     const isTarget = n === 100_000;
-    row(`build of ${n / 1000}k vaults through the CLI / floor (parse + pretty-print the vaults), net of start-up`, `${fmt(ratio)}x (${fmt(net, 0)} vs ${fmt(floorNet, 0)} ms)`, isTarget ? "<= 2.0x" : "", isTarget ? ratio <= 2 : null);
+    row(
+      `build of ${n / 1000}k vaults through the CLI / floor (parse + pretty-print the vaults), net of start-up`,
+      `${fmt(ratio)}x (${fmt(net, 0)} vs ${fmt(floorNet, 0)} ms)`,
+      isTarget ? "<= 2.0x" : "",
+      isTarget ? ratio <= 2 : null,
+    );
     largest = sourcePath;
   }
   const [t20, t100] = [times.get(20_000) as number, times.get(100_000) as number];
-  row("build time growth, 20k -> 100k vaults (5x the vaults), net of start-up", `${fmt(t100 / t20)}x (${fmt(t20, 0)} -> ${fmt(t100, 0)} ms)`, "<= 6.5x", t100 / t20 <= 6.5);
+  row(
+    "build time growth, 20k -> 100k vaults (5x the vaults), net of start-up",
+    `${fmt(t100 / t20)}x (${fmt(t20, 0)} -> ${fmt(t100, 0)} ms)`,
+    "<= 6.5x",
+    t100 / t20 <= 6.5,
+  );
   return largest;
 }
 
@@ -280,7 +411,10 @@ async function diffs(): Promise<void> {
   const golden = JSON.parse(readFileSync("golden/registry.json", "utf8")) as Document;
   const template = (golden["vaults"] as Document[]).find((r) => !Object.hasOwn(r, "listing")) as Document;
   const documents = (n: number): [Document, Document] => {
-    const vaults = Array.from({ length: n }, (_, i) => ({ ...template, vault_slug: `vault-${String(i).padStart(7, "0")}` }));
+    const vaults = Array.from(
+      { length: n },
+      (_, i) => ({ ...template, vault_slug: `vault-${String(i).padStart(7, "0")}` }),
+    );
     const after = vaults.map((r, i) => (i % 100 === 0 ? { ...r, note: `changed ${i}` } : r));
     return [{ ...golden, vaults }, { ...golden, vaults: after }];
   };
@@ -293,13 +427,20 @@ async function diffs(): Promise<void> {
     diffDocuments(...pair);
     return performance.now() - started;
   };
-  for (const [what, make, small, large, target] of [
-    ["vaults", documents, 20_000, 100_000, 10],
-    ["keys in one object", wide, 50_000, 150_000, 6],
-  ] as const) {
+  for (
+    const [what, make, small, large, target] of [
+      ["vaults", documents, 20_000, 100_000, 10],
+      ["keys in one object", wide, 50_000, 150_000, 6],
+    ] as const
+  ) {
     const [a, b] = [make(small), make(large)];
     const t = await alternateTimes(() => time(b), () => time(a), 5);
-    row(`registry diff growth, ${small / 1000}k -> ${large / 1000}k ${what} (${large / small}x), in process`, `${fmt(t.ratio)}x (${fmt(t.b, 0)} -> ${fmt(t.a, 0)} ms)`, `<= ${target}x`, t.ratio <= target);
+    row(
+      `registry diff growth, ${small / 1000}k -> ${large / 1000}k ${what} (${large / small}x), in process`,
+      `${fmt(t.ratio)}x (${fmt(t.b, 0)} -> ${fmt(t.a, 0)} ms)`,
+      `<= ${target}x`,
+      t.ratio <= target,
+    );
   }
 }
 
@@ -318,7 +459,10 @@ async function feeds(): Promise<void> {
   const steps = new Map<number, number>();
   for (const n of [20_000, 100_000]) {
     const first = generateSource(n) as { vaults: Record<string, unknown>[] };
-    const second = { ...first, vaults: first.vaults.map((v, i) => (i % 100 === 0 ? { ...v, note: `changed ${i}` } : v)) };
+    const second = {
+      ...first,
+      vaults: first.vaults.map((v, i) => (i % 100 === 0 ? { ...v, note: `changed ${i}` } : v)),
+    };
     const [before, after] = [validated(first), validated(second)];
     const previous = await prepareBuild(before, CONFIG, {}, VERSIONS, MAX_DOCUMENT_BYTES);
     const documentBytes = previous.routes.get(v1.path)!.identity.body;
@@ -326,35 +470,64 @@ async function feeds(): Promise<void> {
     const history = async () => {
       const checked = await checkPrevious(v1, later, documentBytes, feedBytes);
       if ("error" in checked) throw new Error(checked.error);
-      return { previous: new Map([[1, checked.ok.history]]), documents: new Map([[1, checked.ok.document]]), classify: classifyChange };
+      return {
+        previous: new Map([[1, checked.ok.history]]),
+        documents: new Map([[1, checked.ok.document]]),
+        classify: classifyChange,
+      };
     };
     const timedBuild = (withPrevious: boolean) => async () => {
       const started = performance.now();
-      await prepareBuild(after, later, { compress: zlibCompress }, VERSIONS, MAX_DOCUMENT_BYTES, withPrevious ? await history() : {});
+      await prepareBuild(
+        after,
+        later,
+        { compress: zlibCompress },
+        VERSIONS,
+        MAX_DOCUMENT_BYTES,
+        withPrevious ? await history() : {},
+      );
       return performance.now() - started;
     };
-    const current = buildRegistry(after, { ...later, paths: { canonical: CANONICAL_PATH, versioned: v1.path, schema: v1.schemaPath } });
+    const current = buildRegistry(after, {
+      ...later,
+      paths: { canonical: CANONICAL_PATH, versioned: v1.path, schema: v1.schemaPath },
+    });
     const ref = { built_at: later.builtAt, etag: await strongEtag(serializeRegistry(current, MAX_DOCUMENT_BYTES)) };
     const place = feedPlace(1, later.baseUrl, v1.path, paths);
     const feedStep = async () => {
       const started = performance.now();
       const checked = await checkPrevious(v1, later, documentBytes, feedBytes);
       if ("error" in checked) throw new Error(checked.error);
-      const feed = nextFeed(place, { ref, vaults: current.vaults, edges: current.edges }, checked.ok.history, () => classifyChange(checked.ok.document, current));
+      const feed = nextFeed(
+        place,
+        { ref, vaults: current.vaults, edges: current.edges },
+        checked.ok.history,
+        () => classifyChange(checked.ok.document, current),
+      );
       serializeFeed(feed);
       atomFeed(place, feed);
       return performance.now() - started;
     };
     if (n === 100_000) {
       const t = await alternateTimes(timedBuild(true), timedBuild(false), 3);
-      row("build with --previous / the same build without, 100k vaults (1% of notes changed), in process", `${fmt(t.ratio)}x (${fmt(t.a, 0)} vs ${fmt(t.b, 0)} ms)`, "<= 1.5x", t.ratio <= 1.5);
+      row(
+        "build with --previous / the same build without, 100k vaults (1% of notes changed), in process",
+        `${fmt(t.ratio)}x (${fmt(t.a, 0)} vs ${fmt(t.b, 0)} ms)`,
+        "<= 1.5x",
+        t.ratio <= 1.5,
+      );
     }
     const samples: number[] = [];
     for (let round = 0; round < 3; round++) samples.push(await feedStep());
     steps.set(n, median(samples));
   }
   const [s20, s100] = [steps.get(20_000) as number, steps.get(100_000) as number];
-  row("feed step growth (check the previous feed, classify, carry on), 20k -> 100k vaults (5x), in process", `${fmt(s100 / s20)}x (${fmt(s20, 0)} -> ${fmt(s100, 0)} ms)`, "<= 6.5x", s100 / s20 <= 6.5);
+  row(
+    "feed step growth (check the previous feed, classify, carry on), 20k -> 100k vaults (5x), in process",
+    `${fmt(s100 / s20)}x (${fmt(s20, 0)} -> ${fmt(s100, 0)} ms)`,
+    "<= 6.5x",
+    s100 / s20 <= 6.5,
+  );
 }
 
 async function coldStart(): Promise<void> {
@@ -371,25 +544,52 @@ async function coldStart(): Promise<void> {
     return elapsed;
   };
   const server = await alternateTimes(serverToFirst200, nodeNothing, 5);
-  row("cold start: spawn to first 200, node dist/node/server.mjs / node -e 0", `${fmt(server.ratio)}x (${fmt(server.a, 0)} vs ${fmt(server.b, 0)} ms)`, "<= 1.5x", server.ratio <= 1.5);
+  row(
+    "cold start: spawn to first 200, node dist/node/server.mjs / node -e 0",
+    `${fmt(server.ratio)}x (${fmt(server.a, 0)} vs ${fmt(server.b, 0)} ms)`,
+    "<= 1.5x",
+    server.ratio <= 1.5,
+  );
 
   // The Lambda bundle as the build makes it, in process, for esbuild's sizes per input.
-  const bundles = await bundleArtifacts(await prepareBuild(validated(JSON.parse(readFileSync(fixture, "utf8"))), CONFIG, { compress: zlibCompress }), join(work, "sized"), fixture);
+  const bundles = await bundleArtifacts(
+    await prepareBuild(validated(JSON.parse(readFileSync(fixture, "utf8"))), CONFIG, { compress: zlibCompress }),
+    join(work, "sized"),
+    fixture,
+  );
   const bundle = join(work, "sized", "lambda", "index.mjs");
   const event = JSON.parse(readFileSync("fixtures/aws-events/apigw-http-v2.json", "utf8"));
   event.rawPath = "/vaults.json";
   event.requestContext.http.path = "/vaults.json";
-  const script = `const m = await import(${JSON.stringify(bundle)}); const r = await m.handler(${JSON.stringify(event)}); if (r.statusCode !== 200) process.exit(1);`;
+  const script = `const m = await import(${JSON.stringify(bundle)}); const r = await m.handler(${
+    JSON.stringify(event)
+  }); if (r.statusCode !== 200) process.exit(1);`;
   const lambda = await alternateTimes(() => timed("node", ["--input-type=module", "-e", script]), nodeNothing, 11);
   const added = lambda.a - lambda.b;
-  row("cold start: Lambda bundle imported and invoked once, minus node -e 0", `+${fmt(added, 1)} ms (${fmt(lambda.a, 0)} vs ${fmt(lambda.b, 0)} ms)`, "<= 10 ms", added <= 10);
+  row(
+    "cold start: Lambda bundle imported and invoked once, minus node -e 0",
+    `+${fmt(added, 1)} ms (${fmt(lambda.a, 0)} vs ${fmt(lambda.b, 0)} ms)`,
+    "<= 10 ms",
+    added <= 10,
+  );
 
   const total = statSync(bundle).size;
   const inputs = Object.values(bundles.lambda.outputs)[0]?.inputs ?? {};
-  const snapshot = Object.entries(inputs).filter(([file]) => file.includes("stamp.json")).reduce((sum, [, v]) => sum + v.bytesInOutput, 0);
+  const snapshot = Object.entries(inputs).filter(([file]) => file.includes("stamp.json")).reduce(
+    (sum, [, v]) => sum + v.bytesInOutput,
+    0,
+  );
   const code = total - snapshot;
-  row("Lambda bundle, minified code without the embedded answers", `${fmt(code / 1024, 1)} KB`, "<= 30 KB", code <= 30 * 1024);
-  row("Lambda bundle, whole file minified / gzipped", `${fmt(total / 1024, 1)} KB / ${fmt(gzipSync(readFileSync(bundle)).length / 1024, 1)} KB`);
+  row(
+    "Lambda bundle, minified code without the embedded answers",
+    `${fmt(code / 1024, 1)} KB`,
+    "<= 30 KB",
+    code <= 30 * 1024,
+  );
+  row(
+    "Lambda bundle, whole file minified / gzipped",
+    `${fmt(total / 1024, 1)} KB / ${fmt(gzipSync(readFileSync(bundle)).length / 1024, 1)} KB`,
+  );
 }
 
 async function memory(sourcePath: string): Promise<void> {
@@ -405,7 +605,9 @@ async function memory(sourcePath: string): Promise<void> {
     const growth = after - idle;
     row(
       `Node server RSS after load, largest deployable document (${fmt(docBytes / 1048576, 1)} MB)`,
-      `idle ${fmt(idle / 1048576, 0)} MB, after ${fmt(after / 1048576, 0)} MB: +${fmt(growth / docBytes, 2)}x the document`,
+      `idle ${fmt(idle / 1048576, 0)} MB, after ${fmt(after / 1048576, 0)} MB: +${
+        fmt(growth / docBytes, 2)
+      }x the document`,
       "<= idle + 3x document",
       growth <= 3 * docBytes,
     );
@@ -416,10 +618,26 @@ async function memory(sourcePath: string): Promise<void> {
 function installs(): void {
   const { clone, pkg, hono } = measureInstalls(work);
   const mb = (bytes: number) => `${fmt(bytes / 2 ** 20, 1)} MB`;
-  row("operator's install of a clone (npm ci --omit=dev --omit=optional), node_modules", mb(clone.bytes), "<= 40 MB", clone.bytes <= 40 * 2 ** 20);
-  row("operator's install of a clone / npm install hono alone, time", `${fmt(clone.ms / hono.ms)}x (${fmt(clone.ms / 1000, 1)} vs ${fmt(hono.ms / 1000, 1)} s)`);
-  row("the package installed from its tarball into an empty project, node_modules", mb(pkg.bytes), "<= 40 MB", pkg.bytes <= 40 * 2 ** 20);
-  row("the package installed from its tarball / npm install hono alone, time", `${fmt(pkg.ms / hono.ms)}x (${fmt(pkg.ms / 1000, 1)} vs ${fmt(hono.ms / 1000, 1)} s)`);
+  row(
+    "operator's install of a clone (npm ci --omit=dev --omit=optional), node_modules",
+    mb(clone.bytes),
+    "<= 40 MB",
+    clone.bytes <= 40 * 2 ** 20,
+  );
+  row(
+    "operator's install of a clone / npm install hono alone, time",
+    `${fmt(clone.ms / hono.ms)}x (${fmt(clone.ms / 1000, 1)} vs ${fmt(hono.ms / 1000, 1)} s)`,
+  );
+  row(
+    "the package installed from its tarball into an empty project, node_modules",
+    mb(pkg.bytes),
+    "<= 40 MB",
+    pkg.bytes <= 40 * 2 ** 20,
+  );
+  row(
+    "the package installed from its tarball / npm install hono alone, time",
+    `${fmt(pkg.ms / hono.ms)}x (${fmt(pkg.ms / 1000, 1)} vs ${fmt(hono.ms / 1000, 1)} s)`,
+  );
 }
 
 /**
@@ -430,10 +648,19 @@ function installs(): void {
  */
 async function hostileSources(): Promise<void> {
   const FILL = MAX_SOURCE_BYTES - 64 * 1024;
-  const head = `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"${"a".repeat(40)}","internal_keys":["internal"],"edges":[],`;
+  const head = `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"${
+    "a".repeat(40)
+  }","internal_keys":["internal"],"edges":[],`;
   const oneVault = '"vaults":[{"vault_slug":"a","display_name":"A","status":"active"}],';
   /** Writes head, then `item(i)` joined by commas while under `limit` bytes (or `count` items), then tail. */
-  const write = (name: string, prefix: string, item: (i: number) => string, suffix: string, limit = FILL, count = Infinity): string => {
+  const write = (
+    name: string,
+    prefix: string,
+    item: (i: number) => string,
+    suffix: string,
+    limit = FILL,
+    count = Infinity,
+  ): string => {
     const path = join(work, `hostile-${name}.json`);
     const fd = openSync(path, "w");
     let size = Buffer.byteLength(prefix) + Buffer.byteLength(suffix);
@@ -454,7 +681,8 @@ async function hostileSources(): Promise<void> {
     return path;
   };
   // A vault of 3 values in 51 bytes (with its comma): as many as the record limit allows, then more.
-  const vault = (i: number): string => `{"vault_slug":"v${i.toString(36).padStart(6, "0")}","display_name":"V","status":"a"}`;
+  const vault = (i: number): string =>
+    `{"vault_slug":"v${i.toString(36).padStart(6, "0")}","display_name":"V","status":"a"}`;
   const vaultsAtLimit = Math.floor(BASE_RECORDS / (1 - (vault(0).length + 1) / RECORD_BYTES)) - 100;
   // An edge of 3 values in 44 bytes between one vault and itself, each of another type: the same.
   const edge = (i: number): string => `{"source":"a","target":"a","type":"${i.toString(36).padStart(6, "0")}"}`;
@@ -462,24 +690,138 @@ async function hostileSources(): Promise<void> {
   const pattern = "k".repeat(MAX_INTERNAL_KEY_LENGTH - 8);
   const controlLabel = "\\u0001".repeat(MAX_STRING_LENGTH);
   const shapes: [string, () => string, boolean][] = [
-    [`nesting ${MAX_NESTING_DEPTH - 1} deep, repeated`, () => write("deep", `${head}${oneVault}"internal":[`, () => `${"[".repeat(61)}"${"x".repeat(246 * VALUE_WEIGHT_BYTES)}"${"]".repeat(61)}`, "]}"), false],
-    [`nesting ${MAX_NESTING_DEPTH + 1} deep (refused)`, () => write("too-deep", `${head}${oneVault}"internal":`, () => `${"[".repeat(MAX_NESTING_DEPTH)}${"]".repeat(MAX_NESTING_DEPTH)}`, "}", FILL, 1), false],
-    ["flat array of small objects", () => write("flat", `${head}${oneVault}"internal":[`, (i) => `{"k":"${String(i).padStart(5 * VALUE_WEIGHT_BYTES - 8, "x")}"}`, "]}"), false],
-    ["flat array of empty objects, to the weight limit", () => write("empty", `${head}${oneVault}"internal":[`, () => "{}", "]}", FILL, Math.floor(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) - 100), false],
-    ["flat array of empty objects, past the weight limit (refused)", () => write("empty-over", `${head}${oneVault}"internal":[`, () => "{}", "]}", FILL, Math.ceil(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) + 1000), false],
-    ["flat array of small valid vaults, to the record limit", () => write("vaults", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit), false],
-    ["flat array of small valid vaults, past the record limit (refused)", () => write("vaults-records", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit + 1_000), false],
-    ["flat array of small valid edges, to the record limit", () => write("edges", `${head.replace('"edges":[],', "")}${oneVault}"edges":[`, edge, "]}", FILL, edgesAtLimit), false],
-    ["flat array of small valid vaults, past the weight limit (refused)", () => write("vaults-over", `${head}"vaults":[`, vault, "]}"), false],
-    [`distinct undeclared keys of ${MAX_INTERNAL_KEY_LENGTH} characters (refused)`, () => write("keys", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${pattern}${String(i).padStart(8, "0")}":1`, "}]}"), false],
-    [`distinct undeclared keys of U+FDFA (refused)`, () => write("decomposing", `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`, (i) => `"${i.toString(36)}${"\ufdfa".repeat(200)}":0`, "}]}"), false],
-    ["one internal string of 64 MiB", () => write("string", `${head}${oneVault}"internal":"`, () => "x".repeat(1 << 20), '"}'), false],
-    [`a label of ${MAX_STRING_LENGTH} control characters on 2,000 rows (built: the escaped length)`, () => write("escaped", `${head}"labels":{"class":{"c":"${controlLabel}"}},"vaults":[`, (i) => `{"vault_slug":"v${i}","display_name":"V","status":"active","class":"c"}`, "]}", FILL, 2_000), true],
+    [
+      `nesting ${MAX_NESTING_DEPTH - 1} deep, repeated`,
+      () =>
+        write(
+          "deep",
+          `${head}${oneVault}"internal":[`,
+          () => `${"[".repeat(61)}"${"x".repeat(246 * VALUE_WEIGHT_BYTES)}"${"]".repeat(61)}`,
+          "]}",
+        ),
+      false,
+    ],
+    [
+      `nesting ${MAX_NESTING_DEPTH + 1} deep (refused)`,
+      () =>
+        write(
+          "too-deep",
+          `${head}${oneVault}"internal":`,
+          () => `${"[".repeat(MAX_NESTING_DEPTH)}${"]".repeat(MAX_NESTING_DEPTH)}`,
+          "}",
+          FILL,
+          1,
+        ),
+      false,
+    ],
+    [
+      "flat array of small objects",
+      () =>
+        write(
+          "flat",
+          `${head}${oneVault}"internal":[`,
+          (i) => `{"k":"${String(i).padStart(5 * VALUE_WEIGHT_BYTES - 8, "x")}"}`,
+          "]}",
+        ),
+      false,
+    ],
+    [
+      "flat array of empty objects, to the weight limit",
+      () =>
+        write(
+          "empty",
+          `${head}${oneVault}"internal":[`,
+          () => "{}",
+          "]}",
+          FILL,
+          Math.floor(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) - 100,
+        ),
+      false,
+    ],
+    [
+      "flat array of empty objects, past the weight limit (refused)",
+      () =>
+        write(
+          "empty-over",
+          `${head}${oneVault}"internal":[`,
+          () => "{}",
+          "]}",
+          FILL,
+          Math.ceil(BASE_VALUE_WEIGHT / (VALUE_WEIGHT_OF_CONTAINER - 3 / VALUE_WEIGHT_BYTES)) + 1000,
+        ),
+      false,
+    ],
+    [
+      "flat array of small valid vaults, to the record limit",
+      () => write("vaults", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit),
+      false,
+    ],
+    [
+      "flat array of small valid vaults, past the record limit (refused)",
+      () => write("vaults-records", `${head}"vaults":[`, vault, "]}", FILL, vaultsAtLimit + 1_000),
+      false,
+    ],
+    [
+      "flat array of small valid edges, to the record limit",
+      () => write("edges", `${head.replace('"edges":[],', "")}${oneVault}"edges":[`, edge, "]}", FILL, edgesAtLimit),
+      false,
+    ],
+    [
+      "flat array of small valid vaults, past the weight limit (refused)",
+      () => write("vaults-over", `${head}"vaults":[`, vault, "]}"),
+      false,
+    ],
+    [
+      `distinct undeclared keys of ${MAX_INTERNAL_KEY_LENGTH} characters (refused)`,
+      () =>
+        write(
+          "keys",
+          `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`,
+          (i) => `"${pattern}${String(i).padStart(8, "0")}":1`,
+          "}]}",
+        ),
+      false,
+    ],
+    [
+      `distinct undeclared keys of U+FDFA (refused)`,
+      () =>
+        write(
+          "decomposing",
+          `${head}"vaults":[{"vault_slug":"a","display_name":"A","status":"active",`,
+          (i) => `"${i.toString(36)}${"\ufdfa".repeat(200)}":0`,
+          "}]}",
+        ),
+      false,
+    ],
+    [
+      "one internal string of 64 MiB",
+      () => write("string", `${head}${oneVault}"internal":"`, () => "x".repeat(1 << 20), '"}'),
+      false,
+    ],
+    [
+      `a label of ${MAX_STRING_LENGTH} control characters on 2,000 rows (built: the escaped length)`,
+      () =>
+        write(
+          "escaped",
+          `${head}"labels":{"class":{"c":"${controlLabel}"}},"vaults":[`,
+          (i) => `{"vault_slug":"v${i}","display_name":"V","status":"active","class":"c"}`,
+          "]}",
+          FILL,
+          2_000,
+        ),
+      true,
+    ],
   ];
-  const measure = (path: string, build: boolean): Promise<{ ms: number; peakMiB: number; outcome: string; wall: number }> =>
+  const measure = (
+    path: string,
+    build: boolean,
+  ): Promise<{ ms: number; peakMiB: number; outcome: string; wall: number }> =>
     new Promise((resolve, reject) => {
       const started = performance.now();
-      const child = spawn("node", [...TSX, "bench/validate-source.ts", path, ...(build ? ["--build"] : [])], { env, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("node", [...TSX, "bench/validate-source.ts", path, ...(build ? ["--build"] : [])], {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let out = "";
       let err = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
@@ -488,10 +830,17 @@ async function hostileSources(): Promise<void> {
       child.on("exit", (code) => {
         clearTimeout(timer);
         if (code !== 0) reject(new Error(`validate-source ${path} exited ${code}: ${err.slice(0, 500)}`));
-        else resolve({ ...(JSON.parse(out) as { ms: number; peakMiB: number; outcome: string }), wall: performance.now() - started });
+        else {resolve({
+            ...(JSON.parse(out) as { ms: number; peakMiB: number; outcome: string }),
+            wall: performance.now() - started,
+          });}
       });
     });
-  const cases: [string, () => string, boolean][] = [...shapes, ["/dev/zero, a device of size 0 (refused)", () => "/dev/zero", false]];
+  const cases: [string, () => string, boolean][] = [...shapes, [
+    "/dev/zero, a device of size 0 (refused)",
+    () => "/dev/zero",
+    false,
+  ]];
   for (const [what, make, build] of cases) {
     const path = make();
     const size = path === "/dev/zero" ? MAX_SOURCE_BYTES : statSync(path).size;
@@ -527,7 +876,10 @@ async function routers(): Promise<void> {
     for (let i = 0; i < 60_000; i++) await app.fetch(requests[i % requests.length] as Request);
     return 60_000 / ((performance.now() - started) / 1000);
   };
-  const candidates: [string, unknown][] = [["RegExpRouter", new RegExpRouter()], ["LinearRouter", new LinearRouter()], ["PatternRouter", new PatternRouter()], ["TrieRouter", new TrieRouter()]];
+  const candidates: [string, unknown][] = [["RegExpRouter", new RegExpRouter()], ["LinearRouter", new LinearRouter()], [
+    "PatternRouter",
+    new PatternRouter(),
+  ], ["TrieRouter", new TrieRouter()]];
   const base = make(new RegExpRouter());
   for (const [name, router] of candidates.slice(1)) {
     const app = make(router);
@@ -541,9 +893,13 @@ const ONLY = process.env["BENCH_ONLY"]?.split(",");
 const runs = (section: string): boolean => ONLY === undefined || ONLY.includes(section);
 const started = Date.now();
 try {
-  console.error(`bench: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${GENERATOR}, scratch in ${work}`);
+  console.error(
+    `bench: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${GENERATOR}, scratch in ${work}`,
+  );
   const needsLarge = ONLY === undefined || ONLY.some((o) => ["serving", "encodings", "memory"].includes(o));
-  const fixturePrepared = needsLarge ? await prepare("fixture", JSON.parse(readFileSync("fixtures/registry.json", "utf8"))) : undefined;
+  const fixturePrepared = needsLarge
+    ? await prepare("fixture", JSON.parse(readFileSync("fixtures/registry.json", "utf8")))
+    : undefined;
   // The largest deployable build: npm run build packages at most 8 MiB of document (contract/limits.ts).
   const large = needsLarge ? await prepare("large", generateSource(11_000)) : undefined;
   if (runs("serving")) {
@@ -569,12 +925,16 @@ const table = [
   "| --- | --- | --- | --- |",
   ...rows.map((r) => `| ${r.what} | ${r.measured} | ${r.target} | ${r.met === null ? "" : r.met ? "yes" : "**no**"} |`),
 ].join("\n");
-const machine = `${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Linux ${release()}, Node ${process.version}`;
+const machine = `${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${
+  fmt(totalmem() / 2 ** 30, 0)
+} GiB, Linux ${release()}, Node ${process.version}`;
 const report = [
   "# Benchmark results",
   "",
   `Command: \`npm run bench\` (${ROUNDS} rounds, ${SECONDS} s per load run, ${CONNECTIONS} connections, ${GENERATOR} on loopback).`,
-  `Machine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}. Took ${fmt((Date.now() - started) / 1000, 0)} s.`,
+  `Machine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}. Took ${
+    fmt((Date.now() - started) / 1000, 0)
+  } s.`,
   "",
   "Every ratio is ours over the baseline, both measured in this run with A and B alternated; the",
   "median over the rounds is shown, with the last round's absolute figures in brackets.",

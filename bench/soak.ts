@@ -66,11 +66,21 @@ try {
   const warm = rssOf(pid);
   const soak = await load(url, {}, SECONDS, CONNECTIONS);
   const after = rssOf(pid);
-  check(`${SECONDS} s at ${CONNECTIONS} connections`, `${soak.requests} requests, ${Math.round(soak.rps)} req/s, p99 ${soak.p99} ms`, "served", soak.requests > 0);
+  check(
+    `${SECONDS} s at ${CONNECTIONS} connections`,
+    `${soak.requests} requests, ${Math.round(soak.rps)} req/s, p99 ${soak.p99} ms`,
+    "served",
+    soak.requests > 0,
+  );
   check("errors (connect, read, write, timeout)", String(soak.errors), "0", soak.errors === 0);
   check("non-2xx answers", String(soak.non2xx), "0", soak.non2xx === 0);
   const growth = (after - warm) / warm;
-  check("RSS growth after warm-up", `${mb(warm)} -> ${mb(after)} (${(growth * 100).toFixed(1)}%)`, "<= 10%", growth <= 0.1);
+  check(
+    "RSS growth after warm-up",
+    `${mb(warm)} -> ${mb(after)} (${(growth * 100).toFixed(1)}%)`,
+    "<= 10%",
+    growth <= 0.1,
+  );
 
   // Stop under load: requests under way when SIGTERM arrives must still be answered in full.
   const port = Number(new URL(server.origin).port);
@@ -89,16 +99,39 @@ try {
   const stoppedIn = performance.now() - signalled;
   await background;
   const document = answers.map((a) => a.length).filter((n) => n > 0);
-  const complete = answers.filter((a) => a.startsWith("HTTP/1.1 200 OK") && Buffer.byteLength(a.slice(a.indexOf("\r\n\r\n") + 4), "latin1") === Number(/content-length: (\d+)/i.exec(a)?.[1] ?? -1)).length;
-  check("requests under way at SIGTERM answered in full", `${complete} of ${IN_FLIGHT} (${document.length} answered)`, `${IN_FLIGHT} of ${IN_FLIGHT}`, complete === IN_FLIGHT);
-  check("SIGTERM under load: exit code and time", `exit ${code} after ${Math.round(stoppedIn)} ms`, "exit 0 within 5000 ms", code === 0 && stoppedIn <= 5_000);
+  const complete = answers.filter((a) =>
+    a.startsWith("HTTP/1.1 200 OK") &&
+    Buffer.byteLength(a.slice(a.indexOf("\r\n\r\n") + 4), "latin1") ===
+      Number(/content-length: (\d+)/i.exec(a)?.[1] ?? -1)
+  ).length;
+  check(
+    "requests under way at SIGTERM answered in full",
+    `${complete} of ${IN_FLIGHT} (${document.length} answered)`,
+    `${IN_FLIGHT} of ${IN_FLIGHT}`,
+    complete === IN_FLIGHT,
+  );
+  check(
+    "SIGTERM under load: exit code and time",
+    `exit ${code} after ${Math.round(stoppedIn)} ms`,
+    "exit 0 within 5000 ms",
+    code === 0 && stoppedIn <= 5_000,
+  );
 } finally {
   await server.stop("SIGKILL", 1_000);
 }
 
 const failed = rows.filter(([, , , ok]) => !ok).length;
-const table = ["| check | measured | target | ok |", "| --- | --- | --- | --- |", ...rows.map(([w, m, t, ok]) => `| ${w} | ${m} | ${t} | ${ok ? "yes" : "**no**"} |`)].join("\n");
-writeFileSync("bench/SOAK.md", `# Soak results\n\nCommand: \`npm run soak\` (${SECONDS} s at ${CONNECTIONS} connections, ${GENERATOR}, loopback). Date: ${new Date().toISOString().slice(0, 10)}.\n\n${table}\n`);
+const table = [
+  "| check | measured | target | ok |",
+  "| --- | --- | --- | --- |",
+  ...rows.map(([w, m, t, ok]) => `| ${w} | ${m} | ${t} | ${ok ? "yes" : "**no**"} |`),
+].join("\n");
+writeFileSync(
+  "bench/SOAK.md",
+  `# Soak results\n\nCommand: \`npm run soak\` (${SECONDS} s at ${CONNECTIONS} connections, ${GENERATOR}, loopback). Date: ${
+    new Date().toISOString().slice(0, 10)
+  }.\n\n${table}\n`,
+);
 console.log(table);
 console.log(`${rows.length - failed} passed, ${failed} failed`);
 process.exitCode = failed === 0 ? 0 : 1;

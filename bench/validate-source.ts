@@ -28,7 +28,12 @@ const read = await readSourceFile(positionals[0] as string, "source");
 let outcome = "problems" in read ? `refused: ${read.problems[0] ?? ""}` : "valid";
 if ("ok" in read && values["build"] === true) {
   try {
-    const bytes = serializeRegistry(buildRegistry(read.ok, contextOf(VERSIONS[0]!, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" })));
+    const bytes = serializeRegistry(
+      buildRegistry(
+        read.ok,
+        contextOf(VERSIONS[0]!, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" }),
+      ),
+    );
     outcome = `valid, built ${bytes.byteLength} bytes`;
   } catch (error: unknown) {
     if (!(error instanceof LimitError)) throw error;

@@ -31,15 +31,20 @@ export function resolveConfig(
   const rawBase = explicit.baseUrl ?? nonEmpty(env["BASE_URL"]);
   if (rawBase !== undefined) {
     const parsed = parseBaseUrl(rawBase);
-    if ("error" in parsed) problems.push(`${explicit.baseUrl !== undefined ? "--base-url" : "BASE_URL"}: ${parsed.error}`);
-    else baseUrl = parsed.ok;
+    if ("error" in parsed) {
+      problems.push(`${explicit.baseUrl !== undefined ? "--base-url" : "BASE_URL"}: ${parsed.error}`);
+    } else baseUrl = parsed.ok;
   }
   // Stryker disable next-line StringLiteral: always assigned unless a problem is reported
   let builtAt = "";
   const epoch = nonEmpty(env["SOURCE_DATE_EPOCH"]);
   if (explicit.builtAt !== undefined) {
     if (isUtcTimestamp(explicit.builtAt)) builtAt = explicit.builtAt;
-    else problems.push(`--built-at: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${JSON.stringify(explicit.builtAt)}`);
+    else {problems.push(
+        `--built-at: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${
+          JSON.stringify(explicit.builtAt)
+        }`,
+      );}
   } else if (epoch !== undefined) {
     const parsed = builtAtFromEpoch(epoch);
     if ("error" in parsed) problems.push(`SOURCE_DATE_EPOCH: ${parsed.error}`);
@@ -56,20 +61,37 @@ export function resolveConfig(
  * password (`user:password@`) is refused naming the rule, and never echoed.
  */
 export function parseBaseUrl(raw: string): { ok: string } | { error: string } {
-  const notHttp = { error: `expected an absolute http or https URL without query, fragment or credentials, got ${shownUrl(raw)}` };
+  const notHttp = {
+    error: `expected an absolute http or https URL without query, fragment or credentials, got ${shownUrl(raw)}`,
+  };
   if (!URL.canParse(raw)) return notHttp;
   const url = new URL(raw);
   if (url.username !== "" || url.password !== "") {
-    return { error: "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed" };
+    return {
+      error:
+        "a base URL must not hold a user name or password (user:password@ before the host); the value is not printed",
+    };
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || raw.includes("?") || raw.includes("#")) return notHttp;
   const path = url.pathname.replace(/\/+$/, "");
   // The static export names its folders after the path, and static hosts decode `%` and read `:`
   // and `*` in `_headers` as placeholders: only characters every host takes as they are.
   if (!path.split("/").slice(1).every((segment) => BASE_PATH_SEGMENT.test(segment))) {
-    return { error: `a base URL's path may hold only letters, digits and - . _ ~ between single slashes (the static export names its folders after it), got ${shownUrl(raw)}` };
+    return {
+      error:
+        `a base URL's path may hold only letters, digits and - . _ ~ between single slashes (the static export names its folders after it), got ${
+          shownUrl(raw)
+        }`,
+    };
   }
-  if (path.startsWith("/_")) return { error: `a base URL's path may not start with _ (static hosts read _headers, _redirects and the like at the root), got ${shownUrl(raw)}` };
+  if (path.startsWith("/_")) {
+    return {
+      error:
+        `a base URL's path may not start with _ (static hosts read _headers, _redirects and the like at the root), got ${
+          shownUrl(raw)
+        }`,
+    };
+  }
   return { ok: `${url.origin}${path}` };
 }
 
@@ -99,7 +121,9 @@ export function shownUrl(raw: string): string {
   const start = /^(?:[a-z][a-z0-9+.-]*:)?[/\\]+/i.exec(parsed)?.[0].length ?? 0;
   // Stryker disable next-line StringLiteral: the bracketed literal only has to go; any text without a colon in its place gives the same verdict
   const host = (parsed.slice(start).split(/[/\\?#]/, 1)[0] as string).replace(/^\[[^\]]*\]/, "");
-  if (/:(?!\d{0,5}$)/.test(host)) return "a value with a : in its host part that is not before a port, not printed (it may hold a user name and password)";
+  if (/:(?!\d{0,5}$)/.test(host)) {
+    return "a value with a : in its host part that is not before a port, not printed (it may hold a user name and password)";
+  }
   const end = text.search(/[?#]|%3f|%23/i);
   return end < 0 ? JSON.stringify(raw) : `${JSON.stringify(text.slice(0, end))} and a query or fragment, not printed`;
 }
@@ -129,7 +153,9 @@ const LAST_EPOCH_SECOND = 253402300799;
 /** `built_at` from `SOURCE_DATE_EPOCH` (whole seconds since 1970), or what is wrong with it. */
 export function builtAtFromEpoch(raw: string): { ok: string } | { error: string } {
   if (!/^\d{1,12}$/.test(raw) || Number(raw) > LAST_EPOCH_SECOND) {
-    return { error: `expected whole seconds since 1970-01-01 (at most ${LAST_EPOCH_SECOND}), got ${JSON.stringify(raw)}` };
+    return {
+      error: `expected whole seconds since 1970-01-01 (at most ${LAST_EPOCH_SECOND}), got ${JSON.stringify(raw)}`,
+    };
   }
   return { ok: formatTimestamp(new Date(Number(raw) * 1000)) };
 }

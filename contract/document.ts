@@ -44,13 +44,34 @@ export type Row = FullRow | MinimalRow;
 
 /** The keys of a full row, in the serialized order. */
 export const FULL_ROW_KEYS = [
-  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "tier", "tier_label",
-  "tier_meaning", "persona", "note", "url", "markdown_url", "last_synced", "tagline",
+  "vault_slug",
+  "display_name",
+  "class",
+  "class_label",
+  "status",
+  "status_label",
+  "tier",
+  "tier_label",
+  "tier_meaning",
+  "persona",
+  "note",
+  "url",
+  "markdown_url",
+  "last_synced",
+  "tagline",
 ] as const satisfies readonly (keyof FullRow)[];
 
 /** The keys of a minimal row, in the serialized order. */
 export const MINIMAL_ROW_KEYS = [
-  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "persona", "listing", "listing_note",
+  "vault_slug",
+  "display_name",
+  "class",
+  "class_label",
+  "status",
+  "status_label",
+  "persona",
+  "listing",
+  "listing_note",
 ] as const satisfies readonly (keyof MinimalRow)[];
 
 const ROW_KEY_LISTS = [FULL_ROW_KEYS.join(","), MINIMAL_ROW_KEYS.join(",")];
@@ -73,9 +94,23 @@ export interface Coverage {
 
 /** Every row key that `field_coverage` reports, in its fixed order (D4). */
 export const COVERAGE_FIELDS = [
-  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "tier",
-  "tier_label", "tier_meaning", "persona", "note", "url", "markdown_url", "last_synced", "tagline",
-  "listing", "listing_note",
+  "vault_slug",
+  "display_name",
+  "class",
+  "class_label",
+  "status",
+  "status_label",
+  "tier",
+  "tier_label",
+  "tier_meaning",
+  "persona",
+  "note",
+  "url",
+  "markdown_url",
+  "last_synced",
+  "tagline",
+  "listing",
+  "listing_note",
 ] as const;
 
 export type CoverageField = (typeof COVERAGE_FIELDS)[number];

@@ -20,12 +20,12 @@ function lengthOf(value: unknown, keys: Map<string, number>): number {
   if (value === true || value === null) return 4;
   if (value === false) return 5;
   let n = 1; // the closing bracket; each member or element adds its opening bracket or comma
-  if (Array.isArray(value)) for (const item of value) n += 1 + lengthOf(item, keys);
+  if (Array.isArray(value)) { for (const item of value) n += 1 + lengthOf(item, keys); }
   else {
     for (const key in value as object) {
       let keyLength = keys.get(key);
       // Stryker disable next-line ConditionalExpression: the memo saves work only; a length counted again is the same
-      if (keyLength === undefined) keys.set(key, (keyLength = escapedLength(key)));
+      if (keyLength === undefined) keys.set(key, keyLength = escapedLength(key));
       n += 1 + keyLength + 1 + lengthOf((value as Record<string, unknown>)[key], keys);
     }
   }
@@ -36,8 +36,9 @@ function lengthOf(value: unknown, keys: Map<string, number>): number {
 // deno-lint-ignore no-control-regex -- control characters are what is counted
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** Each escape: a two-character one (group-less), or a six-character `\uXXXX` (a control character, a lone surrogate). */
-// deno-lint-ignore no-control-regex -- as above
-const ESCAPES = /["\\\b\f\n\r\t]|([\u0000-\u001f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff])/g;
+const ESCAPES =
+  // deno-lint-ignore no-control-regex -- as above
+  /["\\\b\f\n\r\t]|([\u0000-\u001f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff])/g;
 
 /**
  * The length of a string as JSON text, quotes included: `\n` is 2 characters, another control

@@ -32,7 +32,10 @@ const KIND_TEXT: Readonly<Record<Warning["kind"], string>> = {
  */
 export function capProblems(problems: readonly string[], total = problems.length): string[] {
   if (total <= MAX_PROBLEMS) return [...problems];
-  return [...problems.slice(0, MAX_PROBLEMS), `and ${total - MAX_PROBLEMS} more problems (the first ${MAX_PROBLEMS} are shown)`];
+  return [
+    ...problems.slice(0, MAX_PROBLEMS),
+    `and ${total - MAX_PROBLEMS} more problems (the first ${MAX_PROBLEMS} are shown)`,
+  ];
 }
 
 /**
@@ -48,7 +51,13 @@ export function summarizeWarnings(warnings: readonly Warning[]): string[] {
     if (count <= MAX_WARNINGS_PER_KIND) lines.push(w.line);
   }
   for (const [kind, count] of shown) {
-    if (count > MAX_WARNINGS_PER_KIND) lines.push(`and ${count - MAX_WARNINGS_PER_KIND} more places with ${KIND_TEXT[kind]} (the first ${MAX_WARNINGS_PER_KIND} are shown)`);
+    if (count > MAX_WARNINGS_PER_KIND) {
+      lines.push(
+        `and ${count - MAX_WARNINGS_PER_KIND} more places with ${
+          KIND_TEXT[kind]
+        } (the first ${MAX_WARNINGS_PER_KIND} are shown)`,
+      );
+    }
   }
   return lines;
 }

@@ -7,7 +7,11 @@
 import { COVERAGE_FIELDS } from "./document.ts";
 
 const nullableString = { type: ["string", "null"] } as const;
-const utcTimestamp = { type: "string", format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$" } as const;
+const utcTimestamp = {
+  type: "string",
+  format: "date-time",
+  pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$",
+} as const;
 const slug = { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$" } as const;
 const identity = {
   vault_slug: slug,
@@ -36,8 +40,19 @@ export function registrySchema(id: string): Record<string, unknown> {
       "In a minimal row, an omitted key is withheld by ruling; in any row, null means not known.",
     type: "object",
     required: [
-      "schema_version", "about", "generated_at", "built_at", "snapshot_note", "registry_schema_version",
-      "source_inventory_sha", "caveat", "vault_count", "edge_count", "field_coverage", "vaults", "edges",
+      "schema_version",
+      "about",
+      "generated_at",
+      "built_at",
+      "snapshot_note",
+      "registry_schema_version",
+      "source_inventory_sha",
+      "caveat",
+      "vault_count",
+      "edge_count",
+      "field_coverage",
+      "vaults",
+      "edges",
     ],
     properties: {
       schema_version: { const: "1.0" },
@@ -52,7 +67,11 @@ export function registrySchema(id: string): Record<string, unknown> {
           licence: {
             oneOf: [
               { type: "null" },
-              { type: "object", required: ["id", "url"], properties: { id: { type: "string" }, url: { type: "string", format: "uri" } } },
+              {
+                type: "object",
+                required: ["id", "url"],
+                properties: { id: { type: "string" }, url: { type: "string", format: "uri" } },
+              },
             ],
           },
         },
@@ -77,7 +96,17 @@ export function registrySchema(id: string): Record<string, unknown> {
       row: { oneOf: [{ $ref: "#/$defs/full_row" }, { $ref: "#/$defs/minimal_row" }] },
       full_row: {
         type: "object",
-        required: [...Object.keys(identity), "tier", "tier_label", "tier_meaning", "note", "url", "markdown_url", "last_synced", "tagline"],
+        required: [
+          ...Object.keys(identity),
+          "tier",
+          "tier_label",
+          "tier_meaning",
+          "note",
+          "url",
+          "markdown_url",
+          "last_synced",
+          "tagline",
+        ],
         properties: {
           ...identity,
           tier: { enum: ["in_use", "chartered", "planned"] },

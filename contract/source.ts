@@ -42,7 +42,6 @@ export interface Source {
   readonly edges: readonly SourceEdge[];
 }
 
-
 /**
  * The outcome of validation: the normalized source, or the first `MAX_PROBLEMS` problems found and
  * a count of the others (a source with a problem in each of a million values stays a short answer).
@@ -79,7 +78,16 @@ type Level = "top" | "licence" | "labels" | "vault" | "edge";
 
 /** The keys the source format names at each level; any other key must be declared internal. */
 export const KNOWN_KEYS: Readonly<Record<Level, readonly string[]>> = {
-  top: ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "internal_keys", "vaults", "edges"],
+  top: [
+    "registry_schema_version",
+    "generated_at",
+    "source_inventory_sha",
+    "licence",
+    "labels",
+    "internal_keys",
+    "vaults",
+    "edges",
+  ],
   licence: ["id", "url"],
   labels: ["class", "status"],
   vault: ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"],
@@ -96,7 +104,13 @@ const KNOWN_KEY_SETS: Readonly<Record<Level, ReadonlySet<string>>> = {
 };
 
 /** What each level is called in messages. */
-const LEVEL_NAMES: Readonly<Record<Level, string>> = { top: "the top level", licence: "licence", labels: "labels", vault: "a vault", edge: "an edge" };
+const LEVEL_NAMES: Readonly<Record<Level, string>> = {
+  top: "the top level",
+  licence: "licence",
+  labels: "labels",
+  vault: "a vault",
+  edge: "an edge",
+};
 
 /** The pattern the format fixes for `vault_slug`. */
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -141,11 +155,17 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   }
   const warnings: Warning[] = [];
   const warnName = (line: string): void => void warnings.push({ kind: "public-name", line });
-  const outside = checkInternalKeys(options.internalKeys ?? [], options.internalKeysPlace ?? "internalKeys", report, warnName);
+  const outside = checkInternalKeys(
+    options.internalKeys ?? [],
+    options.internalKeysPlace ?? "internalKeys",
+    report,
+    warnName,
+  );
   const declared = readInternalKeys(value, outside, report, warnName);
   // While a declaration is refused, or the top level repeats a key (`internal_keys` twice), a key
   // not declared may be one the operator meant to declare: it is named by position, never by name.
-  const nameKeys = declared.complete && outside.length === (options.internalKeys ?? []).length && options.repeatedAtTop !== true && options.nameUndeclared !== false;
+  const nameKeys = declared.complete && outside.length === (options.internalKeys ?? []).length &&
+    options.repeatedAtTop !== true && options.nameUndeclared !== false;
   let undeclaredAbove = false;
   const unknownKeys: UnknownKeys = (obj, level, at) => {
     const found = refuseUndeclared(obj, level, at, declared.names, nameKeys, report);
@@ -163,12 +183,21 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   // a repeated `vaults` or `edges` may say another thing than the copy JSON kept: none is quoted.
   const everyVaultWithheld = undeclaredAbove || options.repeatedAtTop === true;
   const withheldVaults = everyVaultWithheld ? { has: () => true } : (options.withheldVaults ?? new Set<number>());
-  const { vaults, slugs, withheld } = readVaults(value, report, unknownKeys, withheldVaults, (line) => warnings.push({ kind: "status-case", line }));
+  const { vaults, slugs, withheld } = readVaults(
+    value,
+    report,
+    unknownKeys,
+    withheldVaults,
+    (line) => warnings.push({ kind: "status-case", line }),
+  );
   const edges = readEdges(value, slugs, withheld, report, unknownKeys);
 
   if (problems.length > 0) return { ok: false, problems, omitted };
   // Each is undefined only when a problem was reported: this narrows the types.
-  if (registrySchemaVersion === undefined || generatedAt === undefined || sha === undefined || vaults === undefined || edges === undefined) {
+  if (
+    registrySchemaVersion === undefined || generatedAt === undefined || sha === undefined || vaults === undefined ||
+    edges === undefined
+  ) {
     return { ok: false, problems, omitted };
   }
   return {
@@ -190,7 +219,8 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
 /** True when `text` is an RFC 3339 UTC timestamp with whole seconds naming a real instant. */
 export function isUtcTimestamp(text: string): boolean {
   const m = TIMESTAMP_PATTERN.exec(text);
-  return m !== null && isRealDate(Number(m[1]), Number(m[2]), Number(m[3])) && Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60;
+  return m !== null && isRealDate(Number(m[1]), Number(m[2]), Number(m[3])) && Number(m[4]) < 24 && Number(m[5]) < 60 &&
+    Number(m[6]) < 60;
 }
 
 /** True when `text` is a `YYYY-MM-DD` date that exists in the calendar. */
@@ -226,11 +256,16 @@ type UnknownKeys = (obj: JsonObject, level: Level, at: string) => boolean;
 type Check<T> = (value: unknown) => { ok: T } | { expected: string; length?: number };
 
 /** What a string over the length limit is told. */
-const tooLong = (value: string) => ({ expected: `expected at most ${MAX_STRING_LENGTH} characters`, length: value.length });
+const tooLong = (value: string) => ({
+  expected: `expected at most ${MAX_STRING_LENGTH} characters`,
+  length: value.length,
+});
 
 function nonEmptyString(value: unknown): ReturnType<Check<string>> {
   if (typeof value === "string" && value.length > MAX_STRING_LENGTH) return tooLong(value);
-  return typeof value === "string" && value.length > 0 ? { ok: value } : { expected: typeof value === "string" ? "expected a non-empty string" : "expected a string" };
+  return typeof value === "string" && value.length > 0
+    ? { ok: value }
+    : { expected: typeof value === "string" ? "expected a non-empty string" : "expected a string" };
 }
 
 function anyString(value: unknown): ReturnType<Check<string>> {
@@ -244,23 +279,33 @@ function stringOrNull(value: unknown): ReturnType<Check<string | null>> {
 }
 
 function timestamp(value: unknown): { ok: string } | { expected: string } {
-  return typeof value === "string" && isUtcTimestamp(value) ? { ok: value } : { expected: "expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z" };
+  return typeof value === "string" && isUtcTimestamp(value)
+    ? { ok: value }
+    : { expected: "expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z" };
 }
 
 function dateOrNull(value: unknown): { ok: string | null } | { expected: string } {
-  return value === null || (typeof value === "string" && isCalendarDate(value)) ? { ok: value } : { expected: "expected a YYYY-MM-DD date or null" };
+  return value === null || (typeof value === "string" && isCalendarDate(value))
+    ? { ok: value }
+    : { expected: "expected a YYYY-MM-DD date or null" };
 }
 
 function inventorySha(value: unknown): { ok: string } | { expected: string } {
-  return typeof value === "string" && SHA_PATTERN.test(value) ? { ok: value } : { expected: "expected 40 or 64 lowercase hex characters" };
+  return typeof value === "string" && SHA_PATTERN.test(value)
+    ? { ok: value }
+    : { expected: "expected 40 or 64 lowercase hex characters" };
 }
 
 function slug(value: unknown): { ok: string } | { expected: string } {
-  return typeof value === "string" && SLUG_PATTERN.test(value) ? { ok: value } : { expected: "expected a slug matching ^[a-z0-9]+(-[a-z0-9]+)*$" };
+  return typeof value === "string" && SLUG_PATTERN.test(value)
+    ? { ok: value }
+    : { expected: "expected a slug matching ^[a-z0-9]+(-[a-z0-9]+)*$" };
 }
 
 function httpUrl(value: unknown): { ok: string } | { expected: string } {
-  return typeof value === "string" && isHttpUrl(value) ? { ok: value } : { expected: "expected an absolute http or https URL" };
+  return typeof value === "string" && isHttpUrl(value)
+    ? { ok: value }
+    : { expected: "expected an absolute http or https URL" };
 }
 
 function boolean(value: unknown): { ok: boolean } | { expected: string } {
@@ -269,10 +314,21 @@ function boolean(value: unknown): { ok: boolean } | { expected: string } {
 
 /** What a message says was expected and what it got: the value itself where it is public, else only its kind. */
 const said = (result: { expected: string; length?: number }, value: unknown, quote: boolean): string =>
-  quote ? `${result.expected}${result.length === undefined ? "" : ` (this string has ${result.length})`}, got ${describe(value)}` : `${result.expected}, got ${kindOf(value)}`;
+  quote
+    ? `${result.expected}${result.length === undefined ? "" : ` (this string has ${result.length})`}, got ${
+      describe(value)
+    }`
+    : `${result.expected}, got ${kindOf(value)}`;
 
 /** Reads a key that must be present. Reports and returns undefined when it is missing or wrong. */
-function required<T>(obj: JsonObject, key: string, at: string, report: Report, check: Check<T>, quote = true): T | undefined {
+function required<T>(
+  obj: JsonObject,
+  key: string,
+  at: string,
+  report: Report,
+  check: Check<T>,
+  quote = true,
+): T | undefined {
   // The path is made only for a report: a valid source of 100k vaults never needs one.
   if (!Object.hasOwn(obj, key)) {
     report(at === "" ? key : `${at}.${key}`, "required key is missing");
@@ -287,7 +343,15 @@ function required<T>(obj: JsonObject, key: string, at: string, report: Report, c
 }
 
 /** Reads a key that may be absent; absent gives `fallback`. */
-function optional<T>(obj: JsonObject, key: string, at: string, report: Report, check: Check<T>, fallback: T, quote = true): T {
+function optional<T>(
+  obj: JsonObject,
+  key: string,
+  at: string,
+  report: Report,
+  check: Check<T>,
+  fallback: T,
+  quote = true,
+): T {
   if (!Object.hasOwn(obj, key)) return fallback;
   const result = check(obj[key]);
   if ("expected" in result) {
@@ -311,7 +375,11 @@ function readLicence(root: JsonObject, report: Report, unknownKeys: UnknownKeys)
   return id === undefined || url === undefined ? null : { id, url };
 }
 
-function readLabels(root: JsonObject, report: Report, unknownKeys: UnknownKeys): Pick<Source, "classLabels" | "statusLabels"> {
+function readLabels(
+  root: JsonObject,
+  report: Report,
+  unknownKeys: UnknownKeys,
+): Pick<Source, "classLabels" | "statusLabels"> {
   const empty = { classLabels: new Map<string, string>(), statusLabels: new Map<string, string>() };
   if (!Object.hasOwn(root, "labels") || root["labels"] === null) return empty;
   const labels = root["labels"];
@@ -335,7 +403,12 @@ function usedValues(root: JsonObject, key: string): Set<unknown> {
   return used;
 }
 
-function readLabelTable(labels: JsonObject, key: "class" | "status", root: JsonObject, report: Report): Map<string, string> {
+function readLabelTable(
+  labels: JsonObject,
+  key: "class" | "status",
+  root: JsonObject,
+  report: Report,
+): Map<string, string> {
   const table = new Map<string, string>();
   if (!Object.hasOwn(labels, key) || labels[key] === null) return table;
   const raw = labels[key];
@@ -346,12 +419,21 @@ function readLabelTable(labels: JsonObject, key: "class" | "status", root: JsonO
   // Which raw values some vault declares is asked only of a bad label: a valid table costs nothing.
   let used: Set<unknown> | undefined;
   Object.entries(raw).forEach(([rawValue, label], i) => {
-    if (typeof label === "string" && label.length > MAX_STRING_LENGTH) report(`labels.${key}`, `key #${i + 1}: ${tooLong(label).expected} (this string has ${label.length})`);
-    else if (rawValue.length > MAX_STRING_LENGTH) report(`labels.${key}`, `key #${i + 1}: a raw value of ${rawValue.length} characters; at most ${MAX_STRING_LENGTH}`);
-    else if (typeof label === "string" && label.length > 0) table.set(rawValue, label);
+    if (typeof label === "string" && label.length > MAX_STRING_LENGTH) {
+      report(`labels.${key}`, `key #${i + 1}: ${tooLong(label).expected} (this string has ${label.length})`);
+    } else if (rawValue.length > MAX_STRING_LENGTH) {
+      report(
+        `labels.${key}`,
+        `key #${i + 1}: a raw value of ${rawValue.length} characters; at most ${MAX_STRING_LENGTH}`,
+      );
+    } else if (typeof label === "string" && label.length > 0) table.set(rawValue, label);
     // A raw value no vault declares, and its label, are never published: name it by position.
-    else if ((used ??= usedValues(root, key)).has(rawValue)) report(`labels.${key}${member(rawValue)}`, `expected a non-empty string label, got ${describe(label)}`);
-    else report(`labels.${key}`, `key #${i + 1} (a raw value no vault declares): expected a non-empty string label, got ${kindOf(label)}`);
+    else if ((used ??= usedValues(root, key)).has(rawValue)) {
+      report(`labels.${key}${member(rawValue)}`, `expected a non-empty string label, got ${describe(label)}`);
+    } else {report(
+        `labels.${key}`,
+        `key #${i + 1} (a raw value no vault declares): expected a non-empty string label, got ${kindOf(label)}`,
+      );}
   });
   return table;
 }
@@ -391,7 +473,8 @@ function readVaults(
       return;
     }
     const undeclared = unknownKeys(item, "vault", at);
-    const published = (!Object.hasOwn(item, "suppressed") || item["suppressed"] === false) && !withheldVaults.has(i) && !undeclared;
+    const published = (!Object.hasOwn(item, "suppressed") || item["suppressed"] === false) && !withheldVaults.has(i) &&
+      !undeclared;
     if (!published && typeof item["vault_slug"] === "string") withheld.add(item["vault_slug"]);
     const vaultSlug = required(item, "vault_slug", at, report, slug);
     // A malformed slug is still declared: its edges are not dangling, only the slug is wrong.
@@ -404,8 +487,16 @@ function readVaults(
     }
     const displayName = required(item, "display_name", at, report, nonEmptyString);
     const status = required(item, "status", at, report, anyString);
-    const meant = status === undefined ? undefined : (["active", "pending"] as const).find((s) => s !== status && s === status.trim().toLowerCase());
-    if (meant !== undefined) warn(`${at}.status: ${quoted(status as string, 60)} is not "${meant}": its tier is planned, not ${tierNameOf(meant)} (tier follows the exact value)`);
+    const meant = status === undefined
+      ? undefined
+      : (["active", "pending"] as const).find((s) => s !== status && s === status.trim().toLowerCase());
+    if (meant !== undefined) {
+      warn(
+        `${at}.status: ${quoted(status as string, 60)} is not "${meant}": its tier is planned, not ${
+          tierNameOf(meant)
+        } (tier follows the exact value)`,
+      );
+    }
     const vaultClass = optional(item, "class", at, report, stringOrNull, null);
     const persona = optional(item, "persona", at, report, stringOrNull, null);
     const note = optional(item, "note", at, report, stringOrNull, null, published);
@@ -433,7 +524,13 @@ interface Slugs {
   has(slug: string): boolean;
 }
 
-function readEdges(root: JsonObject, declared: Slugs | undefined, withheld: ReadonlySet<string>, report: Report, unknownKeys: UnknownKeys): SourceEdge[] | undefined {
+function readEdges(
+  root: JsonObject,
+  declared: Slugs | undefined,
+  withheld: ReadonlySet<string>,
+  report: Report,
+  unknownKeys: UnknownKeys,
+): SourceEdge[] | undefined {
   if (!Object.hasOwn(root, "edges")) {
     report("edges", "required key is missing");
     return undefined;
@@ -461,7 +558,8 @@ function readEdges(root: JsonObject, declared: Slugs | undefined, withheld: Read
     const undeclared = unknownKeys(item, "edge", at);
     const sourceDeclared = isDeclared(item["source"]);
     const targetDeclared = isDeclared(item["target"]);
-    const quote = !undeclared && sourceDeclared && targetDeclared && !withheld.has(item["source"] as string) && !withheld.has(item["target"] as string);
+    const quote = !undeclared && sourceDeclared && targetDeclared && !withheld.has(item["source"] as string) &&
+      !withheld.has(item["target"] as string);
     const source = required(item, "source", at, report, anyString, false);
     const target = required(item, "target", at, report, anyString, false);
     const type = required(item, "type", at, report, nonEmptyString, quote);
@@ -476,7 +574,12 @@ function readEdges(root: JsonObject, declared: Slugs | undefined, withheld: Read
     if (first !== undefined) {
       // The triple is the first copy's too: quoted only when neither copy may hide it.
       const shown = quote && !unquoted.has(first);
-      report(at, `duplicate edge: the same (source, target, type)${shown ? ` = [${[source, target, type].map((t) => quoted(t)).join(",")}]` : ""} as edges[${first}]`);
+      report(
+        at,
+        `duplicate edge: the same (source, target, type)${
+          shown ? ` = [${[source, target, type].map((t) => quoted(t)).join(",")}]` : ""
+        } as edges[${first}]`,
+      );
       return;
     }
     firstIndex.set(identity, i);
@@ -520,7 +623,9 @@ export function checkInternalKeys(
   warn: (line: string) => void,
   elsewhere: ReadonlySet<string> = new Set(),
 ): string[] {
-  const total = names.length > MAX_INTERNAL_KEYS ? names.length : new Set([...names.filter((n) => !elsewhere.has(n as string)), ...elsewhere]).size;
+  const total = names.length > MAX_INTERNAL_KEYS
+    ? names.length
+    : new Set([...names.filter((n) => !elsewhere.has(n as string)), ...elsewhere]).size;
   if (total > MAX_INTERNAL_KEYS) {
     report(at, `${total} names in all; the limit is ${MAX_INTERNAL_KEYS}`);
     return [];
@@ -537,13 +642,20 @@ export function checkInternalKeys(
     if (earlier !== undefined) return report(place, `the same name as ${at}[${earlier}]`);
     first.set(name, i);
     if (nearSuppressed(name, 1)) {
-      return report(place, `a name within one edit of "suppressed" cannot be declared internal: only "suppressed": true withholds a vault, and a misspelling of it would publish the vault in full`);
+      return report(
+        place,
+        `a name within one edit of "suppressed" cannot be declared internal: only "suppressed": true withholds a vault, and a misspelling of it would publish the vault in full`,
+      );
     }
     accepted.push(name);
     const levels = READ_AT.get(name);
     // A name the other list declares too was warned of there.
     if (levels !== undefined && !elsewhere.has(name)) {
-      warn(`${place}: ${quoted(name)} is a key the format reads on ${levels.map((l) => LEVEL_NAMES[l]).join(" and ")}, where it stays the format's; it is internal only at the other levels`);
+      warn(
+        `${place}: ${quoted(name)} is a key the format reads on ${
+          levels.map((l) => LEVEL_NAMES[l]).join(" and ")
+        }, where it stays the format's; it is internal only at the other levels`,
+      );
     }
   });
   return accepted;
@@ -553,7 +665,12 @@ export function checkInternalKeys(
  * The declared internal key names: `outside` and the source's `internal_keys` (checked here), and
  * whether every declaration was accepted.
  */
-function readInternalKeys(root: JsonObject, outside: readonly string[], report: Report, warn: (line: string) => void): { names: ReadonlySet<string>; complete: boolean } {
+function readInternalKeys(
+  root: JsonObject,
+  outside: readonly string[],
+  report: Report,
+  warn: (line: string) => void,
+): { names: ReadonlySet<string>; complete: boolean } {
   const names = new Set(outside);
   if (!Object.hasOwn(root, "internal_keys") || root["internal_keys"] === null) return { names, complete: true };
   const list = root["internal_keys"];
@@ -572,7 +689,14 @@ function readInternalKeys(root: JsonObject, outside: readonly string[], report: 
  * near miss of a key of that level, what it may have meant; never its value. True when there is
  * such a key.
  */
-function refuseUndeclared(obj: JsonObject, level: Level, at: string, declared: ReadonlySet<string>, nameKeys: boolean, report: Report): boolean {
+function refuseUndeclared(
+  obj: JsonObject,
+  level: Level,
+  at: string,
+  declared: ReadonlySet<string>,
+  nameKeys: boolean,
+  report: Report,
+): boolean {
   const known = KNOWN_KEY_SETS[level];
   let found = false;
   let position = 0;
@@ -582,14 +706,22 @@ function refuseUndeclared(obj: JsonObject, level: Level, at: string, declared: R
     found = true;
     const n = position;
     report(at, () => {
-      if (!nameKeys) return `undeclared key #${n} (not named while the declaration of internal keys is refused or repeated): not a key of ${LEVEL_NAMES[level]}`;
+      if (!nameKeys) {
+        return `undeclared key #${n} (not named while the declaration of internal keys is refused or repeated): not a key of ${
+          LEVEL_NAMES[level]
+        }`;
+      }
       const meant = didYouMean(key, KNOWN_KEYS[level]);
       // A near miss of "suppressed" is never to be declared: it may mean to withhold the vault.
       if (meant === "suppressed" || (meant === undefined && level === "vault" && nearSuppressed(key, 2))) {
-        return `undeclared key ${shownKey(key)}: not a key of a vault: did you mean "suppressed"? Only "suppressed": true withholds a vault`;
+        return `undeclared key ${
+          shownKey(key)
+        }: not a key of a vault: did you mean "suppressed"? Only "suppressed": true withholds a vault`;
       }
       const hint = meant === undefined ? "; if" : `: did you mean ${quoted(meant)}? If`;
-      return `undeclared key ${shownKey(key)}: not a key of ${LEVEL_NAMES[level]}${hint} it is internal, list it in internal_keys (or --internal-keys)`;
+      return `undeclared key ${shownKey(key)}: not a key of ${
+        LEVEL_NAMES[level]
+      }${hint} it is internal, list it in internal_keys (or --internal-keys)`;
     });
   }
   return found;
@@ -662,7 +794,9 @@ export function editDistance(a: string, b: string, limit: number): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let d = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (before[j - 2] as number) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, (before[j - 2] as number) + 1);
+      }
       row.push(d);
       smallest = Math.min(smallest, d);
     }

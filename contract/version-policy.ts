@@ -97,15 +97,27 @@ export function tableProblems(table: readonly ContractVersion[]): string[] {
   const owners = new Map<string, string>([[CANONICAL_PATH, "the canonical address"]]);
   table.forEach((v, i) => {
     const name = `v${v.number}`;
-    if (v.number !== i + 1) problems.push(`${name}: row ${i + 1} of the version table must be v${i + 1}: versions are numbered 1, 2, 3, ... in order`);
-    for (const [what, path] of [["path", v.path], ["schema path", v.schemaPath], ["description path", v.openapiPath]] as const) {
+    if (v.number !== i + 1) {
+      problems.push(
+        `${name}: row ${i + 1} of the version table must be v${i + 1}: versions are numbered 1, 2, 3, ... in order`,
+      );
+    }
+    for (
+      const [what, path] of [["path", v.path], ["schema path", v.schemaPath], [
+        "description path",
+        v.openapiPath,
+      ]] as const
+    ) {
       if (!path.startsWith("/")) problems.push(`${name}: its ${what} ${JSON.stringify(path)} must start with /`);
       const owner = owners.get(path);
-      if (owner !== undefined) problems.push(`${name}: two versions on one path: its ${what} ${path} is already ${owner}'s`);
-      else owners.set(path, name);
+      if (owner !== undefined) {
+        problems.push(`${name}: two versions on one path: its ${what} ${path} is already ${owner}'s`);
+      } else owners.set(path, name);
     }
     const published = dayStart(v.published);
-    if (Number.isNaN(published)) problems.push(`${name}: published ${JSON.stringify(v.published)} is not a day like 2026-11-21`);
+    if (Number.isNaN(published)) {
+      problems.push(`${name}: published ${JSON.stringify(v.published)} is not a day like 2026-11-21`);
+    }
     const previous = table[i - 1];
     if (previous !== undefined && !Number.isNaN(published) && published <= dayStart(previous.published)) {
       problems.push(`${name}: published ${v.published}, not after v${previous.number} (${previous.published})`);
@@ -114,14 +126,24 @@ export function tableProblems(table: readonly ContractVersion[]): string[] {
     const sunset = dayStart(v.sunset);
     const successor = table[i + 1];
     if (Number.isNaN(sunset)) problems.push(`${name}: sunset ${JSON.stringify(v.sunset)} is not a day like 2027-03-01`);
-    else if (successor === undefined) problems.push(`${name}: sunset ${v.sunset}, but no successor: a version is deprecated only by a published successor`);
-    else {
+    else if (successor === undefined) {
+      problems.push(
+        `${name}: sunset ${v.sunset}, but no successor: a version is deprecated only by a published successor`,
+      );
+    } else {
       const deprecated = dayStart(successor.published);
       if (Number.isNaN(deprecated)) return;
       const earliest = deprecated + RETENTION_DAYS * DAY_MS;
-      if (sunset <= deprecated) problems.push(`${name}: sunset ${v.sunset} is before its own deprecation (v${successor.number} published ${successor.published})`);
-      else if (sunset < earliest) {
-        problems.push(`${name}: sunset ${v.sunset} is less than ${RETENTION_DAYS} days after v${successor.number}'s publication (${successor.published}); the earliest allowed is ${dayOf(earliest)}`);
+      if (sunset <= deprecated) {
+        problems.push(
+          `${name}: sunset ${v.sunset} is before its own deprecation (v${successor.number} published ${successor.published})`,
+        );
+      } else if (sunset < earliest) {
+        problems.push(
+          `${name}: sunset ${v.sunset} is less than ${RETENTION_DAYS} days after v${successor.number}'s publication (${successor.published}); the earliest allowed is ${
+            dayOf(earliest)
+          }`,
+        );
       }
     }
   });
@@ -140,7 +162,11 @@ export function planAt(table: readonly ContractVersion[], builtAt: string): { ok
   const now = Date.parse(builtAt);
   const published = (v: ContractVersion) => dayStart(v.published) <= now;
   const first = table[0] as ContractVersion;
-  if (!published(first)) return { problems: [`built_at ${builtAt}: nothing is published yet (v${first.number} is published on ${first.published})`] };
+  if (!published(first)) {
+    return {
+      problems: [`built_at ${builtAt}: nothing is published yet (v${first.number} is published on ${first.published})`],
+    };
+  }
 
   const served: ServedVersion[] = [];
   const gone: { version: ContractVersion; successor: ContractVersion }[] = [];
@@ -160,7 +186,9 @@ export function planAt(table: readonly ContractVersion[], builtAt: string): { ok
     const sunset = version.sunset === undefined ? undefined : new Date(dayStart(version.sunset)).toUTCString();
     served.push({ version, successor, deprecation, sunset });
   });
-  const settled = table.filter((v, i) => published(v) && (i === 0 || dayStart(v.published) + RETENTION_DAYS * DAY_MS <= now));
+  const settled = table.filter((v, i) =>
+    published(v) && (i === 0 || dayStart(v.published) + RETENTION_DAYS * DAY_MS <= now)
+  );
   const canonical = settled[settled.length - 1] as ContractVersion;
   return { ok: { served, gone, canonical } };
 }
@@ -176,10 +204,20 @@ export function changesPaths(version: Pick<ContractVersion, "path">): { readonly
 
 /** Every path the table can ever answer: the canonical one, then each version's five. */
 export function tablePaths(table: readonly ContractVersion[]): string[] {
-  return [CANONICAL_PATH, ...table.flatMap((v) => [v.path, v.schemaPath, v.openapiPath, changesPaths(v).json, changesPaths(v).atom])];
+  return [
+    CANONICAL_PATH,
+    ...table.flatMap((v) => [v.path, v.schemaPath, v.openapiPath, changesPaths(v).json, changesPaths(v).atom]),
+  ];
 }
 
 /** The context a version's builder and schema get in a build for `baseUrl` at `builtAt`. */
-export function contextOf(version: ContractVersion, settings: { readonly baseUrl: string; readonly builtAt: string }): VersionContext {
-  return { baseUrl: settings.baseUrl, builtAt: settings.builtAt, paths: { canonical: CANONICAL_PATH, versioned: version.path, schema: version.schemaPath } };
+export function contextOf(
+  version: ContractVersion,
+  settings: { readonly baseUrl: string; readonly builtAt: string },
+): VersionContext {
+  return {
+    baseUrl: settings.baseUrl,
+    builtAt: settings.builtAt,
+    paths: { canonical: CANONICAL_PATH, versioned: version.path, schema: version.schemaPath },
+  };
 }

@@ -8,21 +8,28 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { NODE22_PACKAGE, node22 } from "./node22.mjs";
+import { node22, NODE22_PACKAGE } from "./node22.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TOOLS = join(ROOT, "deploy", "tools");
 
 /** Why the deploy tools are not installed, or undefined when they are to be. */
 function skipReason() {
-  if (!existsSync(join(TOOLS, "package.json"))) return "not a clone of the repository (the installed package needs no deploy tools)";
-  if (!existsSync(join(ROOT, "node_modules", "uvu"))) return "devDependencies omitted (an operator's install, --omit=dev): the deploy tools serve the recipe tests alone";
+  if (!existsSync(join(TOOLS, "package.json"))) {
+    return "not a clone of the repository (the installed package needs no deploy tools)";
+  }
+  if (!existsSync(join(ROOT, "node_modules", "uvu"))) {
+    return "devDependencies omitted (an operator's install, --omit=dev): the deploy tools serve the recipe tests alone";
+  }
   if (node22() !== undefined) return undefined;
   const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8"));
   const locked = lock.packages?.["node_modules/node22"] ?? {};
-  const fits = (locked.os ?? [process.platform]).includes(process.platform) && (locked.cpu ?? [process.arch]).includes(process.arch);
+  const fits = (locked.os ?? [process.platform]).includes(process.platform) &&
+    (locked.cpu ?? [process.arch]).includes(process.arch);
   return fits
-    ? `optional dependencies omitted (--omit=optional): no ${NODE22_PACKAGE.slice(ROOT.length + 1)}, and this Node is ${process.version}; the recipe tests need Node 22`
+    ? `optional dependencies omitted (--omit=optional): no ${
+      NODE22_PACKAGE.slice(ROOT.length + 1)
+    }, and this Node is ${process.version}; the recipe tests need Node 22`
     : `no Node 22 package for ${process.platform}-${process.arch}, and this Node is ${process.version}; the recipe tests need Node 22`;
 }
 
@@ -36,7 +43,9 @@ function installedAsLocked() {
   if (!existsSync(record)) return false;
   const installed = JSON.parse(readFileSync(record, "utf8")).packages ?? {};
   const locked = JSON.parse(readFileSync(join(TOOLS, "package-lock.json"), "utf8")).packages ?? {};
-  return Object.entries(locked).every(([path, entry]) => path === "" || (installed[path] === undefined ? entry.optional === true : installed[path].version === entry.version));
+  return Object.entries(locked).every(([path, entry]) =>
+    path === "" || (installed[path] === undefined ? entry.optional === true : installed[path].version === entry.version)
+  );
 }
 
 const skipped = skipReason();

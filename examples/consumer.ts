@@ -23,7 +23,11 @@ const warned = new Set<string>();
  * keeps the copy on 304. A `Deprecation` or `Sunset` header gives one warning per URL, naming the
  * successor from the `successor-version` link.
  */
-export async function fetchRegistry(base: string, cached?: Copy, warn: (line: string) => void = console.warn): Promise<{ copy: Copy; status: number }> {
+export async function fetchRegistry(
+  base: string,
+  cached?: Copy,
+  warn: (line: string) => void = console.warn,
+): Promise<{ copy: Copy; status: number }> {
   const url = `${base.replace(/\/$/, "")}/api/registry.v1.json`;
   const headers: Record<string, string> = cached?.etag ? { "if-none-match": cached.etag } : {};
   const res = await fetch(url, { headers });
@@ -32,7 +36,11 @@ export async function fetchRegistry(base: string, cached?: Copy, warn: (line: st
   if ((deprecation !== null || sunset !== null) && !warned.has(url)) {
     warned.add(url);
     const successor = /<([^>]+)>\s*;\s*rel="successor-version"/.exec(res.headers.get("link") ?? "")?.[1];
-    warn(`registry: ${url} is deprecated${sunset === null ? "" : ` and stops serving on ${sunset}`}; move to ${successor ?? "its successor"}`);
+    warn(
+      `registry: ${url} is deprecated${sunset === null ? "" : ` and stops serving on ${sunset}`}; move to ${
+        successor ?? "its successor"
+      }`,
+    );
   }
   if (res.status === 304 && cached !== undefined) {
     await res.body?.cancel();
@@ -54,9 +62,14 @@ async function main(base: string): Promise<void> {
   console.log(`revalidated: ${again.status === 304 ? "304, the copy is current" : `${again.status}, a new copy`}`);
 }
 
-const runtime = globalThis as { Deno?: { args: string[]; mainModule?: string; exit(code: number): never }; process?: { argv: string[]; exitCode?: number } };
+const runtime = globalThis as {
+  Deno?: { args: string[]; mainModule?: string; exit(code: number): never };
+  process?: { argv: string[]; exitCode?: number };
+};
 const args = runtime.Deno?.args ?? runtime.process?.argv.slice(2) ?? [];
-const isMain = runtime.Deno !== undefined ? runtime.Deno.mainModule === import.meta.url : /examples[\\/]consumer\.ts$/.test(runtime.process?.argv[1] ?? "");
+const isMain = runtime.Deno !== undefined
+  ? runtime.Deno.mainModule === import.meta.url
+  : /examples[\\/]consumer\.ts$/.test(runtime.process?.argv[1] ?? "");
 if (isMain) {
   if (args.length !== 1) {
     console.error("usage: consumer.ts <base-url>");

@@ -6,12 +6,16 @@
 import type { ChangeFeed, FeedPlace } from "./feed.ts";
 
 /** Characters XML 1.0 does not allow in a document, and lone surrogates: each becomes U+FFFD. */
-// deno-lint-ignore no-control-regex -- the control characters are what this matches
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const NOT_XML =
+  // deno-lint-ignore no-control-regex -- the control characters are what this matches
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `text` as XML character data or an attribute value: the five special characters escaped, characters XML forbids replaced. */
 export function escapeXml(text: string): string {
-  return text.replace(NOT_XML, "\uFFFD").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c] as string);
+  return text.replace(NOT_XML, "\uFFFD").replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c] as string,
+  );
 }
 
 /** The Atom feed of `feed`, as UTF-8 bytes. `updated` is the newest item's date. */
@@ -29,7 +33,7 @@ export function atomFeed(place: FeedPlace, feed: ChangeFeed): Uint8Array<ArrayBu
       `    <category term="${e(item._registry.class)}" label="change class"/>`,
       `    <summary>${e(item.content_text)}</summary>`,
       "  </entry>",
-    ].join("\n"),
+    ].join("\n")
   );
   const lines = [
     `<?xml version="1.0" encoding="utf-8"?>`,

@@ -40,7 +40,11 @@ export interface RegistryChange<R extends RowLike = Row, E extends EdgeLike = Ed
   /** True when the lists would pass 1 MiB: they are empty, and a consumer refetches the document. */
   readonly resync: boolean;
   readonly vaults: { readonly upsert: readonly R[]; readonly remove: readonly string[] };
-  readonly edges: { readonly add: readonly E[]; readonly remove: readonly E[]; readonly remove_touching: readonly string[] };
+  readonly edges: {
+    readonly add: readonly E[];
+    readonly remove: readonly E[];
+    readonly remove_touching: readonly string[];
+  };
 }
 
 /** What replay reads and writes: a document's vaults and edges, in the document's order. */
@@ -54,7 +58,8 @@ export { compareCodeUnits };
 
 /** Orders edges as the document does: by source, target, type. */
 export function compareEdges(a: EdgeLike, b: EdgeLike): number {
-  return compareCodeUnits(a.source, b.source) || compareCodeUnits(a.target, b.target) || compareCodeUnits(a.type, b.type);
+  return compareCodeUnits(a.source, b.source) || compareCodeUnits(a.target, b.target) ||
+    compareCodeUnits(a.type, b.type);
 }
 
 /**
@@ -70,12 +75,18 @@ export function edgeKey(e: EdgeLike): string {
  * `remove`, `add`) and returns the result in the document's order. A `resync` change cannot be
  * applied: the caller refetches the document instead.
  */
-export function applyChange<R extends RowLike, E extends EdgeLike>(data: RegistryData<R, E>, change: RegistryChange<R, E>): RegistryData<R, E> {
+export function applyChange<R extends RowLike, E extends EdgeLike>(
+  data: RegistryData<R, E>,
+  change: RegistryChange<R, E>,
+): RegistryData<R, E> {
   return applyChanges(data, [change]);
 }
 
 /** Applies `changes`, oldest first, as `applyChange` would one by one, sorting once at the end. */
-export function applyChanges<R extends RowLike, E extends EdgeLike>(data: RegistryData<R, E>, changes: readonly RegistryChange<R, E>[]): RegistryData<R, E> {
+export function applyChanges<R extends RowLike, E extends EdgeLike>(
+  data: RegistryData<R, E>,
+  changes: readonly RegistryChange<R, E>[],
+): RegistryData<R, E> {
   const vaults = new Map(data.vaults.map((row) => [row.vault_slug, row]));
   const edges = new Map(data.edges.map((e) => [edgeKey(e), e]));
   for (const change of changes) {
@@ -133,7 +144,9 @@ export function diffData(before: RegistryData | null, after: RegistryData): Pick
     vaults: { upsert, remove },
     edges: {
       add: after.edges.filter((_, i) => !oldEdges.has(newKeys[i] as string)),
-      remove: (before?.edges ?? []).filter((e, i) => !newEdges.has(oldKeys[i] as string) && !touching.has(e.source) && !touching.has(e.target)),
+      remove: (before?.edges ?? []).filter((e, i) =>
+        !newEdges.has(oldKeys[i] as string) && !touching.has(e.source) && !touching.has(e.target)
+      ),
       remove_touching: removeTouching,
     },
   };
@@ -150,5 +163,6 @@ function sameRow(a: Row, b: Row): boolean {
 /** True when a change changes nothing (an equal rebuild). */
 export function isEmptyChange(change: Pick<RegistryChange, "vaults" | "edges">): boolean {
   const { vaults, edges } = change;
-  return vaults.upsert.length + vaults.remove.length + edges.add.length + edges.remove.length + edges.remove_touching.length === 0;
+  return vaults.upsert.length + vaults.remove.length + edges.add.length + edges.remove.length +
+      edges.remove_touching.length === 0;
 }

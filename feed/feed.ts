@@ -5,7 +5,14 @@
  * and the window applied. Web standards only.
  */
 import type { Edge, Row } from "../contract/document.ts";
-import { diffData, isEmptyChange, type BuildRef, type ChangeClass, type RegistryChange, type RegistryData } from "./change.ts";
+import {
+  type BuildRef,
+  type ChangeClass,
+  diffData,
+  isEmptyChange,
+  type RegistryChange,
+  type RegistryData,
+} from "./change.ts";
 
 /** The JSON Feed version this feed follows. */
 export const JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1";
@@ -42,7 +49,12 @@ export interface FeedPlace {
 }
 
 /** The place of version `version`'s feeds under `baseUrl`: its document's path and the feeds' paths. */
-export function feedPlace(version: number, baseUrl: string, documentPath: string, feeds: { readonly json: string; readonly atom: string }): FeedPlace {
+export function feedPlace(
+  version: number,
+  baseUrl: string,
+  documentPath: string,
+  feeds: { readonly json: string; readonly atom: string },
+): FeedPlace {
   return { version, documentUrl: baseUrl + documentPath, feedUrl: baseUrl + feeds.json, atomUrl: baseUrl + feeds.atom };
 }
 
@@ -108,13 +120,25 @@ export function firstSnapshotClass(data: RegistryData): Classification {
  * }
  * ```
  */
-export function nextFeed(place: FeedPlace, current: Snapshot, previous: History | null, classify: () => Classification, limits: FeedLimits = FEED_LIMITS): ChangeFeed {
+export function nextFeed(
+  place: FeedPlace,
+  current: Snapshot,
+  previous: History | null,
+  classify: () => Classification,
+  limits: FeedLimits = FEED_LIMITS,
+): ChangeFeed {
   const carried = previous?.feed.items ?? [];
   const raw = diffData(previous?.snapshot ?? null, current);
   const items: FeedItem[] = [];
   if (previous === null || !isEmptyChange(raw)) {
     const classification = previous === null ? firstSnapshotClass(current) : classify();
-    const change: RegistryChange = { from: previous?.snapshot.ref ?? null, to: current.ref, class: classification.class, resync: false, ...raw };
+    const change: RegistryChange = {
+      from: previous?.snapshot.ref ?? null,
+      to: current.ref,
+      class: classification.class,
+      resync: false,
+      ...raw,
+    };
     items.push(itemOf(place, titleOf(classification), capped(change, limits)));
   }
   for (const item of carried) items.push(itemOf(place, item.title, capped(withheld(item._registry, current), limits)));
@@ -143,7 +167,14 @@ export function itemId(place: FeedPlace, to: BuildRef): string {
 }
 
 function itemOf(place: FeedPlace, title: string, change: RegistryChange): FeedItem {
-  return { id: itemId(place, change.to), url: place.documentUrl, title, content_text: contentText(title, change), date_published: change.to.built_at, _registry: change };
+  return {
+    id: itemId(place, change.to),
+    url: place.documentUrl,
+    title,
+    content_text: contentText(title, change),
+    date_published: change.to.built_at,
+    _registry: change,
+  };
 }
 
 /** The one-line summary: the class, then each `registry diff` rule id with its count. */
@@ -154,7 +185,9 @@ export function titleOf(classification: Classification): string {
 
 function contentText(title: string, change: RegistryChange): string {
   const from = change.from === null ? "nothing (the first snapshot)" : `the build of ${change.from.built_at}`;
-  if (change.resync) return `${title}. From ${from} to the build of ${change.to.built_at}: too large to list (over 1 MiB); refetch the document.`;
+  if (change.resync) {
+    return `${title}. From ${from} to the build of ${change.to.built_at}: too large to list (over 1 MiB); refetch the document.`;
+  }
   const { vaults, edges } = change;
   return (
     `${title}. From ${from} to the build of ${change.to.built_at}: ${vaults.upsert.length} vaults to upsert, ${vaults.remove.length} to remove; ` +
@@ -182,14 +215,23 @@ export function withheld(change: RegistryChange, current: RegistryData): Registr
   return {
     ...change,
     vaults: { upsert, remove: change.vaults.remove },
-    edges: { add: change.edges.add.filter(shown), remove: change.edges.remove.filter(shown), remove_touching: change.edges.remove_touching },
+    edges: {
+      add: change.edges.add.filter(shown),
+      remove: change.edges.remove.filter(shown),
+      remove_touching: change.edges.remove_touching,
+    },
   };
 }
 
 /** `change`, or, when its lists would pass the cap serialized compactly, the same change saying `resync`. */
 function capped(change: RegistryChange, limits: FeedLimits): RegistryChange {
   if (change.resync || changeBytes(change) <= limits.changeBytes) return change;
-  return { ...change, resync: true, vaults: { upsert: [], remove: [] }, edges: { add: [], remove: [], remove_touching: [] } };
+  return {
+    ...change,
+    resync: true,
+    vaults: { upsert: [], remove: [] },
+    edges: { add: [], remove: [], remove_touching: [] },
+  };
 }
 
 /**
@@ -209,7 +251,10 @@ export function changeBytes(change: RegistryChange): number {
  */
 function windowed(place: FeedPlace, items: readonly FeedItem[], builtAt: string, limits: FeedLimits): FeedItem[] {
   const cutoff = Date.parse(builtAt) - limits.windowDays * 86_400_000;
-  const kept = items.filter((item, i) => i < limits.minItems || Date.parse(item.date_published) >= cutoff).slice(0, limits.maxItems);
+  const kept = items.filter((item, i) => i < limits.minItems || Date.parse(item.date_published) >= cutoff).slice(
+    0,
+    limits.maxItems,
+  );
   const encoder = new TextEncoder();
   const sizes = kept.map((item) => encoder.encode(itemText(item)).byteLength);
   const head = encoder.encode(JSON.stringify(feedOf(place, []), null, 2)).byteLength;

@@ -4,8 +4,16 @@
  * replay to its own document). Web standards only.
  */
 import { hasRowKeys } from "../contract/document.ts";
-import { applyChanges, compareCodeUnits, sameData, type EdgeLike, type RegistryChange, type RegistryData, type RowLike } from "./change.ts";
-import { itemId, type ChangeFeed, type FeedPlace, type Snapshot } from "./feed.ts";
+import {
+  applyChanges,
+  compareCodeUnits,
+  type EdgeLike,
+  type RegistryChange,
+  type RegistryData,
+  type RowLike,
+  sameData,
+} from "./change.ts";
+import { type ChangeFeed, type FeedPlace, itemId, type Snapshot } from "./feed.ts";
 
 /** Why a held copy cannot be caught up from a feed: an item on the way says `resync`, or the copy is older than the window. */
 export type Refetch = { readonly refetch: "resync" | "window" };
@@ -32,7 +40,11 @@ export type Refetch = { readonly refetch: "resync" | "window" };
  * }
  * ```
  */
-export function catchUp<R extends RowLike, E extends EdgeLike>(held: RegistryData<R, E>, builtAt: string | null, changes: readonly RegistryChange<R, E>[]): RegistryData<R, E> | Refetch {
+export function catchUp<R extends RowLike, E extends EdgeLike>(
+  held: RegistryData<R, E>,
+  builtAt: string | null,
+  changes: readonly RegistryChange<R, E>[],
+): RegistryData<R, E> | Refetch {
   const ordered = [...changes].sort((a, b) => compareCodeUnits(a.to.built_at, b.to.built_at));
   const from = ordered[0]?.from ?? null;
   if (from !== null && (builtAt === null || builtAt < from.built_at)) return { refetch: "window" };
@@ -54,18 +66,28 @@ export function historyProblems(place: FeedPlace, feed: ChangeFeed, snapshot: Sn
     const { from, to } = item._registry;
     if (item.id !== itemId(place, to)) problems.push(`items[${i}].id: expected the feed URL and its to.built_at`);
     if (item.date_published !== to.built_at) problems.push(`items[${i}].date_published: expected its to.built_at`);
-    if (from !== null && from.built_at >= to.built_at) problems.push(`items[${i}]._registry.from.built_at: expected earlier than its to.built_at`);
+    if (from !== null && from.built_at >= to.built_at) {
+      problems.push(`items[${i}]._registry.from.built_at: expected earlier than its to.built_at`);
+    }
     const older = feed.items[i + 1];
     if (older !== undefined && (from === null || from.built_at < older._registry.to.built_at)) {
-      problems.push(`items[${i}]._registry.from: expected at or after the next item's to.built_at (items are newest first, each from a later build)`);
+      problems.push(
+        `items[${i}]._registry.from: expected at or after the next item's to.built_at (items are newest first, each from a later build)`,
+      );
     }
     if (from === null && older !== undefined) problems.push(`items[${i}]._registry.from: null only on the oldest item`);
     // A build carries titles on as they are: only what titleOf writes, so no planted text rides along.
-    if (!titlePattern(item._registry.class).test(item.title)) problems.push(`items[${i}].title: expected "${item._registry.class}: " and rule ids with their counts, as a build writes it`);
+    if (!titlePattern(item._registry.class).test(item.title)) {
+      problems.push(
+        `items[${i}].title: expected "${item._registry.class}: " and rule ids with their counts, as a build writes it`,
+      );
+    }
   });
   const newest = feed.items[0];
   if (newest === undefined) return [...problems, "items: expected at least one item"];
-  if (newest._registry.to.built_at > snapshot.ref.built_at) problems.push("items[0]._registry.to.built_at: later than the document's built_at");
+  if (newest._registry.to.built_at > snapshot.ref.built_at) {
+    problems.push("items[0]._registry.to.built_at: later than the document's built_at");
+  }
   if (newest._registry.to.built_at === snapshot.ref.built_at && newest._registry.to.etag !== snapshot.ref.etag) {
     problems.push("items[0]._registry.to.etag: not the ETag of the document built then");
   }
@@ -73,12 +95,18 @@ export function historyProblems(place: FeedPlace, feed: ChangeFeed, snapshot: Sn
   const lastResync = feed.items.findIndex((item) => item._registry.resync);
   const since = lastResync === -1 ? feed.items : feed.items.slice(0, lastResync);
   const oldest = feed.items[feed.items.length - 1] as (typeof feed.items)[number];
-  const start: RegistryData = lastResync === -1 && oldest._registry.from === null ? { vaults: [], edges: [] } : snapshot;
+  const start: RegistryData = lastResync === -1 && oldest._registry.from === null
+    ? { vaults: [], edges: [] }
+    : snapshot;
   // Nothing to replay onto the document itself changes nothing.
   if (start === snapshot && since.length === 0) return problems;
   const data = applyChanges(start, [...since].reverse().map((item) => item._registry));
   if (!sameData(data, snapshot)) {
-    problems.push(start === snapshot ? "items: replayed onto the document they lead to, they change it: the feed is not this document's history" : "items: replayed from the first snapshot, they do not give the document's vaults and edges");
+    problems.push(
+      start === snapshot
+        ? "items: replayed onto the document they lead to, they change it: the feed is not this document's history"
+        : "items: replayed from the first snapshot, they do not give the document's vaults and edges",
+    );
   }
   return problems;
 }
@@ -91,8 +119,12 @@ export function rowShapeProblems(feed: ChangeFeed): string[] {
   const problems: string[] = [];
   feed.items.forEach((item, i) =>
     item._registry.vaults.upsert.forEach((row, j) => {
-      if (!hasRowKeys(row)) problems.push(`items[${i}]._registry.vaults.upsert[${j}]: expected exactly the keys of a full or a minimal row, in order`);
-    }),
+      if (!hasRowKeys(row)) {
+        problems.push(
+          `items[${i}]._registry.vaults.upsert[${j}]: expected exactly the keys of a full or a minimal row, in order`,
+        );
+      }
+    })
   );
   return problems;
 }

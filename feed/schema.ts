@@ -11,7 +11,12 @@ const slug = { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$" } as const;
 const strongEtag = { type: "string", pattern: '^"[0-9a-f]{32}"$' } as const;
 
 /** An object with `properties`, all required; `exact`: and no other key. */
-const objectOf = (exact: boolean) => (properties: Record<string, unknown>) => ({ type: "object", required: Object.keys(properties), properties, ...(exact ? { additionalProperties: false } : {}) });
+const objectOf = (exact: boolean) => (properties: Record<string, unknown>) => ({
+  type: "object",
+  required: Object.keys(properties),
+  properties,
+  ...(exact ? { additionalProperties: false } : {}),
+});
 
 /** The schema of the `_registry` extension of one item; `exact` admits no key beyond those described. */
 export function registryChangeSchema(rowRef: string, edgeRef: string, exact = false): Record<string, unknown> {

@@ -6,7 +6,14 @@
  * every cold start.
  */
 import type { Build } from "./table.ts";
-import { ALLOWED_METHODS, COMMON_HEADERS, isNotModified, PREFLIGHT_HEADERS, problem, type Problem } from "./responses.ts";
+import {
+  ALLOWED_METHODS,
+  COMMON_HEADERS,
+  isNotModified,
+  PREFLIGHT_HEADERS,
+  type Problem,
+  problem,
+} from "./responses.ts";
 
 /** One answer: what a runtime adapter writes out. `body` is null for HEAD, 204, 304. */
 export interface Answer {
@@ -69,7 +76,9 @@ export function answerer({ routes, gone, meta }: Pick<Build, "routes" | "gone" |
   const prefix = basePathOf(meta.baseUrl);
   return (method, requested, header) => {
     // With no base path, every path starts with "/" and slicing nothing off leaves it as it is.
-    const path = requested.startsWith(`${prefix}/`) && !routes.has(requested) && !gone.has(requested) ? requested.slice(prefix.length) : requested;
+    const path = requested.startsWith(`${prefix}/`) && !routes.has(requested) && !gone.has(requested)
+      ? requested.slice(prefix.length)
+      : requested;
     const resource = routes.get(path);
     if (resource === undefined) {
       const sunset = gone.get(path);
@@ -81,7 +90,9 @@ export function answerer({ routes, gone, meta }: Pick<Build, "routes" | "gone" |
       case "GET":
       case "HEAD": {
         const variant = resource.select(header("accept-encoding") ?? null);
-        if (isNotModified(header, variant, resource.lastModified)) return { status: 304, headers: variant.notModified, body: null };
+        if (isNotModified(header, variant, resource.lastModified)) {
+          return { status: 304, headers: variant.notModified, body: null };
+        }
         return { status: 200, headers: variant.ok, body: method === "HEAD" ? null : variant.body };
       }
       case "OPTIONS":

@@ -6,7 +6,7 @@
  */
 import { HonoBase as Hono } from "hono/hono-base";
 import { LinearRouter } from "hono/router/linear-router";
-import { answersOf, BAD_REQUEST, basePathOf, INTERNAL_ERROR, problemAnswer, type Answer } from "./answer.ts";
+import { type Answer, answersOf, BAD_REQUEST, basePathOf, INTERNAL_ERROR, problemAnswer } from "./answer.ts";
 import { edgeKeeps } from "./encoding.ts";
 import type { Build } from "./table.ts";
 import { pathOf } from "./request-path.ts";
@@ -46,9 +46,20 @@ export function createApp(build: Build | (() => Promise<Build>), addresses?: rea
   const handle = fetchHandler(build);
   const app = new Hono({ router: new LinearRouter() });
   // Each route answers through the table, which knows the methods, conditions and codings; Hono
-  // names the addresses. fetchHandler answers every failure itself, so the app needs no onError.
-  for (const path of addresses ?? addressesOf(build as Build)) app.all(path, (c) => handle(c.req.raw));
+  // names the addresses. A deferred build given no addresses (a JavaScript caller) routes them all.
+  const paths = addresses ?? (typeof build === "function" ? ["*"] : addressesOf(build));
+  for (const path of paths) app.all(path, (c) => handle(c.req.raw));
   app.notFound((c) => handle(c.req.raw));
+  // fetchHandler answers its own failures; these are Hono's own (a request it cannot route).
+  app.onError(() => toResponse(problemAnswer(INTERNAL_ERROR)));
+  const route = app.fetch;
+  app.fetch = (request, ...rest) => {
+    try {
+      return route(request, ...rest);
+    } catch {
+      return toResponse(problemAnswer(INTERNAL_ERROR));
+    }
+  };
   return app;
 }
 
@@ -65,25 +76,32 @@ export function createApp(build: Build | (() => Promise<Build>), addresses?: rea
  * }
  * ```
  */
-export function fetchHandler(build: Build | (() => Promise<Build>)): (request: Request) => Response | Promise<Response> {
+export function fetchHandler(
+  build: Build | (() => Promise<Build>),
+): (request: Request) => Response | Promise<Response> {
   const answers = answersOf(build);
   return (raw) => {
     // Whatever throws (a runtime's request object, a build function, an answer) is a bare 500,
     // never an exception out of the runtime's fetch: HEAD's without its body.
-    const failed = (): Response => toResponse(problemAnswer(INTERNAL_ERROR, raw.method));
+    let method: string | undefined;
+    const failed = (): Response => toResponse(problemAnswer(INTERNAL_ERROR, method));
     try {
+      method = raw.method;
       // Cloudflare (and wrangler dev) hand a Worker `Accept-Encoding: br, gzip` whatever the client
       // sent, keeping the client's own in `request.cf.clientAcceptEncoding`: answer with the coding
       // the edge will keep for that client, so it gets this build's own bytes and ETag for it.
       const client = (raw as { cf?: { clientAcceptEncoding?: unknown } }).cf?.clientAcceptEncoding;
       const kept = typeof client === "string" ? edgeKeeps(client) : undefined;
-      const header = kept === undefined ? (name: string) => raw.headers.get(name) : (name: string) => (name === "accept-encoding" ? kept : raw.headers.get(name));
+      const header = kept === undefined
+        ? (name: string) => raw.headers.get(name)
+        : (name: string) => (name === "accept-encoding" ? kept : raw.headers.get(name));
       // The raw URL, not a decoded path: the path rule never decodes (request-path.ts).
       const path = pathOf(raw.url);
-      if (path === null) return toResponse(problemAnswer(BAD_REQUEST, raw.method));
+      if (path === null) return toResponse(problemAnswer(BAD_REQUEST, method));
       const answer = answers.current();
-      if (answer !== undefined) return toResponse(answer(raw.method, path, header));
-      return answers.ready().then((a): Response => toResponse(a(raw.method, path, header))).catch(failed);
+      if (answer !== undefined) return toResponse(answer(method, path, header));
+      const asked = method;
+      return answers.ready().then((a): Response => toResponse(a(asked, path, header))).catch(failed);
     } catch {
       return failed();
     }

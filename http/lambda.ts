@@ -5,7 +5,7 @@
  * fetch implementation, which lengthens every cold start. Web standards only.
  */
 import { isObject } from "../contract/json.ts";
-import { answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer, type Answer, type Answerer } from "./answer.ts";
+import { type Answer, type Answerer, answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer } from "./answer.ts";
 import type { Build } from "./table.ts";
 import { pathOf } from "./request-path.ts";
 
@@ -26,8 +26,14 @@ export type LambdaHandler = (event: unknown, context?: unknown) => Promise<Lambd
 export type Log = (line: string) => void;
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
-  200: "OK", 204: "No Content", 304: "Not Modified", 400: "Bad Request", 404: "Not Found",
-  405: "Method Not Allowed", 410: "Gone", 500: "Internal Server Error",
+  200: "OK",
+  204: "No Content",
+  304: "Not Modified",
+  400: "Bad Request",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  410: "Gone",
+  500: "Internal Server Error",
 };
 
 /**
@@ -45,7 +51,10 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
  * }
  * ```
  */
-export function lambdaHandlerFor(build: Build | (() => Promise<Build>), log: Log = (line) => console.error(line)): LambdaHandler {
+export function lambdaHandlerFor(
+  build: Build | (() => Promise<Build>),
+  log: Log = (line) => console.error(line),
+): LambdaHandler {
   const answers = answersOf(build);
   return async (event) => {
     const request = readEvent(event);
@@ -56,13 +65,18 @@ export function lambdaHandlerFor(build: Build | (() => Promise<Build>), log: Log
       return toResult(problemAnswer(INTERNAL_ERROR, request?.method), event);
     }
     if (request === undefined) {
-      const keys = isObject(event) ? Object.keys(event).slice(0, 10).map((k) => JSON.stringify(k.slice(0, 64))).join(", ") : typeof event;
+      const keys = isObject(event)
+        ? Object.keys(event).slice(0, 10).map((k) => JSON.stringify(k.slice(0, 64))).join(", ")
+        : typeof event;
       log(logLine(`registry: 400 for a Lambda event that is not an HTTP request (top-level keys: ${keys || "none"})`));
       return toResult(problemAnswer(BAD_REQUEST), event);
     }
     try {
       // Accept-Encoding is not read: Lambda answers identity (see above).
-      return toResult(answer(request.method, request.path, (name) => (name === "accept-encoding" ? null : request.header(name))), event);
+      return toResult(
+        answer(request.method, request.path, (name) => (name === "accept-encoding" ? null : request.header(name))),
+        event,
+      );
     } catch {
       return toResult(problemAnswer(INTERNAL_ERROR, request.method), event);
     }
@@ -108,9 +122,13 @@ function toResult(answer: Answer, event: unknown): LambdaResult {
   const result: LambdaResult = { statusCode: answer.status, body, isBase64Encoded: false };
   const record = isObject(event) ? event : {};
   const context = isObject(record["requestContext"]) ? record["requestContext"] : {};
-  if (isObject(context["elb"])) result.statusDescription = `${answer.status} ${STATUS_TEXT[answer.status] ?? ""}`.trim();
+  if (isObject(context["elb"])) {
+    result.statusDescription = `${answer.status} ${STATUS_TEXT[answer.status] ?? ""}`.trim();
+  }
   if (isObject(record["multiValueHeaders"])) {
-    result.multiValueHeaders = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, [value]]));
+    result.multiValueHeaders = Object.fromEntries(
+      Object.entries(answer.headers).map(([name, value]) => [name, [value]]),
+    );
   } else {
     result.headers = { ...answer.headers };
   }

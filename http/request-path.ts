@@ -14,7 +14,8 @@
  * letter (one ending in a number is read as an IPv4 address, and may be refused), or a dotted-quad
  * IPv4 address; and a port of digits. Anything else is left to the parser.
  */
-const PLAIN_AUTHORITY = /^(?:(?:[a-z0-9]+(?:-[a-z0-9]+)*\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::(\d{1,5}))?$/;
+const PLAIN_AUTHORITY =
+  /^(?:(?:[a-z0-9]+(?:-[a-z0-9]+)*\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::(\d{1,5}))?$/;
 
 /**
  * The path `target` names: origin-form (`/x?q`), or an absolute `http://` or `https://` URL (an
@@ -44,7 +45,9 @@ export function plainPathOf(target: string): string | undefined {
     if (start === -1 || !plainAuthority(target.slice(authority, start))) return undefined;
   }
   const path = target.slice(start, firstOf(target, start));
-  return !path.includes("%") && !path.includes("/.") && !path.includes("\\") && (start === 0 || !path.startsWith("//")) ? path : undefined;
+  return !path.includes("%") && !path.includes("/.") && !path.includes("\\") && (start === 0 || !path.startsWith("//"))
+    ? path
+    : undefined;
 }
 
 function parse(url: string): string | null {

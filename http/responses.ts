@@ -3,7 +3,7 @@
  * strong ETags, headers. A request only picks a precomputed variant and evaluates its conditional
  * headers. Web standards only (`crypto.subtle` for the ETag).
  */
-import { ENCODINGS, negotiator, type Compress, type Encoding } from "./encoding.ts";
+import { type Compress, type Encoding, ENCODINGS, negotiator } from "./encoding.ts";
 
 /** One precomputed representation of a resource: its bytes in one content coding, and its answers. */
 export interface Variant {
@@ -36,14 +36,21 @@ export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 export const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400";
 
 /** Non-safelisted headers some answers send besides ETag, Link and Allow, as they are named when exposed. */
-export const EXPOSABLE: Readonly<Record<string, string>> = { "content-location": "Content-Location", deprecation: "Deprecation", sunset: "Sunset" };
+export const EXPOSABLE: Readonly<Record<string, string>> = {
+  "content-location": "Content-Location",
+  deprecation: "Deprecation",
+  sunset: "Sunset",
+};
 
 /**
  * `Access-Control-Expose-Headers` naming the non-safelisted headers a browser consumer may read:
  * `ETag, Link, Allow` (`Allow` for the 405), then each header of `EXPOSABLE` that `headers` sends.
  */
 export function exposeHeaders(headers: Readonly<Record<string, string>> = {}): string {
-  return ["ETag, Link, Allow", ...Object.keys(EXPOSABLE).filter((name) => name in headers).map((name) => EXPOSABLE[name])].join(", ");
+  return [
+    "ETag, Link, Allow",
+    ...Object.keys(EXPOSABLE).filter((name) => name in headers).map((name) => EXPOSABLE[name]),
+  ].join(", ");
 }
 
 /** `headers` with their `Access-Control-Expose-Headers` derived from what they send. */
@@ -88,7 +95,11 @@ export async function prepareResource(
   body: Uint8Array<ArrayBuffer>,
   contentType: string,
   builtAt: string,
-  options: { headers?: Readonly<Record<string, string>>; compress?: Compress | undefined; encodings?: readonly Encoding[] } = {},
+  options: {
+    headers?: Readonly<Record<string, string>>;
+    compress?: Compress | undefined;
+    encodings?: readonly Encoding[];
+  } = {},
 ): Promise<Resource> {
   const lastModified = Date.parse(builtAt);
   const encodings = options.compress === undefined ? [] : (options.encodings ?? ENCODINGS);
@@ -112,7 +123,9 @@ export async function prepareResource(
   const identity = await variant(body, {});
   const encoded: Partial<Record<Encoding, Variant>> = {};
   for (const encoding of encodings) {
-    encoded[encoding] = await variant(await (options.compress as Compress)(body, encoding), { "content-encoding": encoding });
+    encoded[encoding] = await variant(await (options.compress as Compress)(body, encoding), {
+      "content-encoding": encoding,
+    });
   }
   return { identity, encoded, lastModified, select: selector(identity, encoded, encodings) };
 }
@@ -121,8 +134,13 @@ export async function prepareResource(
  * The same resource with `extra` headers on every answer and the `drop` ones removed; the bodies
  * and ETags are shared.
  */
-export function withHeaders(resource: Resource, extra: Readonly<Record<string, string>>, drop: readonly string[]): Resource {
-  const edit = (headers: Readonly<Record<string, string>>) => withExposed({ ...Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.includes(name))), ...extra });
+export function withHeaders(
+  resource: Resource,
+  extra: Readonly<Record<string, string>>,
+  drop: readonly string[],
+): Resource {
+  const edit = (headers: Readonly<Record<string, string>>) =>
+    withExposed({ ...Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.includes(name))), ...extra });
   const add = (v: Variant): Variant => ({
     get body() {
       return v.body;
@@ -139,7 +157,11 @@ export function withHeaders(resource: Resource, extra: Readonly<Record<string, s
 }
 
 /** Picks, per Accept-Encoding, one of the variants on offer (identity when nothing else fits). */
-export function selector(identity: Variant, encoded: Readonly<Partial<Record<Encoding, Variant>>>, offered: readonly Encoding[]): (acceptEncoding: string | null) => Variant {
+export function selector(
+  identity: Variant,
+  encoded: Readonly<Partial<Record<Encoding, Variant>>>,
+  offered: readonly Encoding[],
+): (acceptEncoding: string | null) => Variant {
   const negotiate = negotiator(offered);
   return (acceptEncoding) => {
     // encoded has no identity entry: identity, or a coding not on offer, is the identity variant.
@@ -152,7 +174,11 @@ export function selector(identity: Variant, encoded: Readonly<Partial<Record<Enc
  * comparison against the selected variant's ETag (`*` matches); only without it,
  * `If-Modified-Since` at or after Last-Modified. Anything but an HTTP-date is ignored.
  */
-export function isNotModified(header: (name: string) => string | null | undefined, variant: Variant, lastModified: number): boolean {
+export function isNotModified(
+  header: (name: string) => string | null | undefined,
+  variant: Variant,
+  lastModified: number,
+): boolean {
   const ifNoneMatch = header("if-none-match");
   if (ifNoneMatch !== null && ifNoneMatch !== undefined) {
     const wanted = variant.etag;
@@ -167,7 +193,8 @@ export function isNotModified(header: (name: string) => string | null | undefine
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
-const RFC850_DATE = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC850_DATE =
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
 const ASCTIME_DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
 /**
@@ -184,8 +211,9 @@ export function httpDate(text: string): number {
     let full = now - (now % 100) + Number(m[3]);
     if (full > now + 50) full -= 100;
     [day, month, year, time] = [m[1]!, m[2]!, full, [m[4]!, m[5]!, m[6]!]];
-  } else if ((m = ASCTIME_DATE.exec(text)) !== null) [day, month, year, time] = [m[2]!, m[1]!, Number(m[6]), [m[3]!, m[4]!, m[5]!]]; // " 6": Number reads it as 6
-  else return Number.NaN;
+  } else if ((m = ASCTIME_DATE.exec(text)) !== null) {
+    [day, month, year, time] = [m[2]!, m[1]!, Number(m[6]), [m[3]!, m[4]!, m[5]!]]; // " 6": Number reads it as 6
+  } else return Number.NaN;
   const monthIndex = MONTHS.indexOf(month);
   const [h, min, s] = time.map(Number) as [number, number, number];
   // An hour past 23 moves the day, which the day check below refuses.

@@ -6,7 +6,7 @@
  */
 import type { Encoding } from "./encoding.ts";
 import type { Build, BuildMeta } from "./table.ts";
-import { selector, type Problem, type Resource, type Variant } from "./responses.ts";
+import { type Problem, type Resource, selector, type Variant } from "./responses.ts";
 
 /** One variant without its body: the body is `bodies[etag]` of the stamp. */
 export interface VariantStamp {
@@ -27,7 +27,12 @@ export interface BuildStamp {
   readonly meta: BuildMeta;
   readonly routes: Readonly<Record<string, RouteStamp>>;
   /** Paths past their version's sunset: the 410 problem each answers. */
-  readonly gone: Readonly<Record<string, { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly text: string }>>;
+  readonly gone: Readonly<
+    Record<
+      string,
+      { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly text: string }
+    >
+  >;
   readonly bodies: Readonly<Record<string, { readonly text: string } | { readonly base64: string }>>;
 }
 
@@ -58,10 +63,17 @@ export function restoreBuild(stamp: BuildStamp): Build {
     const encoded: Partial<Record<Encoding, Variant>> = {};
     for (const [coding, v] of Object.entries(route.encoded) as [Encoding, VariantStamp][]) encoded[coding] = variant(v);
     const offered = Object.keys(encoded) as Encoding[];
-    routes.set(path, { identity, encoded, lastModified: route.lastModified, select: selector(identity, encoded, offered) });
+    routes.set(path, {
+      identity,
+      encoded,
+      lastModified: route.lastModified,
+      select: selector(identity, encoded, offered),
+    });
   }
   const gone = new Map<string, Problem>();
-  for (const [path, p] of Object.entries(stamp.gone)) gone.set(path, { status: p.status, headers: { ...p.headers }, body: new TextEncoder().encode(p.text) });
+  for (const [path, p] of Object.entries(stamp.gone)) {
+    gone.set(path, { status: p.status, headers: { ...p.headers }, body: new TextEncoder().encode(p.text) });
+  }
   return { routes, gone, meta: stamp.meta };
 }
 

@@ -34,7 +34,10 @@ export const publicText: fc.Arbitrary<string> = fc
     { weight: 4, arbitrary: fc.string({ maxLength: 12 }) },
     { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 8 }) },
     { weight: 2, arbitrary: fc.string({ unit: anyCodeUnit, maxLength: 8 }) },
-    { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_KEYS, "", " ", "null", '"\\\n\t', "\u2028\u2029", "é", "e\u0301") },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(...HOSTILE_KEYS, "", " ", "null", '"\\\n\t', "\u2028\u2029", "é", "e\u0301"),
+    },
     { weight: 1, arbitrary: fc.string({ minLength: 2000, maxLength: 4000, unit: "grapheme-ascii" }) },
   )
   .filter((s) => !s.includes(SECRET));
@@ -64,7 +67,11 @@ export const internalName: fc.Arbitrary<string> = fc
 
 /** Some of the declared names `pool`, each with a private value. */
 const internalKeys = (pool: readonly string[]): fc.Arbitrary<[string, Json][]> =>
-  pool.length === 0 ? fc.constant([]) : fc.subarray([...pool], { maxLength: Math.min(3, pool.length) }).chain((names) => fc.tuple(...names.map((n) => privateValue.map((v): [string, Json] => [n, v]))));
+  pool.length === 0
+    ? fc.constant([])
+    : fc.subarray([...pool], { maxLength: Math.min(3, pool.length) }).chain((names) =>
+      fc.tuple(...names.map((n) => privateValue.map((v): [string, Json] => [n, v])))
+    );
 
 /** Builds an object from entries, extra keys first, without ever assigning to a key from input. */
 function objectOf(known: Record<string, Json | undefined>, extras: [string, Json][]): JsonObject {
@@ -75,7 +82,18 @@ function objectOf(known: Record<string, Json | undefined>, extras: [string, Json
 
 /** Statuses that probe the tier mapping, near-misses included. */
 export const status = fc.oneof(
-  fc.constantFrom("active", "pending", "Active", "active ", " pending", "ACTIVE", "pending\n", "retired", "dormant", "proposed"),
+  fc.constantFrom(
+    "active",
+    "pending",
+    "Active",
+    "active ",
+    " pending",
+    "ACTIVE",
+    "pending\n",
+    "retired",
+    "dormant",
+    "proposed",
+  ),
   publicText,
 );
 
@@ -108,12 +126,14 @@ function vault(vaultSlug: string, suppressed: boolean, pool: readonly string[]):
       extras: internalKeys(pool),
     })
     .map(({ suppressedKey, extras, ...fields }) =>
-      objectOf({ vault_slug: vaultSlug, ...fields, suppressed: suppressedKey }, extras),
+      objectOf({ vault_slug: vaultSlug, ...fields, suppressed: suppressedKey }, extras)
     );
 }
 
 const labelTable = fc
-  .array(fc.tuple(fc.oneof(rawClass.filter((c): c is string => c !== null), status), nonEmptyPublicText), { maxLength: 6 })
+  .array(fc.tuple(fc.oneof(rawClass.filter((c): c is string => c !== null), status), nonEmptyPublicText), {
+    maxLength: 6,
+  })
   .map((entries) => Object.fromEntries(entries));
 
 /**
@@ -121,30 +141,34 @@ const labelTable = fc
  * at every level, each declared in its `internal_keys` (absent when it declares none).
  */
 export const validSource: fc.Arbitrary<JsonObject> = fc
-  .tuple(fc.uniqueArray(fc.tuple(slug, fc.boolean()), { selector: ([s]) => s, maxLength: 12 }), fc.uniqueArray(internalName, { maxLength: 4 }))
+  .tuple(
+    fc.uniqueArray(fc.tuple(slug, fc.boolean()), { selector: ([s]) => s, maxLength: 12 }),
+    fc.uniqueArray(internalName, { maxLength: 4 }),
+  )
   .chain(([declared, pool]) => {
     const suppressed = new Set(declared.filter(([, s]) => s).map(([s]) => s));
     const slugs = declared.map(([s]) => s);
-    const edge =
-      slugs.length === 0
-        ? fc.constant(null)
-        : fc
-            .record({ source: fc.constantFrom(...slugs), target: fc.constantFrom(...slugs), extras: internalKeys(pool) })
-            .chain(({ source, target, extras }) =>
-              // An edge touching a suppressed vault is private: its type must never be published.
-              (suppressed.has(source) || suppressed.has(target) ? privateText : nonEmptyPublicText).map((type) =>
-                objectOf({ source, target, type }, extras),
-              ),
-            );
+    const edge = slugs.length === 0 ? fc.constant(null) : fc
+      .record({ source: fc.constantFrom(...slugs), target: fc.constantFrom(...slugs), extras: internalKeys(pool) })
+      .chain(({ source, target, extras }) =>
+        // An edge touching a suppressed vault is private: its type must never be published.
+        (suppressed.has(source) || suppressed.has(target) ? privateText : nonEmptyPublicText).map((type) =>
+          objectOf({ source, target, type }, extras)
+        )
+      );
     return fc.record({
       registry_schema_version: nonEmptyPublicText,
       generated_at: timestamp,
       source_inventory_sha: sha,
       licence: maybe(
-        fc.record({ id: nonEmptyPublicText, url: fc.webUrl(), extras: internalKeys(pool) }).map(({ extras, ...l }) => objectOf(l, extras)),
+        fc.record({ id: nonEmptyPublicText, url: fc.webUrl(), extras: internalKeys(pool) }).map(({ extras, ...l }) =>
+          objectOf(l, extras)
+        ),
       ),
       labels: maybe(
-        fc.record({ class: maybe(labelTable), status: maybe(labelTable), extras: internalKeys(pool) }).map(({ extras, ...l }) => objectOf(l, extras)),
+        fc.record({ class: maybe(labelTable), status: maybe(labelTable), extras: internalKeys(pool) }).map((
+          { extras, ...l },
+        ) => objectOf(l, extras)),
       ),
       internal_keys: pool.length === 0 ? fc.constant(undefined) : fc.shuffledSubarray(pool, { minLength: pool.length }),
       vaults: fc.tuple(...declared.map(([s, isSuppressed]) => vault(s, isSuppressed, pool))),
@@ -152,8 +176,11 @@ export const validSource: fc.Arbitrary<JsonObject> = fc
         .array(edge, { maxLength: 16 })
         .map((edges) =>
           edges.filter((e): e is JsonObject => e !== null).filter(
-            (e, i, all) => all.findIndex((f) => f["source"] === e["source"] && f["target"] === e["target"] && f["type"] === e["type"]) === i,
-          ),
+            (e, i, all) =>
+              all.findIndex((f) =>
+                f["source"] === e["source"] && f["target"] === e["target"] && f["type"] === e["type"]
+              ) === i,
+          )
         ),
       extras: internalKeys(pool),
     });
@@ -163,8 +190,20 @@ export const validSource: fc.Arbitrary<JsonObject> = fc
 /** Values that break (or by a hair do not break) each field D1 checks. */
 const NEAR_MISSES: Record<string, (Json | undefined)[]> = {
   registry_schema_version: ["", 1, "1.0"],
-  generated_at: ["2026-02-30T08:30:00Z", "2026-11-14T24:00:00Z", "2026-11-14T08:30:00+00:00", "2026-11-14T08:30:00.000Z", "2026-11-14t08:30:00z", "2024-02-29T23:59:59Z"],
-  source_inventory_sha: ["ABCDEF0123456789ABCDEF0123456789ABCDEF01", "0123456789abcdef0123456789abcdef0123456", "0123456789abcdef0123456789abcdef012345678", "0123456789abcdef0123456789abcdef01234567"],
+  generated_at: [
+    "2026-02-30T08:30:00Z",
+    "2026-11-14T24:00:00Z",
+    "2026-11-14T08:30:00+00:00",
+    "2026-11-14T08:30:00.000Z",
+    "2026-11-14t08:30:00z",
+    "2024-02-29T23:59:59Z",
+  ],
+  source_inventory_sha: [
+    "ABCDEF0123456789ABCDEF0123456789ABCDEF01",
+    "0123456789abcdef0123456789abcdef0123456",
+    "0123456789abcdef0123456789abcdef012345678",
+    "0123456789abcdef0123456789abcdef01234567",
+  ],
   licence: [null, "CC-BY-4.0", {}, { id: "x", url: "https://example.org/" }],
   labels: [null, [], {}, { class: [] }],
   vaults: [null, {}, []],
@@ -184,7 +223,16 @@ const NEAR_MISSES: Record<string, (Json | undefined)[]> = {
   target: ["nope", 7],
   type: ["", null, "cites"],
 };
-const TOP_LEVEL = ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "internal_keys", "vaults", "edges"];
+const TOP_LEVEL = [
+  "registry_schema_version",
+  "generated_at",
+  "source_inventory_sha",
+  "licence",
+  "labels",
+  "internal_keys",
+  "vaults",
+  "edges",
+];
 const GENERIC: (Json | undefined)[] = [undefined, null, 0, -0, true, "", "x", [], {}];
 
 /**
@@ -199,13 +247,24 @@ export const nearValidSource: fc.Arbitrary<Json> = fc
       const places: [JsonObject | Json[], string][] = TOP_LEVEL.map((k) => [copy, k]);
       for (const [key, fields] of [["licence", ["id", "url"]], ["labels", ["class", "status"]]] as const) {
         const o = copy[key];
-        if (isObject(o)) for (const f of fields) places.push([o, f]);
+        if (isObject(o)) { for (const f of fields) places.push([o, f]); }
       }
-      for (const [key, fields] of [["vaults", ["vault_slug", "display_name", "class", "status", "persona", "note", "last_synced", "suppressed"]], ["edges", ["source", "target", "type"]]] as const) {
+      for (
+        const [key, fields] of [["vaults", [
+          "vault_slug",
+          "display_name",
+          "class",
+          "status",
+          "persona",
+          "note",
+          "last_synced",
+          "suppressed",
+        ]], ["edges", ["source", "target", "type"]]] as const
+      ) {
         const list = copy[key];
         if (!Array.isArray(list)) continue;
         list.forEach((item) => {
-          if (isObject(item)) for (const f of fields) places.push([item, f]);
+          if (isObject(item)) { for (const f of fields) places.push([item, f]); }
         });
         if (list.length > 0) places.push([list, "repeat"]);
       }
@@ -222,7 +281,12 @@ export const nearValidSource: fc.Arbitrary<Json> = fc
       const value = pool[pick % pool.length];
       if (value === undefined) delete target[name];
       // A clone: the near misses are shared constants, and a later edit may write into this value.
-      else Object.defineProperty(target, name, { value: structuredClone(value), enumerable: true, writable: true, configurable: true });
+      else {Object.defineProperty(target, name, {
+          value: structuredClone(value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });}
     }
     return copy;
   });

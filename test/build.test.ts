@@ -13,10 +13,14 @@ const env = cleanEnv({ SOURCE_DATE_EPOCH: "1795262400" });
 const BASE = ["--base-url", "https://registry.example.org"];
 const build = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
   runCommand(runBuild, [...args], { env: { ...env, ...extra } });
-const buildInto = (out: string, extra: string[] = []) => build(["--source", "fixtures/registry.json", ...BASE, "--out", out, ...extra]);
+const buildInto = (out: string, extra: string[] = []) =>
+  build(["--source", "fixtures/registry.json", ...BASE, "--out", out, ...extra]);
 
 function files(dir: string): Map<string, Buffer> {
-  const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
+  const walk = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((
+      e,
+    ) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
   return new Map(walk(dir).map((f) => [relative(dir, f), readFileSync(f)]));
 }
 
@@ -27,33 +31,79 @@ test("with SOURCE_DATE_EPOCH set, two builds are byte-identical, every artifact 
   for (const out of [a, b]) {
     const result = await buildInto(out);
     assert.is(result.code, 0, result.stderr);
-    assert.match(result.stdout.toString(), /^built .*: 48 vaults, 35 edges, built_at 2026-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\n$/);
+    assert.match(
+      result.stdout.toString(),
+      /^built .*: 48 vaults, 35 edges, built_at 2026-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\n$/,
+    );
   }
   const [fa, fb] = [files(a), files(b)];
   assert.equal([...fa.keys()].sort(), [
-    ".registry-build", "fetch/index.mjs", "lambda/index.mjs", "node/server.mjs",
-    "static/_headers", "static/api/registry.v1.changes.atom", "static/api/registry.v1.changes.d.ts", "static/api/registry.v1.changes.json", "static/api/registry.v1.d.ts", "static/api/registry.v1.json", "static/api/registry.v1.openapi.json", "static/api/registry.v1.schema.json", "static/vaults.json",
+    ".registry-build",
+    "fetch/index.mjs",
+    "lambda/index.mjs",
+    "node/server.mjs",
+    "static/_headers",
+    "static/api/registry.v1.changes.atom",
+    "static/api/registry.v1.changes.d.ts",
+    "static/api/registry.v1.changes.json",
+    "static/api/registry.v1.d.ts",
+    "static/api/registry.v1.json",
+    "static/api/registry.v1.openapi.json",
+    "static/api/registry.v1.schema.json",
+    "static/vaults.json",
   ]);
   for (const [name, bytes] of fa) assert.ok(bytes.equals(fb.get(name) as Buffer), name);
   assert.match(fa.get("static/vaults.json")?.toString() ?? "", /"built_at": "2026-11-21T12:00:00Z"/);
   // The fetch artifact's default export is the Hono app, a route for each address Netlify is told of.
-  const artifact = (await import(pathToFileURL(join(a, "fetch", "index.mjs")).href)) as { default: { routes: { path: string; method: string }[] }; config: { path: string[] } };
-  assert.equal(artifact.default.routes.map((r) => `${r.method} ${r.path}`), artifact.config.path.map((p) => `ALL ${p}`));
+  const artifact = (await import(pathToFileURL(join(a, "fetch", "index.mjs")).href)) as {
+    default: { routes: { path: string; method: string }[] };
+    config: { path: string[] };
+  };
+  assert.equal(
+    artifact.default.routes.map((r) => `${r.method} ${r.path}`),
+    artifact.config.path.map((p) => `ALL ${p}`),
+  );
   assert.ok(artifact.config.path.includes("/api/registry.v1.changes.atom"));
+});
+
+test("runBuild resolves every relative path against its own folder (io.cwd), not the process's", async () => {
+  const folder = join(work, "elsewhere");
+  mkdirSync(folder);
+  writeFileSync(join(folder, "mine.json"), readFileSync("fixtures/registry.json"));
+  const first = await runCommand(runBuild, ["--source", "mine.json", ...BASE, "--out", "out"], { env, cwd: folder });
+  assert.is(first.code, 0, first.stderr);
+  assert.ok(existsSync(join(folder, "out", "static", "vaults.json")));
+  assert.match(first.stdout.toString(), /^built out: /);
+  const next = await runCommand(runBuild, ["--source", "mine.json", ...BASE, "--out", "next", "--previous", "out"], {
+    env: { ...env, SOURCE_DATE_EPOCH: "1795348800" },
+    cwd: folder,
+  });
+  assert.is(next.code, 0, next.stderr);
+  const missing = await runCommand(runBuild, ["--source", "nowhere.json", ...BASE, "--out", "x"], { env, cwd: folder });
+  assert.equal([missing.code, missing.stderr], [1, "nowhere.json: cannot read the file (ENOENT)\n"]);
 });
 
 test("a build needs a source and an explicit base URL: localhost is for development", async () => {
   const out = join(work, "never");
   const noBase = await build(["--source", "fixtures/registry.json", "--out", out]);
   assert.is(noBase.code, 1);
-  assert.match(noBase.stderr, /^--base-url: required \(or BASE_URL\): a build is a deploy artifact, and http:\/\/localhost:8787 serves development only$/m);
+  assert.match(
+    noBase.stderr,
+    /^--base-url: required \(or BASE_URL\): a build is a deploy artifact, and http:\/\/localhost:8787 serves development only$/m,
+  );
   const noSource = await build([...BASE, "--out", out]);
   assert.is(noSource.code, 1);
   assert.match(noSource.stderr, /^--source: required \(or REGISTRY_SOURCE\)/m);
   assert.not.ok(existsSync(out));
-  const fromEnv = await build(["--out", out], { REGISTRY_SOURCE: "fixtures/valid/empty.json", BASE_URL: "https://env.example" });
+  const fromEnv = await build(["--out", out], {
+    REGISTRY_SOURCE: "fixtures/valid/empty.json",
+    BASE_URL: "https://env.example",
+  });
   assert.is(fromEnv.code, 0, fromEnv.stderr);
-  assert.match(readFileSync(join(out, "static", "vaults.json"), "utf8"), /"canonical_url": "https:\/\/env\.example\/vaults\.json"/);
+  assert.match(
+    readFileSync(join(out, "static", "vaults.json"), "utf8"),
+    /"canonical_url": "https:\/\/env\.example\/vaults\.json"/,
+  );
 });
 
 test("a folder holding files the build did not make is refused and left exactly as it was", async () => {
@@ -62,7 +112,10 @@ test("a folder holding files the build did not make is refused and left exactly 
   writeFileSync(join(out, "notes.txt"), "the operator's own file\n");
   const result = await buildInto(out);
   assert.is(result.code, 1);
-  assert.match(result.stderr, /^--out .*mine: holds files this build did not make \(notes\.txt\); choose an empty or new folder$/m);
+  assert.match(
+    result.stderr,
+    /^--out .*mine: holds files this build did not make \(notes\.txt\); choose an empty or new folder$/m,
+  );
   assert.equal([...files(out).keys()], ["notes.txt"]);
   assert.equal(readdirSync(dirname(out)).filter((n) => n.startsWith("mine.")), [], "no temporary folder left behind");
 });
@@ -74,7 +127,10 @@ test("a previous build's output is replaced whole; one with a foreign file in it
   writeFileSync(join(out, "static", "extra.html"), "added by hand");
   const refused = await buildInto(out);
   assert.is(refused.code, 1);
-  assert.match(refused.stderr, /a previous build's output, but it also holds files the build did not make \(static\/extra\.html\)/);
+  assert.match(
+    refused.stderr,
+    /a previous build's output, but it also holds files the build did not make \(static\/extra\.html\)/,
+  );
   assert.ok(existsSync(join(out, "static", "extra.html")), "the foreign file is still there");
 });
 
@@ -93,7 +149,11 @@ test("a failed build leaves the previous output untouched and no temporary folde
   assert.is((await buildInto(out)).code, 0);
   const before = files(out);
   for (const extra of [{ REGISTRY_SOURCE: "fixtures/invalid/dangling-edge.json" }, { BASE_URL: "not a url" }]) {
-    const result = await build(["--out", out], { ...extra, BASE_URL: extra.BASE_URL ?? "https://registry.example.org", REGISTRY_SOURCE: extra.REGISTRY_SOURCE ?? "fixtures/registry.json" });
+    const result = await build(["--out", out], {
+      ...extra,
+      BASE_URL: extra.BASE_URL ?? "https://registry.example.org",
+      REGISTRY_SOURCE: extra.REGISTRY_SOURCE ?? "fixtures/registry.json",
+    });
     assert.is(result.code, 1);
     assert.ok(result.stderr.length > 0);
     const after = files(out);
@@ -105,7 +165,16 @@ test("a failed build leaves the previous output untouched and no temporary folde
 test("--help explains every flag and exit code; a bad flag or stray argument is one line and exit 2", async () => {
   const help = await build(["--help"]);
   assert.is(help.code, 0);
-  for (const text of ["usage: npm run build", "--source FILE", "--base-url URL", "--out DIR", "SOURCE_DATE_EPOCH", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
+  for (
+    const text of [
+      "usage: npm run build",
+      "--source FILE",
+      "--base-url URL",
+      "--out DIR",
+      "SOURCE_DATE_EPOCH",
+      "Exit codes",
+    ]
+  ) assert.ok(help.stdout.toString().includes(text), text);
   for (const args of [["--colour"], ["stray"], ["--out"]]) {
     const bad = await build(args);
     assert.is(bad.code, 2, args.join(" "));
@@ -117,21 +186,49 @@ test("--help explains every flag and exit code; a bad flag or stray argument is 
 
 test("no private string of the source is in any artifact (each embeds the answers, not the source)", async () => {
   const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
-  const PUBLIC_VAULT_KEYS = ["vault_slug", "display_name", "class", "status", "persona", "note", "last_synced", "suppressed"];
+  const PUBLIC_VAULT_KEYS = [
+    "vault_slug",
+    "display_name",
+    "class",
+    "status",
+    "persona",
+    "note",
+    "last_synced",
+    "suppressed",
+  ];
   const strings = (value: unknown): string[] =>
-    typeof value === "string" ? [value] : typeof value === "object" && value !== null ? Object.values(value).flatMap(strings) : [];
+    typeof value === "string"
+      ? [value]
+      : typeof value === "object" && value !== null
+      ? Object.values(value).flatMap(strings)
+      : [];
   const privateStrings = new Set<string>([
-    ...Object.entries(source).filter(([k]) => !["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"].includes(k)).flatMap(([, v]) => strings(v)),
+    ...Object.entries(source).filter(([k]) =>
+      !["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "vaults", "edges"]
+        .includes(k)
+    ).flatMap(([, v]) => strings(v)),
     ...strings(source.licence?.internal_contact),
     ...source.vaults.flatMap((v: Record<string, unknown>) => [
       ...strings(v["tagline"]),
-      ...Object.entries(v).filter(([k]) => !PUBLIC_VAULT_KEYS.includes(k) && k !== "tagline").flatMap(([, x]) => strings(x)),
+      ...Object.entries(v).filter(([k]) => !PUBLIC_VAULT_KEYS.includes(k) && k !== "tagline").flatMap(([, x]) =>
+        strings(x)
+      ),
       ...(v["suppressed"] === true ? strings(v["note"]) : []),
     ]),
   ]);
-  const suppressed = new Set(source.vaults.filter((v: Record<string, unknown>) => v["suppressed"] === true).map((v: Record<string, unknown>) => v["vault_slug"]));
-  const touching = source.edges.filter((e: Record<string, string>) => suppressed.has(e["source"]) || suppressed.has(e["target"]));
-  const publicTypes = new Set(source.edges.filter((e: Record<string, string>) => !touching.includes(e)).map((e: Record<string, string>) => e["type"]));
+  const suppressed = new Set(
+    source.vaults.filter((v: Record<string, unknown>) => v["suppressed"] === true).map((v: Record<string, unknown>) =>
+      v["vault_slug"]
+    ),
+  );
+  const touching = source.edges.filter((e: Record<string, string>) =>
+    suppressed.has(e["source"]) || suppressed.has(e["target"])
+  );
+  const publicTypes = new Set(
+    source.edges.filter((e: Record<string, string>) => !touching.includes(e)).map((e: Record<string, string>) =>
+      e["type"]
+    ),
+  );
   for (const e of touching) if (!publicTypes.has(e.type)) privateStrings.add(e.type);
   assert.ok(privateStrings.size >= 15, `found ${privateStrings.size} private strings in the fixture`);
 
@@ -139,7 +236,9 @@ test("no private string of the source is in any artifact (each embeds the answer
   assert.is((await buildInto(out)).code, 0);
   for (const [name, bytes] of files(out)) {
     const text = bytes.toString("utf8");
-    for (const secret of privateStrings) assert.not.ok(text.includes(secret), `${name} contains ${JSON.stringify(secret)}`);
+    for (const secret of privateStrings) {
+      assert.not.ok(text.includes(secret), `${name} contains ${JSON.stringify(secret)}`);
+    }
   }
 });
 

@@ -7,7 +7,9 @@ import { SECRET } from "./arbitraries.ts";
 type JsonObject = Record<string, unknown>;
 
 /** Private detail: an internal key's name and value, nested, so nothing of it may be published. */
-const internal = (where: string): JsonObject => ({ [`${SECRET}_${where}_key`]: { [`${SECRET}_${where}_nested`]: `${SECRET} ${where} value` } });
+const internal = (where: string): JsonObject => ({
+  [`${SECRET}_${where}_key`]: { [`${SECRET}_${where}_nested`]: `${SECRET} ${where} value` },
+});
 
 /**
  * `raw` (a valid source) with canaries in every place the document never shows: a declared
@@ -29,10 +31,24 @@ export function plantCanaries(raw: JsonObject): JsonObject {
     ...withheld.map((v) => ({ source: v["vault_slug"], target, type: `${SECRET} private edge` })),
   ];
   // A label for a raw value no vault declares is valid and never shown.
-  const labels = Object.fromEntries(Object.entries((raw["labels"] as JsonObject | undefined) ?? {}).map(([name, table]) => [name, { [`${SECRET}_unused_${name}`]: `${SECRET} unused label`, ...(table as JsonObject) }]));
+  const labels = Object.fromEntries(
+    Object.entries((raw["labels"] as JsonObject | undefined) ?? {}).map((
+      [name, table],
+    ) => [name, { [`${SECRET}_unused_${name}`]: `${SECRET} unused label`, ...(table as JsonObject) }]),
+  );
   // The planted names are declared, as an operator declares its internal keys.
-  const declared = [...((raw["internal_keys"] as string[] | undefined) ?? []), ...["top", "vault", "edge"].map((where) => `${SECRET}_${where}_key`)];
-  return { ...internal("top"), ...raw, internal_keys: declared, vaults, edges, ...(raw["labels"] === undefined ? {} : { labels }) };
+  const declared = [
+    ...((raw["internal_keys"] as string[] | undefined) ?? []),
+    ...["top", "vault", "edge"].map((where) => `${SECRET}_${where}_key`),
+  ];
+  return {
+    ...internal("top"),
+    ...raw,
+    internal_keys: declared,
+    vaults,
+    edges,
+    ...(raw["labels"] === undefined ? {} : { labels }),
+  };
 }
 
 /** The first of `forbidden` that `text` holds, or undefined. */

@@ -23,7 +23,11 @@ const jsonFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.en
 /** The embedded default snapshot and every edge-case source: each must build to its golden bytes. */
 export const validCases: readonly Case[] = [
   { fixture: "fixtures/registry.json", golden: "registry.json", warnings: "warnings/registry.txt" },
-  ...jsonFiles("fixtures/valid").map((f) => ({ fixture: `fixtures/valid/${f}`, golden: `valid/${f}`, warnings: `warnings/${f.replace(/\.json$/, ".txt")}` })),
+  ...jsonFiles("fixtures/valid").map((f) => ({
+    fixture: `fixtures/valid/${f}`,
+    golden: `valid/${f}`,
+    warnings: `warnings/${f.replace(/\.json$/, ".txt")}`,
+  })),
 ];
 
 /** One invalid source per defect: each must be refused with its golden error output. */
@@ -46,12 +50,24 @@ export interface HistoryStep {
  */
 export const historySteps: readonly HistoryStep[] = jsonFiles("fixtures/history").map((f, i) => {
   const name = f.replace(/\.json$/, "");
-  return { name, fixture: `fixtures/history/${f}`, builtAt: `2026-12-${String(i + 1).padStart(2, "0")}T12:00:00Z`, goldens: { json: `history/${name}.changes.json`, atom: `history/${name}.changes.atom` } };
+  return {
+    name,
+    fixture: `fixtures/history/${f}`,
+    builtAt: `2026-12-${String(i + 1).padStart(2, "0")}T12:00:00Z`,
+    goldens: { json: `history/${name}.changes.json`, atom: `history/${name}.changes.atom` },
+  };
 });
 
 /** The goldens of every other public byte: each shipped schema, the static `_headers`, the HTTP answers, the lifecycle. */
 export const publicGoldens: readonly string[] = [
-  ...VERSIONS.flatMap((v) => [`registry.v${v.number}.schema.json`, `registry.v${v.number}.openapi.json`, `registry.v${v.number}.d.ts`, `registry.v${v.number}.changes.d.ts`]),
+  ...VERSIONS.flatMap((
+    v,
+  ) => [
+    `registry.v${v.number}.schema.json`,
+    `registry.v${v.number}.openapi.json`,
+    `registry.v${v.number}.d.ts`,
+    `registry.v${v.number}.changes.d.ts`,
+  ]),
   "static/_headers",
   "http/answers.txt",
   ...LIFECYCLE_DATES.map((d) => `lifecycle/${d.name}.txt`),
@@ -70,11 +86,18 @@ export function answerRequests(served: Build): Exchange[] {
       { method: "GET", path, headers: { "accept-encoding": "gzip, deflate, br, zstd" } },
       { method: "GET", path, headers: { "if-none-match": etagOf(path) } },
       { method: "GET", path, headers: { "if-modified-since": new Date(GOLDEN_OPTIONS.builtAt).toUTCString() } },
-      { method: "OPTIONS", path, headers: { origin: "https://consumer.example", "access-control-request-method": "GET" } },
+      {
+        method: "OPTIONS",
+        path,
+        headers: { origin: "https://consumer.example", "access-control-request-method": "GET" },
+      },
       { method: "POST", path },
     );
   }
-  requests.push({ method: "GET", path: "/api/registry.v2.json" }, { method: "HEAD", path: "/nope" }, { method: "DELETE", path: "/nope" });
+  requests.push({ method: "GET", path: "/api/registry.v2.json" }, { method: "HEAD", path: "/nope" }, {
+    method: "DELETE",
+    path: "/nope",
+  });
   return requests;
 }
 

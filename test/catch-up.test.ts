@@ -21,7 +21,13 @@ test.after(() => rmSync(work, { recursive: true, force: true }));
 
 const RUNTIMES = [
   ["node", "node", ["--import", "tsx", "examples/catch-up.ts"]],
-  ["deno", "node_modules/.bin/deno", ["run", "--allow-net=127.0.0.1", `--allow-read=${work}`, `--allow-write=${work}`, "examples/catch-up.ts"]],
+  ["deno", "node_modules/.bin/deno", [
+    "run",
+    "--allow-net=127.0.0.1",
+    `--allow-read=${work}`,
+    `--allow-write=${work}`,
+    "examples/catch-up.ts",
+  ]],
 ] as const;
 
 test("deno check accepts the example as it is", async () => {
@@ -34,22 +40,46 @@ test("across the history: each copy equals the served vaults and edges after eve
   for (const [i, step] of historySteps.entries()) {
     const out = join(work, `build-${i}`);
     const epoch = String(Date.parse(step.builtAt) / 1000);
-    const built = await runCommand(runBuild, ["--source", step.fixture, "--base-url", "https://registry.example.org", "--out", out, ...(previous === null ? [] : ["--previous", previous])], { env: cleanEnv({ SOURCE_DATE_EPOCH: epoch }) });
+    const built = await runCommand(runBuild, [
+      "--source",
+      step.fixture,
+      "--base-url",
+      "https://registry.example.org",
+      "--out",
+      out,
+      ...(previous === null ? [] : ["--previous", previous]),
+    ], { env: cleanEnv({ SOURCE_DATE_EPOCH: epoch }) });
     assert.is(built.code, 0, `${step.name}: ${built.stderr}`);
     previous = out;
-    const document = JSON.parse(readFileSync(join(out, "static/api/registry.v1.json"), "utf8")) as { vaults: unknown; edges: unknown };
+    const document = JSON.parse(readFileSync(join(out, "static/api/registry.v1.json"), "utf8")) as {
+      vaults: unknown;
+      edges: unknown;
+    };
     const served = { vaults: document.vaults, edges: document.edges };
-    const server = await startServer("node", [join(out, "node/server.mjs")], cleanEnv({ HOST: "127.0.0.1", PORT: "0" }), 60_000);
+    const server = await startServer(
+      "node",
+      [join(out, "node/server.mjs")],
+      cleanEnv({ HOST: "127.0.0.1", PORT: "0" }),
+      60_000,
+    );
     try {
       for (const [name, command, args] of RUNTIMES) {
         const copyFile = join(work, `copy-${name}.json`);
         const done = await run(command, [...args, server.origin, copyFile], { env, timeoutMs: 60_000 });
         assert.is(done.code, 0, `${step.name} on ${name}: ${done.stderr}`);
         const said = done.stdout.toString();
-        const expected = i === 0 ? /^fetched the document: no local copy yet \(1 request\)/ : step.name.includes("no-change") ? /^up to date: the feed has not changed \(1 request\)/ : /^applied 1 item \(1 request\)/;
+        const expected = i === 0
+          ? /^fetched the document: no local copy yet \(1 request\)/
+          : step.name.includes("no-change")
+          ? /^up to date: the feed has not changed \(1 request\)/
+          : /^applied 1 item \(1 request\)/;
         assert.match(said, expected, `${step.name} on ${name}: ${said}`);
         const copy = JSON.parse(readFileSync(copyFile, "utf8")) as { vaults: unknown; edges: unknown };
-        assert.equal({ vaults: copy.vaults, edges: copy.edges }, served, `${step.name} on ${name}: the copy is the served document's vaults and edges`);
+        assert.equal(
+          { vaults: copy.vaults, edges: copy.edges },
+          served,
+          `${step.name} on ${name}: the copy is the served document's vaults and edges`,
+        );
       }
     } finally {
       await server.stop();

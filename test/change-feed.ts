@@ -28,7 +28,9 @@ export function changeBetween(a: Doc | null, b: Doc): RegistryChange<Row, EdgeLi
   const before = new Map((a?.vaults ?? []).map((r) => [r.vault_slug, r]));
   const after = new Map(b.vaults.map((r) => [r.vault_slug, r]));
   const gone = [...before.keys()].filter((slug) => !after.has(slug));
-  const withheld = [...after.values()].filter((r) => r.listing !== undefined && before.has(r.vault_slug) && before.get(r.vault_slug)?.listing === undefined).map((r) => r.vault_slug);
+  const withheld = [...after.values()].filter((r) =>
+    r.listing !== undefined && before.has(r.vault_slug) && before.get(r.vault_slug)?.listing === undefined
+  ).map((r) => r.vault_slug);
   const touching = new Set([...gone, ...withheld]);
   const beforeEdges = new Map((a?.edges ?? []).map((e) => [key(e), e]));
   const afterEdges = new Map(b.edges.map((e) => [key(e), e]));
@@ -40,7 +42,9 @@ export function changeBetween(a: Doc | null, b: Doc): RegistryChange<Row, EdgeLi
     vaults: { upsert: b.vaults.filter((r) => !same(before.get(r.vault_slug), r)), remove: gone.sort() },
     edges: {
       add: b.edges.filter((e) => !beforeEdges.has(key(e))),
-      remove: (a?.edges ?? []).filter((e) => !afterEdges.has(key(e)) && !touching.has(e.source) && !touching.has(e.target)),
+      remove: (a?.edges ?? []).filter((e) =>
+        !afterEdges.has(key(e)) && !touching.has(e.source) && !touching.has(e.target)
+      ),
       remove_touching: [...touching].sort(),
     },
   };
@@ -53,7 +57,12 @@ export function rewriteFor(set: RegistryChange<Row, EdgeLike>, current: Doc): Re
   const open = (e: EdgeLike) => !hidden(e.source) && !hidden(e.target);
   return {
     ...set,
-    vaults: { ...set.vaults, upsert: set.vaults.upsert.filter((r) => shown.has(r.vault_slug)).map((r) => (hidden(r.vault_slug) ? (shown.get(r.vault_slug) as Row) : r)) },
+    vaults: {
+      ...set.vaults,
+      upsert: set.vaults.upsert.filter((r) => shown.has(r.vault_slug)).map((
+        r,
+      ) => (hidden(r.vault_slug) ? (shown.get(r.vault_slug) as Row) : r)),
+    },
     edges: { ...set.edges, add: set.edges.add.filter(open), remove: set.edges.remove.filter(open) },
   };
 }
@@ -77,36 +86,45 @@ export function itemsOf(base: string, sets: readonly RegistryChange<Row, EdgeLik
 
 /** The JSON Feed 1.1 text of `items`, newest first. */
 export function jsonFeed(base: string, items: readonly FeedItem[]): string {
-  return `${JSON.stringify({
-    version: "https://jsonfeed.org/version/1.1",
-    title: "Registry v1: changes",
-    home_page_url: `${base}/api/registry.v1.json`,
-    feed_url: `${base}/api/registry.v1.changes.json`,
-    items: [...items].reverse().map(({ id, set }) => ({
-      id,
-      url: `${base}/api/registry.v1.json`,
-      title: `data: ${set.vaults.upsert.length} rows upserted, ${set.vaults.remove.length} removed`,
-      content_text: "A snapshot of the registry's data.",
-      date_published: set.to.built_at,
-      _registry: set,
-    })),
-  }, null, 2)}\n`;
+  return `${
+    JSON.stringify(
+      {
+        version: "https://jsonfeed.org/version/1.1",
+        title: "Registry v1: changes",
+        home_page_url: `${base}/api/registry.v1.json`,
+        feed_url: `${base}/api/registry.v1.changes.json`,
+        items: [...items].reverse().map(({ id, set }) => ({
+          id,
+          url: `${base}/api/registry.v1.json`,
+          title: `data: ${set.vaults.upsert.length} rows upserted, ${set.vaults.remove.length} removed`,
+          content_text: "A snapshot of the registry's data.",
+          date_published: set.to.built_at,
+          _registry: set,
+        })),
+      },
+      null,
+      2,
+    )
+  }\n`;
 }
 
-const xml = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+const xml = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
 /** The Atom text of `items`, newest first. */
 export function atomFeed(base: string, items: readonly FeedItem[]): string {
   const newest = items[items.length - 1];
-  const entries = [...items].reverse().map(({ id, set }) => [
-    "  <entry>",
-    `    <id>${xml(id)}</id>`,
-    `    <title>data: ${set.vaults.upsert.length} rows upserted</title>`,
-    `    <updated>${set.to.built_at}</updated>`,
-    `    <link rel="alternate" type="application/json" href="${xml(base)}/api/registry.v1.json"/>`,
-    "    <summary>A snapshot of the registry's data.</summary>",
-    "  </entry>",
-  ].join("\n"));
+  const entries = [...items].reverse().map(({ id, set }) =>
+    [
+      "  <entry>",
+      `    <id>${xml(id)}</id>`,
+      `    <title>data: ${set.vaults.upsert.length} rows upserted</title>`,
+      `    <updated>${set.to.built_at}</updated>`,
+      `    <link rel="alternate" type="application/json" href="${xml(base)}/api/registry.v1.json"/>`,
+      "    <summary>A snapshot of the registry's data.</summary>",
+      "  </entry>",
+    ].join("\n")
+  );
   return [
     '<?xml version="1.0" encoding="utf-8"?>',
     '<feed xmlns="http://www.w3.org/2005/Atom">',

@@ -9,14 +9,27 @@ const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   run("node", ["--import", "tsx", "node/bin/registry.ts", ...args], { env: cleanEnv(env) });
 
 test("npm run --silent registry writes the golden bytes to stdout and nothing else", async () => {
-  const result = await run("npm", ["run", "--silent", "registry", "--", "fixtures/registry.json", "--base-url", GOLDEN_OPTIONS.baseUrl, "--built-at", GOLDEN_OPTIONS.builtAt], { env: cleanEnv() });
+  const result = await run("npm", [
+    "run",
+    "--silent",
+    "registry",
+    "--",
+    "fixtures/registry.json",
+    "--base-url",
+    GOLDEN_OPTIONS.baseUrl,
+    "--built-at",
+    GOLDEN_OPTIONS.builtAt,
+  ], { env: cleanEnv() });
   assert.is(result.stderr, "");
   assert.is(result.code, 0);
   assert.ok(result.stdout.equals(readFileSync("golden/registry.json")), "stdout is golden/registry.json byte for byte");
 });
 
 test("SOURCE_DATE_EPOCH and BASE_URL set built_at and the base URL when no flag does", async () => {
-  const result = await cli(["fixtures/valid/empty.json"], { SOURCE_DATE_EPOCH: "1795262400", BASE_URL: "https://env.example/" });
+  const result = await cli(["fixtures/valid/empty.json"], {
+    SOURCE_DATE_EPOCH: "1795262400",
+    BASE_URL: "https://env.example/",
+  });
   assert.is(result.code, 0);
   const document = JSON.parse(result.stdout.toString("utf8"));
   assert.is(document.built_at, "2026-11-21T12:00:00Z");
@@ -54,7 +67,9 @@ test("bad flags and stray arguments: one line, exit 2; --help: usage, flags and 
   }
   const help = await cli(["--help"]);
   assert.is(help.code, 0);
-  for (const text of ["usage: npm run --silent registry", "--base-url URL", "--built-at RFC3339", "Exit codes"]) assert.ok(help.stdout.toString().includes(text), text);
+  for (const text of ["usage: npm run --silent registry", "--base-url URL", "--built-at RFC3339", "Exit codes"]) {
+    assert.ok(help.stdout.toString().includes(text), text);
+  }
 });
 
 test("bad values and unreadable files: a clear line each, exit 1, nothing on stdout", async () => {
@@ -77,7 +92,12 @@ test("bad values and unreadable files: a clear line each, exit 1, nothing on std
 });
 
 test("every other command: --help prints usage and exit codes; a bad flag is one line and exit 2", async () => {
-  for (const [script, usage] of [["bench/run.ts", "npm run bench"], ["bench/soak.ts", "npm run soak"], ["deploy/lambda-ric.ts", "npm run lambda-ric"]] as const) {
+  for (
+    const [script, usage] of [["bench/run.ts", "npm run bench"], ["bench/soak.ts", "npm run soak"], [
+      "deploy/lambda-ric.ts",
+      "npm run lambda-ric",
+    ]] as const
+  ) {
     const help = await run("node", ["--import", "tsx", script, "--help"], { env: cleanEnv() });
     assert.is(help.code, 0, script);
     assert.ok(help.stdout.toString().startsWith(`usage: ${usage}`), help.stdout.toString());

@@ -9,14 +9,21 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { answerer } from "../http/answer.ts";
-import { CANONICAL_PATH, changesPaths, planAt, tablePaths, tableProblems, type ContractVersion } from "../contract/version-policy.ts";
-import { prepareBuild, VersionPolicyError, type Build } from "../assembly/prepare.ts";
+import {
+  CANONICAL_PATH,
+  changesPaths,
+  type ContractVersion,
+  planAt,
+  tablePaths,
+  tableProblems,
+} from "../contract/version-policy.ts";
+import { type Build, prepareBuild, VersionPolicyError } from "../assembly/prepare.ts";
 import { relativeRef } from "../assembly/openapi.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { staticHeaders, writeStatic } from "../node/build/static.ts";
 import { feedTypesOf, typesOf, typesPath } from "../node/build/types.ts";
-import { validateSource, type Source } from "../registry.ts";
+import { type Source, validateSource } from "../registry.ts";
 import { answerRequests, GOLDEN_OPTIONS, LIFECYCLE_REQUESTS } from "./cases.ts";
 import { assertGolden } from "./golden.ts";
 import { transcript } from "./transcript.ts";
@@ -35,23 +42,63 @@ const build = (builtAt: string, table: readonly ContractVersion[] = VERSIONS): P
 
 test("the shipped table keeps the policy, and v1 is its only version", () => {
   assert.equal(tableProblems(VERSIONS), []);
-  assert.equal(VERSIONS.map((v) => [v.number, v.path, v.schemaPath]), [[1, "/api/registry.v1.json", "/api/registry.v1.schema.json"]]);
+  assert.equal(VERSIONS.map((v) => [v.number, v.path, v.schemaPath]), [[
+    1,
+    "/api/registry.v1.json",
+    "/api/registry.v1.schema.json",
+  ]]);
 });
 
 const refusals: [string, readonly ContractVersion[], RegExp][] = [
-  ["a sunset 89 days after the successor's publication", [{ ...V1, sunset: "2027-05-29" }, V2], /^v1: sunset 2027-05-29 is less than 90 days after v2's publication \(2027-03-01\); the earliest allowed is 2027-05-30$/],
-  ["a sunset before its own deprecation", [{ ...V1, sunset: "2027-02-01" }, V2], /^v1: sunset 2027-02-01 is before its own deprecation \(v2 published 2027-03-01\)$/],
-  ["two versions on one path", [V1, { ...V2, path: V1.path }], /^v2: two versions on one path: its path \/api\/registry\.v1\.json is already v1's$/],
-  ["a version on the canonical path", [{ ...V1, schemaPath: CANONICAL_PATH }], /^v1: two versions on one path: its schema path \/vaults\.json is already the canonical address's$/],
+  [
+    "a sunset 89 days after the successor's publication",
+    [{ ...V1, sunset: "2027-05-29" }, V2],
+    /^v1: sunset 2027-05-29 is less than 90 days after v2's publication \(2027-03-01\); the earliest allowed is 2027-05-30$/,
+  ],
+  [
+    "a sunset before its own deprecation",
+    [{ ...V1, sunset: "2027-02-01" }, V2],
+    /^v1: sunset 2027-02-01 is before its own deprecation \(v2 published 2027-03-01\)$/,
+  ],
+  [
+    "two versions on one path",
+    [V1, { ...V2, path: V1.path }],
+    /^v2: two versions on one path: its path \/api\/registry\.v1\.json is already v1's$/,
+  ],
+  [
+    "a version on the canonical path",
+    [{ ...V1, schemaPath: CANONICAL_PATH }],
+    /^v1: two versions on one path: its schema path \/vaults\.json is already the canonical address's$/,
+  ],
   ["a sunset without a successor", [{ ...V1, sunset: "2030-01-01" }], /^v1: sunset 2030-01-01, but no successor/],
-  ["publications out of order", [V1, { ...V2, published: "2026-01-01" }], /^v2: published 2026-01-01, not after v1 \(2026-11-21\)$/],
+  [
+    "publications out of order",
+    [V1, { ...V2, published: "2026-01-01" }],
+    /^v2: published 2026-01-01, not after v1 \(2026-11-21\)$/,
+  ],
   ["a gap in the numbers", [V1, { ...V2, number: 3 }], /^v3: row 2 of the version table must be v2/],
   ["a day that does not exist", [{ ...V1, published: "2026-02-30" }], /^v1: published "2026-02-30" is not a day/],
   ["no version at all", [], /^the version table is empty: nothing would be served$/],
-  ["a path without its leading slash", [{ ...V1, path: "api/registry.v1.json" }], /^v1: its path "api\/registry\.v1\.json" must start with \/$/],
-  ["two publications on one day", [V1, { ...V2, published: V1.published }], /^v2: published 2026-11-21, not after v1 \(2026-11-21\)$/],
-  ["a sunset that is not a day", [{ ...V1, sunset: "2027-13-01" }, V2], /^v1: sunset "2027-13-01" is not a day like 2027-03-01$/],
-  ["a sunset on the day of its own deprecation", [{ ...V1, sunset: V2.published }, V2], /^v1: sunset 2027-03-01 is before its own deprecation \(v2 published 2027-03-01\)$/],
+  [
+    "a path without its leading slash",
+    [{ ...V1, path: "api/registry.v1.json" }],
+    /^v1: its path "api\/registry\.v1\.json" must start with \/$/,
+  ],
+  [
+    "two publications on one day",
+    [V1, { ...V2, published: V1.published }],
+    /^v2: published 2026-11-21, not after v1 \(2026-11-21\)$/,
+  ],
+  [
+    "a sunset that is not a day",
+    [{ ...V1, sunset: "2027-13-01" }, V2],
+    /^v1: sunset "2027-13-01" is not a day like 2027-03-01$/,
+  ],
+  [
+    "a sunset on the day of its own deprecation",
+    [{ ...V1, sunset: V2.published }, V2],
+    /^v1: sunset 2027-03-01 is before its own deprecation \(v2 published 2027-03-01\)$/,
+  ],
 ];
 
 test("a table with several problems is refused with each on its own line, as a VersionPolicyError", async () => {
@@ -68,18 +115,35 @@ test("a table with several problems is refused with each on its own line, as a V
 
 test("a plan: a successor not yet published is no successor; the first version is canonical from its first day", () => {
   const before = planAt([V1, V2], "2027-02-28T23:59:59Z");
-  assert.ok("ok" in before && before.ok.served.length === 1 && before.ok.served[0]?.successor === undefined && before.ok.canonical === V1, JSON.stringify(before));
+  assert.ok(
+    "ok" in before && before.ok.served.length === 1 && before.ok.served[0]?.successor === undefined &&
+      before.ok.canonical === V1,
+    JSON.stringify(before),
+  );
   const first = planAt([V1, V2], `${V1.published}T00:00:00Z`);
   assert.ok("ok" in first && first.ok.canonical === V1, JSON.stringify(first));
   // Deprecated by v2 without a sunset: no Sunset header to send.
   const after = planAt([V1, V2], "2027-03-02T00:00:00Z");
   assert.ok("ok" in after, JSON.stringify(after));
-  if ("ok" in after) assert.equal(after.ok.served[0], { version: V1, successor: V2, deprecation: `@${Date.parse("2027-03-01T00:00:00Z") / 1000}`, sunset: undefined });
+  if ("ok" in after) {
+    assert.equal(after.ok.served[0], {
+      version: V1,
+      successor: V2,
+      deprecation: `@${Date.parse("2027-03-01T00:00:00Z") / 1000}`,
+      sunset: undefined,
+    });
+  }
 });
 
 test("a version's change feeds sit beside its document, only its final .json replaced", () => {
-  assert.equal(changesPaths({ path: "/x.json/registry.v1.json" }), { json: "/x.json/registry.v1.changes.json", atom: "/x.json/registry.v1.changes.atom" });
-  assert.equal(changesPaths({ path: "/api/registry.v1" }), { json: "/api/registry.v1.changes.json", atom: "/api/registry.v1.changes.atom" });
+  assert.equal(changesPaths({ path: "/x.json/registry.v1.json" }), {
+    json: "/x.json/registry.v1.changes.json",
+    atom: "/x.json/registry.v1.changes.atom",
+  });
+  assert.equal(changesPaths({ path: "/api/registry.v1" }), {
+    json: "/api/registry.v1.changes.json",
+    atom: "/api/registry.v1.changes.atom",
+  });
 });
 for (const [what, table, message] of refusals) {
   test(`a table with ${what} is refused, by the policy and by the build, saying why`, async () => {
@@ -101,7 +165,10 @@ test("a build before the first publication is refused: nothing would be served",
     await build("2026-11-20T23:59:59Z");
     assert.unreachable("refused");
   } catch (error) {
-    assert.is((error as Error).message, "built_at 2026-11-20T23:59:59Z: nothing is published yet (v1 is published on 2026-11-21)");
+    assert.is(
+      (error as Error).message,
+      "built_at 2026-11-20T23:59:59Z: nothing is published yet (v1 is published on 2026-11-21)",
+    );
   }
 });
 
@@ -110,7 +177,10 @@ const tables = fc
   .record({
     gaps: fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 4 }),
     // Offsets of each sunset from the successor's publication, in days, often right at the 90-day edge.
-    sunsets: fc.array(fc.option(fc.oneof(fc.integer({ min: -30, max: 300 }), fc.integer({ min: 88, max: 91 })), { nil: undefined }), { minLength: 4, maxLength: 4 }),
+    sunsets: fc.array(
+      fc.option(fc.oneof(fc.integer({ min: -30, max: 300 }), fc.integer({ min: 88, max: 91 })), { nil: undefined }),
+      { minLength: 4, maxLength: 4 },
+    ),
   })
   .map(({ gaps, sunsets }) => {
     let t = Date.parse("2026-11-21T00:00:00Z");
@@ -118,16 +188,31 @@ const tables = fc
     return published.map((p, i): ContractVersion => {
       const next = published[i + 1];
       const offset = sunsets[i];
-      const sunset = next === undefined || offset === undefined ? undefined : new Date(next + offset * day).toISOString().slice(0, 10);
-      return { ...V1, number: i + 1, path: `/v${i + 1}.json`, schemaPath: `/v${i + 1}.schema.json`, openapiPath: `/v${i + 1}.openapi.json`, published: new Date(p).toISOString().slice(0, 10), sunset };
+      const sunset = next === undefined || offset === undefined
+        ? undefined
+        : new Date(next + offset * day).toISOString().slice(0, 10);
+      return {
+        ...V1,
+        number: i + 1,
+        path: `/v${i + 1}.json`,
+        schemaPath: `/v${i + 1}.schema.json`,
+        openapiPath: `/v${i + 1}.openapi.json`,
+        published: new Date(p).toISOString().slice(0, 10),
+        sunset,
+      };
     });
   });
-const instants = fc.integer({ min: Date.parse("2026-11-21T00:00:00Z"), max: Date.parse("2030-01-01T00:00:00Z") }).map((ms) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z"));
+const instants = fc.integer({ min: Date.parse("2026-11-21T00:00:00Z"), max: Date.parse("2030-01-01T00:00:00Z") }).map((
+  ms,
+) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z"));
 
 test("property: a table is refused exactly when a sunset comes less than 90 days after its successor's publication", () => {
   fc.assert(
     fc.property(tables, (table) => {
-      const early = table.some((v, i) => v.sunset !== undefined && Date.parse(v.sunset) < Date.parse((table[i + 1] as ContractVersion).published) + 90 * day);
+      const early = table.some((v, i) =>
+        v.sunset !== undefined &&
+        Date.parse(v.sunset) < Date.parse((table[i + 1] as ContractVersion).published) + 90 * day
+      );
       assert.is(tableProblems(table).length > 0, early);
     }),
   );
@@ -158,7 +243,9 @@ test("property: on a valid table, every build serves what the policy promises", 
       for (const [i, v] of table.entries()) {
         const next = table[i + 1];
         if (next === undefined || Date.parse(next.published) > now) continue;
-        if (now < Date.parse(next.published) + 90 * day) assert.ok(servedNumbers.includes(v.number), `v${v.number} within its 90 days`);
+        if (now < Date.parse(next.published) + 90 * day) {
+          assert.ok(servedNumbers.includes(v.number), `v${v.number} within its 90 days`);
+        }
         const s = served.find((x) => x.version.number === v.number);
         if (s !== undefined) assert.is(s.deprecation, `@${Date.parse(next.published) / 1000}`);
       }
@@ -167,7 +254,6 @@ test("property: on a valid table, every build serves what the policy promises", 
 });
 
 // --- the lifecycle of a test-only v2, pinned -------------------------------------------------
-
 
 for (const date of LIFECYCLE_DATES) {
   test(`lifecycle ${date.name} (built ${date.builtAt}): /vaults.json serves v${date.canonical}; golden/lifecycle/${date.name}.txt`, async () => {
@@ -182,8 +268,18 @@ test("lifecycle: signals on the wire, as the RFCs spell them", async () => {
   const v1 = onPublication("GET", V1.path, () => undefined).headers;
   assert.is(v1["deprecation"], `@${Date.parse("2027-03-01T00:00:00Z") / 1000}`);
   assert.is(v1["sunset"], "Tue, 01 Jun 2027 00:00:00 GMT");
-  assert.is(v1["link"], `<${GOLDEN_OPTIONS.baseUrl}${V1.schemaPath}>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}${V1.openapiPath}>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}${changesPaths(V1).json}>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}${changesPaths(V1).atom}>; rel="alternate"; type="application/atom+xml", <${GOLDEN_OPTIONS.baseUrl}${V2.path}>; rel="successor-version"`);
-  assert.is(onPublication("GET", V1.openapiPath, () => undefined).headers["link"], `<${GOLDEN_OPTIONS.baseUrl}${V2.openapiPath}>; rel="successor-version"`);
+  assert.is(
+    v1["link"],
+    `<${GOLDEN_OPTIONS.baseUrl}${V1.schemaPath}>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}${V1.openapiPath}>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}${
+      changesPaths(V1).json
+    }>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}${
+      changesPaths(V1).atom
+    }>; rel="alternate"; type="application/atom+xml", <${GOLDEN_OPTIONS.baseUrl}${V2.path}>; rel="successor-version"`,
+  );
+  assert.is(
+    onPublication("GET", V1.openapiPath, () => undefined).headers["link"],
+    `<${GOLDEN_OPTIONS.baseUrl}${V2.openapiPath}>; rel="successor-version"`,
+  );
   assert.is(v1["access-control-expose-headers"], "ETag, Link, Allow, Deprecation, Sunset");
   const canonical = onPublication("GET", CANONICAL_PATH, () => undefined).headers;
   assert.is(canonical["deprecation"], undefined, "/vaults.json is not deprecated: it moves");
@@ -203,7 +299,9 @@ test("lifecycle: signals on the wire, as the RFCs spell them", async () => {
 
 test("each shipped schema as served is golden/registry.v<N>.schema.json", async () => {
   const served = await build(GOLDEN_OPTIONS.builtAt);
-  for (const v of VERSIONS) assertGolden(`registry.v${v.number}.schema.json`, served.routes.get(v.schemaPath)!.identity.body);
+  for (const v of VERSIONS) {
+    assertGolden(`registry.v${v.number}.schema.json`, served.routes.get(v.schemaPath)!.identity.body);
+  }
 });
 
 test("each shipped version's OpenAPI description as served is golden/registry.v<N>.openapi.json, its types golden/registry.v<N>.d.ts, its feed's golden/registry.v<N>.changes.d.ts", async () => {
@@ -224,14 +322,20 @@ test("no shipped schema sets additionalProperties: false, so an added field neve
     if (Array.isArray(node)) return node.flatMap((x, i) => closed(x, `${at}/${i}`));
     if (typeof node !== "object" || node === null) return [];
     return Object.entries(node).flatMap(([key, value]) =>
-      (key === "additionalProperties" || key === "unevaluatedProperties") && value !== true ? [`${at}/${key}`] : closed(value, `${at}/${key}`),
+      (key === "additionalProperties" || key === "unevaluatedProperties") && value !== true
+        ? [`${at}/${key}`]
+        : closed(value, `${at}/${key}`)
     );
   };
   for (const v of VERSIONS) {
     const schema = JSON.parse(Buffer.from(served.routes.get(v.schemaPath)!.identity.body).toString("utf8"));
     assert.equal(closed(schema, "#"), [], `v${v.number}`);
   }
-  assert.equal(closed({ a: { additionalProperties: false } }, "#"), ["#/a/additionalProperties"], "the check finds one");
+  assert.equal(
+    closed({ a: { additionalProperties: false } }, "#"),
+    ["#/a/additionalProperties"],
+    "the check finds one",
+  );
 });
 
 test("the static export of a build after v1's sunset has no file or header block for v1: a static host answers 404", async () => {
@@ -239,8 +343,20 @@ test("the static export of a build after v1's sunset has no file or header block
   try {
     await writeStatic(dir, await build("2027-06-01T00:00:00Z", TEST_TABLE));
     const [v1Feeds, v2Feeds] = [changesPaths(V1), changesPaths(V2)];
-    for (const path of [V1.path, V1.schemaPath, V1.openapiPath, typesPath(V1.schemaPath), v1Feeds.json, v1Feeds.atom]) assert.not.ok(existsSync(join(dir, path)), path);
-    for (const path of [CANONICAL_PATH, V2.path, V2.schemaPath, V2.openapiPath, typesPath(V2.schemaPath), v2Feeds.json, v2Feeds.atom]) assert.ok(existsSync(join(dir, path)), path);
+    for (const path of [V1.path, V1.schemaPath, V1.openapiPath, typesPath(V1.schemaPath), v1Feeds.json, v1Feeds.atom]) {
+      assert.not.ok(existsSync(join(dir, path)), path);
+    }
+    for (
+      const path of [
+        CANONICAL_PATH,
+        V2.path,
+        V2.schemaPath,
+        V2.openapiPath,
+        typesPath(V2.schemaPath),
+        v2Feeds.json,
+        v2Feeds.atom,
+      ]
+    ) assert.ok(existsSync(join(dir, path)), path);
     const blocks = readFileSync(join(dir, "_headers"), "utf8").split("\n").filter((line) => line.startsWith("/"));
     assert.equal(blocks, [CANONICAL_PATH, V2.path, V2.schemaPath, V2.openapiPath, v2Feeds.json, v2Feeds.atom]);
   } finally {
@@ -260,32 +376,79 @@ test("the HTTP answers of every path to a fixed matrix of requests are golden/ht
 test("the README's version table is the table's rows", () => {
   const readme = readFileSync("docs/document.md", "utf8");
   const block = /<!-- version-table -->\n([\s\S]*?)<!-- \/version-table -->/.exec(readme)?.[1];
-  const rows = VERSIONS.map((v) => `| v${v.number} | \`${v.path}\` | \`${v.schemaPath}\` | \`${v.openapiPath}\` | ${v.published} | ${v.sunset ?? "none"} |`);
-  assert.is(block, ["| version | versioned path | schema | OpenAPI description | published | sunset |", "| --- | --- | --- | --- | --- | --- |", ...rows, ""].join("\n"));
+  const rows = VERSIONS.map((v) =>
+    `| v${v.number} | \`${v.path}\` | \`${v.schemaPath}\` | \`${v.openapiPath}\` | ${v.published} | ${
+      v.sunset ?? "none"
+    } |`
+  );
+  assert.is(
+    block,
+    [
+      "| version | versioned path | schema | OpenAPI description | published | sunset |",
+      "| --- | --- | --- | --- | --- | --- |",
+      ...rows,
+      "",
+    ].join("\n"),
+  );
 });
 
 test("a previous build given without its document or a classifier is refused when the data changed, and needs neither when it did not", async () => {
   const first = await build("2026-12-01T00:00:00Z");
   const bytes = (path: string) => new TextDecoder().decode(first.routes.get(path)?.identity.body);
   const document = JSON.parse(bytes(V1.path)) as { built_at: string; vaults: unknown[]; edges: unknown[] };
-  const snapshot = { ref: { built_at: document.built_at, etag: first.routes.get(V1.path)?.identity.etag }, vaults: document.vaults, edges: document.edges };
+  const snapshot = {
+    ref: { built_at: document.built_at, etag: first.routes.get(V1.path)?.identity.etag },
+    vaults: document.vaults,
+    edges: document.edges,
+  };
   const previous = new Map([[1, { snapshot, feed: JSON.parse(bytes(changesPaths(V1).json)) }]]);
   const changed = { ...source, vaults: source.vaults.slice(1) };
   const classify = () => ({ class: "compatible" }) as never;
   for (const history of [{ previous }, { previous, classify }, { previous, documents: new Map([[1, document]]) }]) {
     try {
-      await prepareBuild(changed as Source, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: "2026-12-02T00:00:00Z" }, {}, VERSIONS, undefined, history as never);
+      await prepareBuild(
+        changed as Source,
+        { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: "2026-12-02T00:00:00Z" },
+        {},
+        VERSIONS,
+        undefined,
+        history as never,
+      );
       assert.unreachable("refused");
     } catch (error) {
-      assert.is((error as Error).message, "v1: a previous build is given, but no way to classify the change", Object.keys(history).join(", "));
+      assert.is(
+        (error as Error).message,
+        "v1: a previous build is given, but no way to classify the change",
+        Object.keys(history).join(", "),
+      );
     }
   }
-  const unchanged = await prepareBuild(source, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: "2026-12-02T00:00:00Z" }, {}, VERSIONS, undefined, { previous } as never);
+  const unchanged = await prepareBuild(
+    source,
+    { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: "2026-12-02T00:00:00Z" },
+    {},
+    VERSIONS,
+    undefined,
+    { previous } as never,
+  );
   assert.ok(unchanged.routes.has(changesPaths(V1).json));
   const told: unknown[] = [];
-  const given = { previous, documents: new Map([[1, document]]), classify: (before: unknown) => (told.push(before), { class: "compatible", rules: [] }) };
-  const classified = await prepareBuild(changed as Source, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: "2026-12-02T00:00:00Z" }, {}, VERSIONS, undefined, given as never);
-  const feed = JSON.parse(new TextDecoder().decode(classified.routes.get(changesPaths(V1).json)?.identity.body)) as { items: { _registry: { class: string } }[] };
+  const given = {
+    previous,
+    documents: new Map([[1, document]]),
+    classify: (before: unknown) => (told.push(before), { class: "compatible", rules: [] }),
+  };
+  const classified = await prepareBuild(
+    changed as Source,
+    { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: "2026-12-02T00:00:00Z" },
+    {},
+    VERSIONS,
+    undefined,
+    given as never,
+  );
+  const feed = JSON.parse(new TextDecoder().decode(classified.routes.get(changesPaths(V1).json)?.identity.body)) as {
+    items: { _registry: { class: string } }[];
+  };
   assert.equal([told, feed.items[0]?._registry.class], [[document], "compatible"]);
 });
 

@@ -22,14 +22,24 @@ const copy = join(work, "checkout");
 const env = cleanEnv({ DENO_DIR: join(work, "deno-dir"), NO_COLOR: "1", SOURCE_DATE_EPOCH: "1795800000" });
 
 test.before(() => {
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
   for (const file of files) cpSync(join(ROOT, file), join(copy, file));
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
 test("deno.json pins hono to the lockfile's version, with an npm: specifier", () => {
-  const deno = JSON.parse(readFileSync("deno.json", "utf8")) as { imports: Record<string, string>; name: string; version: string; exports: Record<string, string> };
-  const lock = JSON.parse(readFileSync("package-lock.json", "utf8")) as { packages: Record<string, { version: string }> };
+  const deno = JSON.parse(readFileSync("deno.json", "utf8")) as {
+    imports: Record<string, string>;
+    name: string;
+    version: string;
+    exports: Record<string, string>;
+  };
+  const lock = JSON.parse(readFileSync("package-lock.json", "utf8")) as {
+    packages: Record<string, { version: string }>;
+  };
   assert.equal(deno.imports, { "hono/": `npm:/hono@${lock.packages["node_modules/hono"]?.version}/` });
   assert.equal(deno.exports, { ".": "./registry.ts", "./handler": "./handler.ts" });
   assert.is(deno.version, (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version);
@@ -42,7 +52,10 @@ test("the README's deno serve line, in a checkout with no node_modules, answers 
   // deno serve defaults to port 8000 on every interface: the README states both.
   assert.match(line, / --host 127\.0\.0\.1 --port 8787 /);
   const args = line.replace(" --port 8787 ", " --port 0 ").split(" ").slice(1);
-  const server = await startServer(DENO, args, env, 120_000, { cwd: copy, ready: /Listening on (?:\x1b\[\d+m)*(http:\/\/127\.0\.0\.1:\d+)/ });
+  const server = await startServer(DENO, args, env, 120_000, {
+    cwd: copy,
+    ready: /Listening on (?:\x1b\[\d+m)*(http:\/\/127\.0\.0\.1:\d+)/,
+  });
   try {
     const answer = await fetchRaw(`${server.origin}/vaults.json`, { headers: { "accept-encoding": "identity" } });
     assert.is(answer.status, 200);
@@ -53,7 +66,10 @@ test("the README's deno serve line, in a checkout with no node_modules, answers 
     await server.stop();
   }
   assert.not.ok(existsSync(join(copy, "node_modules")), "deno made no node_modules");
-  assert.ok(existsSync(join(work, "deno-dir", "npm", "registry.npmjs.org", "hono")), "hono came from the npm registry into DENO_DIR");
+  assert.ok(
+    existsSync(join(work, "deno-dir", "npm", "registry.npmjs.org", "hono")),
+    "hono came from the npm registry into DENO_DIR",
+  );
 });
 
 test("deno check, deno lint and deno publish --dry-run pass on the copy", async () => {

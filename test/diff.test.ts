@@ -6,7 +6,16 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runCli } from "../node/cli/registry-command.ts";
-import { asDocument, diffDocuments, NOT_PRINTED, NOT_PRINTED_EDGE_TYPE, RULES, worstClass, type Change, type Document } from "../node/review/diff.ts";
+import {
+  asDocument,
+  type Change,
+  diffDocuments,
+  type Document,
+  NOT_PRINTED,
+  NOT_PRINTED_EDGE_TYPE,
+  RULES,
+  worstClass,
+} from "../node/review/diff.ts";
 import { jsonReport, markdownReport } from "../node/review/diff-report.ts";
 import { jsonText } from "../node/review/json-deep.ts";
 import { fcParams } from "./arbitraries.ts";
@@ -20,7 +29,12 @@ import { printable } from "../node/review/printable.ts";
 
 /** The Markdown table of every rule, as the README shows it. */
 function ruleTable(): string {
-  return ["| rule | class | meaning |", "| --- | --- | --- |", ...Object.entries(RULES).map(([id, r]) => `| \`${id}\` | ${r.class} | ${r.meaning} |`), ""].join("\n");
+  return [
+    "| rule | class | meaning |",
+    "| --- | --- | --- |",
+    ...Object.entries(RULES).map(([id, r]) => `| \`${id}\` | ${r.class} | ${r.meaning} |`),
+    "",
+  ].join("\n");
 }
 
 const golden = readFileSync("golden/registry.json", "utf8");
@@ -58,7 +72,14 @@ test("data only: a note, a vault added, an edge removed, counts and coverage: al
     d["field_coverage"].vault_slug = { populated: d.vaults.length, of: d.vaults.length };
     d["built_at"] = "2026-11-22T00:00:00Z";
   });
-  assert.equal(rules(changes), ["count.changed", "coverage.changed", "edge.removed", "envelope.value", "vault.added", "vault.field"]);
+  assert.equal(rules(changes), [
+    "count.changed",
+    "coverage.changed",
+    "edge.removed",
+    "envelope.value",
+    "vault.added",
+    "vault.field",
+  ]);
   assert.is(worstClass(changes), "data");
   const note = changes.find((c) => c.rule === "vault.field");
   assert.ok(note?.where.endsWith(".note") && note.new === "A new note.", JSON.stringify(note));
@@ -80,7 +101,11 @@ test("edges are matched by their exact values: no two different edges share an i
     const after = fresh();
     after.edges.push(now);
     const edges = diffDocuments(before, after).filter((c) => c.rule.startsWith("edge."));
-    assert.equal(edges.map((c) => c.rule), ["edge.added", "edge.removed"], `${JSON.stringify(was)} -> ${JSON.stringify(now)}`);
+    assert.equal(
+      edges.map((c) => c.rule),
+      ["edge.added", "edge.removed"],
+      `${JSON.stringify(was)} -> ${JSON.stringify(now)}`,
+    );
   }
 });
 
@@ -90,7 +115,10 @@ test("a field added to every full row (and its coverage): additive", () => {
     d["field_coverage"].website = { populated: 0, of: d.vaults.length };
   });
   assert.equal(rules(changes), ["key.added"]);
-  assert.equal(changes.map((c) => [c.where, c.new]), [["field_coverage", "website"], ["vaults[] (full rows)", "website"]]);
+  assert.equal(changes.map((c) => [c.where, c.new]), [["field_coverage", "website"], [
+    "vaults[] (full rows)",
+    "website",
+  ]]);
   assert.is(worstClass(changes), "additive");
 });
 
@@ -99,20 +127,38 @@ test("a row turned minimal: data, flagged privacy-relevant, not a removal of key
     const i = d.vaults.findIndex((r) => !("listing" in r));
     const r = d.vaults[i] as Row;
     const minimal = d.vaults.find((x) => "listing" in x) as Row;
-    d.vaults[i] = { vault_slug: r["vault_slug"], display_name: r["display_name"], class: r["class"], class_label: r["class_label"], status: r["status"], status_label: r["status_label"], persona: r["persona"], listing: "minimal", listing_note: minimal["listing_note"] };
+    d.vaults[i] = {
+      vault_slug: r["vault_slug"],
+      display_name: r["display_name"],
+      class: r["class"],
+      class_label: r["class_label"],
+      status: r["status"],
+      status_label: r["status_label"],
+      persona: r["persona"],
+      listing: "minimal",
+      listing_note: minimal["listing_note"],
+    };
   });
   const flip = changes.filter((c) => c.rule === "vault.minimal");
   assert.is(flip.length, 1);
   assert.is(flip[0]?.privacy, true);
   assert.is(worstClass(changes), "data");
-  assert.match(markdownReport(changes, "a", "b"), /Privacy: rows turning minimal or full \(1\)[\s\S]*data \(privacy\) \| `vault.minimal`/);
+  assert.match(
+    markdownReport(changes, "a", "b"),
+    /Privacy: rows turning minimal or full \(1\)[\s\S]*data \(privacy\) \| `vault.minimal`/,
+  );
 });
 
 test("a key removed from every full row: breaking", () => {
   const changes = diff((d) => {
     for (const row of fullRows(d)) delete row["tagline"];
   });
-  assert.equal(changes.map((c) => [c.class, c.rule, c.where, c.old]), [["breaking", "key.removed", "vaults[] (full rows)", "tagline"]]);
+  assert.equal(changes.map((c) => [c.class, c.rule, c.where, c.old]), [[
+    "breaking",
+    "key.removed",
+    "vaults[] (full rows)",
+    "tagline",
+  ]]);
 });
 
 test("a key renamed: breaking (removed) and additive (added)", () => {
@@ -152,9 +198,17 @@ test("the tier rule changed (pending now planned): breaking, beside the data it 
     }
   });
   const rule = changes.filter((c) => c.rule === "derivation.tier");
-  assert.equal(rule.map((c) => [c.class, c.where, c.old, c.new]), [["breaking", 'tier of status "pending"', "chartered", "planned"]]);
+  assert.equal(rule.map((c) => [c.class, c.where, c.old, c.new]), [[
+    "breaking",
+    'tier of status "pending"',
+    "chartered",
+    "planned",
+  ]]);
   assert.ok(changes.some((c) => c.rule === "vault.tier"), "each row's tier move is listed too");
-  assert.not.ok(changes.some((c) => c.rule === "vault.field" && c.where.endsWith(".tier_label")), "a tier move hides its label's");
+  assert.not.ok(
+    changes.some((c) => c.rule === "vault.field" && c.where.endsWith(".tier_label")),
+    "a tier move hides its label's",
+  );
 });
 
 test("a tier moved because its status changed: data", () => {
@@ -218,7 +272,10 @@ const [a, b] = [file("a.json", golden), file("b.json", JSON.stringify(reordered)
 test("registry diff: Markdown by default, --json for machines, exit 0 without --fail-on", async () => {
   const md = await runCli(["diff", a, b], {});
   assert.is(md.code, 0);
-  assert.match(Buffer.from(md.stdout).toString(), /^### registry diff: `.*a\.json` → `.*b\.json`\n\n\*\*1 breaking\*\* · 0 dangerous · 0 additive · 0 data\n/);
+  assert.match(
+    Buffer.from(md.stdout).toString(),
+    /^### registry diff: `.*a\.json` → `.*b\.json`\n\n\*\*1 breaking\*\* · 0 dangerous · 0 additive · 0 data\n/,
+  );
   const json = JSON.parse(Buffer.from((await runCli(["diff", a, b, "--json"], {})).stdout).toString());
   assert.equal(json.counts, { breaking: 1, dangerous: 0, additive: 0, data: 0 });
   assert.is(json.changes[0].rule, "key.order");
@@ -233,17 +290,31 @@ test("registry diff --fail-on: exit 1 when met, 0 when not", async () => {
 test("registry diff refuses a source file, or anything not built, printing nothing of it", async () => {
   const source = readFileSync("fixtures/registry.json", "utf8");
   const secrets = ["tagline", "internal", ...[...source.matchAll(/"tagline": "([^"]+)"/g)].map((m) => m[1] as string)];
-  const sourceWithVersion = JSON.stringify({ ...JSON.parse(source), schema_version: "1.0", built_at: "2026-11-21T12:00:00Z" });
-  for (const [name, text] of [["source.json", source], ["forged.json", sourceWithVersion], ["broken.json", `{"tagline": "${secrets[2]}" oops`]] as const) {
+  const sourceWithVersion = JSON.stringify({
+    ...JSON.parse(source),
+    schema_version: "1.0",
+    built_at: "2026-11-21T12:00:00Z",
+  });
+  for (
+    const [name, text] of [["source.json", source], ["forged.json", sourceWithVersion], [
+      "broken.json",
+      `{"tagline": "${secrets[2]}" oops`,
+    ]] as const
+  ) {
     for (const args of [["diff", a, file(name, text)], ["diff", file(name, text), a, "--json"]]) {
       const result = await runCli(args, {});
       assert.is(result.code, 2, name);
       assert.is(result.stdout.length, 0);
       assert.is(result.stderr.trimEnd().split("\n").length, 1, "one line");
-      for (const secret of secrets) assert.not.ok(result.stderr.includes(secret as string), `${name}: ${result.stderr}`);
+      for (const secret of secrets) {
+        assert.not.ok(result.stderr.includes(secret as string), `${name}: ${result.stderr}`);
+      }
     }
   }
-  assert.match((await runCli(["diff", a, file("source.json", source)], {})).stderr, /not a built registry document: it has no schema_version \(a source file is not diffed/);
+  assert.match(
+    (await runCli(["diff", a, file("source.json", source)], {})).stderr,
+    /not a built registry document: it has no schema_version \(a source file is not diffed/,
+  );
   assert.match(
     (await runCli(["diff", a, file("forged.json", sourceWithVersion)], {})).stderr,
     /: not a built registry document: it does not validate against the v1 schema \(\/api\/registry\.v1\.schema\.json\): the top level: the required key about is missing; .*; … \(a source file is not diffed/,
@@ -268,18 +339,33 @@ test("registry diff refuses a valid source whose internal key is named schema_ve
     const result = await runCli(args, {});
     assert.is(result.code, 2, result.stderr);
     assert.is(result.stdout.length, 0, "nothing of it is printed");
-    assert.match(result.stderr, /^\S+internal-schema-version\.json: not a built registry document: it does not validate against the v1 schema \(\/api\/registry\.v1\.schema\.json\): the top level: the required key about is missing; /);
+    assert.match(
+      result.stderr,
+      /^\S+internal-schema-version\.json: not a built registry document: it does not validate against the v1 schema \(\/api\/registry\.v1\.schema\.json\): the top level: the required key about is missing; /,
+    );
     assert.not.match(result.stderr, /PRIVATE|internal_memo|tagline/);
   }
 });
 
 test("a built document is one that validates: each refusal names the v1 schema and the first failing places, never a value", () => {
   const cases: [string, (d: Doc) => void, RegExp][] = [
-    ["a new tier", (d) => (fullRows(d)[0]!["tier"] = "PRIVATE-TIER"), /^vaults\[0\]: matches none of the 2 allowed shapes \(the nearest fails at vaults\[0\]\.tier: not one of the 3 allowed values\)$/],
-    ["a required key removed", (d) => delete fullRows(d)[0]!["tagline"], /^vaults\[0\]: matches none of the 2 allowed shapes \(the nearest fails at vaults\[0\]: the required key tagline is missing\)$/],
+    [
+      "a new tier",
+      (d) => (fullRows(d)[0]!["tier"] = "PRIVATE-TIER"),
+      /^vaults\[0\]: matches none of the 2 allowed shapes \(the nearest fails at vaults\[0\]\.tier: not one of the 3 allowed values\)$/,
+    ],
+    [
+      "a required key removed",
+      (d) => delete fullRows(d)[0]!["tagline"],
+      /^vaults\[0\]: matches none of the 2 allowed shapes \(the nearest fails at vaults\[0\]: the required key tagline is missing\)$/,
+    ],
     ["vault_count a string", (d) => (d["vault_count"] = "PRIVATE-48"), /^vault_count: expected integer$/],
     ["a bad slug", (d) => (d.edges[0]!["source"] = "PRIVATE SLUG"), /^edges\[0\]\.source: does not match its pattern$/],
-    ["a minimal row with a note", (d) => (d.vaults.find((r) => "listing" in r)!["note"] = "PRIVATE-NOTE"), /^vaults\[\d+\]: matches none of the 2 allowed shapes \(the nearest fails at vaults\[\d+\]\.note: not allowed here\)$/],
+    [
+      "a minimal row with a note",
+      (d) => (d.vaults.find((r) => "listing" in r)!["note"] = "PRIVATE-NOTE"),
+      /^vaults\[\d+\]: matches none of the 2 allowed shapes \(the nearest fails at vaults\[\d+\]\.note: not allowed here\)$/,
+    ],
     ["about a string", (d) => (d["about"] = "PRIVATE-ABOUT"), /^about: expected object$/],
     ["a date that is no date", (d) => (d["built_at"] = "2026-02-30T00:00:00Z"), /^built_at: not a date-time$/],
   ];
@@ -289,7 +375,9 @@ test("a built document is one that validates: each refusal names the v1 schema a
     const checked = asDocument(after);
     assert.ok("error" in checked, name);
     const error = (checked as { error: string }).error;
-    const places = /validate against the v1 schema \(\/api\/registry\.v1\.schema\.json\): (.*) \(a source file/.exec(error)?.[1] ?? "";
+    const places =
+      /validate against the v1 schema \(\/api\/registry\.v1\.schema\.json\): (.*) \(a source file/.exec(error)?.[1] ??
+        "";
     assert.match(places.split("; ")[0] ?? "", first, `${name}: ${error}`);
     assert.not.match(error, /PRIVATE/, name);
   }
@@ -305,15 +393,28 @@ test("a built document is one that validates: each refusal names the v1 schema a
 });
 
 test("every shipped schema compiles with its formats asserted; a keyword or format the validator does not know is refused", () => {
-  for (const version of VERSIONS) failuresOf(version.schema(contextOf(version, { baseUrl: "https://x.example", builtAt: "2026-11-21T12:00:00Z" })), {});
-  assert.throws(() => failuresOf({ type: "object", additionalPropertys: false }, {}), /unknown keyword: "additionalPropertys"/);
+  for (const version of VERSIONS) {
+    failuresOf(
+      version.schema(contextOf(version, { baseUrl: "https://x.example", builtAt: "2026-11-21T12:00:00Z" })),
+      {},
+    );
+  }
+  assert.throws(
+    () => failuresOf({ type: "object", additionalPropertys: false }, {}),
+    /unknown keyword: "additionalPropertys"/,
+  );
   assert.throws(() => failuresOf({ type: "string", format: "email" }, "x"), /unknown format "email"/);
 });
 
 test("law: the failures named are none exactly when ajv's own verdict is valid on the v1 schema (formats apart), for the golden with random edits", () => {
   const version = VERSIONS[0]!;
   // ajv ships no format checks of its own (that is ajv-formats): compare without them on both sides.
-  const schema = JSON.parse(JSON.stringify(version.schema(contextOf(version, { baseUrl: "https://registry.example.org", builtAt: GOLDEN_OPTIONS.builtAt }))), (k, v) => (k === "format" ? undefined : v));
+  const schema = JSON.parse(
+    JSON.stringify(
+      version.schema(contextOf(version, { baseUrl: "https://registry.example.org", builtAt: GOLDEN_OPTIONS.builtAt })),
+    ),
+    (k, v) => (k === "format" ? undefined : v),
+  );
   const ours = (value: unknown) => failuresOf(schema, value);
   const theirs = new Ajv2020.default({ strict: false, validateFormats: false }).compile(schema);
   const base = fresh();
@@ -321,10 +422,35 @@ test("law: the failures named are none exactly when ajv's own verdict is valid o
     ...Object.keys(base).map((k) => [k]),
     ...Object.keys(base["about"]).map((k) => ["about", k]),
     ...Object.keys(base.vaults[0]!).map((k) => ["vaults", "0", k]),
-    ...Object.keys(base.vaults.find((r) => "listing" in r)!).map((k) => ["vaults", String(base.vaults.findIndex((r) => "listing" in r)), k]),
-    ["edges", "0", "type"], ["edges", "0", "source"], ["field_coverage", "note", "of"],
+    ...Object.keys(base.vaults.find((r) => "listing" in r)!).map((
+      k,
+    ) => ["vaults", String(base.vaults.findIndex((r) => "listing" in r)), k]),
+    ["edges", "0", "type"],
+    ["edges", "0", "source"],
+    ["field_coverage", "note", "of"],
   ];
-  const value = fc.oneof(fc.constantFrom(undefined, null, "", "x", "1.0", "in_use", "minimal", "a-b", "2026-11-21", "2026-11-21T12:00:00Z", "https://x.example/", 0, -1, 1.5, true, [], {}), fc.string({ maxLength: 6 }));
+  const value = fc.oneof(
+    fc.constantFrom(
+      undefined,
+      null,
+      "",
+      "x",
+      "1.0",
+      "in_use",
+      "minimal",
+      "a-b",
+      "2026-11-21",
+      "2026-11-21T12:00:00Z",
+      "https://x.example/",
+      0,
+      -1,
+      1.5,
+      true,
+      [],
+      {},
+    ),
+    fc.string({ maxLength: 6 }),
+  );
   fc.assert(
     fc.property(fc.array(fc.tuple(fc.constantFrom(...places), value), { maxLength: 3 }), (edits) => {
       const d = fresh() as Record<string, any>;
@@ -349,9 +475,16 @@ test("privacy: a row turning full lists the fields it publishes; --fail-on priva
   const full = fullRows(after)[0] as Row;
   after.vaults[i] = Object.fromEntries(Object.keys(full).map((k) => [k, k in m ? m[k] : full[k]]));
   const flip = diffDocuments(before, after).filter((c) => c.privacy === true);
-  assert.equal(flip.map((c) => [c.rule, c.new]), [["vault.full", "full: publishes tier, tier_label, tier_meaning, note, url, markdown_url, last_synced, tagline"]]);
+  assert.equal(flip.map((c) => [c.rule, c.new]), [[
+    "vault.full",
+    "full: publishes tier, tier_label, tier_meaning, note, url, markdown_url, last_synced, tagline",
+  ]]);
   const [p, q] = [file("p.json", JSON.stringify(before)), file("q.json", JSON.stringify(after))];
-  assert.is((await runCli(["diff", p, q, "--fail-on", "breaking"], {})).code, 0, "a privacy change is data, not breaking");
+  assert.is(
+    (await runCli(["diff", p, q, "--fail-on", "breaking"], {})).code,
+    0,
+    "a privacy change is data, not breaking",
+  );
   const stopped = await runCli(["diff", p, q, "--fail-on", "privacy"], {});
   assert.is(stopped.code, 1);
   assert.match(stopped.stderr, /^registry diff: data changes, 1 privacy-relevant \(--fail-on privacy\)\n$/);
@@ -359,7 +492,9 @@ test("privacy: a row turning full lists the fields it publishes; --fail-on priva
   assert.is((await runCli(["diff", a, b, "--fail-on", "privacy"], {})).code, 0, "no privacy change between a and b");
   assert.is((await runCli(["diff", a, b, "--fail-on", "privacy,breaking"], {})).code, 1);
   // Back to minimal: the same fields, withdrawn.
-  assert.equal(diffDocuments(after, before).filter((c) => c.privacy === true).map((c) => c.new), ["minimal: withdraws tier, tier_label, tier_meaning, note, url, markdown_url, last_synced, tagline"]);
+  assert.equal(diffDocuments(after, before).filter((c) => c.privacy === true).map((c) => c.new), [
+    "minimal: withdraws tier, tier_label, tier_meaning, note, url, markdown_url, last_synced, tagline",
+  ]);
 });
 
 test("privacy: a vault withheld or gone now: the diff names its edges by their ends, never their type, nor its former values", async () => {
@@ -374,12 +509,29 @@ test("privacy: a vault withheld or gone now: the diff names its edges by their e
   const i = after.vaults.findIndex((r) => r["vault_slug"] === "harbour-choir");
   const r = after.vaults[i] as Row;
   const minimal = after.vaults.find((x) => "listing" in x) as Row;
-  after.vaults[i] = { vault_slug: r["vault_slug"], display_name: "Choir", class: r["class"], class_label: r["class_label"], status: r["status"], status_label: r["status_label"], persona: null, listing: "minimal", listing_note: minimal["listing_note"] };
+  after.vaults[i] = {
+    vault_slug: r["vault_slug"],
+    display_name: "Choir",
+    class: r["class"],
+    class_label: r["class_label"],
+    status: r["status"],
+    status_label: r["status_label"],
+    persona: null,
+    listing: "minimal",
+    listing_note: minimal["listing_note"],
+  };
   after.vaults = after.vaults.filter((x) => x["vault_slug"] !== "net-menders");
   after.edges = after.edges.filter((e) => !["harbour-choir", "net-menders", "boatyard"].includes(e["source"]));
   const changes = diffDocuments(before, after);
   for (const text of [markdownReport(changes, "a", "b"), jsonReport(changes, "a", "b")]) {
-    for (const former of ["Former Choir Name", "Former Choir Persona", "former-choir-edge-type", "former-menders-edge-type"]) assert.not.ok(text.includes(former), former);
+    for (
+      const former of [
+        "Former Choir Name",
+        "Former Choir Persona",
+        "former-choir-edge-type",
+        "former-menders-edge-type",
+      ]
+    ) assert.not.ok(text.includes(former), former);
   }
   const removed = changes.filter((c) => c.rule === "edge.removed").map((c) => c.old);
   assert.equal(removed, [
@@ -388,16 +540,29 @@ test("privacy: a vault withheld or gone now: the diff names its edges by their e
     `net-menders → ropewalk (${NOT_PRINTED_EDGE_TYPE})`,
   ]);
   const fields = changes.filter((c) => c.rule === "vault.field").map((c) => [c.where, c.old, c.new]);
-  assert.equal(fields, [["vaults[harbour-choir].display_name", NOT_PRINTED, "Choir"], ["vaults[harbour-choir].persona", NOT_PRINTED, null]]);
+  assert.equal(fields, [["vaults[harbour-choir].display_name", NOT_PRINTED, "Choir"], [
+    "vaults[harbour-choir].persona",
+    NOT_PRINTED,
+    null,
+  ]]);
 });
 
 test("registry diff: bad input is one clear line and exit 2", async () => {
   const cases: [string[], RegExp][] = [
     [["diff", a, join(dir, "absent.json")], /absent\.json: cannot read it \(ENOENT\)\n$/],
     [["diff", a, file("bad.json", "{")], /bad\.json: not JSON at line 1, column 2: /],
-    [["diff", a, file("arr.json", "[]")], /arr\.json: not a built registry document: the top level is not an object\n$/],
-    [["diff", a, b, "--fail-on", "everything"], /^--fail-on: expected a comma-separated list of breaking, dangerous, privacy, got "everything"/],
-    [["diff", a, b, "--fail-on", "privacy,data"], /^--fail-on: expected a comma-separated list of breaking, dangerous, privacy, got "data"/],
+    [
+      ["diff", a, file("arr.json", "[]")],
+      /arr\.json: not a built registry document: the top level is not an object\n$/,
+    ],
+    [
+      ["diff", a, b, "--fail-on", "everything"],
+      /^--fail-on: expected a comma-separated list of breaking, dangerous, privacy, got "everything"/,
+    ],
+    [
+      ["diff", a, b, "--fail-on", "privacy,data"],
+      /^--fail-on: expected a comma-separated list of breaking, dangerous, privacy, got "data"/,
+    ],
     [["diff", a], /^missing argument/],
     [["diff", a, b, "--bogus"], /^Unknown option '--bogus'/],
   ];
@@ -425,16 +590,31 @@ test("registry diff: a pipe or a device is counted as it is read: over 128 MiB i
 
 test("the engine classifies shape changes at any level (as a next version's document may have them)", () => {
   const cases: [string, (d: Doc) => void, [string, string][]][] = [
-    ["edges become strings", (d) => (d.edges = d.edges.map((e) => `${e["source"]}->${e["target"]}`) as any), [["type.changed", "edges[]"]]],
+    ["edges become strings", (d) => (d.edges = d.edges.map((e) => `${e["source"]}->${e["target"]}`) as any), [[
+      "type.changed",
+      "edges[]",
+    ]]],
     ["about becomes a string", (d) => (d["about"] = "see the README"), [["type.changed", "the envelope.about"]]],
     ["coverage entries become numbers", (d) => {
       for (const k of Object.keys(d["field_coverage"])) d["field_coverage"][k] = 1;
     }, [["type.changed", "field_coverage.vault_slug"]]],
     ["vaults becomes an object", (d) => (d.vaults = { count: 3 } as any), [["type.changed", "the envelope.vaults"]]],
-    ["envelope loses vaults", (d) => delete (d as Record<string, unknown>)["vaults"], [["key.removed", "the envelope"]]],
-    ["a row loses its vault_slug", (d) => delete (fullRows(d)[0] as Row)["vault_slug"], [["key.optional", "vaults[] (full rows).vault_slug"]]],
-    ["a licence grows a nested object", (d) => (d["about"].licence.terms = { text: "x", v: 2 }), [["key.added", "about.licence"]]],
-    ["a nested object changes shape", (d) => (d["about"].licence.url = { href: 1 }), [["type.changed", "about.licence.url"]]],
+    ["envelope loses vaults", (d) => delete (d as Record<string, unknown>)["vaults"], [[
+      "key.removed",
+      "the envelope",
+    ]]],
+    ["a row loses its vault_slug", (d) => delete (fullRows(d)[0] as Row)["vault_slug"], [[
+      "key.optional",
+      "vaults[] (full rows).vault_slug",
+    ]]],
+    ["a licence grows a nested object", (d) => (d["about"].licence.terms = { text: "x", v: 2 }), [[
+      "key.added",
+      "about.licence",
+    ]]],
+    ["a nested object changes shape", (d) => (d["about"].licence.url = { href: 1 }), [[
+      "type.changed",
+      "about.licence.url",
+    ]]],
     ["edge fields become numbers", (d) => (d.edges[0]!["type"] = 7), [["type.changed", "edges[].type"]]],
   ];
   for (const [name, edit, expected] of cases) {
@@ -442,7 +622,10 @@ test("the engine classifies shape changes at any level (as a next version's docu
     edit(after);
     const changes = diffDocuments(fresh(), after);
     for (const [rule, where] of expected) {
-      assert.ok(changes.some((c) => c.rule === rule && c.where === where), `${name}: ${rule} at ${where} in ${JSON.stringify(changes.map((c) => [c.rule, c.where]))}`);
+      assert.ok(
+        changes.some((c) => c.rule === rule && c.where === where),
+        `${name}: ${rule} at ${where} in ${JSON.stringify(changes.map((c) => [c.rule, c.where]))}`,
+      );
     }
     assert.is(worstClass(changes), expected.some(([rule]) => rule !== "key.added") ? "breaking" : "additive", name);
   }
@@ -456,7 +639,9 @@ test("rows without a usable slug compare by position; duplicate slugs do not sto
   const changes = diffDocuments(fresh(), after);
   const n = after.vaults.length;
   assert.ok(changes.some((c) => c.rule === "vault.added" && c.where === `vaults[#${n - 2}]` && c.new === "full row"));
-  assert.ok(changes.some((c) => c.rule === "vault.added" && c.where === `vaults[#${n - 1}]` && c.new === "not an object"));
+  assert.ok(
+    changes.some((c) => c.rule === "vault.added" && c.where === `vaults[#${n - 1}]` && c.new === "not an object"),
+  );
   assert.ok(changes.some((c) => c.rule === "type.changed" && c.where === "vaults[]" && c.new === "integer | object"));
 });
 
@@ -505,9 +690,22 @@ test("registry diff: 150,000 keys in one object compare (maps, not arrays)", () 
 });
 
 const json = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: "small", withCrossShrink: true }, fc.constantFrom(null, true, false), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), tie("array"), tie("object")),
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constantFrom(null, true, false),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.string({ unit: "grapheme" }),
+    fc.string({ unit: "binary" }),
+    tie("array"),
+    tie("object"),
+  ),
   array: fc.array(tie("value"), { maxLength: 4 }),
-  object: fc.dictionary(fc.oneof(fc.string(), fc.constantFrom("__proto__", "vaults", "edges", "listing", "vault_slug")), tie("value"), { maxKeys: 4 }),
+  object: fc.dictionary(
+    fc.oneof(fc.string(), fc.constantFrom("__proto__", "vaults", "edges", "listing", "vault_slug")),
+    tie("value"),
+    { maxKeys: 4 },
+  ),
 })).value;
 
 test("law: jsonText is JSON.stringify's text, compact and indented", () => {
@@ -523,16 +721,28 @@ test("law: jsonText is JSON.stringify's text, compact and indented", () => {
 test("law: any two documents compare without throwing; a document and its copy differ in nothing", () => {
   // Any shape, as the engine may meet it; and v1 documents: the golden's rows and edges, any subset,
   // with keys the schema does not know added anywhere, which asDocument accepts.
-  const anyShape = fc.record({ schema_version: json, vaults: fc.oneof(fc.array(json, { maxLength: 5 }), json), edges: fc.oneof(fc.array(json, { maxLength: 5 }), json) }, { requiredKeys: ["schema_version"] })
+  const anyShape = fc.record({
+    schema_version: json,
+    vaults: fc.oneof(fc.array(json, { maxLength: 5 }), json),
+    edges: fc.oneof(fc.array(json, { maxLength: 5 }), json),
+  }, { requiredKeys: ["schema_version"] })
     .chain((d) => fc.dictionary(fc.string(), json, { maxKeys: 3 }).map((more) => ({ ...more, ...d }) as Document));
   const g = fresh();
-  const extra = fc.dictionary(fc.string().filter((k) => !(k in g) && !(k in g.vaults[0]!) && !["listing", "listing_note", "suppressed", "labels", "licence"].includes(k)), json, { maxKeys: 2 });
-  const v1 = fc.record({ rows: fc.subarray(g.vaults), edges: fc.subarray(g.edges), top: extra, row: extra }).map(({ rows, edges, top, row }) => {
-    const d = { ...fresh(), ...top, vaults: rows.map((r, i) => (i === 0 ? { ...r, ...row } : r)), edges };
-    const checked = asDocument(d);
-    assert.ok("ok" in checked, (checked as { error?: string }).error);
-    return d as Document;
-  });
+  const extra = fc.dictionary(
+    fc.string().filter((k) =>
+      !(k in g) && !(k in g.vaults[0]!) && !["listing", "listing_note", "suppressed", "labels", "licence"].includes(k)
+    ),
+    json,
+    { maxKeys: 2 },
+  );
+  const v1 = fc.record({ rows: fc.subarray(g.vaults), edges: fc.subarray(g.edges), top: extra, row: extra }).map(
+    ({ rows, edges, top, row }) => {
+      const d = { ...fresh(), ...top, vaults: rows.map((r, i) => (i === 0 ? { ...r, ...row } : r)), edges };
+      const checked = asDocument(d);
+      assert.ok("ok" in checked, (checked as { error?: string }).error);
+      return d as Document;
+    },
+  );
   const document = fc.oneof(anyShape, v1);
   fc.assert(
     fc.property(document, document, (p, q) => {
@@ -566,22 +776,46 @@ test("registry diff prints document values without terminal controls; --json kee
   const raw = Buffer.from(json.stdout).toString();
   assert.not.match(raw, CONTROL, "C0 escaped by JSON, C1 and DEL by the report");
   const report = JSON.parse(raw) as { changes: Change[] };
-  assert.is(report.changes.find((c) => c.rule === "vault.field" && c.where.endsWith(".note"))?.new, hostile, "the JSON value is exact");
+  assert.is(
+    report.changes.find((c) => c.rule === "vault.field" && c.where.endsWith(".note"))?.new,
+    hostile,
+    "the JSON value is exact",
+  );
   // A file name is printed too.
   const named = await runCli(["diff", pf, join(dir, "absent\u001b[2J.json")], {});
   assert.not.match(named.stderr.trimEnd(), CONTROL);
 });
 
 test("law: printable leaves no terminal control, keeps newline and tab, changes nothing else that is plain", () => {
-  const controls = fc.constantFrom("\u001b", "\u001b[", "\u001b]", "\u0007", "\u009b", "\u0000", "\u007f", "\r", "\n", "\t", "\u001b\\", "[31m", "\u0085");
-  const text = fc.array(fc.oneof(fc.string({ unit: "binary", maxLength: 6 }), controls), { maxLength: 12 }).map((parts) => parts.join(""));
+  const controls = fc.constantFrom(
+    "\u001b",
+    "\u001b[",
+    "\u001b]",
+    "\u0007",
+    "\u009b",
+    "\u0000",
+    "\u007f",
+    "\r",
+    "\n",
+    "\t",
+    "\u001b\\",
+    "[31m",
+    "\u0085",
+  );
+  const text = fc.array(fc.oneof(fc.string({ unit: "binary", maxLength: 6 }), controls), { maxLength: 12 }).map((
+    parts,
+  ) => parts.join(""));
   fc.assert(
     fc.property(text, (t) => {
       const out = printable(t);
       assert.not.match(out, CONTROL);
       assert.not.match(out, /\u001b/);
       assert.is(printable(out), out, "idempotent");
-      assert.is([...out].filter((c) => c === "\n" || c === "\t").length <= [...t].filter((c) => c === "\n" || c === "\t").length, true);
+      assert.is(
+        [...out].filter((c) => c === "\n" || c === "\t").length <=
+          [...t].filter((c) => c === "\n" || c === "\t").length,
+        true,
+      );
       if (!/[\u0000-\u001f\u007f-\u009f]/.test(t)) assert.is(out, t, "plain text is unchanged");
     }),
     fcParams,

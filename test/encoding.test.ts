@@ -1,6 +1,6 @@
 /** Content negotiation: q-values, `*`, identity, and precompressed variants with their own ETags. */
 import { readFileSync } from "node:fs";
-import { gunzipSync, brotliDecompressSync } from "node:zlib";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -59,12 +59,24 @@ test("negotiation: q-values, *, q=0, identity and aliases", () => {
 
 test("negotiation never answers a coding the client refused or the build lacks, for any header", () => {
   fc.assert(
-    fc.property(fc.oneof(fc.string(), fc.array(fc.tuple(fc.constantFrom("br", "gzip", "identity", "*", "x-gzip", "deflate", "BR"), fc.option(fc.constantFrom("0", "0.5", "1", "1.000", "2", "x", ""))), { maxLength: 5 }).map((parts) => parts.map(([c, q]) => (q === null ? c : `${c};q=${q}`)).join(", "))), (header) => {
-      const chosen = gzipOnly(header);
-      assert.ok(["gzip", "identity"].includes(chosen));
-      if (chosen === "gzip") assert.match(header.toLowerCase(), /gzip|\*/);
-      assert.is(gzipOnly(header), chosen, "memoized answer is the same");
-    }),
+    fc.property(
+      fc.oneof(
+        fc.string(),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom("br", "gzip", "identity", "*", "x-gzip", "deflate", "BR"),
+            fc.option(fc.constantFrom("0", "0.5", "1", "1.000", "2", "x", "")),
+          ),
+          { maxLength: 5 },
+        ).map((parts) => parts.map(([c, q]) => (q === null ? c : `${c};q=${q}`)).join(", ")),
+      ),
+      (header) => {
+        const chosen = gzipOnly(header);
+        assert.ok(["gzip", "identity"].includes(chosen));
+        if (chosen === "gzip") assert.match(header.toLowerCase(), /gzip|\*/);
+        assert.is(gzipOnly(header), chosen, "memoized answer is the same");
+      },
+    ),
     fcParams,
   );
 });
@@ -87,7 +99,10 @@ test("gzip and br: precompressed bodies that decode to the golden bytes, each wi
   assert.ok(gunzipSync(gzBody).equals(golden));
   assert.ok(brotliDecompressSync(brBody).equals(golden));
   assert.is(gz.headers.get("content-length"), String(gzBody.length));
-  assert.ok(gzBody.length < golden.length * 0.2 && brBody.length < gzBody.length, `${golden.length} -> gzip ${gzBody.length}, br ${brBody.length}`);
+  assert.ok(
+    gzBody.length < golden.length * 0.2 && brBody.length < gzBody.length,
+    `${golden.length} -> gzip ${gzBody.length}, br ${brBody.length}`,
+  );
   const etags = [identity, gz, br].map((r) => r.headers.get("etag"));
   assert.is(new Set(etags).size, 3, "a distinct ETag per coding");
   for (const res of [identity, gz, br]) {
@@ -131,7 +146,9 @@ test("edgeKeeps: the coding Cloudflare's front layer keeps for a client's own Ac
 test("on Cloudflare, the answer is in the coding the edge keeps for the client's own Accept-Encoding, not the one the edge sends", async () => {
   // A Worker sees `Accept-Encoding: br, gzip` whatever the client sent; request.cf holds the client's.
   const onCloudflare = (client: unknown, ifNoneMatch = '"x"') => {
-    const raw = new Request("http://h/vaults.json", { headers: { "accept-encoding": "br, gzip", "if-none-match": ifNoneMatch } });
+    const raw = new Request("http://h/vaults.json", {
+      headers: { "accept-encoding": "br, gzip", "if-none-match": ifNoneMatch },
+    });
     Object.defineProperty(raw, "cf", { value: { clientAcceptEncoding: client } });
     return app.fetch(raw);
   };
@@ -143,7 +160,11 @@ test("on Cloudflare, the answer is in the coding the edge keeps for the client's
   assert.is(await coding(onCloudflare(undefined)), "br", "no client value: the header as sent");
   assert.is(await coding(onCloudflare(7)), "br", "not a string: the header as sent");
   const gzEtag = (await request({ "accept-encoding": "gzip" })).headers.get("etag") as string;
-  assert.is((await onCloudflare("gzip", gzEtag)).status, 304, "other headers are read as sent: If-None-Match holds the gzip variant's ETag");
+  assert.is(
+    (await onCloudflare("gzip", gzEtag)).status,
+    304,
+    "other headers are read as sent: If-None-Match holds the gzip variant's ETag",
+  );
 });
 
 test("responseInit: a precompressed answer says encodeBody manual (Workers would compress it again), any other does not", async () => {
@@ -163,7 +184,10 @@ test("law: edgeKeeps never keeps a coding the client refuses or does not name", 
       const kept = edgeKeeps(header);
       if (kept === "identity") return;
       const named = entries.filter(([c]) => c === kept || (kept === "gzip" && c === "x-gzip"));
-      assert.ok(named.some(([, w]) => w === undefined || (/^(0\.\d+|1(\.0+)?)$/.test(w) && Number(w) > 0)), `${header} -> ${kept}`);
+      assert.ok(
+        named.some(([, w]) => w === undefined || (/^(0\.\d+|1(\.0+)?)$/.test(w) && Number(w) > 0)),
+        `${header} -> ${kept}`,
+      );
     }),
     fcParams,
   );

@@ -7,12 +7,20 @@
  */
 import fc from "fast-check";
 import { atomFeed } from "../feed/atom.ts";
-import { FEED_LIMITS, feedPlace, nextFeed, serializeFeed, type ChangeFeed, type FeedLimits, type History } from "../feed/feed.ts";
+import {
+  type ChangeFeed,
+  FEED_LIMITS,
+  type FeedLimits,
+  feedPlace,
+  type History,
+  nextFeed,
+  serializeFeed,
+} from "../feed/feed.ts";
 import { changesPaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { classifyChange } from "../node/build/classify.ts";
-import { buildRegistry, serializeRegistry, validateSource, type Registry } from "../registry.ts";
+import { buildRegistry, type Registry, serializeRegistry, validateSource } from "../registry.ts";
 import { validSource } from "./arbitraries.ts";
 
 type JsonObject = Record<string, unknown>;
@@ -22,7 +30,11 @@ const V1 = VERSIONS[0]!;
 export const PLACE = feedPlace(1, BASE_URL, V1.path, changesPaths(V1));
 
 /** One edit of a source: which kind, and numbers that pick what it edits. */
-export type Edit = readonly [kind: "add" | "note" | "withhold" | "remove" | "edge-add" | "edge-remove" | "label" | "same", a: number, b: number];
+export type Edit = readonly [
+  kind: "add" | "note" | "withhold" | "remove" | "edge-add" | "edge-remove" | "label" | "same",
+  a: number,
+  b: number,
+];
 
 export const edit: fc.Arbitrary<Edit> = fc.tuple(
   fc.constantFrom("add", "note", "withhold", "remove", "edge-add", "edge-remove", "label", "same"),
@@ -43,7 +55,9 @@ const fresh = (kind: string) => `${kind}MARK${++marker}x`;
 
 /** `first` with every published vault's note and every edge's type a unique marker. */
 export function marked(first: JsonObject): JsonObject {
-  const vaults = (first["vaults"] as JsonObject[]).map((v) => (v["suppressed"] === true ? v : { ...v, note: fresh("NOTE") }));
+  const vaults = (first["vaults"] as JsonObject[]).map((
+    v,
+  ) => (v["suppressed"] === true ? v : { ...v, note: fresh("NOTE") }));
   const edges = (first["edges"] as JsonObject[]).map((e) => ({ ...e, type: fresh("EDGE") }));
   return { ...first, vaults, edges };
 }
@@ -65,7 +79,12 @@ export function applyEdit(source: JsonObject, [kind, a, b]: Edit, forbidden: Set
   };
   switch (kind) {
     case "add":
-      vaults.push({ vault_slug: `new-${++marker}`, display_name: fresh("NAME"), status: pick(["active", "pending", "retired"], a), note: fresh("NOTE") });
+      vaults.push({
+        vault_slug: `new-${++marker}`,
+        display_name: fresh("NAME"),
+        status: pick(["active", "pending", "retired"], a),
+        note: fresh("NOTE"),
+      });
       break;
     case "note": {
       const v = pick(published, a);
@@ -104,7 +123,15 @@ export function applyEdit(source: JsonObject, [kind, a, b]: Edit, forbidden: Set
     case "label": {
       const labels = (source["labels"] as JsonObject | null | undefined) ?? {};
       const status = (labels["status"] as JsonObject | null | undefined) ?? {};
-      return { ...source, vaults, edges, labels: { ...labels, status: { ...status, [pick(["active", "pending", "retired"], a) as string]: fresh("LABEL") } } };
+      return {
+        ...source,
+        vaults,
+        edges,
+        labels: {
+          ...labels,
+          status: { ...status, [pick(["active", "pending", "retired"], a) as string]: fresh("LABEL") },
+        },
+      };
     }
     case "same":
       break;
@@ -125,16 +152,34 @@ export interface Built {
 }
 
 /** Builds `raw` at `builtAt` with `previous` as `--previous` does (classified by `registry diff`). */
-export async function buildStep(raw: JsonObject, builtAt: string, previous: Built | null, limits: FeedLimits = FEED_LIMITS): Promise<Built> {
+export async function buildStep(
+  raw: JsonObject,
+  builtAt: string,
+  previous: Built | null,
+  limits: FeedLimits = FEED_LIMITS,
+): Promise<Built> {
   const result = validateSource(raw);
   if (!result.ok) throw new Error(`a generated source is invalid: ${result.problems.join("; ")}`);
-  const document = buildRegistry(result.source, { baseUrl: BASE_URL, builtAt, paths: { canonical: "/vaults.json", versioned: V1.path, schema: V1.schemaPath } });
+  const document = buildRegistry(result.source, {
+    baseUrl: BASE_URL,
+    builtAt,
+    paths: { canonical: "/vaults.json", versioned: V1.path, schema: V1.schemaPath },
+  });
   const documentBytes = serializeRegistry(document);
   const ref = { built_at: builtAt, etag: await strongEtag(documentBytes) };
-  const feed = nextFeed(PLACE, { ref, vaults: document.vaults, edges: document.edges }, previous?.history ?? null, () => classifyChange(previous?.parsed, document), limits);
+  const feed = nextFeed(
+    PLACE,
+    { ref, vaults: document.vaults, edges: document.edges },
+    previous?.history ?? null,
+    () => classifyChange(previous?.parsed, document),
+    limits,
+  );
   const feedBytes = serializeFeed(feed);
   const parsed = JSON.parse(new TextDecoder().decode(documentBytes)) as Registry;
-  const history: History = { feed: JSON.parse(new TextDecoder().decode(feedBytes)) as ChangeFeed, snapshot: { ref, vaults: parsed.vaults, edges: parsed.edges } };
+  const history: History = {
+    feed: JSON.parse(new TextDecoder().decode(feedBytes)) as ChangeFeed,
+    snapshot: { ref, vaults: parsed.vaults, edges: parsed.edges },
+  };
   return { document, documentBytes, feed, feedBytes, atomBytes: atomFeed(PLACE, feed), history, parsed };
 }
 
@@ -142,10 +187,26 @@ export async function buildStep(raw: JsonObject, builtAt: string, previous: Buil
  * The items `built`'s feed chooses from, newest first: its build run again with no window and no
  * feed caps (the per-item cap of `limits` stays), so each carried item as this build rewrote it.
  */
-export function unwindowedItems(built: Built, previous: Built | null, limits: FeedLimits = FEED_LIMITS): ChangeFeed["items"] {
-  const open: FeedLimits = { ...limits, windowDays: Infinity, minItems: Infinity, maxItems: Infinity, feedBytes: Infinity };
+export function unwindowedItems(
+  built: Built,
+  previous: Built | null,
+  limits: FeedLimits = FEED_LIMITS,
+): ChangeFeed["items"] {
+  const open: FeedLimits = {
+    ...limits,
+    windowDays: Infinity,
+    minItems: Infinity,
+    maxItems: Infinity,
+    feedBytes: Infinity,
+  };
   const { snapshot } = built.history;
-  return nextFeed(PLACE, { ref: snapshot.ref, vaults: built.document.vaults, edges: built.document.edges }, previous?.history ?? null, () => classifyChange(previous?.parsed, built.document), open).items;
+  return nextFeed(
+    PLACE,
+    { ref: snapshot.ref, vaults: built.document.vaults, edges: built.document.edges },
+    previous?.history ?? null,
+    () => classifyChange(previous?.parsed, built.document),
+    open,
+  ).items;
 }
 
 /** `seconds` after 2026-12-01T00:00:00Z, as a `built_at`. */

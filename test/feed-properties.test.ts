@@ -7,10 +7,10 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { diffData } from "../feed/change.ts";
-import { changeBytes, FEED_LIMITS, feedOf, serializeFeed, type FeedLimits } from "../feed/feed.ts";
+import { changeBytes, FEED_LIMITS, type FeedLimits, feedOf, serializeFeed } from "../feed/feed.ts";
 import { catchUp, historyProblems } from "../feed/history.ts";
 import { fcParams, SECRET } from "./arbitraries.ts";
-import { applyEdit, buildStep, marked, sequence, timeAt, unwindowedItems, type Built } from "./feed-history.ts";
+import { applyEdit, buildStep, type Built, marked, sequence, timeAt, unwindowedItems } from "./feed-history.ts";
 import { PLACE } from "./feed-history.ts";
 
 type JsonObject = Record<string, unknown>;
@@ -18,7 +18,10 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const runs = { ...fcParams, numRuns: Math.max(1, Math.floor(fcParams.numRuns / 3)) };
 
 /** Builds a whole sequence: each build's outputs, the forbidden strings as of it, and its sources. */
-async function buildAll(seq: { first: JsonObject; edits: readonly (readonly [string, number, number])[]; gaps: readonly number[] }, limits: FeedLimits = FEED_LIMITS) {
+async function buildAll(
+  seq: { first: JsonObject; edits: readonly (readonly [string, number, number])[]; gaps: readonly number[] },
+  limits: FeedLimits = FEED_LIMITS,
+) {
   const forbidden = new Set<string>();
   let source = marked(seq.first);
   let hours = 0;
@@ -29,7 +32,9 @@ async function buildAll(seq: { first: JsonObject; edits: readonly (readonly [str
     hours += seq.gaps[i % seq.gaps.length] as number;
     const builtAt = timeAt(hours);
     const built: Built = await buildStep(source, builtAt, previous, limits);
-    const equalData = previous !== null && JSON.stringify([previous.document.vaults, previous.document.edges]) === JSON.stringify([built.document.vaults, built.document.edges]);
+    const equalData = previous !== null &&
+      JSON.stringify([previous.document.vaults, previous.document.edges]) ===
+        JSON.stringify([built.document.vaults, built.document.edges]);
     builds.push({ built, forbidden: [...forbidden], builtAt, equalData });
     previous = built;
   }
@@ -55,15 +60,25 @@ test("replay: from every document in the window (and from nothing while the feed
       for (const [n, { built }] of builds.entries()) {
         const feed = built.feed;
         const oldest = feed.items[feed.items.length - 1]!._registry.from;
-        assert.equal(historyProblems(PLACE, built.history.feed, built.history.snapshot), [], "a build's own feed is the history of its document");
+        assert.equal(
+          historyProblems(PLACE, built.history.feed, built.history.snapshot),
+          [],
+          "a build's own feed is the history of its document",
+        );
         const current = { vaults: built.document.vaults, edges: built.document.edges };
         const changes = shuffled(feed.items.map((item) => item._registry), seed);
         const expected = (builtAt: string | null) => {
           if (oldest !== null && (builtAt === null || builtAt < oldest.built_at)) return { refetch: "window" };
-          return feed.items.some((i) => (builtAt === null || i._registry.to.built_at > builtAt) && i._registry.resync) ? { refetch: "resync" } : current;
+          return feed.items.some((i) => (builtAt === null || i._registry.to.built_at > builtAt) && i._registry.resync)
+            ? { refetch: "resync" }
+            : current;
         };
         for (const { built: held, builtAt } of builds.slice(0, n + 1)) {
-          assert.equal(catchUp({ vaults: held.document.vaults, edges: held.document.edges }, builtAt, changes), expected(builtAt), `a copy built at ${builtAt}`);
+          assert.equal(
+            catchUp({ vaults: held.document.vaults, edges: held.document.edges }, builtAt, changes),
+            expected(builtAt),
+            `a copy built at ${builtAt}`,
+          );
         }
         assert.equal(catchUp({ vaults: [], edges: [] }, null, changes), expected(null), "from nothing");
       }
@@ -76,7 +91,12 @@ test("privacy: the detail of a vault a build withholds or removes is in no outpu
   await fc.assert(
     fc.asyncProperty(sequence, async (seq) => {
       for (const { built, forbidden } of await buildAll(seq)) {
-        for (const [what, bytes] of [["JSON feed", built.feedBytes], ["Atom feed", built.atomBytes], ["document", built.documentBytes]] as const) {
+        for (
+          const [what, bytes] of [["JSON feed", built.feedBytes], ["Atom feed", built.atomBytes], [
+            "document",
+            built.documentBytes,
+          ]] as const
+        ) {
           const out = text(bytes);
           assert.not.ok(out.includes(SECRET), `${what} carries private detail`);
           const leak = forbidden.find((word) => out.includes(word));
@@ -102,11 +122,19 @@ test("stability: an item's id, to, from, class and title never change in later f
         assert.is(now.built.feed.items.length - carried.length, now.equalData ? 0 : 1);
         for (const item of carried) {
           const was = older.get(item.id)!;
-          assert.equal([item._registry.from, item._registry.to, item._registry.class, item.title, item.date_published], [was._registry.from, was._registry.to, was._registry.class, was.title, was.date_published]);
+          assert.equal(
+            [item._registry.from, item._registry.to, item._registry.class, item.title, item.date_published],
+            [was._registry.from, was._registry.to, was._registry.class, was.title, was.date_published],
+          );
           // The lists are a subset of what they were, except rows replaced by a vault's current minimal row.
           const minimal = new Set(now.built.document.vaults.filter((r) => "listing" in r).map((r) => r.vault_slug));
           const oldRows = new Set(was._registry.vaults.upsert.map((r) => JSON.stringify(r)));
-          for (const row of item._registry.vaults.upsert) assert.ok(oldRows.has(JSON.stringify(row)) || minimal.has(row.vault_slug), "a carried row is unchanged or the current minimal row");
+          for (const row of item._registry.vaults.upsert) {
+            assert.ok(
+              oldRows.has(JSON.stringify(row)) || minimal.has(row.vault_slug),
+              "a carried row is unchanged or the current minimal row",
+            );
+          }
           for (const list of ["add", "remove"] as const) {
             const oldEdges = new Set(was._registry.edges[list].map((e) => JSON.stringify(e)));
             for (const e of item._registry.edges[list]) assert.ok(oldEdges.has(JSON.stringify(e)));
@@ -122,33 +150,62 @@ test("stability: an item's id, to, from, class and title never change in later f
 
 test("bounds: the window and the caps hold, and resync exactly when a new item's lists would pass the cap", async () => {
   await fc.assert(
-    fc.asyncProperty(sequence, fc.record({ changeBytes: fc.integer({ min: 400, max: 6000 }), minItems: fc.integer({ min: 1, max: 3 }), maxItems: fc.integer({ min: 1, max: 5 }), feedBytes: fc.integer({ min: 2000, max: 30000 }), windowDays: fc.integer({ min: 1, max: 60 }) }), async (seq, limits) => {
-      const builds = await buildAll(seq, limits);
-      for (let n = 0; n < builds.length; n++) {
-        const { built, builtAt, equalData } = builds[n]!;
-        const items = built.feed.items;
-        assert.ok(items.length >= 1 && items.length <= limits.maxItems, "at most maxItems, at least the newest");
-        assert.ok(items.length === 1 || built.feedBytes.byteLength <= limits.feedBytes, "at most feedBytes, unless only the newest is left");
-        for (const item of items) if (!item._registry.resync) assert.ok(changeBytes(item._registry) <= limits.changeBytes, "no listed item passes the cap");
-        if (n > 0 && !equalData) {
-          const previous = builds[n - 1]!.built;
-          const raw = { ...items[0]!._registry, resync: false, ...diffData(previous.history.snapshot, built.document) };
-          assert.is(items[0]!._registry.resync, changeBytes(raw) > limits.changeBytes, "resync exactly when the new item's lists pass the cap");
+    fc.asyncProperty(
+      sequence,
+      fc.record({
+        changeBytes: fc.integer({ min: 400, max: 6000 }),
+        minItems: fc.integer({ min: 1, max: 3 }),
+        maxItems: fc.integer({ min: 1, max: 5 }),
+        feedBytes: fc.integer({ min: 2000, max: 30000 }),
+        windowDays: fc.integer({ min: 1, max: 60 }),
+      }),
+      async (seq, limits) => {
+        const builds = await buildAll(seq, limits);
+        for (let n = 0; n < builds.length; n++) {
+          const { built, builtAt, equalData } = builds[n]!;
+          const items = built.feed.items;
+          assert.ok(items.length >= 1 && items.length <= limits.maxItems, "at most maxItems, at least the newest");
+          assert.ok(
+            items.length === 1 || built.feedBytes.byteLength <= limits.feedBytes,
+            "at most feedBytes, unless only the newest is left",
+          );
+          for (const item of items) {
+            if (!item._registry.resync) {
+              assert.ok(
+                changeBytes(item._registry) <= limits.changeBytes,
+                "no listed item passes the cap",
+              );
+            }
+          }
+          if (n > 0 && !equalData) {
+            const previous = builds[n - 1]!.built;
+            const raw = {
+              ...items[0]!._registry,
+              resync: false,
+              ...diffData(previous.history.snapshot, built.document),
+            };
+            assert.is(
+              items[0]!._registry.resync,
+              changeBytes(raw) > limits.changeBytes,
+              "resync exactly when the new item's lists pass the cap",
+            );
+          }
+          // The window: the feed is the newest items of those this build chose from (each as its privacy
+          // rewrite left it), and the first one left out is old and beyond the newest minItems, or would
+          // have passed a cap: one item more than maxItems, or a serialized feed over feedBytes.
+          const chosen = unwindowedItems(built, n > 0 ? builds[n - 1]!.built : null, limits);
+          assert.equal(items, chosen.slice(0, items.length), "the feed keeps the newest items, oldest dropped first");
+          const cutoff = Date.parse(builtAt) - limits.windowDays * 86_400_000;
+          const next = chosen[items.length];
+          if (next !== undefined) {
+            const old = items.length >= limits.minItems && Date.parse(next.date_published) < cutoff;
+            const capped = items.length === limits.maxItems ||
+              serializeFeed(feedOf(PLACE, chosen.slice(0, items.length + 1))).byteLength > limits.feedBytes;
+            assert.ok(old || capped, `item ${next.id} dropped inside the window`);
+          }
         }
-        // The window: the feed is the newest items of those this build chose from (each as its privacy
-        // rewrite left it), and the first one left out is old and beyond the newest minItems, or would
-        // have passed a cap: one item more than maxItems, or a serialized feed over feedBytes.
-        const chosen = unwindowedItems(built, n > 0 ? builds[n - 1]!.built : null, limits);
-        assert.equal(items, chosen.slice(0, items.length), "the feed keeps the newest items, oldest dropped first");
-        const cutoff = Date.parse(builtAt) - limits.windowDays * 86_400_000;
-        const next = chosen[items.length];
-        if (next !== undefined) {
-          const old = items.length >= limits.minItems && Date.parse(next.date_published) < cutoff;
-          const capped = items.length === limits.maxItems || serializeFeed(feedOf(PLACE, chosen.slice(0, items.length + 1))).byteLength > limits.feedBytes;
-          assert.ok(old || capped, `item ${next.id} dropped inside the window`);
-        }
-      }
-    }),
+      },
+    ),
     runs,
   );
 });

@@ -27,7 +27,11 @@ for (const c of invalidCases) {
 
 test("golden/ holds exactly the goldens of the cases (none missing, none unused)", () => {
   const history = historySteps.flatMap((step) => [step.goldens.json, step.goldens.atom]);
-  const expected = [...[...validCases, ...invalidCases].flatMap((c) => [c.golden, ...(c.warnings === undefined ? [] : [c.warnings])]), ...publicGoldens, ...history].sort();
+  const expected = [
+    ...[...validCases, ...invalidCases].flatMap((c) => [c.golden, ...(c.warnings === undefined ? [] : [c.warnings])]),
+    ...publicGoldens,
+    ...history,
+  ].sort();
   const unused = listGoldens().filter((g) => !expected.includes(g));
   assert.equal(unused, [], `unused goldens; delete them with git rm: ${unused.join(", ")}`);
   assert.equal(listGoldens(), expected);
@@ -35,12 +39,30 @@ test("golden/ holds exactly the goldens of the cases (none missing, none unused)
 
 test("the invalid corpus covers every defect D1 names", () => {
   const names = invalidCases.map((c) => c.fixture);
-  for (const defect of [
-    "not-json", "empty-file", "top-level-array", "missing-registry-schema-version", "missing-generated-at",
-    "missing-source-inventory-sha", "missing-vaults", "missing-edges", "wrong-type-status", "bad-generated-at-date",
-    "bad-last-synced", "bad-sha-uppercase", "bad-slug-uppercase", "duplicate-slug", "dangling-edge", "duplicate-edge",
-    "empty-edge-type", "near-miss-suppressed", "near-miss-licence", "near-miss-every-level",
-  ]) {
+  for (
+    const defect of [
+      "not-json",
+      "empty-file",
+      "top-level-array",
+      "missing-registry-schema-version",
+      "missing-generated-at",
+      "missing-source-inventory-sha",
+      "missing-vaults",
+      "missing-edges",
+      "wrong-type-status",
+      "bad-generated-at-date",
+      "bad-last-synced",
+      "bad-sha-uppercase",
+      "bad-slug-uppercase",
+      "duplicate-slug",
+      "dangling-edge",
+      "duplicate-edge",
+      "empty-edge-type",
+      "near-miss-suppressed",
+      "near-miss-licence",
+      "near-miss-every-level",
+    ]
+  ) {
     assert.ok(names.includes(`fixtures/invalid/${defect}.json`), `fixtures/invalid/${defect}.json`);
   }
 });

@@ -2,7 +2,7 @@
  * Golden files: the exact bytes a case must produce. A mismatch fails with a line diff; a missing
  * golden fails. `UPDATE_GOLDEN=1` writes goldens instead, and is refused when `CI` is set.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 
 export const GOLDEN_DIR = "golden";
@@ -28,14 +28,18 @@ export function assertGolden(name: string, actual: Uint8Array | string): void {
   if (expected === undefined) {
     throw new Error(`${path} is missing. Review the output, then write it with UPDATE_GOLDEN=1 npm test.`);
   }
-  throw new Error(`${path} differs from the output (- golden, + actual):\n${lineDiff(expected.toString("utf8"), bytes.toString("utf8"))}`);
+  throw new Error(
+    `${path} differs from the output (- golden, + actual):\n${
+      lineDiff(expected.toString("utf8"), bytes.toString("utf8"))
+    }`,
+  );
 }
 
 /** Every file under `golden/`, as names relative to it, sorted. */
 export function listGoldens(): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory() ? walk(join(dir, entry.name)) : [relative(GOLDEN_DIR, join(dir, entry.name))],
+      entry.isDirectory() ? walk(join(dir, entry.name)) : [relative(GOLDEN_DIR, join(dir, entry.name))]
     );
   return existsSync(GOLDEN_DIR) ? walk(GOLDEN_DIR).sort() : [];
 }
@@ -55,7 +59,9 @@ export function lineDiff(expected: string, actual: string, limit = 30): string {
     endA--;
     endB--;
   }
-  const show = (line: string): string => (/[\u0000-\u001f\u007f]/.test(line) || line === "" ? JSON.stringify(line) : line);
+  const show = (
+    line: string,
+  ): string => (/[\u0000-\u001f\u007f]/.test(line) || line === "" ? JSON.stringify(line) : line);
   const removed = a.slice(start, endA).map((l) => `- ${show(l)}`);
   const added = b.slice(start, endB).map((l) => `+ ${show(l)}`);
   const clip = (lines: string[]): string[] =>

@@ -9,11 +9,11 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { ChangeFeed } from "../feed/feed.ts";
 import { changeFeedSchema } from "../feed/schema.ts";
-import { prepareBuild, type Build } from "../assembly/prepare.ts";
+import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import { changesPaths } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { classifyChange } from "../node/build/classify.ts";
-import { validateSource, type Registry } from "../registry.ts";
+import { type Registry, validateSource } from "../registry.ts";
 import { GOLDEN_OPTIONS, historySteps } from "./cases.ts";
 import { assertGolden } from "./golden.ts";
 
@@ -31,11 +31,28 @@ async function buildSequence(): Promise<Build[]> {
     let history = {};
     if (before !== undefined) {
       const document = JSON.parse(text(before, V1.path)) as Registry;
-      const snapshot = { ref: { built_at: document.built_at, etag: before.routes.get(V1.path)!.identity.etag }, vaults: document.vaults, edges: document.edges };
+      const snapshot = {
+        ref: { built_at: document.built_at, etag: before.routes.get(V1.path)!.identity.etag },
+        vaults: document.vaults,
+        edges: document.edges,
+      };
       const feed = JSON.parse(text(before, FEEDS.json)) as ChangeFeed;
-      history = { previous: new Map([[1, { snapshot, feed }]]), documents: new Map([[1, document]]), classify: classifyChange };
+      history = {
+        previous: new Map([[1, { snapshot, feed }]]),
+        documents: new Map([[1, document]]),
+        classify: classifyChange,
+      };
     }
-    builds.push(await prepareBuild(result.source, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: step.builtAt }, {}, VERSIONS, undefined, history));
+    builds.push(
+      await prepareBuild(
+        result.source,
+        { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt: step.builtAt },
+        {},
+        VERSIONS,
+        undefined,
+        history,
+      ),
+    );
   }
   return builds;
 }
@@ -51,8 +68,15 @@ historySteps.forEach((step, i) => {
     const parsedAtom = parseAtomFeed(atom);
     const ids = (JSON.parse(json) as ChangeFeed).items.map((item) => item.id);
     assert.equal(parsedJson.items?.map((item) => item.id), ids);
-    assert.equal(parsedAtom.entries?.map((entry) => entry.id), ids, "Atom entries carry the same ids, in the same order");
-    assert.equal(parsedAtom.entries?.map((entry) => entry.updated), (JSON.parse(json) as ChangeFeed).items.map((item) => item.date_published));
+    assert.equal(
+      parsedAtom.entries?.map((entry) => entry.id),
+      ids,
+      "Atom entries carry the same ids, in the same order",
+    );
+    assert.equal(
+      parsedAtom.entries?.map((entry) => entry.updated),
+      (JSON.parse(json) as ChangeFeed).items.map((item) => item.date_published),
+    );
   });
 });
 
@@ -81,7 +105,9 @@ test("history: the withheld and the removed vault's detail leave every later fee
 });
 
 test("the change feed's schema is the one golden/registry.v1.openapi.json carries; exact, every object of it admits no other key", () => {
-  const golden = JSON.parse(readFileSync("golden/registry.v1.openapi.json", "utf8")) as { components: { schemas: { ChangeFeed: unknown } } };
+  const golden = JSON.parse(readFileSync("golden/registry.v1.openapi.json", "utf8")) as {
+    components: { schemas: { ChangeFeed: unknown } };
+  };
   const row = "registry.v1.schema.json#/$defs/row";
   const edge = "registry.v1.schema.json#/$defs/edge";
   const { $schema, $id, ...feed } = changeFeedSchema("https://example.org/changes.json", row, edge);
@@ -99,7 +125,15 @@ test("the change feed's schema is the one golden/registry.v1.openapi.json carrie
   const exact = changeFeedSchema("", row, edge, true);
   walk(exact, "#");
   assert.equal(open, []);
-  const strip = (node: unknown): unknown => (typeof node !== "object" || node === null ? node : Array.isArray(node) ? node.map(strip) : Object.fromEntries(Object.entries(node).filter(([k]) => k !== "additionalProperties").map(([k, v]) => [k, strip(v)])));
+  const strip = (
+    node: unknown,
+  ): unknown => (typeof node !== "object" || node === null
+    ? node
+    : Array.isArray(node)
+    ? node.map(strip)
+    : Object.fromEntries(
+      Object.entries(node).filter(([k]) => k !== "additionalProperties").map(([k, v]) => [k, strip(v)]),
+    ));
   const { $schema: _s, $id: _i, ...exactFeed } = exact;
   assert.equal(strip(exactFeed), feed);
 });

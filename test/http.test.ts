@@ -28,9 +28,44 @@ const SCHEMA = "/api/registry.v1.schema.json";
 
 const get = (path: string, init: RequestInit = {}) => app.request(path, init);
 
+test("the app never throws and never answers in Hono's own words: a request it cannot route, or one that fails on a second look, is a 500 problem", async () => {
+  const broken = [
+    { method: "GET", url: undefined, headers: new Headers() },
+    { method: "GET", url: 5, headers: new Headers() },
+  ];
+  for (const raw of broken) {
+    const res = await app.fetch(raw as unknown as Request);
+    assert.is(res.status, 500);
+    assert.is(res.headers.get("content-type"), "application/problem+json");
+    assert.is(res.headers.get("access-control-allow-origin"), "*");
+  }
+  let reads = 0;
+  const fickle = {
+    get method() {
+      if (reads++ > 0) throw new Error("a second look");
+      return "GET";
+    },
+    url: "http://h/vaults.json",
+    headers: new Headers(),
+  };
+  const res = await app.fetch(fickle as unknown as Request);
+  assert.ok(res.status === 200 || res.status === 500, String(res.status));
+  assert.ok(res.headers.get("content-type") !== "text/plain; charset=UTF-8", "not Hono's own 500");
+  // A deferred build given no addresses, as a JavaScript caller may: every path is routed to the table.
+  const untyped = createApp as unknown as (deferred: unknown) => ReturnType<typeof createApp>;
+  assert.is((await untyped(async () => build).request("/vaults.json")).status, 200);
+});
+
 test("the app declares a route for each address of the build, with the base URL's path in front too when it has one", async () => {
   assert.equal(app.routes.map((r) => `${r.method} ${r.path}`), addressesOf(build).map((p) => `ALL ${p}`));
-  assert.equal(addressesOf(build), ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/api/registry.v1.openapi.json", "/api/registry.v1.changes.json", "/api/registry.v1.changes.atom"]);
+  assert.equal(addressesOf(build), [
+    "/vaults.json",
+    "/api/registry.v1.json",
+    "/api/registry.v1.schema.json",
+    "/api/registry.v1.openapi.json",
+    "/api/registry.v1.changes.json",
+    "/api/registry.v1.changes.atom",
+  ]);
   const staged = await prepareBuild(source.source, { ...GOLDEN_OPTIONS, baseUrl: "https://api.example.org/prod" });
   const paths = createApp(staged).routes.map((r) => r.path);
   assert.equal(paths, [...addressesOf(build), ...addressesOf(build).map((p) => `/prod${p}`)]);
@@ -40,7 +75,11 @@ test("the app declares a route for each address of the build, with the base URL'
   assert.equal(deferred.routes.map((r) => r.path), ["/vaults.json"]);
   assert.is(made, 0);
   assert.is((await deferred.request("/vaults.json")).status, 200);
-  assert.is((await deferred.request("/api/registry.v1.json")).status, 200, "another path is still answered from the table");
+  assert.is(
+    (await deferred.request("/api/registry.v1.json")).status,
+    200,
+    "another path is still answered from the table",
+  );
   assert.is(made, 1);
 });
 const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
@@ -52,7 +91,9 @@ test("GET both paths: 200, the golden bytes, identical headers", async () => {
     assert.ok((await bytes(res)).equals(golden), "body is golden/registry.json");
   }
   // The same headers, but /vaults.json also names (and lets browsers read) the versioned path whose bytes it serves.
-  const { "content-location": location, "access-control-expose-headers": exposed, ...canonical } = Object.fromEntries(a!.headers);
+  const { "content-location": location, "access-control-expose-headers": exposed, ...canonical } = Object.fromEntries(
+    a!.headers,
+  );
   assert.is(location, "/api/registry.v1.json");
   assert.is(exposed, "ETag, Link, Allow, Content-Location");
   assert.is(b!.headers.get("content-location"), null);
@@ -73,20 +114,31 @@ test("headers: exact content type, strong ETag, length, caching, Last-Modified =
   assert.is(h.get("access-control-allow-origin"), "*");
   assert.is(h.get("access-control-expose-headers"), "ETag, Link, Allow, Content-Location");
   assert.is(h.get("x-content-type-options"), "nosniff");
-  assert.is(h.get("link"), `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.json>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.atom>; rel="alternate"; type="application/atom+xml"`);
+  assert.is(
+    h.get("link"),
+    `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.json>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.atom>; rel="alternate"; type="application/atom+xml"`,
+  );
   assert.is(h.get("set-cookie"), null);
   assert.is(h.get("x-powered-by"), null);
 });
 
 test("security headers on every answer, errors included; no cookies, no X-Powered-By or Server version", async () => {
-  const answers = [await get("/vaults.json"), await get("/vaults.json", { method: "HEAD" }), await get("/nope"), await get("/vaults.json", { method: "POST" }), await get(SCHEMA)];
+  const answers = [
+    await get("/vaults.json"),
+    await get("/vaults.json", { method: "HEAD" }),
+    await get("/nope"),
+    await get("/vaults.json", { method: "POST" }),
+    await get(SCHEMA),
+  ];
   for (const res of answers) {
     assert.is(res.headers.get("x-content-type-options"), "nosniff");
     assert.is(res.headers.get("content-security-policy"), "default-src 'none'; frame-ancestors 'none'");
     assert.is(res.headers.get("cross-origin-resource-policy"), "cross-origin");
     assert.is(res.headers.get("referrer-policy"), "no-referrer");
     assert.is(res.headers.get("access-control-allow-origin"), "*");
-    for (const leak of ["set-cookie", "x-powered-by", "server", "access-control-allow-credentials"]) assert.is(res.headers.get(leak), null, leak);
+    for (const leak of ["set-cookie", "x-powered-by", "server", "access-control-allow-credentials"]) {
+      assert.is(res.headers.get(leak), null, leak);
+    }
   }
 });
 
@@ -144,10 +196,21 @@ test("If-Modified-Since: at or after built_at gives 304; before, or malformed, g
   assert.is((await get("/vaults.json", { headers: { "if-modified-since": at("2026-11-21T11:59:59Z") } })).status, 200);
   assert.is((await get("/vaults.json", { headers: { "if-modified-since": "not a date" } })).status, 200);
   // RFC 9110's three HTTP-date forms count; anything else Date.parse would take does not.
-  for (const form of ["Sat, 21 Nov 2026 12:00:00 GMT", "Saturday, 21-Nov-26 12:00:00 GMT", "Sat Nov 21 12:00:00 2026"]) {
+  for (
+    const form of ["Sat, 21 Nov 2026 12:00:00 GMT", "Saturday, 21-Nov-26 12:00:00 GMT", "Sat Nov 21 12:00:00 2026"]
+  ) {
     assert.is((await get("/vaults.json", { headers: { "if-modified-since": form } })).status, 304, form);
   }
-  for (const loose of ["3000", "foo 2099", "2099-01-01", "Sat, 31 Feb 2099 12:00:00 GMT", "sat, 21 nov 2099 12:00:00 gmt", "Sat, 21 Nov 2099 12:00:00 UTC"]) {
+  for (
+    const loose of [
+      "3000",
+      "foo 2099",
+      "2099-01-01",
+      "Sat, 31 Feb 2099 12:00:00 GMT",
+      "sat, 21 nov 2099 12:00:00 gmt",
+      "Sat, 21 Nov 2099 12:00:00 UTC",
+    ]
+  ) {
     assert.is((await get("/vaults.json", { headers: { "if-modified-since": loose } })).status, 200, loose);
   }
   const both = { "if-none-match": '"other"', "if-modified-since": at("2027-01-01T00:00:00Z") };
@@ -157,7 +220,11 @@ test("If-Modified-Since: at or after built_at gives 304; before, or malformed, g
 test("OPTIONS: a CORS preflight answered 204", async () => {
   const res = await get("/vaults.json", {
     method: "OPTIONS",
-    headers: { origin: "https://app.example", "access-control-request-method": "GET", "access-control-request-headers": "if-none-match" },
+    headers: {
+      origin: "https://app.example",
+      "access-control-request-method": "GET",
+      "access-control-request-headers": "if-none-match",
+    },
   });
   assert.is(res.status, 204);
   assert.is(res.headers.get("access-control-allow-origin"), "*");
@@ -176,11 +243,20 @@ test("errors are not cached; without codings on offer there is no Vary", async (
 
 test("an unexpected failure answers a bare 500 problem, no detail", async () => {
   const document = build.routes.get("/vaults.json")!;
-  const broken = { ...document, select: () => { throw new Error("secret internal detail"); } };
+  const broken = {
+    ...document,
+    select: () => {
+      throw new Error("secret internal detail");
+    },
+  };
   const res = await createApp({ ...build, routes: new Map([["/vaults.json", broken]]) }).request("/vaults.json");
   assert.is(res.status, 500);
   assert.is(res.headers.get("content-type"), "application/problem+json");
-  assert.equal(JSON.parse((await bytes(res)).toString()), { type: "about:blank", title: "Internal Server Error", status: 500 });
+  assert.equal(JSON.parse((await bytes(res)).toString()), {
+    type: "about:blank",
+    title: "Internal Server Error",
+    status: 500,
+  });
 });
 
 test("a stamped build (what every artifact embeds) serves the same bytes and headers", async () => {
@@ -200,13 +276,27 @@ test("other methods on the registry's paths: 405 problem+json with Allow", async
       assert.is(res.status, 405, `${method} ${path}`);
       assert.is(res.headers.get("allow"), "GET, HEAD, OPTIONS");
       assert.is(res.headers.get("content-type"), "application/problem+json");
-      assert.equal(JSON.parse((await bytes(res)).toString()), { type: "about:blank", title: "Method Not Allowed", status: 405 });
+      assert.equal(JSON.parse((await bytes(res)).toString()), {
+        type: "about:blank",
+        title: "Method Not Allowed",
+        status: 405,
+      });
     }
   }
 });
 
 test("any other path, v2 included: 404 problem+json with CORS, no internal detail", async () => {
-  for (const path of ["/", "/api/registry.v2.json", "/vaults.json/", "/VAULTS.JSON", "/vaults", "/api/registry.v1.json.bak", "/vaults/harbour-ledger/"]) {
+  for (
+    const path of [
+      "/",
+      "/api/registry.v2.json",
+      "/vaults.json/",
+      "/VAULTS.JSON",
+      "/vaults",
+      "/api/registry.v1.json.bak",
+      "/vaults/harbour-ledger/",
+    ]
+  ) {
     const res = await get(path);
     assert.is(res.status, 404, path);
     assert.is(res.headers.get("content-type"), "application/problem+json");
@@ -235,21 +325,41 @@ test("law: with a base URL that has a path, every address answers the same with 
   const segment = fc.stringMatching(/^[a-z0-9_.~-]{1,8}$/).filter((x) => x !== "." && x !== "..");
   await fc.assert(
     // A first segment starting with _ is refused (static hosts read such names at the root).
-    fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 3 }).map(([first, ...rest]) => [(first as string).startsWith("_") ? `r${first}` : (first as string), ...rest]), fc.constantFrom(...tablePaths(VERSIONS), "/api/registry.v2.json", "/"), fc.constantFrom("GET", "HEAD", "POST", "OPTIONS"), fc.boolean(), async (segments, path, method, slash) => {
-      const prefix = `/${segments.join("/")}`;
-      const base = await prepareBuild(source.source, { ...GOLDEN_OPTIONS, baseUrl: `https://registry.example.org${prefix}${slash ? "/" : ""}` });
-      const answer = answerer(base);
-      const header = () => undefined;
-      const plain = answer(method, path, header);
-      const prefixed = answer(method, `${prefix}${path}`, header);
-      assert.equal([prefixed.status, prefixed.headers, prefixed.body], [plain.status, plain.headers, plain.body], `${prefix}${path}`);
-      assert.is(basePathOf(base.meta.baseUrl), prefix);
-      // /vaults.json points at its versioned path inside the deployment, never outside it.
-      if (path === "/vaults.json" && (method === "GET" || method === "HEAD")) assert.is(plain.headers["content-location"], `${prefix}/api/registry.v1.json`);
-      // Only the base's own path: another prefix, or the prefix twice, is not an address.
-      assert.is(answer(method, `/other${path}`, header).status, 404);
-      if (path !== "/") assert.is(answer(method, `${prefix}${prefix}${path}`, header).status, 404);
-    }),
+    fc.asyncProperty(
+      fc.array(segment, { minLength: 1, maxLength: 3 }).map((
+        [first, ...rest],
+      ) => [(first as string).startsWith("_") ? `r${first}` : (first as string), ...rest]),
+      fc.constantFrom(...tablePaths(VERSIONS), "/api/registry.v2.json", "/"),
+      fc.constantFrom("GET", "HEAD", "POST", "OPTIONS"),
+      fc.boolean(),
+      async (segments, path, method, slash) => {
+        const prefix = `/${segments.join("/")}`;
+        const base = await prepareBuild(source.source, {
+          ...GOLDEN_OPTIONS,
+          baseUrl: `https://registry.example.org${prefix}${slash ? "/" : ""}`,
+        });
+        const answer = answerer(base);
+        const header = () => undefined;
+        const plain = answer(method, path, header);
+        const prefixed = answer(method, `${prefix}${path}`, header);
+        assert.equal(
+          [prefixed.status, prefixed.headers, prefixed.body],
+          [plain.status, plain.headers, plain.body],
+          `${prefix}${path}`,
+        );
+        assert.is(basePathOf(base.meta.baseUrl), prefix);
+        // /vaults.json points at its versioned path inside the deployment, never outside it.
+        if (path === "/vaults.json" && (method === "GET" || method === "HEAD")) {
+          assert.is(
+            plain.headers["content-location"],
+            `${prefix}/api/registry.v1.json`,
+          );
+        }
+        // Only the base's own path: another prefix, or the prefix twice, is not an address.
+        assert.is(answer(method, `/other${path}`, header).status, 404);
+        if (path !== "/") assert.is(answer(method, `${prefix}${prefix}${path}`, header).status, 404);
+      },
+    ),
     { ...fcParams, numRuns: Math.min(fcParams.numRuns ?? 100, 40) },
   );
 });
@@ -261,18 +371,38 @@ test("a base path that is itself the start of an address keeps that address exac
   assert.is(answer("GET", "/api/registry.v1.json", header).status, 200, "the versioned path as it is");
   assert.is(answer("GET", "/api/api/registry.v1.json", header).status, 200, "and with the base path in front");
   assert.is(answer("GET", "/api/vaults.json", header).status, 200);
-  assert.is(answer("GET", "/registry.v1.json", header).status, 404, "the base path is not removed from an address that has it");
+  assert.is(
+    answer("GET", "/registry.v1.json", header).status,
+    404,
+    "the base path is not removed from an address that has it",
+  );
 });
 
 test("Content-Location under a base path: the answers, the static export's _headers and the OpenAPI description name /reg/api/registry.v1.json", async () => {
   const based = await prepareBuild(source.source, { ...GOLDEN_OPTIONS, baseUrl: "https://registry.example.org/reg" });
   const answer = answerer(based);
-  for (const path of ["/vaults.json", "/reg/vaults.json"]) assert.is(answer("GET", path, () => undefined).headers["content-location"], "/reg/api/registry.v1.json", path);
-  assert.match(staticHeaders(based), /^\/reg\/vaults\.json\n(?: {2}.*\n)*? {2}content-location: \/reg\/api\/registry\.v1\.json\n/);
-  const openapi = JSON.parse(new TextDecoder().decode(answer("GET", "/reg/api/registry.v1.openapi.json", () => undefined).body ?? new Uint8Array())) as { paths: Record<string, { get: { responses: Record<string, { headers: Record<string, { schema: unknown }> }> } }> };
-  assert.equal(openapi.paths["/vaults.json"]?.get.responses["200"]?.headers["Content-Location"]?.schema, { const: "/reg/api/registry.v1.json" });
+  for (const path of ["/vaults.json", "/reg/vaults.json"]) {
+    assert.is(answer("GET", path, () => undefined).headers["content-location"], "/reg/api/registry.v1.json", path);
+  }
+  assert.match(
+    staticHeaders(based),
+    /^\/reg\/vaults\.json\n(?: {2}.*\n)*? {2}content-location: \/reg\/api\/registry\.v1\.json\n/,
+  );
+  const openapi = JSON.parse(
+    new TextDecoder().decode(
+      answer("GET", "/reg/api/registry.v1.openapi.json", () => undefined).body ?? new Uint8Array(),
+    ),
+  ) as {
+    paths: Record<string, { get: { responses: Record<string, { headers: Record<string, { schema: unknown }> }> } }>;
+  };
+  assert.equal(openapi.paths["/vaults.json"]?.get.responses["200"]?.headers["Content-Location"]?.schema, {
+    const: "/reg/api/registry.v1.json",
+  });
   // A bare origin keeps the versioned path as it is (the goldens).
-  assert.is(answerer(build)("GET", "/vaults.json", () => undefined).headers["content-location"], "/api/registry.v1.json");
+  assert.is(
+    answerer(build)("GET", "/vaults.json", () => undefined).headers["content-location"],
+    "/api/registry.v1.json",
+  );
 });
 
 /** Request targets and the path each names (http/request-path.ts): origin-form, absolute-form, full URLs. */
@@ -313,7 +443,32 @@ test("pathOf: each request form names the path the URL parser gives it; query an
 
 test("law: an absolute http(s) target's path is exactly the WHATWG pathname, or null where the parser refuses it", () => {
   const authority = fc.oneof(
-    fc.constantFrom("h", "h.example", "127.0.0.1", "[::1]", "user:pw@h", "@h", "h:", "h:0", "h:80", "h:65535", "h:65536", "h:99999", "h:-1", "h:8x", "H.EXAMPLE", "[::1", "h%41", "h.2", "1.2.3", "256.1.1.1", "h.0x1", "xn--a", "h.", "a--b"),
+    fc.constantFrom(
+      "h",
+      "h.example",
+      "127.0.0.1",
+      "[::1]",
+      "user:pw@h",
+      "@h",
+      "h:",
+      "h:0",
+      "h:80",
+      "h:65535",
+      "h:65536",
+      "h:99999",
+      "h:-1",
+      "h:8x",
+      "H.EXAMPLE",
+      "[::1",
+      "h%41",
+      "h.2",
+      "1.2.3",
+      "256.1.1.1",
+      "h.0x1",
+      "xn--a",
+      "h.",
+      "a--b",
+    ),
     fc.stringMatching(/^[a-z0-9.:@x-]{0,12}$/),
   );
   const rest = fc.stringMatching(/^[a-z/?#.%\\:@2e]{0,16}$/);
@@ -345,7 +500,9 @@ test("law: an origin-form target's path is the WHATWG pathname of it under any h
 test("app: a full URL with no path (never sent by a runtime, but not trusted) is a 400 problem", async () => {
   const res = await app.fetch(new Request("http://h/vaults.json"), {} as never);
   assert.is(res.status, 200);
-  const refused = await createApp(build).fetch({ url: "http://h:99999/vaults.json", method: "GET", headers: new Headers() } as unknown as Request);
+  const refused = await createApp(build).fetch(
+    { url: "http://h:99999/vaults.json", method: "GET", headers: new Headers() } as unknown as Request,
+  );
   assert.is(refused.status, 400);
   assert.is(refused.headers.get("content-type"), "application/problem+json");
   assert.equal(await refused.json(), { type: "about:blank", title: "Bad Request", status: 400 });
@@ -357,17 +514,41 @@ test("httpDate: RFC 9110's three forms in every month, exactly and nothing aroun
   names.forEach((month, i) => {
     const want = Date.UTC(2026, i, 1, 8, 49, 37);
     const weekday = new Date(want).toUTCString().slice(0, 3);
-    const long = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][new Date(want).getUTCDay()];
-    for (const form of [`${weekday}, 01 ${month} 2026 08:49:37 GMT`, `${long}, 01-${month}-${String(2026 % 100).padStart(2, "0")} 08:49:37 GMT`, `${weekday} ${month}  1 08:49:37 2026`]) {
+    const long =
+      ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][new Date(want).getUTCDay()];
+    for (
+      const form of [
+        `${weekday}, 01 ${month} 2026 08:49:37 GMT`,
+        `${long}, 01-${month}-${String(2026 % 100).padStart(2, "0")} 08:49:37 GMT`,
+        `${weekday} ${month}  1 08:49:37 2026`,
+      ]
+    ) {
       if (form.includes("-") && 2026 > year + 50) continue; // a two-digit year is read within 50 years of now
       assert.is(httpDate(form), want, form);
-      for (const loose of [` ${form}`, `${form} `, `x${form}`, `${form}x`]) assert.ok(Number.isNaN(httpDate(loose)), JSON.stringify(loose));
+      for (const loose of [` ${form}`, `${form} `, `x${form}`, `${form}x`]) {
+        assert.ok(Number.isNaN(httpDate(loose)), JSON.stringify(loose));
+      }
     }
   });
   assert.is(httpDate("Sun Nov  6 08:49:37 1994"), Date.UTC(1994, 10, 6, 8, 49, 37), "asctime's space-padded day");
   assert.is(httpDate("Sun, 06 Nov 1994 23:59:59 GMT"), Date.UTC(1994, 10, 6, 23, 59, 59), "the last second of a day");
-  assert.is(httpDate("Sun, 06 Nov 1994 23:59:60 GMT"), Date.UTC(1994, 10, 6, 23, 59, 59), "a leap second is read as :59");
-  for (const bad of ["Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT", "Sun, 06 Nov 1994 99:00:00 GMT", "Sun, 06 Nov 1994 23:59:61 GMT", "Sun, 06 Noo 1994 08:49:37 GMT", "Sat, 31 Feb 2026 08:49:37 GMT", "", "3000"]) {
+  assert.is(
+    httpDate("Sun, 06 Nov 1994 23:59:60 GMT"),
+    Date.UTC(1994, 10, 6, 23, 59, 59),
+    "a leap second is read as :59",
+  );
+  for (
+    const bad of [
+      "Sun, 06 Nov 1994 24:00:00 GMT",
+      "Sun, 06 Nov 1994 08:60:00 GMT",
+      "Sun, 06 Nov 1994 99:00:00 GMT",
+      "Sun, 06 Nov 1994 23:59:61 GMT",
+      "Sun, 06 Noo 1994 08:49:37 GMT",
+      "Sat, 31 Feb 2026 08:49:37 GMT",
+      "",
+      "3000",
+    ]
+  ) {
     assert.ok(Number.isNaN(httpDate(bad)), bad);
   }
   // RFC 850's two-digit year: up to 50 years ahead is this century's, further ahead the last one's.
@@ -382,15 +563,30 @@ test("fetchHandler: a ready build answers at once, its failure too; a deferred o
   assert.ok(now instanceof Response, "a ready build answers without a promise");
   assert.ok(Buffer.from(await now.arrayBuffer()).equals(golden));
   const document = build.routes.get("/vaults.json")!;
-  const broken = fetchHandler({ ...build, routes: new Map([["/vaults.json", { ...document, select: () => { throw new Error("secret internal detail"); } }]]) })(new Request("http://h/vaults.json"));
+  const broken = fetchHandler({
+    ...build,
+    routes: new Map([["/vaults.json", {
+      ...document,
+      select: () => {
+        throw new Error("secret internal detail");
+      },
+    }]]),
+  })(new Request("http://h/vaults.json"));
   assert.ok(broken instanceof Response, "a failure of a ready build answers without a promise");
-  assert.equal([broken.status, await broken.json()], [500, { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+  assert.equal([broken.status, await broken.json()], [500, {
+    type: "about:blank",
+    title: "Internal Server Error",
+    status: 500,
+  }]);
   let builds = 0;
   const deferred = fetchHandler(async () => {
     builds++;
     return build;
   });
-  const first = [deferred(new Request("http://h/vaults.json")), deferred(new Request("http://h/api/registry.v1.json", { method: "HEAD" }))];
+  const first = [
+    deferred(new Request("http://h/vaults.json")),
+    deferred(new Request("http://h/api/registry.v1.json", { method: "HEAD" })),
+  ];
   assert.ok(first.every((r) => r instanceof Promise), "the first requests wait for the build");
   const [get, head] = await Promise.all(first);
   assert.equal([get!.status, head!.status, builds], [200, 200, 1]);
@@ -403,16 +599,26 @@ test("fetchHandler: a ready build answers at once, its failure too; a deferred o
     throw new Error("secret internal detail");
   });
   const failed = await failing(new Request("http://h/vaults.json"));
-  assert.equal([failed.status, await failed.json()], [500, { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+  assert.equal([failed.status, await failed.json()], [500, {
+    type: "about:blank",
+    title: "Internal Server Error",
+    status: 500,
+  }]);
   const failedHead = await failing(new Request("http://h/vaults.json", { method: "HEAD" }));
   assert.equal([failedHead.status, await failedHead.text()], [500, ""], "HEAD: no body, failure or not");
-  const throwing = fetchHandler((() => {
-    throw new Error("secret internal detail");
-  }) as () => Promise<typeof build>)(new Request("http://h/vaults.json"));
+  const throwing = fetchHandler(
+    (() => {
+      throw new Error("secret internal detail");
+    }) as () => Promise<typeof build>,
+  )(new Request("http://h/vaults.json"));
   assert.ok(throwing instanceof Response, "a build function that throws at once: a 500 at once, not an exception");
   assert.is(throwing.status, 500);
   const raw = new Request("http://h/vaults.json", { method: "HEAD" });
-  Object.defineProperty(raw, "cf", { get: () => { throw new Error("secret internal detail"); } });
+  Object.defineProperty(raw, "cf", {
+    get: () => {
+      throw new Error("secret internal detail");
+    },
+  });
   const cf = fetchHandler(build)(raw);
   assert.ok(cf instanceof Response, "a runtime request object that throws: a 500, not an exception");
   assert.equal([cf.status, await cf.text()], [500, ""]);
@@ -437,9 +643,17 @@ test("answersOf: a ready build's answers now and when asked; a deferred one's on
 
 test("app: a failure outside the answer (a runtime's request object that throws) is a bare 500 problem there too", async () => {
   const raw = new Request("http://h/vaults.json");
-  Object.defineProperty(raw, "cf", { get: () => { throw new Error("secret internal detail"); } });
+  Object.defineProperty(raw, "cf", {
+    get: () => {
+      throw new Error("secret internal detail");
+    },
+  });
   const res = await createApp(build).fetch(raw);
-  assert.equal([res.status, res.headers.get("content-type"), await res.json()], [500, "application/problem+json", { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+  assert.equal([res.status, res.headers.get("content-type"), await res.json()], [500, "application/problem+json", {
+    type: "about:blank",
+    title: "Internal Server Error",
+    status: 500,
+  }]);
 });
 
 test("law: plainPathOf gives a path for every plain target, origin- or absolute-form, and only the path the URL parser gives", () => {
@@ -449,9 +663,15 @@ test("law: plainPathOf gives a path for every plain target, origin- or absolute-
   const authority = fc.constantFrom("h", "registry.example.org", "h:8080", "10.0.0.1", "a-b.c:1");
   const plainTarget = fc.oneof(
     fc.tuple(path, after).map(([p, a]) => ({ target: p + a, path: p })),
-    fc.tuple(fc.constantFrom("http://", "https://"), authority, path, after).map(([scheme, host, p, a]) => ({ target: scheme + host + p + a, path: p })),
+    fc.tuple(fc.constantFrom("http://", "https://"), authority, path, after).map(([scheme, host, p, a]) => ({
+      target: scheme + host + p + a,
+      path: p,
+    })),
   );
-  fc.assert(fc.property(plainTarget, ({ target, path: want }) => assert.is(plainPathOf(target), want, target)), fcParams);
+  fc.assert(
+    fc.property(plainTarget, ({ target, path: want }) => assert.is(plainPathOf(target), want, target)),
+    fcParams,
+  );
   // Anything else: undefined, or exactly the parser's path.
   const parser = (target: string): string | null => {
     try {
@@ -461,7 +681,11 @@ test("law: plainPathOf gives a path for every plain target, origin- or absolute-
     }
   };
   const odd = fc.string({ unit: fc.constantFrom(..."/\\.%2e?#:@hH0a-[]"), maxLength: 12 });
-  const target = fc.oneof(odd, odd.map((t) => `/${t}`), fc.tuple(fc.constantFrom("http://", "https://", "http:/", "HTTP://"), odd).map(([a, b]) => a + b));
+  const target = fc.oneof(
+    odd,
+    odd.map((t) => `/${t}`),
+    fc.tuple(fc.constantFrom("http://", "https://", "http:/", "HTTP://"), odd).map(([a, b]) => a + b),
+  );
   fc.assert(
     fc.property(target, (t) => {
       const plain = plainPathOf(t);
@@ -469,7 +693,23 @@ test("law: plainPathOf gives a path for every plain target, origin- or absolute-
     }),
     { ...fcParams, numRuns: (fcParams.numRuns ?? 100) * 5 },
   );
-  for (const t of ["/a/./b", "/a/../b", "/%2e", "/a\\b", "http://h//x", "http://h:99999/", "http://H/x", "http://h?/x", "http://h\\x", "http://h#/x", "*", "ftp://h/x", "ftp://registry.example.org/x"]) assert.is(plainPathOf(t), undefined, t);
+  for (
+    const t of [
+      "/a/./b",
+      "/a/../b",
+      "/%2e",
+      "/a\\b",
+      "http://h//x",
+      "http://h:99999/",
+      "http://H/x",
+      "http://h?/x",
+      "http://h\\x",
+      "http://h#/x",
+      "*",
+      "ftp://h/x",
+      "ftp://registry.example.org/x",
+    ]
+  ) assert.is(plainPathOf(t), undefined, t);
   assert.is(pathOf("ftp://registry.example.org/x"), null, "another scheme has no path");
 });
 
@@ -483,28 +723,91 @@ test("restoreBuild: a stamp's bodies, text and base64, each decoded once and kep
     assert.ok(Buffer.from(again.identity.body).equals(Buffer.from(resource.identity.body)), path);
     assert.is(again.identity.body, again.identity.body, "decoded once, then the same bytes");
     for (const [coding, variant] of Object.entries(resource.encoded)) {
-      assert.ok(Buffer.from(again.encoded[coding as "gzip"]!.body).equals(Buffer.from(variant.body)), `${path} ${coding}`);
+      assert.ok(
+        Buffer.from(again.encoded[coding as "gzip"]!.body).equals(Buffer.from(variant.body)),
+        `${path} ${coding}`,
+      );
       encodings++;
     }
   }
   assert.ok(encodings >= 2, "gzip and br bodies travel as base64");
   const problemText = '{"type":"about:blank","title":"Gone","status":410}\n';
-  const withGone = restoreBuild({ ...stamp, gone: { "/api/registry.v0.json": { status: 410, headers: { "content-type": "application/problem+json" }, text: problemText } } });
+  const withGone = restoreBuild({
+    ...stamp,
+    gone: {
+      "/api/registry.v0.json": {
+        status: 410,
+        headers: { "content-type": "application/problem+json" },
+        text: problemText,
+      },
+    },
+  });
   const gone = withGone.gone.get("/api/registry.v0.json")!;
-  assert.equal([gone.status, gone.headers, new TextDecoder().decode(gone.body)], [410, { "content-type": "application/problem+json" }, problemText]);
+  assert.equal([gone.status, gone.headers, new TextDecoder().decode(gone.body)], [410, {
+    "content-type": "application/problem+json",
+  }, problemText]);
   const broken = restoreBuild({ ...stamp, bodies: {} });
   const etag = stamp.routes["/vaults.json"].identity.etag as string;
-  assert.throws(() => broken.routes.get("/vaults.json")!.identity.body, (error: Error) => error.message === `the stamp has no body for ETag ${etag}`);
+  assert.throws(
+    () => broken.routes.get("/vaults.json")!.identity.body,
+    (error: Error) => error.message === `the stamp has no body for ETag ${etag}`,
+  );
 });
 
 test("plainAuthority: every plain host name, dotted quad and port up to 65535 is; the URL parser takes every one it says is as it is", () => {
-  const plain = ["a", "h", "registry.example.org", "a-b.c-d", "a-b-c.d-e-f", "x1.y2z", "a1.b", "0a.b", "h:0", "h:8080", "h:65535", "a.b.c.d.e.f.g",
-    "0.0.0.0", "1.2.3.4", "9.10.99.100", "199.200.249.250", "255.255.255.255:65535", "10.0.0.1:1"];
+  const plain = [
+    "a",
+    "h",
+    "registry.example.org",
+    "a-b.c-d",
+    "a-b-c.d-e-f",
+    "x1.y2z",
+    "a1.b",
+    "0a.b",
+    "h:0",
+    "h:8080",
+    "h:65535",
+    "a.b.c.d.e.f.g",
+    "0.0.0.0",
+    "1.2.3.4",
+    "9.10.99.100",
+    "199.200.249.250",
+    "255.255.255.255:65535",
+    "10.0.0.1:1",
+  ];
   for (const a of plain) {
     assert.ok(plainAuthority(a), a);
     assert.is(new URL(`http://${a}/`).host, a.replace(/:(80)?$/, ""), a);
   }
-  for (const a of ["", "H", "a..b", ".a", "a.", "-a", "a-", "a--b.c-", "a.1", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.256", "01.2.3.4", "h:65536", "h:123456", "h:", ":80", "a b", "[::1]", "u@h", "a_b", "ü.de", "h:8a", "1.2.3.4:99999"]) {
+  for (
+    const a of [
+      "",
+      "H",
+      "a..b",
+      ".a",
+      "a.",
+      "-a",
+      "a-",
+      "a--b.c-",
+      "a.1",
+      "1.2.3",
+      "1.2.3.4.5",
+      "256.1.1.1",
+      "1.2.3.256",
+      "01.2.3.4",
+      "h:65536",
+      "h:123456",
+      "h:",
+      ":80",
+      "a b",
+      "[::1]",
+      "u@h",
+      "a_b",
+      "ü.de",
+      "h:8a",
+      "1.2.3.4:99999",
+    ]
+  ) {
     assert.not.ok(plainAuthority(a), JSON.stringify(a));
   }
   // Sound over generated authorities: whatever it calls plain, the parser reads back unchanged.

@@ -28,7 +28,10 @@ test("init: a name it would write that is a link to nothing is taken: one line, 
     const target = join(work, `target-of-${name}`);
     const { dir, result } = await initIn(`link-${name}`, (d) => symlinkSync(target, join(d, name)));
     assert.is(result.code, 1, result.stderr);
-    assert.is(result.stderr, `init: not written: ${name} (a link to nothing) already exists in ${dir} (init never overwrites a file)\n`);
+    assert.is(
+      result.stderr,
+      `init: not written: ${name} (a link to nothing) already exists in ${dir} (init never overwrites a file)\n`,
+    );
     assert.equal(readdirSync(dir), [name], "nothing written beside the link");
     assert.not.ok(existsSync(target), "the link's target is not created");
   }

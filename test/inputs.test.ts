@@ -11,9 +11,23 @@ test.after(() => rmSync(work, { recursive: true, force: true }));
 
 /** A source whose one vault holds `keys`, each with a private value. */
 function sourceWith(keys: readonly string[]): string {
-  const vault = Object.fromEntries([["vault_slug", "a"], ["display_name", "A"], ["status", "active"], ...keys.map((k) => [k, "SECRET"])]);
+  const vault = Object.fromEntries([
+    ["vault_slug", "a"],
+    ["display_name", "A"],
+    ["status", "active"],
+    ...keys.map((k) => [k, "SECRET"]),
+  ]);
   const file = join(work, `source-${keys.length}-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, JSON.stringify({ registry_schema_version: "1", generated_at: "2026-11-14T08:30:00Z", source_inventory_sha: "a".repeat(40), vaults: [vault], edges: [] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      registry_schema_version: "1",
+      generated_at: "2026-11-14T08:30:00Z",
+      source_inventory_sha: "a".repeat(40),
+      vaults: [vault],
+      edges: [],
+    }),
+  );
   return file;
 }
 
@@ -24,7 +38,9 @@ test("--internal-keys and INTERNAL_KEYS are joined: a name in either is declared
   const both = await loadInputs(file, { ...ENV, INTERNAL_KEYS: "secret_a" }, {}, "source.json", "secret_b");
   assert.ok("ok" in both, JSON.stringify(both));
   const flagOnly = await loadInputs(file, ENV, {}, "source.json", "secret_b");
-  assert.equal("problems" in flagOnly ? flagOnly.problems : [], ['source.json: vaults[0]: undeclared key "secret_a": not a key of a vault; if it is internal, list it in internal_keys (or --internal-keys)']);
+  assert.equal("problems" in flagOnly ? flagOnly.problems : [], [
+    'source.json: vaults[0]: undeclared key "secret_a": not a key of a vault; if it is internal, list it in internal_keys (or --internal-keys)',
+  ]);
   const empty = await loadInputs(file, { ...ENV, INTERNAL_KEYS: "secret_a, secret_b " }, {}, "source.json", "");
   assert.ok("ok" in empty, "an empty flag hides nothing the variable declares; ASCII spaces around a name are dropped");
 });
@@ -38,7 +54,10 @@ test("a refused name beside the source names no undeclared key; only ASCII space
   assert.ok("ok" in nbsp, "a no-break space is part of the name");
   const missing = await loadInputs(file, ENV, {}, "source.json", `other,${"x".repeat(129)}`);
   const said = "problems" in missing ? missing.problems.join("\n") : "";
-  assert.ok(said.includes("undeclared key #4 (not named") && !said.includes("secret_owner") && !said.includes("SECRET"), said);
+  assert.ok(
+    said.includes("undeclared key #4 (not named") && !said.includes("secret_owner") && !said.includes("SECRET"),
+    said,
+  );
 });
 
 test.run();

@@ -12,13 +12,22 @@ import { cleanEnv, run } from "./process.ts";
 
 const ROOT = resolve(".");
 const work = mkdtempSync(join(tmpdir(), "registry-install-tools-"));
-const PATH = (process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules")).join(delimiter);
+const PATH = (process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules")).join(
+  delimiter,
+);
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
 /** A project folder holding the postinstall, the lockfile, deploy/tools/ (if `tools`) and empty `folders`. */
 function project(name: string, options: { tools: boolean; folders: string[] }): string {
   const dir = join(work, name);
-  for (const file of ["deploy/install-tools.mjs", "deploy/node22.mjs", "package-lock.json", ...(options.tools ? ["deploy/tools/package.json", "deploy/tools/package-lock.json"] : [])]) {
+  for (
+    const file of [
+      "deploy/install-tools.mjs",
+      "deploy/node22.mjs",
+      "package-lock.json",
+      ...(options.tools ? ["deploy/tools/package.json", "deploy/tools/package-lock.json"] : []),
+    ]
+  ) {
     cpSync(join(ROOT, file), join(dir, file));
   }
   for (const folder of options.folders) mkdirSync(join(dir, folder), { recursive: true });
@@ -26,7 +35,11 @@ function project(name: string, options: { tools: boolean; folders: string[] }): 
 }
 
 async function postinstall(dir: string): Promise<string> {
-  const done = await run("node", [join(dir, "deploy", "install-tools.mjs")], { cwd: dir, env: cleanEnv({ PATH }), timeoutMs: 30_000 });
+  const done = await run("node", [join(dir, "deploy", "install-tools.mjs")], {
+    cwd: dir,
+    env: cleanEnv({ PATH }),
+    timeoutMs: 30_000,
+  });
   assert.is(done.code, 0, done.stderr);
   assert.not.ok(existsSync(join(dir, "deploy", "tools", "node_modules")), "nothing installed");
   return done.stdout.toString();
@@ -39,17 +52,26 @@ test("the machine's node is Node 20, the postinstall's hardest case", async () =
 
 test("not a clone (no deploy/tools): says the package needs no deploy tools", async () => {
   const out = await postinstall(project("package", { tools: false, folders: [] }));
-  assert.is(out, "deploy/tools: not installed: not a clone of the repository (the installed package needs no deploy tools)\n");
+  assert.is(
+    out,
+    "deploy/tools: not installed: not a clone of the repository (the installed package needs no deploy tools)\n",
+  );
 });
 
 test("--omit=dev: says the devDependencies were omitted, not that the platform has no Node 22", async () => {
   const out = await postinstall(project("operator", { tools: true, folders: ["node_modules/hono"] }));
-  assert.is(out, "deploy/tools: not installed: devDependencies omitted (an operator's install, --omit=dev): the deploy tools serve the recipe tests alone\n");
+  assert.is(
+    out,
+    "deploy/tools: not installed: devDependencies omitted (an operator's install, --omit=dev): the deploy tools serve the recipe tests alone\n",
+  );
 });
 
 test("--omit=optional on a platform node22 fits: says the optional Node 22 was omitted", async () => {
   const out = await postinstall(project("no-optional", { tools: true, folders: ["node_modules/uvu"] }));
-  assert.match(out, /^deploy\/tools: not installed: optional dependencies omitted \(--omit=optional\): no node_modules\/node22\/bin\/node, and this Node is v20\.[0-9.]+; the recipe tests need Node 22\n$/);
+  assert.match(
+    out,
+    /^deploy\/tools: not installed: optional dependencies omitted \(--omit=optional\): no node_modules\/node22\/bin\/node, and this Node is v20\.[0-9.]+; the recipe tests need Node 22\n$/,
+  );
 });
 
 test.run();

@@ -16,7 +16,25 @@ import { fcParams } from "./arbitraries.ts";
 /** Every UTF-16 unit (lone surrogates too), and each character JSON escapes, often. */
 const unit = fc.oneof(
   fc.integer({ min: 0, max: 0xffff }).map((n) => String.fromCharCode(n)),
-  fc.constantFrom('"', "\\", "\b", "\f", "\n", "\r", "\t", "\u0000", "\u001f", "\u007f", "\ud800", "\udbff", "\udc00", "\udfff", "\ud83d\ude00", "é", "a"),
+  fc.constantFrom(
+    '"',
+    "\\",
+    "\b",
+    "\f",
+    "\n",
+    "\r",
+    "\t",
+    "\u0000",
+    "\u001f",
+    "\u007f",
+    "\ud800",
+    "\udbff",
+    "\udc00",
+    "\udfff",
+    "\ud83d\ude00",
+    "é",
+    "a",
+  ),
 );
 
 test("law: jsonTextLength is the length of JSON.stringify's text, for any JSON value", () => {
@@ -40,8 +58,24 @@ test("law: a string's length counts each escape as JSON.stringify writes it", ()
 
 test("jsonTextLength: the cases a reader checks by eye", () => {
   const cases: [unknown, number][] = [
-    ["", 2], ["\n", 4], ["\u0001", 8], ["\ud800", 8], ["\udc00", 8], ["\ud83d\ude00", 4], ["\udc00\ud800", 14],
-    [[], 2], [{}, 2], [[1], 3], [[1, 22], 6], [{ a: 1 }, 7], [{ a: 1, b: [] }, 14], [true, 4], [false, 5], [null, 4], [-0, 1], [1.5e300, 8],
+    ["", 2],
+    ["\n", 4],
+    ["\u0001", 8],
+    ["\ud800", 8],
+    ["\udc00", 8],
+    ["\ud83d\ude00", 4],
+    ["\udc00\ud800", 14],
+    [[], 2],
+    [{}, 2],
+    [[1], 3],
+    [[1, 22], 6],
+    [{ a: 1 }, 7],
+    [{ a: 1, b: [] }, 14],
+    [true, 4],
+    [false, 5],
+    [null, 4],
+    [-0, 1],
+    [1.5e300, 8],
   ];
   for (const [value, length] of cases) assert.is(jsonTextLength(value), length, JSON.stringify(value));
 });

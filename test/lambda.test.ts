@@ -10,7 +10,7 @@ import * as assert from "uvu/assert";
 import { lambdaHandlerFor, logLine, MAX_LOG_LINE } from "../http/lambda.ts";
 import { problem } from "../http/responses.ts";
 import { zlibCompress } from "../node/build/compress.ts";
-import { EVENTS, event, retarget, usesMultiValueHeaders, type Event } from "./aws-events.ts";
+import { type Event, event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
@@ -52,9 +52,11 @@ const handler = lambdaHandlerFor(build, () => assert.unreachable("a recorded eve
 const etag = build.routes.get("/vaults.json")!.identity.etag;
 
 /** The answer to `e` aimed at `method` and `path`, with `headers` added in the event's own shape. */
-const ask = (e: Event, method: string, path: string, headers: Record<string, string> = {}) => handler(retarget(e, method, path, headers));
+const ask = (e: Event, method: string, path: string, headers: Record<string, string> = {}) =>
+  handler(retarget(e, method, path, headers));
 /** A header of a result, in whichever shape it came. */
-const headerOf = (result: Awaited<ReturnType<typeof handler>>, name: string): string | undefined => result.headers?.[name] ?? result.multiValueHeaders?.[name]?.[0];
+const headerOf = (result: Awaited<ReturnType<typeof handler>>, name: string): string | undefined =>
+  result.headers?.[name] ?? result.multiValueHeaders?.[name]?.[0];
 
 test("Lambda, every recorded event kind: the document, its headers in the event's own shape, and ALB's status line", async () => {
   for (const name of EVENTS) {
@@ -62,7 +64,12 @@ test("Lambda, every recorded event kind: the document, its headers in the event'
     const elb = e["requestContext"]?.elb !== undefined;
     const line = (status: string) => (elb ? status : undefined);
     const ok = await ask(e, "GET", "/vaults.json");
-    assert.equal([ok.statusCode, ok.body, ok.isBase64Encoded, ok.statusDescription], [200, golden, false, line("200 OK")], name);
+    assert.equal([ok.statusCode, ok.body, ok.isBase64Encoded, ok.statusDescription], [
+      200,
+      golden,
+      false,
+      line("200 OK"),
+    ], name);
     assert.is(headerOf(ok, "etag"), etag, name);
     if (usesMultiValueHeaders(e)) {
       assert.is(ok.headers, undefined, name);
@@ -85,23 +92,46 @@ test("Lambda, every recorded event kind: the document, its headers in the event'
       assert.equal([result.statusCode, result.statusDescription], [status, line(text)], `${name} ${method} ${path}`);
       if (status === 304 || status === 204) assert.is(result.body, "", `${name}: no body`);
     }
-    const bad = await lambdaHandlerFor(build, () => {})({ ...retarget(e, "GET", "/vaults.json"), ...(e["version"] === "2.0" ? { rawPath: "vaults.json" } : { path: "vaults.json" }) });
-    assert.equal([bad.statusCode, bad.statusDescription], [400, line("400 Bad Request")], `${name}: a path not starting with /`);
+    const bad = await lambdaHandlerFor(build, () => {})({
+      ...retarget(e, "GET", "/vaults.json"),
+      ...(e["version"] === "2.0" ? { rawPath: "vaults.json" } : { path: "vaults.json" }),
+    });
+    assert.equal(
+      [bad.statusCode, bad.statusDescription],
+      [400, line("400 Bad Request")],
+      `${name}: a path not starting with /`,
+    );
   }
 });
 
 test("Lambda: header names in any case, multi-value lists joined (non-strings dropped), Accept-Encoding never read", async () => {
   const rest = event("apigw-rest-v1");
-  const multi = (values: unknown[]) => handler({ ...retarget(rest, "GET", "/vaults.json"), multiValueHeaders: { "IF-NONE-MATCH": values } });
+  const multi = (values: unknown[]) =>
+    handler({ ...retarget(rest, "GET", "/vaults.json"), multiValueHeaders: { "IF-NONE-MATCH": values } });
   assert.is((await multi(['"other"', etag])).statusCode, 304, "a list holding the ETag");
   assert.is((await multi([7, etag])).statusCode, 304, "a non-string entry dropped");
   assert.is((await multi(['"other"'])).statusCode, 200);
-  assert.is((await handler({ ...retarget(event("apigw-http-v2"), "GET", "/vaults.json"), headers: { "If-None-Match": 7 } })).statusCode, 200, "a header that is no string is none");
+  assert.is(
+    (await handler({ ...retarget(event("apigw-http-v2"), "GET", "/vaults.json"), headers: { "If-None-Match": 7 } }))
+      .statusCode,
+    200,
+    "a header that is no string is none",
+  );
   const compressed = lambdaHandlerFor(await prepareBuild(source.source, GOLDEN_OPTIONS, { compress: zlibCompress }));
-  const identity = await compressed(retarget(event("apigw-http-v2"), "GET", "/vaults.json", { "accept-encoding": "gzip, br" }));
-  assert.equal([identity.body, identity.headers?.["content-encoding"]], [golden, undefined], "identity, whatever the client accepts");
+  const identity = await compressed(
+    retarget(event("apigw-http-v2"), "GET", "/vaults.json", { "accept-encoding": "gzip, br" }),
+  );
+  assert.equal(
+    [identity.body, identity.headers?.["content-encoding"]],
+    [golden, undefined],
+    "identity, whatever the client accepts",
+  );
   const deferred = lambdaHandlerFor(async () => build);
-  assert.equal([(await deferred(retarget(event("apigw-http-v2"), "GET", "/vaults.json"))).body], [golden], "a deferred build answers once made");
+  assert.equal(
+    [(await deferred(retarget(event("apigw-http-v2"), "GET", "/vaults.json"))).body],
+    [golden],
+    "a deferred build answers once made",
+  );
 });
 
 test("Lambda: an event with no method, an empty one, or no path is a 400, and one log line", async () => {
@@ -118,7 +148,10 @@ test("Lambda: an event with no method, an empty one, or no path is a 400, and on
   for (const e of cases) {
     const logged: string[] = [];
     const result = await lambdaHandlerFor(build, (line) => logged.push(line))(e as never);
-    assert.equal([result.statusCode, logged.length], [(e as Event)["requestContext"] === "x" ? 200 : 400, (e as Event)["requestContext"] === "x" ? 0 : 1], JSON.stringify(e).slice(0, 80));
+    assert.equal([result.statusCode, logged.length], [
+      (e as Event)["requestContext"] === "x" ? 200 : 400,
+      (e as Event)["requestContext"] === "x" ? 0 : 1,
+    ], JSON.stringify(e).slice(0, 80));
   }
 });
 
@@ -128,20 +161,38 @@ test("Lambda never throws: a failed build or a failing answer is a 500 problem (
     throw new Error("secret internal detail");
   });
   const get = await failed(retarget(alb, "GET", "/vaults.json"));
-  assert.equal([get.statusCode, get.statusDescription, JSON.parse(get.body)], [500, "500 Internal Server Error", { type: "about:blank", title: "Internal Server Error", status: 500 }]);
+  assert.equal([get.statusCode, get.statusDescription, JSON.parse(get.body)], [500, "500 Internal Server Error", {
+    type: "about:blank",
+    title: "Internal Server Error",
+    status: 500,
+  }]);
   assert.equal([(await failed(retarget(alb, "HEAD", "/vaults.json"))).body], [""]);
   assert.is((await failed({ not: "an HTTP event" })).statusCode, 500, "a failed build answers a malformed event too");
   const document = build.routes.get("/vaults.json")!;
-  const broken = lambdaHandlerFor({ ...build, routes: new Map([["/vaults.json", { ...document, select: () => { throw new Error("secret internal detail"); } }]]) });
+  const broken = lambdaHandlerFor({
+    ...build,
+    routes: new Map([["/vaults.json", {
+      ...document,
+      select: () => {
+        throw new Error("secret internal detail");
+      },
+    }]]),
+  });
   const answer = await broken(retarget(event("apigw-http-v2"), "GET", "/vaults.json"));
   assert.equal([answer.statusCode, answer.body.includes("secret")], [500, false]);
   const gone = lambdaHandlerFor({ ...build, gone: new Map([["/api/registry.v0.json", problem(410, "Gone")]]) });
   const old = await gone(retarget(alb, "GET", "/api/registry.v0.json"));
   assert.equal([old.statusCode, old.statusDescription], [410, "410 Gone"]);
   // A path that is a whole URL is no event path; a header list nested in a list is no header.
-  const absolute = await lambdaHandlerFor(build, () => {})({ ...retarget(event("apigw-http-v2"), "GET", "/vaults.json"), rawPath: "http://h/vaults.json" });
+  const absolute = await lambdaHandlerFor(build, () => {})({
+    ...retarget(event("apigw-http-v2"), "GET", "/vaults.json"),
+    rawPath: "http://h/vaults.json",
+  });
   assert.is(absolute.statusCode, 400);
-  const nested = await handler({ ...retarget(event("apigw-rest-v1"), "GET", "/vaults.json"), multiValueHeaders: { "if-none-match": [["*"]] } });
+  const nested = await handler({
+    ...retarget(event("apigw-rest-v1"), "GET", "/vaults.json"),
+    multiValueHeaders: { "if-none-match": [["*"]] },
+  });
   assert.is(nested.statusCode, 200);
 });
 

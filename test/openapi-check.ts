@@ -24,12 +24,24 @@ export interface SentAnswer {
 }
 
 /** The description with every `$ref` replaced by what it names, by `redocly bundle --dereferenced`. */
-export async function dereference(files: Readonly<Record<string, Uint8Array | string>>, entry: string, env: NodeJS.ProcessEnv): Promise<Json> {
+export async function dereference(
+  files: Readonly<Record<string, Uint8Array | string>>,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Json> {
   const dir = mkdtempSync(join(tmpdir(), "registry-openapi-"));
   try {
     for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
     const out = join(dir, "dereferenced.json");
-    const done = await run("node_modules/.bin/redocly", ["bundle", join(dir, entry), "--dereferenced", "--ext", "json", "-o", out], { env, timeoutMs: 60_000 });
+    const done = await run("node_modules/.bin/redocly", [
+      "bundle",
+      join(dir, entry),
+      "--dereferenced",
+      "--ext",
+      "json",
+      "-o",
+      out,
+    ], { env, timeoutMs: 60_000 });
     if (done.code !== 0) throw new Error(`redocly bundle: ${done.stderr}`);
     return JSON.parse(readFileSync(out, "utf8")) as Json;
   } finally {
@@ -45,10 +57,14 @@ export function conformanceProblems(description: Json, answer: SentAnswer): stri
   const response = operation.responses?.[String(answer.status)];
   if (response === undefined) return [`${at}: status ${answer.status} is not declared`];
   const problems: string[] = [];
-  const declared = new Map(Object.entries((response.headers ?? {}) as Json).map(([name, h]) => [name.toLowerCase(), h as Json]));
+  const declared = new Map(
+    Object.entries((response.headers ?? {}) as Json).map(([name, h]) => [name.toLowerCase(), h as Json]),
+  );
   for (const [name, value] of Object.entries(answer.headers)) {
     if (name === "content-type") {
-      if (answer.body !== null && answer.body.length > 0 && !(value in (response.content ?? {}))) problems.push(`${at}: content type ${value} is not declared`);
+      if (answer.body !== null && answer.body.length > 0 && !(value in (response.content ?? {}))) {
+        problems.push(`${at}: content type ${value} is not declared`);
+      }
       continue;
     }
     const header = declared.get(name);
@@ -60,18 +76,26 @@ export function conformanceProblems(description: Json, answer: SentAnswer): stri
     if (!check(value)) problems.push(`${at}: header ${name}: ${JSON.stringify(value)} ${ajv.errorsText(check.errors)}`);
   }
   for (const [name, header] of declared) {
-    if (header["required"] === true && !(name in answer.headers)) problems.push(`${at}: required header ${name} is missing`);
+    if (header["required"] === true && !(name in answer.headers)) {
+      problems.push(`${at}: required header ${name} is missing`);
+    }
   }
   if (answer.body !== null && answer.body.length > 0) {
     const type = answer.headers["content-type"] ?? "";
     const schema = response.content?.[type]?.schema;
     if (schema !== undefined) {
       const coding = answer.headers["content-encoding"];
-      const bytes = coding === "gzip" ? gunzipSync(answer.body) : coding === "br" ? brotliDecompressSync(answer.body) : Buffer.from(answer.body);
+      const bytes = coding === "gzip"
+        ? gunzipSync(answer.body)
+        : coding === "br"
+        ? brotliDecompressSync(answer.body)
+        : Buffer.from(answer.body);
       const check = validator(schema);
       // A JSON media type (`application/json`, `…+json`) is parsed; anything else (Atom's XML) is checked as text.
       const text = bytes.toString("utf8");
-      if (!check(/[/+]json(;|$)/.test(type) ? JSON.parse(text) : text)) problems.push(`${at}: body: ${ajv.errorsText(check.errors)}`);
+      if (!check(/[/+]json(;|$)/.test(type) ? JSON.parse(text) : text)) {
+        problems.push(`${at}: body: ${ajv.errorsText(check.errors)}`);
+      }
     }
   }
   return problems;

@@ -15,11 +15,11 @@ import * as assert from "uvu/assert";
 import { answerer } from "../http/answer.ts";
 import { contextOf, type ContractVersion } from "../contract/version-policy.ts";
 import { openApiDescription } from "../assembly/openapi.ts";
-import { prepareBuild, type Build } from "../assembly/prepare.ts";
+import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { writeStatic } from "../node/build/static.ts";
-import { validateSource, type Source } from "../registry.ts";
+import { type Source, validateSource } from "../registry.ts";
 import { answerRequests, GOLDEN_OPTIONS, LIFECYCLE_REQUESTS } from "./cases.ts";
 import { conformanceProblems, dereference, type SentAnswer } from "./openapi-check.ts";
 import { cleanEnv, run } from "./process.ts";
@@ -43,14 +43,24 @@ const fileName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
  * Each version's description as `served` gives it (dereferenced), with its schema beside it; a
  * version past its sunset serves none, so its last one (which declares the 410) is made afresh.
  */
-async function descriptions(served: Build, table: readonly ContractVersion[], builtAt: string): Promise<Record<string, any>[]> {
+async function descriptions(
+  served: Build,
+  table: readonly ContractVersion[],
+  builtAt: string,
+): Promise<Record<string, any>[]> {
   const out = [];
   for (const version of table) {
     const served_ = served.routes.get(version.openapiPath);
     if (served_ === undefined && !served.gone.has(version.path)) continue;
     const bytes = served_?.identity.body ?? JSON.stringify(openApiDescription(version, GOLDEN_OPTIONS.baseUrl, false));
     const schema = JSON.stringify(version.schema(contextOf(version, { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt })));
-    out.push(await dereference({ [fileName(version.openapiPath)]: bytes, [fileName(version.schemaPath)]: schema }, fileName(version.openapiPath), env));
+    out.push(
+      await dereference(
+        { [fileName(version.openapiPath)]: bytes, [fileName(version.schemaPath)]: schema },
+        fileName(version.openapiPath),
+        env,
+      ),
+    );
   }
   return out;
 }
@@ -64,9 +74,24 @@ function problemsOf(served: Build, described: Record<string, any>[], requests: r
     const description = described.find((d) => path in d["paths"]);
     if (description !== undefined) return conformanceProblems(description, sent);
     // A path no description lists answers 404, a problem document as the descriptions define it.
-    if (a.status !== 404 || a.headers["content-type"] !== "application/problem+json") return [`${method} ${path}: ${a.status} for a path no description lists`];
+    if (a.status !== 404 || a.headers["content-type"] !== "application/problem+json") {
+      return [`${method} ${path}: ${a.status} for a path no description lists`];
+    }
     const problem = described[0]!["components"]["schemas"]["Problem"];
-    return conformanceProblems({ paths: { [path]: { [method.toLowerCase()]: { responses: { "404": { headers: Object.fromEntries(Object.keys(a.headers).map((h) => [h, {}])), content: { "application/problem+json": { schema: problem } } } } } } } }, sent);
+    return conformanceProblems({
+      paths: {
+        [path]: {
+          [method.toLowerCase()]: {
+            responses: {
+              "404": {
+                headers: Object.fromEntries(Object.keys(a.headers).map((h) => [h, {}])),
+                content: { "application/problem+json": { schema: problem } },
+              },
+            },
+          },
+        },
+      },
+    }, sent);
   });
 }
 
@@ -74,7 +99,14 @@ test("Redocly CLI lints each shipped description, as the static export serves it
   const dir = join(work, "static");
   await writeStatic(dir, await build(GOLDEN_OPTIONS.builtAt));
   for (const version of VERSIONS) {
-    const linted = await run("node_modules/.bin/redocly", ["lint", join(dir, version.openapiPath), "--config", "test/redocly.yaml", "--format", "summary"], { env, timeoutMs: 60_000 });
+    const linted = await run("node_modules/.bin/redocly", [
+      "lint",
+      join(dir, version.openapiPath),
+      "--config",
+      "test/redocly.yaml",
+      "--format",
+      "summary",
+    ], { env, timeoutMs: 60_000 });
     const output = `${linted.stdout.toString()}${linted.stderr}`;
     assert.is(linted.code, 0, output);
     assert.match(output, /Your API description is valid/, output);
@@ -104,20 +136,35 @@ test("the check fails when the description drops a status or a header that an an
   const [description] = await descriptions(served, VERSIONS, GOLDEN_OPTIONS.builtAt);
   const noStatus = structuredClone(description!);
   delete noStatus["paths"]["/vaults.json"]["get"]["responses"]["304"];
-  assert.match(problemsOf(served, [noStatus], requests).join("\n"), /GET \/vaults\.json 304: status 304 is not declared/);
+  assert.match(
+    problemsOf(served, [noStatus], requests).join("\n"),
+    /GET \/vaults\.json 304: status 304 is not declared/,
+  );
   const noHeader = structuredClone(description!);
   delete noHeader["paths"]["/api/registry.v1.json"]["get"]["responses"]["200"]["headers"]["ETag"];
-  assert.match(problemsOf(served, [noHeader], requests).join("\n"), /GET \/api\/registry\.v1\.json 200: header etag is not declared/);
+  assert.match(
+    problemsOf(served, [noHeader], requests).join("\n"),
+    /GET \/api\/registry\.v1\.json 200: header etag is not declared/,
+  );
   const wrongBody = structuredClone(description!);
-  wrongBody["paths"]["/vaults.json"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["vault_count"] = { type: "string" };
-  assert.match(problemsOf(served, [wrongBody], requests).join("\n"), /GET \/vaults\.json 200: body: data\/vault_count must be string/);
+  wrongBody["paths"]["/vaults.json"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["properties"][
+    "vault_count"
+  ] = { type: "string" };
+  assert.match(
+    problemsOf(served, [wrongBody], requests).join("\n"),
+    /GET \/vaults\.json 200: body: data\/vault_count must be string/,
+  );
 });
 
 test("openapi-typescript generates a client's types from the served description without a warning", async () => {
   const dir = join(work, "generate");
   await writeStatic(dir, await build(GOLDEN_OPTIONS.builtAt));
   const out = join(work, "client.ts");
-  const generated = await run("node_modules/.bin/openapi-typescript", [join(dir, VERSIONS[0]!.openapiPath), "-o", out], { env, timeoutMs: 60_000 });
+  const generated = await run(
+    "node_modules/.bin/openapi-typescript",
+    [join(dir, VERSIONS[0]!.openapiPath), "-o", out],
+    { env, timeoutMs: 60_000 },
+  );
   assert.is(generated.code, 0, generated.stderr);
   const said = `${generated.stdout.toString()}${generated.stderr}`;
   assert.not.match(said, /warn|⚠|error/i, said);
@@ -128,7 +175,19 @@ test("openapi-typescript generates a client's types from the served description 
 
 test("the consumer types: what tsc accepts, and each line marked @ts-expect-error is rejected without its mark", () => {
   const file = "test/types/consumer-types.ts";
-  const tsc = (path: string) => spawnSync("node_modules/.bin/tsc", ["--noEmit", "--strict", "--exactOptionalPropertyTypes", "--allowImportingTsExtensions", "--module", "nodenext", "--target", "es2022", "--skipLibCheck", path], { encoding: "utf8" });
+  const tsc = (path: string) =>
+    spawnSync("node_modules/.bin/tsc", [
+      "--noEmit",
+      "--strict",
+      "--exactOptionalPropertyTypes",
+      "--allowImportingTsExtensions",
+      "--module",
+      "nodenext",
+      "--target",
+      "es2022",
+      "--skipLibCheck",
+      path,
+    ], { encoding: "utf8" });
   const accepted = tsc(file);
   assert.is(accepted.status, 0, accepted.stdout);
   const text = readFileSync(file, "utf8");

@@ -64,7 +64,9 @@ function declaredNames(x: Obj, outside: readonly string[]): Set<string> | undefi
   const list = has(x, "internal_keys") ? x["internal_keys"] : null;
   if (list === null) return new Set(outside);
   if (!Array.isArray(list) || list.length + outside.length > 1024) return undefined;
-  const ok = list.every((n, i) => str(n) && n.length >= 1 && n.length <= 128 && list.indexOf(n) === i && !misspellsSuppressed(n));
+  const ok = list.every((n, i) =>
+    str(n) && n.length >= 1 && n.length <= 128 && list.indexOf(n) === i && !misspellsSuppressed(n)
+  );
   return ok ? new Set([...outside, ...(list as string[])]) : undefined;
 }
 
@@ -80,15 +82,36 @@ export function isValidSource(x: unknown, outside: readonly string[] = []): bool
   if (!isObj(x)) return false;
   const declared = declaredNames(x, outside);
   if (declared === undefined) return false;
-  if (!allDeclared(x, ["registry_schema_version", "generated_at", "source_inventory_sha", "licence", "labels", "internal_keys", "vaults", "edges"], declared)) return false;
+  if (
+    !allDeclared(x, [
+      "registry_schema_version",
+      "generated_at",
+      "source_inventory_sha",
+      "licence",
+      "labels",
+      "internal_keys",
+      "vaults",
+      "edges",
+    ], declared)
+  ) return false;
   if (!nonEmpty(x["registry_schema_version"]) || !has(x, "registry_schema_version")) return false;
   if (!has(x, "generated_at") || !isTimestamp(x["generated_at"])) return false;
   const sha = x["source_inventory_sha"];
-  if (!has(x, "source_inventory_sha") || !str(sha) || !/^[0-9a-f]+$/.test(sha) || ![40, 64].includes(sha.length)) return false;
+  if (!has(x, "source_inventory_sha") || !str(sha) || !/^[0-9a-f]+$/.test(sha) || ![40, 64].includes(sha.length)) {
+    return false;
+  }
   const licence = has(x, "licence") ? x["licence"] : null;
-  if (licence !== null && !(isObj(licence) && allDeclared(licence, ["id", "url"], declared) && has(licence, "id") && nonEmpty(licence["id"]) && has(licence, "url") && isHttpUrl(licence["url"]))) return false;
+  if (
+    licence !== null &&
+    !(isObj(licence) && allDeclared(licence, ["id", "url"], declared) && has(licence, "id") &&
+      nonEmpty(licence["id"]) && has(licence, "url") && isHttpUrl(licence["url"]))
+  ) return false;
   const labels = has(x, "labels") ? x["labels"] : null;
-  if (labels !== null && !(isObj(labels) && allDeclared(labels, ["class", "status"], declared) && optionalKey(labels, "class", labelTableOk) && optionalKey(labels, "status", labelTableOk))) return false;
+  if (
+    labels !== null &&
+    !(isObj(labels) && allDeclared(labels, ["class", "status"], declared) &&
+      optionalKey(labels, "class", labelTableOk) && optionalKey(labels, "status", labelTableOk))
+  ) return false;
 
   const vaults = x["vaults"];
   const edges = x["edges"];
@@ -96,7 +119,19 @@ export function isValidSource(x: unknown, outside: readonly string[] = []): bool
   const slugs: string[] = [];
   for (const v of vaults as unknown[]) {
     if (!isObj(v) || !has(v, "vault_slug") || !has(v, "display_name") || !has(v, "status")) return false;
-    if (!allDeclared(v, ["vault_slug", "display_name", "class", "status", "persona", "note", "tagline", "last_synced", "suppressed"], declared)) return false;
+    if (
+      !allDeclared(v, [
+        "vault_slug",
+        "display_name",
+        "class",
+        "status",
+        "persona",
+        "note",
+        "tagline",
+        "last_synced",
+        "suppressed",
+      ], declared)
+    ) return false;
     const s = v["vault_slug"];
     if (!str(s) || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) || slugs.includes(s)) return false;
     slugs.push(s);

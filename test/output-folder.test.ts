@@ -3,7 +3,18 @@
  * in process, and the issue's reproductions through the real `npm run build`.
  */
 import fc from "fast-check";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { test } from "uvu";
@@ -37,16 +48,31 @@ function snapshot(dir: string): Map<string, string> {
 const name = fc.constantFrom("a", "b", "static", "node", "x.txt", MARKER, "notes.txt");
 /** A marker as a build writes it, or a forged one. */
 const marker = fc.oneof(
-  fc.array(fc.constantFrom("a", "static/a", "notes.txt", "x.txt", "../outside", "/abs", "a/../b", "", "c\\d"), { maxLength: 4 }).map((files) => JSON.stringify({ made_by: "npm run build (registry endpoint)", files })),
-  fc.constantFrom("{}", '{"files":"notes.txt"}', '{"made_by":"npm run build (registry endpoint)","files":"notes.txt"}', "[]", "null", "not json", '{"made_by":"someone else","files":["notes.txt"]}'),
+  fc.array(fc.constantFrom("a", "static/a", "notes.txt", "x.txt", "../outside", "/abs", "a/../b", "", "c\\d"), {
+    maxLength: 4,
+  }).map((files) => JSON.stringify({ made_by: "npm run build (registry endpoint)", files })),
+  fc.constantFrom(
+    "{}",
+    '{"files":"notes.txt"}',
+    '{"made_by":"npm run build (registry endpoint)","files":"notes.txt"}',
+    "[]",
+    "null",
+    "not json",
+    '{"made_by":"someone else","files":["notes.txt"]}',
+  ),
 );
 /** A tree inside and around `out`: files, folders, a marker, symbolic links, staging-like names. */
 const tree = fc.record({
   outExists: fc.boolean(),
-  inside: fc.array(fc.tuple(fc.array(name, { minLength: 1, maxLength: 3 }), fc.string({ maxLength: 5 })), { maxLength: 5 }),
+  inside: fc.array(fc.tuple(fc.array(name, { minLength: 1, maxLength: 3 }), fc.string({ maxLength: 5 })), {
+    maxLength: 5,
+  }),
   marker: fc.option(marker, { nil: undefined }),
   link: fc.boolean(),
-  beside: fc.array(fc.constantFrom("out.tmp-1", ".out.staging-AAAAAA", ".out.previous-AAAAAA", "out.old-1", "notes.txt"), { maxLength: 3 }),
+  beside: fc.array(
+    fc.constantFrom("out.tmp-1", ".out.staging-AAAAAA", ".out.previous-AAAAAA", "out.old-1", "notes.txt"),
+    { maxLength: 3 },
+  ),
   fails: fc.boolean(),
 });
 
@@ -66,7 +92,13 @@ test("no file the build did not make is ever removed or changed; a failed or ref
         mkdirSync(out, { recursive: true });
         for (const [parts, text] of t.inside) {
           const path = join(out, ...parts);
-          if (existsSync(path) || [...parts.slice(0, -1)].some((_, i) => existsSync(join(out, ...parts.slice(0, i + 1))) && !lstatSync(join(out, ...parts.slice(0, i + 1))).isDirectory())) continue;
+          if (
+            existsSync(path) ||
+            [...parts.slice(0, -1)].some((_, i) =>
+              existsSync(join(out, ...parts.slice(0, i + 1))) &&
+              !lstatSync(join(out, ...parts.slice(0, i + 1))).isDirectory()
+            )
+          ) continue;
           mkdirSync(dirname(path), { recursive: true });
           writeFileSync(path, text);
         }
@@ -80,7 +112,8 @@ test("no file the build did not make is ever removed or changed; a failed or ref
         writeFileSync(join(staging, "static", "a"), "new");
         if (t.fails) throw new Error("the build failed");
       };
-      const failed = problems.length > 0 || (await replaceOutput(out, "2026-11-22T00:00:00Z", write).then(() => false, () => true));
+      const failed = problems.length > 0 ||
+        (await replaceOutput(out, "2026-11-22T00:00:00Z", write).then(() => false, () => true));
       const after = snapshot(root);
       if (failed) {
         assert.equal([...after], [...before], "refused or failed: nothing changed");
@@ -90,7 +123,11 @@ test("no file the build did not make is ever removed or changed; a failed or ref
       const outside = (m: Map<string, string>) => [...m].filter(([p]) => p !== out && !p.startsWith(`${out}/`));
       assert.equal(outside(after), outside(before));
       assert.equal(readFileSync(join(root, "precious.txt"), "utf8"), "keep me");
-      assert.equal([...after.keys()].filter((p) => p.startsWith(`${out}/`)).sort(), [join(out, MARKER), join(out, "static"), join(out, "static", "a")]);
+      assert.equal([...after.keys()].filter((p) => p.startsWith(`${out}/`)).sort(), [
+        join(out, MARKER),
+        join(out, "static"),
+        join(out, "static", "a"),
+      ]);
     }),
     { ...fcParams, numRuns: Math.min(fcParams.numRuns, 200) },
   );
@@ -100,14 +137,25 @@ test("a forged marker is not taken for the build's own; files it names are never
   const out = join(work, "forged");
   mkdirSync(out);
   writeFileSync(join(out, "notes.txt"), "mine");
-  for (const forged of ['{"files":"notes.txt"}', "{}", '{"made_by":"npm run build (registry endpoint)","files":["../notes.txt"]}']) {
+  for (
+    const forged of [
+      '{"files":"notes.txt"}',
+      "{}",
+      '{"made_by":"npm run build (registry endpoint)","files":["../notes.txt"]}',
+    ]
+  ) {
     writeFileSync(join(out, MARKER), forged);
     assert.match(outputProblems(out, guard).join("\n"), /is not one this build wrote/, forged);
   }
 });
 
 test("a root, the home folder, the repository and its ancestors are refused before anything is read", () => {
-  for (const [dir, why] of [["/", "a file-system root"], [guard.home, "the home folder"], [guard.repository, "the repository"], [dirname(guard.repository), "a folder that holds it"]] as const) {
+  for (
+    const [dir, why] of [["/", "a file-system root"], [guard.home, "the home folder"], [
+      guard.repository,
+      "the repository",
+    ], [dirname(guard.repository), "a folder that holds it"]] as const
+  ) {
     const problems = outputProblems(dir, guard);
     assert.is(problems.length, 1, dir);
     assert.match(problems[0]!, new RegExp(`^--out ${dir.replaceAll("/", "\\/")}: .*${why}`));
@@ -121,7 +169,10 @@ test("npm run build: --out /, the home folder or the repository is one line, exi
     const done = await runCommand(runBuild, ["--out", dir], { env });
     assert.is(done.code, 1, dir);
     assert.is(done.stderr.trim().split("\n").length, 1, done.stderr);
-    assert.match(done.stderr, /^--out .*: (a file-system root|the home folder|the repository or a folder that holds it);/);
+    assert.match(
+      done.stderr,
+      /^--out .*: (a file-system root|the home folder|the repository or a folder that holds it);/,
+    );
     assert.not.match(done.stderr, /\n\s+at /);
   }
 });

@@ -7,7 +7,17 @@
  * its recipe built as written and checked with the platform's own tool; and the library exports.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "uvu";
@@ -15,7 +25,7 @@ import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
 import { tablePaths } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { BUILD_LINE, RECIPES, STARTER_BASE_URL, STARTER_SOURCE, type Platform } from "../node/init/starter.ts";
+import { BUILD_LINE, type Platform, RECIPES, STARTER_BASE_URL, STARTER_SOURCE } from "../node/init/starter.ts";
 import { bytesUnder, filesUnder } from "./files.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { fetchRaw, freePort, startServer } from "./servers.ts";
@@ -35,7 +45,10 @@ const EPOCH = "1795800000"; // 2026-11-27T17:20:00Z
 const env = cleanEnv(
   Object.fromEntries([
     ...Object.keys(process.env).filter((name) => name.startsWith("npm_")).map((name) => [name, undefined]),
-    ["PATH", (process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules")).join(delimiter)],
+    [
+      "PATH",
+      (process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules")).join(delimiter),
+    ],
   ]),
 );
 
@@ -57,12 +70,17 @@ const NODES: readonly [string, string][] = [
 /** Asserts `a` and `b` hold the same files with the same bytes. */
 function assertSameTree(a: string, b: string, what: string): void {
   assert.equal(filesUnder(b), filesUnder(a), `${what}: the same files`);
-  for (const file of filesUnder(a)) assert.ok(readFileSync(join(a, file)).equals(readFileSync(join(b, file))), `${what}: ${file} differs`);
+  for (const file of filesUnder(a)) {
+    assert.ok(readFileSync(join(a, file)).equals(readFileSync(join(b, file))), `${what}: ${file} differs`);
+  }
 }
 
 /** Copies the repository's files (tracked or not ignored) into `to`, without node_modules. */
 function copyRepository(to: string): void {
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
   for (const file of files) cpSync(join(ROOT, file), join(to, file));
 }
 
@@ -70,27 +88,66 @@ test.before(async () => {
   // npm pack runs prepack and postpack in the folder it packs: a copy, so the working tree is never touched.
   copyRepository(copy);
   symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
-  const packed = await run("npm", ["pack", "--json", "--pack-destination", work], { cwd: copy, env, timeoutMs: 180_000 });
+  const packed = await run("npm", ["pack", "--json", "--pack-destination", work], {
+    cwd: copy,
+    env,
+    timeoutMs: 180_000,
+  });
   assert.is(packed.code, 0, packed.stderr);
   tarball = join(work, (JSON.parse(packed.stdout.toString()) as { filename: string }[])[0]?.filename ?? "");
   mkdirSync(project);
-  writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "an-operator", private: true, type: "module" })}\n`);
-  const installed = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: project, env, timeoutMs: 300_000 });
+  writeFileSync(
+    join(project, "package.json"),
+    `${JSON.stringify({ name: "an-operator", private: true, type: "module" })}\n`,
+  );
+  const installed = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], {
+    cwd: project,
+    env,
+    timeoutMs: 300_000,
+  });
   assert.is(installed.code, 0, installed.stderr);
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
 test("npm pack ships the compiled command and library, the TypeScript the build bundles and the embedded snapshot; no tests, goldens or other fixtures", () => {
-  const listed = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
-  for (const file of ["lib/bin/registry-endpoint.mjs", "lib/registry.js", "lib/registry.d.ts", "lib/handler.js", "lib/handler.d.ts", "http/app.ts", "node/serve/artifact-server.ts", "fixtures/registry.json", "README.md", "LICENSE"]) {
+  const listed = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map((f) =>
+    f.replace(/^package\//, "")
+  );
+  for (
+    const file of [
+      "lib/bin/registry-endpoint.mjs",
+      "lib/registry.js",
+      "lib/registry.d.ts",
+      "lib/handler.js",
+      "lib/handler.d.ts",
+      "http/app.ts",
+      "node/serve/artifact-server.ts",
+      "fixtures/registry.json",
+      "README.md",
+      "LICENSE",
+    ]
+  ) {
     assert.ok(listed.includes(file), `ships ${file}`);
   }
-  for (const file of listed) assert.not.match(file, /^(test|golden|bench|docs|examples|\.github)\/|^fixtures\/(?!registry\.json$)|\.test\.ts$|^package-lock\.json$/, `ships ${file}`);
-  const manifest = JSON.parse(spawnSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" }).stdout) as Record<string, unknown>;
-  for (const key of ["devDependencies", "optionalDependencies", "scripts", "private"]) assert.is(manifest[key], undefined, `the packed package.json has no ${key}`);
+  for (const file of listed) {
+    assert.not.match(
+      file,
+      /^(test|golden|bench|docs|examples|\.github)\/|^fixtures\/(?!registry\.json$)|\.test\.ts$|^package-lock\.json$/,
+      `ships ${file}`,
+    );
+  }
+  const manifest = JSON.parse(
+    spawnSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" }).stdout,
+  ) as Record<string, unknown>;
+  for (const key of ["devDependencies", "optionalDependencies", "scripts", "private"]) {
+    assert.is(manifest[key], undefined, `the packed package.json has no ${key}`);
+  }
   assert.not.ok(Object.keys(manifest["dependencies"] as object).includes("tsx"), "tsx is no runtime dependency");
   // postpack put the repository's own package.json back.
-  assert.ok(readFileSync(join(copy, "package.json")).equals(readFileSync(join(ROOT, "package.json"))), "the packed folder's package.json is restored");
+  assert.ok(
+    readFileSync(join(copy, "package.json")).equals(readFileSync(join(ROOT, "package.json"))),
+    "the packed folder's package.json is restored",
+  );
 });
 
 test("prepack after the light install (no TypeScript): one line saying packing needs npm ci, exit 1, nothing built", async () => {
@@ -98,14 +155,21 @@ test("prepack after the light install (no TypeScript): one line saying packing n
   copyRepository(light);
   // The light install's node_modules, as links: every package but TypeScript, a devDependency.
   mkdirSync(join(light, "node_modules", ".bin"), { recursive: true });
-  for (const name of readdirSync(join(ROOT, "node_modules")).filter((n) => n !== ".bin" && n !== "typescript")) symlinkSync(join(ROOT, "node_modules", name), join(light, "node_modules", name));
-  for (const name of readdirSync(join(ROOT, "node_modules", ".bin")).filter((n) => n !== "tsc" && n !== "tsserver")) symlinkSync(join(ROOT, "node_modules", ".bin", name), join(light, "node_modules", ".bin", name));
+  for (const name of readdirSync(join(ROOT, "node_modules")).filter((n) => n !== ".bin" && n !== "typescript")) {
+    symlinkSync(join(ROOT, "node_modules", name), join(light, "node_modules", name));
+  }
+  for (const name of readdirSync(join(ROOT, "node_modules", ".bin")).filter((n) => n !== "tsc" && n !== "tsserver")) {
+    symlinkSync(join(ROOT, "node_modules", ".bin", name), join(light, "node_modules", ".bin", name));
+  }
   const manifest = readFileSync(join(light, "package.json"));
   // What npm pack runs first: the prepack script, as package.json writes it.
   const prepack = (JSON.parse(manifest.toString()) as { scripts: Record<string, string> }).scripts["prepack"] as string;
   const packed = await run("sh", ["-c", prepack], { cwd: light, env, timeoutMs: 60_000 });
   assert.is(packed.code, 1);
-  assert.is(packed.stderr, "prepack: packing needs the full install (npm ci): tsc, a devDependency, is not installed\n");
+  assert.is(
+    packed.stderr,
+    "prepack: packing needs the full install (npm ci): tsc, a devDependency, is not installed\n",
+  );
   assert.not.ok(existsSync(join(light, "lib")), "nothing built");
   assert.ok(readFileSync(join(light, "package.json")).equals(manifest), "the repository's package.json in place");
 });
@@ -113,9 +177,15 @@ test("prepack after the light install (no TypeScript): one line saying packing n
 test("installed into an empty project: node_modules at most 40 MB, no tsx, no TypeScript, no Node binaries", () => {
   const modules = join(project, "node_modules");
   const bytes = bytesUnder(modules);
-  console.log(`package: the installed node_modules holds ${(bytes / 1024 / 1024).toFixed(1)} MB in files (limit ${MAX_INSTALLED_BYTES / 1024 / 1024} MB)`);
+  console.log(
+    `package: the installed node_modules holds ${(bytes / 1024 / 1024).toFixed(1)} MB in files (limit ${
+      MAX_INSTALLED_BYTES / 1024 / 1024
+    } MB)`,
+  );
   assert.ok(bytes <= MAX_INSTALLED_BYTES, `${bytes} bytes`);
-  for (const name of ["tsx", "typescript", "node22", "node24", "uvu", "deno", "bun"]) assert.not.ok(existsSync(join(modules, name)), `${name} installed`);
+  for (const name of ["tsx", "typescript", "node22", "node24", "uvu", "deno", "bun"]) {
+    assert.not.ok(existsSync(join(modules, name)), `${name} installed`);
+  }
   assert.ok(existsSync(join(modules, ".bin", "registry-endpoint")), "the command is linked");
 });
 
@@ -126,28 +196,48 @@ for (const [line, node] of NODES) {
     const dir = join(project, line.replace(" ", "-").toLowerCase());
     mkdirSync(dir);
     const command = join(project, "node_modules", ".bin", "registry-endpoint");
-    const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) => run(node, [command, ...args], { cwd: dir, env: { ...env, ...extra }, timeoutMs: 120_000 });
+    const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+      run(node, [command, ...args], { cwd: dir, env: { ...env, ...extra }, timeoutMs: 120_000 });
 
     const init = await cli(["init", "--platform", "node"]);
     assert.is(init.code, 0, init.stderr);
     assert.equal(readdirSync(dir).sort(), [".gitignore", "registry.source.json", "start.sh"]);
     const again = await cli(["init", "--platform", "node"]);
     assert.is(again.code, 1);
-    assert.match(again.stderr, /^init: not written: registry\.source\.json, start\.sh already exist in .* \(init never overwrites a file\)\n$/);
+    assert.match(
+      again.stderr,
+      /^init: not written: registry\.source\.json, start\.sh already exist in .* \(init never overwrites a file\)\n$/,
+    );
 
-    const built = await cli(["build", "--source", "registry.source.json", "--base-url", BASE_URL], { SOURCE_DATE_EPOCH: EPOCH });
+    const built = await cli(["build", "--source", "registry.source.json", "--base-url", BASE_URL], {
+      SOURCE_DATE_EPOCH: EPOCH,
+    });
     assert.is(built.code, 0, built.stderr);
     const repository = join(work, `repository-build-${line.split(" ")[1]}`);
-    const own = await runCommand(runBuild, ["--source", join(dir, "registry.source.json"), "--base-url", BASE_URL, "--out", repository], { env: { ...cleanEnv(), SOURCE_DATE_EPOCH: EPOCH } });
+    const own = await runCommand(runBuild, [
+      "--source",
+      join(dir, "registry.source.json"),
+      "--base-url",
+      BASE_URL,
+      "--out",
+      repository,
+    ], { env: { ...cleanEnv(), SOURCE_DATE_EPOCH: EPOCH } });
     assert.is(own.code, 0, own.stderr);
     assertSameTree(repository, join(dir, "dist"), `${line}: the installed build against the repository's`);
 
-    const preview = await cli(["preview", "registry.source.json", "--base-url", BASE_URL], { SOURCE_DATE_EPOCH: EPOCH });
+    const preview = await cli(["preview", "registry.source.json", "--base-url", BASE_URL], {
+      SOURCE_DATE_EPOCH: EPOCH,
+    });
     assert.is(preview.code, 0, preview.stderr);
-    assert.ok(preview.stdout.equals(readFileSync(join(dir, "dist", "static", "vaults.json"))), "preview writes the built document's bytes");
+    assert.ok(
+      preview.stdout.equals(readFileSync(join(dir, "dist", "static", "vaults.json"))),
+      "preview writes the built document's bytes",
+    );
 
     // A diff: the same document is no change; with the withheld vault published, a privacy change.
-    const source = JSON.parse(readFileSync(join(dir, "registry.source.json"), "utf8")) as { vaults: { suppressed?: boolean }[] };
+    const source = JSON.parse(readFileSync(join(dir, "registry.source.json"), "utf8")) as {
+      vaults: { suppressed?: boolean }[];
+    };
     for (const vault of source.vaults) delete vault.suppressed;
     writeFileSync(join(dir, "published.json"), JSON.stringify(source));
     const published = await cli(["preview", "published.json", "--base-url", BASE_URL], { SOURCE_DATE_EPOCH: EPOCH });
@@ -159,7 +249,11 @@ for (const [line, node] of NODES) {
     assert.is(privacy.code, 1, privacy.stderr);
     assert.match(privacy.stdout.toString(), /privacy/);
 
-    const server = await startServer(node, [join(dir, "dist", "node", "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" });
+    const server = await startServer(node, [join(dir, "dist", "node", "server.mjs")], {
+      ...env,
+      HOST: "127.0.0.1",
+      PORT: "0",
+    });
     try {
       const verified = await cli(["verify", server.origin, "--expect-base", BASE_URL]);
       assert.is(verified.code, 0, verified.stdout.toString() + verified.stderr);
@@ -168,7 +262,13 @@ for (const [line, node] of NODES) {
       assert.is(await server.stop(), 0);
     }
 
-    const serve = await startServer(node, [command, "serve"], { ...env, HOST: "127.0.0.1", PORT: "0", REGISTRY_SOURCE: "registry.source.json", SOURCE_DATE_EPOCH: EPOCH }, 30_000, { cwd: dir });
+    const serve = await startServer(
+      node,
+      [command, "serve"],
+      { ...env, HOST: "127.0.0.1", PORT: "0", REGISTRY_SOURCE: "registry.source.json", SOURCE_DATE_EPOCH: EPOCH },
+      30_000,
+      { cwd: dir },
+    );
     try {
       const answer = await fetchRaw(`${serve.origin}/vaults.json`, { headers: { "accept-encoding": "identity" } });
       assert.is(answer.status, 200);
@@ -180,44 +280,88 @@ for (const [line, node] of NODES) {
     for (const sub of ["build", "preview", "diff", "verify", "serve", "init"]) {
       const help = await cli([sub, "--help"]);
       assert.is(help.code, 0, `${sub} --help: ${help.stderr}`);
-      assert.match(help.stdout.toString(), new RegExp(`^usage: registry-endpoint ${sub}\\b`), `${sub} --help names the command`);
+      assert.match(
+        help.stdout.toString(),
+        new RegExp(`^usage: registry-endpoint ${sub}\\b`),
+        `${sub} --help names the command`,
+      );
       const bad = await cli([sub, "--no-such-flag"]);
       assert.is(bad.code, 2, `${sub} --no-such-flag`);
-      assert.match(bad.stderr, new RegExp(`^[^\\n]+ \\(usage: registry-endpoint ${sub}\\b[^\\n]*\\n$`), `${sub} --no-such-flag: one line naming the command`);
+      assert.match(
+        bad.stderr,
+        new RegExp(`^[^\\n]+ \\(usage: registry-endpoint ${sub}\\b[^\\n]*\\n$`),
+        `${sub} --no-such-flag: one line naming the command`,
+      );
     }
     const unknown = await cli(["publish"]);
     assert.is(unknown.code, 2);
-    assert.is(unknown.stderr, 'unknown command "publish" (usage: registry-endpoint <build|preview|diff|verify|serve|init> [flags]; --help for more)\n');
+    assert.is(
+      unknown.stderr,
+      'unknown command "publish" (usage: registry-endpoint <build|preview|diff|verify|serve|init> [flags]; --help for more)\n',
+    );
     const help = await cli(["--help"]);
     assert.is(help.code, 0);
-    for (const sub of ["build", "preview", "diff", "verify", "serve", "init"]) assert.match(help.stdout.toString(), new RegExp(`\\n  ${sub} `));
+    for (const sub of ["build", "preview", "diff", "verify", "serve", "init"]) {
+      assert.match(help.stdout.toString(), new RegExp(`\\n  ${sub} `));
+    }
   });
 }
 
 /** Runs a deploy tool as the recipe tests do: deploy/tool (netlify and wrangler from deploy/tools, serverless from the project) under Node 22. */
 const tool = (dir: string, args: string[]) =>
-  run(join(ROOT, "deploy", "tool"), args, { cwd: dir, timeoutMs: 240_000, env: { ...env, HOME: join(work, "home"), WRANGLER_SEND_METRICS: "false", NETLIFY_TELEMETRY_DISABLED: "1", SLS_TELEMETRY_DISABLED: "1", SLS_NOTIFICATIONS_MODE: "off", SLS_DEPRECATION_DISABLE: "*" } });
+  run(join(ROOT, "deploy", "tool"), args, {
+    cwd: dir,
+    timeoutMs: 240_000,
+    env: {
+      ...env,
+      HOME: join(work, "home"),
+      WRANGLER_SEND_METRICS: "false",
+      NETLIFY_TELEMETRY_DISABLED: "1",
+      SLS_TELEMETRY_DISABLED: "1",
+      SLS_NOTIFICATIONS_MODE: "off",
+      SLS_DEPRECATION_DISABLE: "*",
+    },
+  });
 
 /** init --platform P in a fresh folder of the project, then the build line its recipe names, run as written. */
 async function initAndBuild(platform: Platform): Promise<string> {
   const dir = join(project, `init-${platform}`);
   mkdirSync(dir, { recursive: true });
   mkdirSync(join(work, "home"), { recursive: true });
-  const init = await run(systemNode(), [join(project, "node_modules", ".bin", "registry-endpoint"), "init", "--platform", platform], { cwd: dir, env, timeoutMs: 30_000 });
+  const init = await run(systemNode(), [
+    join(project, "node_modules", ".bin", "registry-endpoint"),
+    "init",
+    "--platform",
+    platform,
+  ], { cwd: dir, env, timeoutMs: 30_000 });
   assert.is(init.code, 0, init.stderr);
   const recipe = readFileSync(join(dir, RECIPES[platform].file), "utf8");
   assert.ok(recipe.includes(BUILD_LINE), `${platform}: the recipe names the build line`);
   assert.match(readFileSync(join(dir, ".gitignore"), "utf8"), /^\/registry\.source\.json$/m);
-  const ignored = spawnSync("git", ["-C", dir, "init", "-q"]).status === 0 && spawnSync("git", ["-C", dir, "check-ignore", "-q", "registry.source.json"]).status === 0;
+  const ignored = spawnSync("git", ["-C", dir, "init", "-q"]).status === 0 &&
+    spawnSync("git", ["-C", dir, "check-ignore", "-q", "registry.source.json"]).status === 0;
   assert.ok(ignored, `${platform}: git ignores the source`);
-  const build = platform === "deno" ? await run(DENO, ["task", "build"], { cwd: dir, env: { ...env, SOURCE_DATE_EPOCH: EPOCH }, timeoutMs: 120_000 }) : await run("sh", ["-e", "-c", BUILD_LINE], { cwd: dir, env: { ...env, SOURCE_DATE_EPOCH: EPOCH }, timeoutMs: 120_000 });
+  const build = platform === "deno"
+    ? await run(DENO, ["task", "build"], { cwd: dir, env: { ...env, SOURCE_DATE_EPOCH: EPOCH }, timeoutMs: 120_000 })
+    : await run("sh", ["-e", "-c", BUILD_LINE], {
+      cwd: dir,
+      env: { ...env, SOURCE_DATE_EPOCH: EPOCH },
+      timeoutMs: 120_000,
+    });
   assert.is(build.code, 0, `${platform}: ${build.stderr}`);
   return dir;
 }
 
 /** verify against `origin`, built for the starter's base URL: nothing fails. */
 async function verifies(origin: string, flags: string[] = []): Promise<void> {
-  const verified = await run(systemNode(), [join(project, "node_modules", ".bin", "registry-endpoint"), "verify", origin, "--expect-base", STARTER_BASE_URL, ...flags], { env, timeoutMs: 120_000 });
+  const verified = await run(systemNode(), [
+    join(project, "node_modules", ".bin", "registry-endpoint"),
+    "verify",
+    origin,
+    "--expect-base",
+    STARTER_BASE_URL,
+    ...flags,
+  ], { env, timeoutMs: 120_000 });
   assert.is(verified.code, 0, verified.stdout.toString() + verified.stderr);
 }
 
@@ -225,8 +369,13 @@ test("init --platform netlify: netlify build --offline packages the one function
   const dir = await initAndBuild("netlify");
   const done = await tool(dir, ["netlify", "build", "--offline"]);
   assert.is(done.code, 0, done.stdout.toString() + done.stderr);
-  const manifest = JSON.parse(readFileSync(join(dir, ".netlify", "functions", "manifest.json"), "utf8")) as { functions: { name: string; routes: { literal: string }[] }[] };
-  assert.equal(manifest.functions.map((f) => [f.name, f.routes.map((r) => r.literal)]), [["index", tablePaths(VERSIONS)]]);
+  const manifest = JSON.parse(readFileSync(join(dir, ".netlify", "functions", "manifest.json"), "utf8")) as {
+    functions: { name: string; routes: { literal: string }[] }[];
+  };
+  assert.equal(manifest.functions.map((f) => [f.name, f.routes.map((r) => r.literal)]), [[
+    "index",
+    tablePaths(VERSIONS),
+  ]]);
   assert.ok(existsSync(join(dir, "dist", "static", "vaults.json")));
 });
 
@@ -234,20 +383,33 @@ test("init --platform cloudflare: wrangler deploy --dry-run uploads the built Wo
   const dir = await initAndBuild("cloudflare");
   const done = await tool(dir, ["wrangler", "deploy", "--dry-run", "--outdir", "upload"]);
   assert.is(done.code, 0, done.stdout.toString() + done.stderr);
-  assert.ok(readFileSync(join(dir, "upload", "index.mjs")).equals(readFileSync(join(dir, "dist", "fetch", "index.mjs"))));
+  assert.ok(
+    readFileSync(join(dir, "upload", "index.mjs")).equals(readFileSync(join(dir, "dist", "fetch", "index.mjs"))),
+  );
 });
 
 test("init --platform aws: serverless package holds the Lambda file alone, and its handler answers the build's bytes under Node 22", async () => {
   const dir = await initAndBuild("aws");
   const done = await tool(dir, ["serverless", "package"]);
   assert.is(done.code, 0, done.stdout.toString() + done.stderr);
-  const listed = spawnSync("unzip", ["-Z1", join(dir, ".serverless", "registry.zip")], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+  const listed = spawnSync("unzip", ["-Z1", join(dir, ".serverless", "registry.zip")], { encoding: "utf8" }).stdout
+    .split("\n").filter(Boolean);
   assert.equal(listed, ["dist/lambda/index.mjs"]);
-  const event = { ...(JSON.parse(readFileSync(join(ROOT, "fixtures", "aws-events", "apigw-rest-v1.json"), "utf8")) as object), path: "/vaults.json", httpMethod: "GET" };
-  const script = `const m = await import(${JSON.stringify(join(dir, "dist", "lambda", "index.mjs"))}); process.stdout.write(JSON.stringify(await m.handler(${JSON.stringify(event)})));`;
+  const event = {
+    ...(JSON.parse(readFileSync(join(ROOT, "fixtures", "aws-events", "apigw-rest-v1.json"), "utf8")) as object),
+    path: "/vaults.json",
+    httpMethod: "GET",
+  };
+  const script = `const m = await import(${
+    JSON.stringify(join(dir, "dist", "lambda", "index.mjs"))
+  }); process.stdout.write(JSON.stringify(await m.handler(${JSON.stringify(event)})));`;
   const invoked = await run(NODES[1]?.[1] as string, ["--input-type=module", "-e", script], { env, timeoutMs: 30_000 });
   assert.is(invoked.code, 0, invoked.stderr);
-  const answer = JSON.parse(invoked.stdout.toString()) as { statusCode: number; body: string; isBase64Encoded?: boolean };
+  const answer = JSON.parse(invoked.stdout.toString()) as {
+    statusCode: number;
+    body: string;
+    isBase64Encoded?: boolean;
+  };
   assert.is(answer.statusCode, 200);
   const body = answer.isBase64Encoded === true ? Buffer.from(answer.body, "base64") : Buffer.from(answer.body);
   assert.ok(body.equals(readFileSync(join(dir, "dist", "static", "vaults.json"))), "the build's bytes");
@@ -255,7 +417,13 @@ test("init --platform aws: serverless package holds the Lambda file alone, and i
 
 test("init --platform node: sh start.sh builds and serves; verify passes", async () => {
   const dir = await initAndBuild("node");
-  const server = await startServer("sh", ["start.sh"], { ...env, HOST: "127.0.0.1", PORT: "0", SOURCE_DATE_EPOCH: EPOCH }, 60_000, { cwd: dir });
+  const server = await startServer(
+    "sh",
+    ["start.sh"],
+    { ...env, HOST: "127.0.0.1", PORT: "0", SOURCE_DATE_EPOCH: EPOCH },
+    60_000,
+    { cwd: dir },
+  );
   try {
     await verifies(server.origin);
   } finally {
@@ -266,7 +434,13 @@ test("init --platform node: sh start.sh builds and serves; verify passes", async
 test("init --platform deno: deno task build, then deno serve on the built Worker file; verify passes", async () => {
   const dir = await initAndBuild("deno");
   const port = await freePort();
-  const server = await startServer(DENO, ["serve", "--host", "127.0.0.1", "--port", String(port), "dist/fetch/index.mjs"], { ...env, NO_COLOR: "1" }, 60_000, { cwd: dir, ready: /Listening on (?:\x1b\[\d+m)*(http:\/\/127\.0\.0\.1:\d+)/ });
+  const server = await startServer(
+    DENO,
+    ["serve", "--host", "127.0.0.1", "--port", String(port), "dist/fetch/index.mjs"],
+    { ...env, NO_COLOR: "1" },
+    60_000,
+    { cwd: dir, ready: /Listening on (?:\x1b\[\d+m)*(http:\/\/127\.0\.0\.1:\d+)/ },
+  );
   try {
     await verifies(server.origin);
   } finally {
@@ -278,7 +452,9 @@ test("init --platform static: sh build.sh writes the static export with its _hea
   const dir = await initAndBuild("static");
   assert.ok(readFileSync(join(dir, "build.sh"), "utf8").includes(BUILD_LINE));
   const files = filesUnder(join(dir, "dist", "static"));
-  for (const path of tablePaths(VERSIONS)) assert.ok(files.includes(path === "/vaults.json" ? "vaults.json" : path.slice(1)), `dist/static holds ${path}`);
+  for (const path of tablePaths(VERSIONS)) {
+    assert.ok(files.includes(path === "/vaults.json" ? "vaults.json" : path.slice(1)), `dist/static holds ${path}`);
+  }
   assert.ok(files.includes("_headers"));
 });
 
@@ -297,9 +473,32 @@ process.stdout.write(JSON.stringify({ rows: document.vaults.length, bytes: bytes
 `;
   writeFileSync(join(project, "starter.json"), STARTER_SOURCE);
   writeFileSync(join(project, "consumer.ts"), consumer);
-  writeFileSync(join(project, "consumer.mjs"), consumer.replace(", type Registry", "").replace(": Registry", "").replace(": Uint8Array", ""));
-  writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "es2022", module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, skipLibCheck: false, types: ["node"], typeRoots: [join(ROOT, "node_modules", "@types")], lib: ["es2023", "dom"] }, files: ["consumer.ts"] }));
-  const typed = await run(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: project, env, timeoutMs: 120_000 });
+  writeFileSync(
+    join(project, "consumer.mjs"),
+    consumer.replace(", type Registry", "").replace(": Registry", "").replace(": Uint8Array", ""),
+  );
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "es2022",
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ["node"],
+        typeRoots: [join(ROOT, "node_modules", "@types")],
+        lib: ["es2023", "dom"],
+      },
+      files: ["consumer.ts"],
+    }),
+  );
+  const typed = await run(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], {
+    cwd: project,
+    env,
+    timeoutMs: 120_000,
+  });
   assert.is(typed.code, 0, typed.stdout.toString() + typed.stderr);
   const ran = await run(systemNode(), ["consumer.mjs"], { cwd: project, env, timeoutMs: 30_000 });
   assert.is(ran.code, 0, ran.stderr);

@@ -24,12 +24,12 @@ import { node22 } from "../deploy/node22.ts";
 import { tablePaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { event, EVENTS, retarget, usesMultiValueHeaders, type Event } from "./aws-events.ts";
+import { type Event, event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { leakIn, plantCanaries } from "./canary.ts";
 import { SECRET } from "./arbitraries.ts";
-import { fetchRaw as fetchUnchecked, freePort, startServer, type RawResponse, type Running } from "./servers.ts";
+import { fetchRaw as fetchUnchecked, freePort, type RawResponse, type Running, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");
 /** @netlify/dev (in deploy/tools/, beside netlify-cli) needs Node 22.12 or later. */
@@ -52,7 +52,9 @@ const etagsByCoding = new Map<string, Map<string, string>>();
 const feedEtags = new Map<string, string>();
 
 test.before(async () => {
-  const built = await runCommand(runBuild, ["--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], { env });
+  const built = await runCommand(runBuild, ["--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], {
+    env,
+  });
   if (built.code !== 0) throw new Error(built.stderr);
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -64,10 +66,19 @@ function assertQuiet(what: string, text: string): void {
 }
 
 /** fetchRaw, and no answer carries a canary: headers, and the body decoded as it says. */
-async function fetchRaw(url: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+async function fetchRaw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
   const res = await fetchUnchecked(url, init);
   const coding = res.headers["content-encoding"];
-  const body = res.body.length === 0 ? res.body : coding === "gzip" ? gunzipSync(res.body) : coding === "br" ? brotliDecompressSync(res.body) : res.body;
+  const body = res.body.length === 0
+    ? res.body
+    : coding === "gzip"
+    ? gunzipSync(res.body)
+    : coding === "br"
+    ? brotliDecompressSync(res.body)
+    : res.body;
   assertQuiet(`${init.method ?? "GET"} ${url}`, `${JSON.stringify(res.headers)}\n${body.toString("latin1")}`);
   return res;
 }
@@ -94,7 +105,16 @@ function statusOfTarget(origin: string, target: string): Promise<number> {
 }
 
 /** The contract over HTTP at `origin` + `prefix`: bytes, ETag, HEAD, 304, 405, 404, each coding decoded once, the path rule. */
-async function conforms(runtime: string, origin: string, options: { prefix?: string; contentType?: RegExp; notFound?: (status: number, headers: Record<string, unknown>) => void; pathRule?: readonly (readonly [string, number])[] } = {}): Promise<void> {
+async function conforms(
+  runtime: string,
+  origin: string,
+  options: {
+    prefix?: string;
+    contentType?: RegExp;
+    notFound?: (status: number, headers: Record<string, unknown>) => void;
+    pathRule?: readonly (readonly [string, number])[];
+  } = {},
+): Promise<void> {
   const url = (path: string) => `${origin}${options.prefix ?? ""}${path}`;
   const rule = options.pathRule ?? PATH_RULE;
   const seen = [];
@@ -105,22 +125,43 @@ async function conforms(runtime: string, origin: string, options: { prefix?: str
     assert.is(res.status, 200, `${runtime} ${path}`);
     assert.ok(res.body.equals(golden), `${runtime} ${path}: the golden bytes`);
     assert.is(res.headers["etag"], etag, `${runtime} ${path}: the ETag of the golden bytes`);
-    assert.match(String(res.headers["content-type"]), options.contentType ?? /^application\/json$/, `${runtime}: content type`);
+    assert.match(
+      String(res.headers["content-type"]),
+      options.contentType ?? /^application\/json$/,
+      `${runtime}: content type`,
+    );
     assert.is(res.headers["content-length"], String(golden.length), `${runtime}: content length`);
     assert.is(res.headers["last-modified"], "Sat, 21 Nov 2026 12:00:00 GMT", `${runtime}: built_at stamped at build`);
     assert.is(res.headers["access-control-allow-origin"], "*");
   }
-  assert.is((await fetchRaw(url("/vaults.json"))).headers["content-location"], "/api/registry.v1.json", `${runtime}: Content-Location`);
+  assert.is(
+    (await fetchRaw(url("/vaults.json"))).headers["content-location"],
+    "/api/registry.v1.json",
+    `${runtime}: Content-Location`,
+  );
   // The change feeds: the build's own bytes and one ETag each on every runtime, and 304 on it.
-  for (const [path, type] of [["/api/registry.v1.changes.json", "application/feed+json"], ["/api/registry.v1.changes.atom", "application/atom+xml"]] as const) {
+  for (
+    const [path, type] of [["/api/registry.v1.changes.json", "application/feed+json"], [
+      "/api/registry.v1.changes.atom",
+      "application/atom+xml",
+    ]] as const
+  ) {
     const res = await fetchRaw(url(path));
     assert.is(res.status, 200, `${runtime} ${path}`);
     assert.ok(res.body.equals(readFileSync(join(dist, "static", path))), `${runtime} ${path}: the build's bytes`);
-    assert.match(String(res.headers["content-type"]), new RegExp(`^${type.replace("+", "\\+")}(; charset=utf-8)?$`), `${runtime} ${path}: content type`);
+    assert.match(
+      String(res.headers["content-type"]),
+      new RegExp(`^${type.replace("+", "\\+")}(; charset=utf-8)?$`),
+      `${runtime} ${path}: content type`,
+    );
     const first = feedEtags.get(path) ?? String(res.headers["etag"]);
     feedEtags.set(path, first);
     assert.is(res.headers["etag"], first, `${runtime} ${path}: the same ETag as every other runtime`);
-    assert.is((await fetchRaw(url(path), { headers: { "if-none-match": first } })).status, 304, `${runtime} ${path}: 304 on its ETag`);
+    assert.is(
+      (await fetchRaw(url(path), { headers: { "if-none-match": first } })).status,
+      304,
+      `${runtime} ${path}: 304 on its ETag`,
+    );
   }
   const head = await fetchRaw(url("/vaults.json"), { method: "HEAD" });
   assert.is(head.status, 200, `${runtime} HEAD`);
@@ -157,21 +198,41 @@ test("Node: node dist/node/server.mjs, with no node_modules anywhere above it", 
   const alone = join(work, "node-alone");
   mkdirSync(alone);
   cpSync(join(dist, "node", "server.mjs"), join(alone, "server.mjs"));
-  const server = await startServer(process.execPath, [join(alone, "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" });
+  const server = await startServer(process.execPath, [join(alone, "server.mjs")], {
+    ...env,
+    HOST: "127.0.0.1",
+    PORT: "0",
+  });
   try {
     await conforms("node", server.origin);
-    assert.match(server.output(), new RegExp(`serving unicode\\.json \\(4 vaults, 3 edges, built_at ${GOLDEN_OPTIONS.builtAt}, base URL ${GOLDEN_OPTIONS.baseUrl}, ETag ${etag}\\)`));
+    assert.match(
+      server.output(),
+      new RegExp(
+        `serving unicode\\.json \\(4 vaults, 3 edges, built_at ${GOLDEN_OPTIONS.builtAt}, base URL ${GOLDEN_OPTIONS.baseUrl}, ETag ${etag}\\)`,
+      ),
+    );
   } finally {
     assert.is(await server.stop(), 0, "SIGTERM: exit 0");
   }
   assertQuiet("node's start line and log", server.output());
   // The base URL is stamped at build: another one set at run time is refused, not ignored.
-  const refused = await run(process.execPath, [join(alone, "server.mjs")], { env: { ...env, HOST: "127.0.0.1", PORT: "0", BASE_URL: "https://other.example" }, timeoutMs: 20_000 });
+  const refused = await run(process.execPath, [join(alone, "server.mjs")], {
+    env: { ...env, HOST: "127.0.0.1", PORT: "0", BASE_URL: "https://other.example" },
+    timeoutMs: 20_000,
+  });
   assert.is(refused.code, 1);
   assert.is(refused.stdout.length, 0, "never listened");
-  assert.match(refused.stderr, /^BASE_URL: this build serves https:\/\/registry\.example\.org, not "https:\/\/other\.example": set BASE_URL when building/);
+  assert.match(
+    refused.stderr,
+    /^BASE_URL: this build serves https:\/\/registry\.example\.org, not "https:\/\/other\.example": set BASE_URL when building/,
+  );
   // The same base, written with a trailing slash, is the same base: the server starts.
-  const same = await startServer(process.execPath, [join(alone, "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0", BASE_URL: `${GOLDEN_OPTIONS.baseUrl}/` });
+  const same = await startServer(process.execPath, [join(alone, "server.mjs")], {
+    ...env,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    BASE_URL: `${GOLDEN_OPTIONS.baseUrl}/`,
+  });
   assert.is(await same.stop(), 0);
 });
 
@@ -185,7 +246,11 @@ test("Node LTS: node dist/node/server.mjs on Node 22 and on Node 24", async () =
   for (const [label, binary] of LTS) {
     const version = await run(binary, ["--version"], { env });
     assert.match(version.stdout.toString(), new RegExp(`^v${label.slice(5)}\\.`), label);
-    const server = await startServer(binary, [join(dist, "node", "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" });
+    const server = await startServer(binary, [join(dist, "node", "server.mjs")], {
+      ...env,
+      HOST: "127.0.0.1",
+      PORT: "0",
+    });
     try {
       await conforms(`node ${label}`, server.origin);
     } finally {
@@ -196,7 +261,12 @@ test("Node LTS: node dist/node/server.mjs on Node 22 and on Node 24", async () =
 });
 
 test("Deno: deno serve dist/fetch/index.mjs", async () => {
-  const server = await startServer("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", join(dist, "fetch", "index.mjs")], env, 60_000);
+  const server = await startServer(
+    "node_modules/.bin/deno",
+    ["serve", "--host", "127.0.0.1", "--port", "0", join(dist, "fetch", "index.mjs")],
+    env,
+    60_000,
+  );
   try {
     await conforms("deno", server.origin);
   } finally {
@@ -206,7 +276,12 @@ test("Deno: deno serve dist/fetch/index.mjs", async () => {
 });
 
 test("Bun: Bun.serve over dist/fetch/index.mjs's default export", async () => {
-  const server = await startServer("node_modules/.bin/bun", ["test/runtimes/bun-serve.ts", join(dist, "fetch", "index.mjs")], env, 60_000);
+  const server = await startServer(
+    "node_modules/.bin/bun",
+    ["test/runtimes/bun-serve.ts", join(dist, "fetch", "index.mjs")],
+    env,
+    60_000,
+  );
   try {
     await conforms("bun", server.origin);
   } finally {
@@ -216,7 +291,10 @@ test("Bun: Bun.serve over dist/fetch/index.mjs's default export", async () => {
 });
 
 /** workerd serving `fetchFile` without nodejs_compat, its port read back from its control fd. */
-async function startWorkerd(fetchFile: string, name: string): Promise<{ origin: string; output: () => string; stop: () => Promise<void> }> {
+async function startWorkerd(
+  fetchFile: string,
+  name: string,
+): Promise<{ origin: string; output: () => string; stop: () => Promise<void> }> {
   const dir = join(work, name);
   mkdirSync(dir);
   cpSync(fetchFile, join(dir, "index.mjs"));
@@ -233,7 +311,10 @@ const registry :Workerd.Worker = (
 );
 `,
   );
-  const child = spawn(resolve("node_modules/.bin/workerd"), ["serve", join(dir, "config.capnp"), "--control-fd=3"], { env, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+  const child = spawn(resolve("node_modules/.bin/workerd"), ["serve", join(dir, "config.capnp"), "--control-fd=3"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
@@ -286,7 +367,12 @@ test("Netlify: @netlify/dev serves dist/fetch as the functions folder, as deploy
   symlinkSync(dist, join(site, "dist"));
   // The recipe's base is the folder that holds it; here the site folder is that folder.
   writeFileSync(join(site, "netlify.toml"), toml.replace(/^\s*base = .*\n/m, ""));
-  const server = await startServer(NODE22, ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site], env, 90_000);
+  const server = await startServer(
+    NODE22,
+    ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site],
+    env,
+    90_000,
+  );
   try {
     await conforms("netlify", server.origin, {
       // Only the function's three paths reach it; any other is Netlify's own 404 page.
@@ -306,23 +392,43 @@ test("Netlify static: dist/static as the publish folder; Netlify applies _header
   mkdirSync(site);
   cpSync(join(dist, "static"), join(site, "public"), { recursive: true });
   writeFileSync(join(site, "netlify.toml"), '[build]\n  publish = "public"\n');
-  const server = await startServer(NODE22, ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site, "--static"], env, 90_000);
+  const server = await startServer(
+    NODE22,
+    ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site, "--static"],
+    env,
+    90_000,
+  );
   try {
     for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
       const res = await fetchRaw(`${server.origin}${path}`);
       assert.is(res.status, 200, path);
       assert.ok(res.body.equals(golden), `${path}: the golden bytes`);
       assert.is(res.headers["content-type"], "application/json");
-      assert.is(res.headers["cache-control"], "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400");
+      assert.is(
+        res.headers["cache-control"],
+        "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400",
+      );
       assert.is(res.headers["access-control-allow-origin"], "*");
       assert.is(res.headers["x-content-type-options"], "nosniff");
-      assert.is(res.headers["link"], `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.json>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.atom>; rel="alternate"; type="application/atom+xml"`);
+      assert.is(
+        res.headers["link"],
+        `<${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.schema.json>; rel="describedby", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.openapi.json>; rel="service-desc", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.json>; rel="alternate"; type="application/feed+json", <${GOLDEN_OPTIONS.baseUrl}/api/registry.v1.changes.atom>; rel="alternate"; type="application/atom+xml"`,
+      );
     }
     assert.is((await fetchRaw(`${server.origin}/vaults.json`)).headers["content-location"], "/api/registry.v1.json");
-    assert.is((await fetchRaw(`${server.origin}/api/registry.v1.schema.json`)).headers["content-type"], "application/schema+json");
+    assert.is(
+      (await fetchRaw(`${server.origin}/api/registry.v1.schema.json`)).headers["content-type"],
+      "application/schema+json",
+    );
     // The change feeds, with the content types _headers gives them.
-    assert.is((await fetchRaw(`${server.origin}/api/registry.v1.changes.json`)).headers["content-type"], "application/feed+json");
-    assert.is((await fetchRaw(`${server.origin}/api/registry.v1.changes.atom`)).headers["content-type"], "application/atom+xml");
+    assert.is(
+      (await fetchRaw(`${server.origin}/api/registry.v1.changes.json`)).headers["content-type"],
+      "application/feed+json",
+    );
+    assert.is(
+      (await fetchRaw(`${server.origin}/api/registry.v1.changes.atom`)).headers["content-type"],
+      "application/atom+xml",
+    );
   } finally {
     await server.stop();
   }
@@ -361,7 +467,18 @@ plugins:
   const [httpPort, lambdaPort] = [await freePort(), await freePort()];
   sls = await startServer(
     binary,
-    [join(ROOT, "node_modules/serverless/bin/serverless.js"), "offline", "start", "--host", "127.0.0.1", "--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort), "--noTimeout"],
+    [
+      join(ROOT, "node_modules/serverless/bin/serverless.js"),
+      "offline",
+      "start",
+      "--host",
+      "127.0.0.1",
+      "--httpPort",
+      String(httpPort),
+      "--lambdaPort",
+      String(lambdaPort),
+      "--noTimeout",
+    ],
     { ...env, SLS_TELEMETRY_DISABLED: "1", SLS_NOTIFICATIONS_MODE: "off", SLS_DEPRECATION_DISABLE: "*" },
     90_000,
     { cwd: project, ready: /Server ready: (http:\/\/127\.0\.0\.1:\d+)/ },
@@ -385,7 +502,9 @@ plugins:
 test("every runtime sent one ETag per coding, and Node, Deno, Bun, workerd and Netlify all offered gzip and br", () => {
   for (const coding of ["gzip", "br"]) {
     const seen = etagsByCoding.get(coding) ?? new Map<string, string>();
-    for (const runtime of ["node", "deno", "bun", "workerd", "netlify"]) assert.ok(seen.has(runtime), `${runtime} offered ${coding}`);
+    for (const runtime of ["node", "deno", "bun", "workerd", "netlify"]) {
+      assert.ok(seen.has(runtime), `${runtime} offered ${coding}`);
+    }
     const ours = [...seen].filter(([runtime]) => !runtime.startsWith("lambda"));
     assert.is(new Set(ours.map(([, tag]) => tag)).size, 1, `${coding}: ${JSON.stringify(ours)}`);
   }
@@ -395,7 +514,9 @@ test("every runtime sent one ETag per coding, and Node, Deno, Bun, workerd and N
 
 /** The bundle's handler; no answer it gives carries a canary. */
 async function lambdaBundle(): Promise<(event: unknown) => Promise<Event>> {
-  const handler = (await import(pathToFileURL(join(dist, "lambda", "index.mjs")).href)).handler as (event: unknown) => Promise<Event>;
+  const handler = (await import(pathToFileURL(join(dist, "lambda", "index.mjs")).href)).handler as (
+    event: unknown,
+  ) => Promise<Event>;
   return async (event) => {
     const result = await handler(event);
     assertQuiet("a Lambda answer", JSON.stringify(result));
@@ -422,13 +543,21 @@ test("Lambda bundle: every recorded event kind, GET/HEAD/conditional/POST, heade
     const head = await handler(retarget(sample, "HEAD", "/vaults.json"));
     assert.is(head["statusCode"], 200, `${name} HEAD`);
     assert.is(head["body"], "");
-    assert.is((await handler(retarget(sample, "GET", "/vaults.json", { "If-None-Match": etag })))["statusCode"], 304, `${name}: header names in any case`);
+    assert.is(
+      (await handler(retarget(sample, "GET", "/vaults.json", { "If-None-Match": etag })))["statusCode"],
+      304,
+      `${name}: header names in any case`,
+    );
     const post = await handler(retarget(sample, "POST", "/vaults.json"));
     assert.is(post["statusCode"], 405, `${name} POST`);
     assert.is(post["multiValueHeaders"]?.["allow"]?.[0] ?? post["headers"]?.["allow"], "GET, HEAD, OPTIONS");
     assert.is((await handler(retarget(sample, "GET", "/api/registry.v2.json")))["statusCode"], 404);
     for (const [target, status] of PATH_RULE.filter(([t]) => !t.includes("?"))) {
-      assert.is((await handler(retarget(sample, "GET", target)))["statusCode"], status, `${name}: the path rule on ${target}`);
+      assert.is(
+        (await handler(retarget(sample, "GET", target)))["statusCode"],
+        status,
+        `${name}: the path rule on ${target}`,
+      );
     }
   }
 });
@@ -439,7 +568,11 @@ test("Lambda bundle: a malformed event is a 400 problem and one log line, never 
   const original = console.error;
   console.error = (...args: unknown[]) => void logged.push(args.join(" "));
   try {
-    for (const bad of [{}, null, "GET /vaults.json", { httpMethod: "GET" }, { version: "2.0" }, { requestContext: { http: {} } }]) {
+    for (
+      const bad of [{}, null, "GET /vaults.json", { httpMethod: "GET" }, { version: "2.0" }, {
+        requestContext: { http: {} },
+      }]
+    ) {
       const result = await handler(bad);
       assert.is(result["statusCode"], 400, JSON.stringify(bad));
       assert.is(JSON.parse(result["body"]).status, 400);
@@ -457,7 +590,12 @@ test("Lambda bundle: a malformed event is a 400 problem and one log line, never 
 test("no file the build wrote holds a canary or a folder of this machine", () => {
   const files = readdirSync(dist, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
   assert.ok(files.length >= 8, "node, fetch, lambda and the static export");
-  for (const file of files) assertQuiet(join(file.parentPath, file.name).slice(dist.length + 1), readFileSync(join(file.parentPath, file.name)).toString("latin1"));
+  for (const file of files) {
+    assertQuiet(
+      join(file.parentPath, file.name).slice(dist.length + 1),
+      readFileSync(join(file.parentPath, file.name)).toString("latin1"),
+    );
+  }
 });
 
 test("dist/fetch/index.mjs imports nothing of Node, and its literal config names exactly the routes", async () => {
@@ -475,36 +613,82 @@ test("dist/fetch/index.mjs imports nothing of Node, and its literal config names
 const BASE_PATH = "/registry";
 
 /** Each address of the table, with and without BASE_PATH in front: 200, the same bytes and ETag, the documents as built. */
-async function answersBothWays(runtime: string, origin: string, document: Buffer, options: { prefix?: string } = {}): Promise<void> {
+async function answersBothWays(
+  runtime: string,
+  origin: string,
+  document: Buffer,
+  options: { prefix?: string } = {},
+): Promise<void> {
   for (const path of tablePaths(VERSIONS)) {
-    const [plain, prefixed] = [await fetchRaw(`${origin}${options.prefix ?? ""}${path}`), await fetchRaw(`${origin}${options.prefix ?? ""}${BASE_PATH}${path}`)];
+    const [plain, prefixed] = [
+      await fetchRaw(`${origin}${options.prefix ?? ""}${path}`),
+      await fetchRaw(`${origin}${options.prefix ?? ""}${BASE_PATH}${path}`),
+    ];
     assert.is(plain.status, 200, `${runtime} ${path}`);
     assert.is(prefixed.status, 200, `${runtime} ${BASE_PATH}${path}`);
     assert.ok(prefixed.body.equals(plain.body), `${runtime} ${path}: the same bytes with ${BASE_PATH} in front`);
     assert.is(prefixed.headers["etag"], plain.headers["etag"], `${runtime} ${path}: the same ETag`);
-    if (path === "/vaults.json" || path === "/api/registry.v1.json") assert.ok(plain.body.equals(document), `${runtime} ${path}: the document built for the base URL`);
+    if (path === "/vaults.json" || path === "/api/registry.v1.json") {
+      assert.ok(plain.body.equals(document), `${runtime} ${path}: the document built for the base URL`);
+    }
   }
-  assert.is((await fetchRaw(`${origin}${options.prefix ?? ""}/other/vaults.json`)).status, 404, `${runtime}: only the base URL's own path`);
+  assert.is(
+    (await fetchRaw(`${origin}${options.prefix ?? ""}/other/vaults.json`)).status,
+    404,
+    `${runtime}: only the base URL's own path`,
+  );
 }
 
 test("base URL with a path: node, deno, bun, workerd, Netlify and Lambda answer each address with and without it, the same bytes", async () => {
   const based = join(work, "dist-based");
-  const built = await runCommand(runBuild, ["--source", SOURCE, "--base-url", `https://registry.example.org${BASE_PATH}`, "--out", based], { env });
+  const built = await runCommand(runBuild, [
+    "--source",
+    SOURCE,
+    "--base-url",
+    `https://registry.example.org${BASE_PATH}`,
+    "--out",
+    based,
+  ], { env });
   assert.is(built.code, 0, built.stderr);
   // The static export puts its files where the base URL's path says, and _headers names them there.
   const document = readFileSync(join(based, "static", "registry", "vaults.json"));
   assert.ok(document.includes(`"canonical_url": "https://registry.example.org${BASE_PATH}/vaults.json"`));
   assert.match(readFileSync(join(based, "static", "_headers"), "utf8"), /^\/registry\/vaults\.json\n/m);
   const servers: [string, () => Promise<{ origin: string; stop: () => Promise<unknown> }>][] = [
-    ["node", () => startServer(process.execPath, [join(based, "node", "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" })],
-    ["deno", () => startServer("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", join(based, "fetch", "index.mjs")], env, 60_000)],
-    ["bun", () => startServer("node_modules/.bin/bun", ["test/runtimes/bun-serve.ts", join(based, "fetch", "index.mjs")], env, 60_000)],
+    [
+      "node",
+      () =>
+        startServer(process.execPath, [join(based, "node", "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" }),
+    ],
+    [
+      "deno",
+      () =>
+        startServer(
+          "node_modules/.bin/deno",
+          ["serve", "--host", "127.0.0.1", "--port", "0", join(based, "fetch", "index.mjs")],
+          env,
+          60_000,
+        ),
+    ],
+    [
+      "bun",
+      () =>
+        startServer(
+          "node_modules/.bin/bun",
+          ["test/runtimes/bun-serve.ts", join(based, "fetch", "index.mjs")],
+          env,
+          60_000,
+        ),
+    ],
     ["workerd", () => startWorkerd(join(based, "fetch", "index.mjs"), "workerd-based")],
     ["netlify", () => {
       const site = join(work, "netlify-based");
       mkdirSync(site);
       symlinkSync(based, join(site, "dist"));
-      writeFileSync(join(site, "netlify.toml"), readFileSync("deploy/netlify/netlify.toml", "utf8").replace(/^\s*base = .*\n/m, ""));
+      writeFileSync(
+        join(site, "netlify.toml"),
+        readFileSync("deploy/netlify/netlify.toml", "utf8").replace(/^\s*base = .*\n/m, ""),
+      );
       return startServer(NODE22, ["--import", "tsx", join(ROOT, "test/runtimes/netlify-serve.ts"), site], env, 90_000);
     }],
   ];
@@ -517,10 +701,15 @@ test("base URL with a path: node, deno, bun, workerd, Netlify and Lambda answer 
     }
   }
   // Lambda: each recorded event kind, the path as API Gateway, ALB or a Function URL would hand it.
-  const handler = (await import(pathToFileURL(join(based, "lambda", "index.mjs")).href)).handler as (event: unknown) => Promise<Event>;
+  const handler = (await import(pathToFileURL(join(based, "lambda", "index.mjs")).href)).handler as (
+    event: unknown,
+  ) => Promise<Event>;
   for (const name of EVENTS) {
     for (const path of ["/vaults.json", "/api/registry.v1.json"]) {
-      const [plain, prefixed] = [await handler(retarget(event(name), "GET", path)), await handler(retarget(event(name), "GET", `${BASE_PATH}${path}`))];
+      const [plain, prefixed] = [
+        await handler(retarget(event(name), "GET", path)),
+        await handler(retarget(event(name), "GET", `${BASE_PATH}${path}`)),
+      ];
       assert.is(prefixed["statusCode"], 200, `${name} ${BASE_PATH}${path}`);
       assert.is(prefixed["body"], plain["body"], `${name}: the same bytes`);
       assert.is(plain["body"], document.toString("utf8"), `${name}: the document built for the base URL`);
@@ -532,27 +721,39 @@ test("base URL with a path: node, deno, bun, workerd, Netlify and Lambda answer 
 
 test("deno serve handler.ts serves the embedded snapshot; without --allow-env it refuses to start, saying why", async () => {
   const devEnv = { ...env, BASE_URL: GOLDEN_OPTIONS.baseUrl };
-  const server = await startServer("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", "--allow-env=BASE_URL,SOURCE_DATE_EPOCH", "handler.ts"], devEnv, 60_000);
+  const server = await startServer(
+    "node_modules/.bin/deno",
+    ["serve", "--host", "127.0.0.1", "--port", "0", "--allow-env=BASE_URL,SOURCE_DATE_EPOCH", "handler.ts"],
+    devEnv,
+    60_000,
+  );
   try {
     const res = await fetchRaw(`${server.origin}/vaults.json`);
     assert.is(res.status, 200);
     assert.ok(res.body.equals(readFileSync("golden/registry.json")), "golden/registry.json");
     const gz = await fetchRaw(`${server.origin}/vaults.json`, { headers: { "accept-encoding": "gzip" } });
-    assert.ok(gunzipSync(gz.body).equals(readFileSync("golden/registry.json")), "gzip made on the first request decodes to the same bytes");
+    assert.ok(
+      gunzipSync(gz.body).equals(readFileSync("golden/registry.json")),
+      "gzip made on the first request decodes to the same bytes",
+    );
   } finally {
     await server.stop();
   }
-  const refused = await run("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", "handler.ts"], { env: devEnv, timeoutMs: 60_000 });
+  const refused = await run("node_modules/.bin/deno", ["serve", "--host", "127.0.0.1", "--port", "0", "handler.ts"], {
+    env: devEnv,
+    timeoutMs: 60_000,
+  });
   assert.is.not(refused.code, 0);
   assert.match(refused.stderr, /--allow-env=BASE_URL,SOURCE_DATE_EPOCH/);
 });
 
 test("handler.ts: Netlify's config is a literal naming exactly the version table's paths; no export named handler", async () => {
   const text = readFileSync("handler.ts", "utf8");
-  const literal = /^export const config = \{ path: (\[[^\]]*\]) \};$/m.exec(text)?.[1];
+  // As the formatter writes it: one path a line, a trailing comma.
+  const literal = /^export const config = \{\s*path: (\[[^\]]*\]),?\s*\};$/m.exec(text)?.[1];
   assert.ok(literal !== undefined, "a literal export const config");
   const mod = await import("../handler.ts");
-  assert.equal(mod.config.path, JSON.parse(literal));
+  assert.equal(mod.config.path, JSON.parse(literal.replace(/,\s*\]$/, "]")));
   assert.equal(mod.config.path, tablePaths(VERSIONS), "the literal is the table's paths: edit it with the table");
   for (const path of mod.config.path) assert.is((await mod.default.request(path)).status, 200, path);
   assert.not.ok("handler" in mod, "a named export `handler` would make Netlify treat the file as a v1 function");

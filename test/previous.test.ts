@@ -19,8 +19,13 @@ const FEED = "static/api/registry.v1.changes.json";
 /** SOURCE_DATE_EPOCH of the first build, then one day later per step. */
 const day = (n: number) => String(1795262400 + n * 86_400);
 const build = (out: string, epochDay: number, extra: string[] = [], source = "fixtures/registry.json", base = BASE) =>
-  runCommand(runBuild, ["--source", source, "--base-url", base, "--out", out, ...extra], { env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }) });
-const feedOf = (out: string) => JSON.parse(readFileSync(join(out, FEED), "utf8")) as { items: { id: string; _registry: { from: unknown; vaults: { upsert: { note?: string }[] } } }[] };
+  runCommand(runBuild, ["--source", source, "--base-url", base, "--out", out, ...extra], {
+    env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }),
+  });
+const feedOf = (out: string) =>
+  JSON.parse(readFileSync(join(out, FEED), "utf8")) as {
+    items: { id: string; _registry: { from: unknown; vaults: { upsert: { note?: string }[] } } }[];
+  };
 
 let first = "";
 test.before(async () => {
@@ -34,7 +39,10 @@ test("without --previous: one item, from null, every row upserted and every edge
   const feed = feedOf(first);
   assert.is(feed.items.length, 1);
   assert.is(feed.items[0]!._registry.from, null);
-  const document = JSON.parse(readFileSync(join(first, "static/api/registry.v1.json"), "utf8")) as { vaults: unknown[]; edges: unknown[] };
+  const document = JSON.parse(readFileSync(join(first, "static/api/registry.v1.json"), "utf8")) as {
+    vaults: unknown[];
+    edges: unknown[];
+  };
   assert.equal(feed.items[0]!._registry.vaults.upsert, document.vaults);
   assert.equal((feed.items[0]!._registry as unknown as { edges: { add: unknown[] } }).edges.add, document.edges);
 });
@@ -67,7 +75,12 @@ async function refused(location: string, reason: RegExp, epochDay = 5, base = BA
 
 test("refused: a folder that is not a build's output, another base URL, a built_at not earlier", async () => {
   await refused(join(work), /^--previous: .* holds no versioned document of this build's versions/);
-  await refused(first, /a document of another base URL or version, not https:\/\/other\.example\/api\/registry\.v1\.json$/m, 5, "https://other.example");
+  await refused(
+    first,
+    /a document of another base URL or version, not https:\/\/other\.example\/api\/registry\.v1\.json$/m,
+    5,
+    "https://other.example",
+  );
   await refused(first, /built at 2026-11-21T12:00:00Z, not earlier than this build \(2026-11-21T12:00:00Z\)/, 0);
 });
 
@@ -78,20 +91,33 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
     edit(join(dir, FEED));
     return dir;
   };
-  await refused(variant("no-feed", (f) => rmSync(f)), /changes\.json: missing: the previous build has a document but no change feed$/m);
+  await refused(
+    variant("no-feed", (f) => rmSync(f)),
+    /changes\.json: missing: the previous build has a document but no change feed$/m,
+  );
   await refused(variant("not-json", (f) => writeFileSync(f, "{")), /changes\.json: not JSON$/m);
-  await refused(variant("not-feed", (f) => writeFileSync(f, JSON.stringify({ version: "x" }))), /changes\.json: not a change feed: /);
+  await refused(
+    variant("not-feed", (f) => writeFileSync(f, JSON.stringify({ version: "x" }))),
+    /changes\.json: not a change feed: /,
+  );
   await refused(variant("huge", (f) => writeFileSync(f, " ".repeat(4 * 1024 * 1024 + 1))), /over|at most 4 MiB/);
   const tampered = variant("tampered", (f) => {
-    const feed = JSON.parse(readFileSync(f, "utf8")) as { items: { _registry: { vaults: { upsert: { note: string | null }[] } } }[] };
+    const feed = JSON.parse(readFileSync(f, "utf8")) as {
+      items: { _registry: { vaults: { upsert: { note: string | null }[] } } }[];
+    };
     const row = feed.items[0]!._registry.vaults.upsert.find((r) => "note" in r)!;
     row.note = "A note the document never had.";
     writeFileSync(f, JSON.stringify(feed, null, 2));
   });
   assert.ok(statSync(join(tampered, FEED)).size > 0);
-  await refused(tampered, /not the history of its document: items: replayed from the first snapshot, they do not give the document's vaults and edges$/m);
+  await refused(
+    tampered,
+    /not the history of its document: items: replayed from the first snapshot, they do not give the document's vaults and edges$/m,
+  );
   const extraKey = variant("extra-key", (f) => {
-    const feed = JSON.parse(readFileSync(f, "utf8")) as { items: { _registry: { vaults: { upsert: Record<string, unknown>[] } } }[] };
+    const feed = JSON.parse(readFileSync(f, "utf8")) as {
+      items: { _registry: { vaults: { upsert: Record<string, unknown>[] } } }[];
+    };
     feed.items[0]!._registry.vaults.upsert[0]!["internal_owner"] = "someone";
     writeFileSync(f, JSON.stringify(feed, null, 2));
   });
@@ -102,7 +128,10 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
     feed.items[0]!.title = "breaking: <b>PLANTED</b>\nsecond line";
     writeFileSync(f, JSON.stringify(feed, null, 2));
   });
-  const said = await refused(planted, /items\[0\]\.title: expected "data: " and rule ids with their counts, as a build writes it/);
+  const said = await refused(
+    planted,
+    /items\[0\]\.title: expected "data: " and rule ids with their counts, as a build writes it/,
+  );
   assert.not.ok(said.includes("PLANTED"), said);
 });
 
@@ -140,39 +169,77 @@ test("--previous URL: read from the live base URL; a redirect, an error status, 
     assert.is(ok.code, 0, ok.stderr);
     assert.is(feedOf(out).items.length, 1, "an equal source adds no item to the live history");
     assert.is(feedOf(out).items[0]!.id, feedOf(first).items[0]!.id);
-    await refused(`http://127.0.0.1:${port}/moved`, /answered 301, a redirect to https:\/\/elsewhere\.example\/: give the address it names$/m);
+    await refused(
+      `http://127.0.0.1:${port}/moved`,
+      /answered 301, a redirect to https:\/\/elsewhere\.example\/: give the address it names$/m,
+    );
     await refused(`http://127.0.0.1:${port}/broken`, /answered 500$/m);
-    await refused(`http://127.0.0.1:${port}/huge`, /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/huge\/api\/registry\.v1\.json: the body is 1 GiB; --previous reads at most \d+ MiB$/m);
+    await refused(
+      `http://127.0.0.1:${port}/huge`,
+      /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/huge\/api\/registry\.v1\.json: the body is 1 GiB; --previous reads at most \d+ MiB$/m,
+    );
     // A live base URL by the base URL's rules: credentials refused and never printed; no query or fragment for the paths to land after.
-    for (const [location, reason] of [
-      [`http://user:hunter2@127.0.0.1:${port}/live`, /^--previous: a base URL must not hold a user name or password .*the value is not printed$/m],
-      [`http://127.0.0.1:${port}/live?token=hunter2`, /^--previous: expected an absolute http or https URL without query, fragment or credentials, got /m],
-      [`http://127.0.0.1:${port}/live#hunter2`, /^--previous: expected an absolute http or https URL without query, fragment or credentials, got /m],
-    ] as const) {
+    for (
+      const [location, reason] of [
+        [
+          `http://user:hunter2@127.0.0.1:${port}/live`,
+          /^--previous: a base URL must not hold a user name or password .*the value is not printed$/m,
+        ],
+        [
+          `http://127.0.0.1:${port}/live?token=hunter2`,
+          /^--previous: expected an absolute http or https URL without query, fragment or credentials, got /m,
+        ],
+        [
+          `http://127.0.0.1:${port}/live#hunter2`,
+          /^--previous: expected an absolute http or https URL without query, fragment or credentials, got /m,
+        ],
+      ] as const
+    ) {
       const said = await refused(location, reason);
       if (location.includes("user:")) assert.not.ok(said.includes("hunter2"), said);
-      assert.not.ok(seen.some((url) => !url.startsWith("/live/") && !url.startsWith("/moved/") && !url.startsWith("/broken/") && !url.startsWith("/controls/") && !url.startsWith("/huge/")), `nothing fetched for ${location}: ${seen.join(", ")}`);
+      assert.not.ok(
+        seen.some((url) =>
+          !url.startsWith("/live/") && !url.startsWith("/moved/") && !url.startsWith("/broken/") &&
+          !url.startsWith("/controls/") && !url.startsWith("/huge/")
+        ),
+        `nothing fetched for ${location}: ${seen.join(", ")}`,
+      );
     }
     const out2 = join(work, "from-url-slash");
     const slashed = await build(out2, 3, ["--previous", `http://127.0.0.1:${port}/live/`]);
     assert.is(slashed.code, 0, slashed.stderr);
     // What the redirect names reaches the terminal without its controls.
-    await refused(`http://127.0.0.1:${port}/controls`, /answered 301, a redirect to https:\/\/elsewhere\.example\/red: give the address it names$/m);
+    await refused(
+      `http://127.0.0.1:${port}/controls`,
+      /answered 301, a redirect to https:\/\/elsewhere\.example\/red: give the address it names$/m,
+    );
   } finally {
     await new Promise((done) => server.close(done));
   }
-  await refused(`http://127.0.0.1:${await freePort()}`, /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\.v1\.json: connection refused \(127\.0\.0\.1 port \d+\)$/m);
+  await refused(
+    `http://127.0.0.1:${await freePort()}`,
+    /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\.v1\.json: connection refused \(127\.0\.0\.1 port \d+\)$/m,
+  );
 });
 
 test("docs/deploying.md's history lines run as written: the first deploy, then later ones from the live URL and from the folder", async () => {
   const text = readFileSync("docs/deploying.md", "utf8");
-  const section = text.slice(text.indexOf("**History: the first deploy and every later one.**"), text.indexOf("The build reads the previous versioned document"));
+  const section = text.slice(
+    text.indexOf("**History: the first deploy and every later one.**"),
+    text.indexOf("The build reads the previous versioned document"),
+  );
   const lines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] as string).trim().split("\n"));
   assert.is(lines.length, 3, section);
   // As written, but for the source's path, the live URL (served here from the first build's folder) and the output folder.
   const argsOf = (line: string, out: string, live: string): string[] => {
-    assert.match(line, /^npm run build -- --source registry\.source\.json --base-url https:\/\/registry\.example\.org( |$)/);
-    const args = line.replace(/^npm run build -- /, "").replace("--previous https://registry.example.org", `--previous ${live}`).split(" ").map((a) => (a === "dist" ? out : a === "registry.source.json" ? join(work, "doc-source.json") : a));
+    assert.match(
+      line,
+      /^npm run build -- --source registry\.source\.json --base-url https:\/\/registry\.example\.org( |$)/,
+    );
+    const args = line.replace(/^npm run build -- /, "").replace(
+      "--previous https://registry.example.org",
+      `--previous ${live}`,
+    ).split(" ").map((a) => (a === "dist" ? out : a === "registry.source.json" ? join(work, "doc-source.json") : a));
     return args.includes("--out") ? args : [...args, "--out", out];
   };
   const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { note?: string | null }[] };
@@ -210,7 +277,9 @@ test("docs/deploying.md's history lines run as written: the first deploy, then l
 });
 
 test("a vault withheld in a later build: its former detail is in no file of that build and no line it prints", async () => {
-  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { vault_slug: string; note?: string | null; suppressed?: boolean }[] };
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as {
+    vaults: { vault_slug: string; note?: string | null; suppressed?: boolean }[];
+  };
   const target = source.vaults.find((v) => v.suppressed !== true && typeof v.note === "string")!;
   target.note = "WITHHELD-LATER detail of a vault";
   writeFileSync(join(work, "before.json"), JSON.stringify(source));
@@ -223,7 +292,12 @@ test("a vault withheld in a later build: its former detail is in no file of that
   const second = await build(after, 11, ["--previous", before], join(work, "after.json"));
   assert.is(second.code, 0, second.stderr);
   assert.not.ok((second.stdout.toString() + second.stderr).includes("WITHHELD-LATER"));
-  for (const file of filesUnder(after)) assert.not.ok(readFileSync(join(after, file)).toString("latin1").includes("WITHHELD-LATER"), `${file} holds the withheld detail`);
+  for (const file of filesUnder(after)) {
+    assert.not.ok(
+      readFileSync(join(after, file)).toString("latin1").includes("WITHHELD-LATER"),
+      `${file} holds the withheld detail`,
+    );
+  }
   assert.is(feedOf(after).items.length, 2);
 });
 

@@ -22,7 +22,13 @@ import { GOLDEN_OPTIONS } from "./cases.ts";
 import { runCli } from "../node/cli/registry-command.ts";
 import { plantCanaries } from "./canary.ts";
 
-const PATHS = ["/vaults.json", "/api/registry.v1.json", "/api/registry.v1.schema.json", "/nope", "/api/registry.v2.json"];
+const PATHS = [
+  "/vaults.json",
+  "/api/registry.v1.json",
+  "/api/registry.v1.schema.json",
+  "/nope",
+  "/api/registry.v2.json",
+];
 const METHODS = ["GET", "HEAD", "OPTIONS", "POST", "DELETE"];
 const CODINGS = [undefined, "gzip", "br", "gzip, br;q=0.5"];
 
@@ -45,7 +51,10 @@ test("no answer of any route, method, coding or condition carries a private stri
         for (const method of METHODS) {
           for (const coding of CODINGS) {
             for (const condition of [{}, { "if-none-match": etag }]) {
-              const headers: Record<string, string> = { ...condition, ...(coding === undefined ? {} : { "accept-encoding": coding }) };
+              const headers: Record<string, string> = {
+                ...condition,
+                ...(coding === undefined ? {} : { "accept-encoding": coding }),
+              };
               const res = await app.request(path, { method, headers });
               const text = decode(Buffer.from(await res.arrayBuffer()), res.headers.get("content-encoding"));
               assert.not.ok(text.includes(SECRET), `${method} ${path} ${JSON.stringify(headers)}: body`);
@@ -84,16 +93,30 @@ test("no message about a source, valid or invalid, quotes a private string or an
           v["suppressed"] === true
             ? { ...v, last_synced: `${SECRET}-not-a-date`, note: 7 }
             : i === 0
-              ? Object.fromEntries([...Object.entries(v), [`is_suppressed_${SECRET}`, true], [`hidden_${SECRET}`, true]])
-              : i === 1
-                ? // An undeclared key may mean to withhold: its vault's detail is not quoted either.
-                  Object.fromEntries([...Object.entries(v).filter(([k]) => k !== "suppressed"), ["meta", { suppressed: true }], ["last_synced", `${SECRET}-not-a-date`]])
-                : v,
+            ? Object.fromEntries([...Object.entries(v), [`is_suppressed_${SECRET}`, true], [`hidden_${SECRET}`, true]])
+            : i === 1
+            // An undeclared key may mean to withhold: its vault's detail is not quoted either.
+            ? Object.fromEntries([...Object.entries(v).filter(([k]) => k !== "suppressed"), ["meta", {
+              suppressed: true,
+            }], ["last_synced", `${SECRET}-not-a-date`]])
+            : v
         );
-        const edges = [...(raw["edges"] as unknown[]), { source: `${SECRET}-nowhere`, target: `${SECRET}-nowhere`, type: `${SECRET}-type` }, 5];
+        const edges = [...(raw["edges"] as unknown[]), {
+          source: `${SECRET}-nowhere`,
+          target: `${SECRET}-nowhere`,
+          type: `${SECRET}-type`,
+        }, 5];
         const labels = { class: { [`${SECRET}-unused`]: "" }, status: { [`${SECRET}-unused`]: 3 } };
-        const internal_keys = [...((raw["internal_keys"] as string[] | undefined) ?? []), `is_suppressed_${SECRET}`, `hidden_${SECRET}`, `${SECRET}_twice`];
-        const text = JSON.stringify({ ...raw, internal_keys, vaults, edges, labels }).replace('{"vault_slug"', `{"${SECRET}_twice":1,"${SECRET}_twice":{"${SECRET}":1,"${SECRET}":2},"vault_slug"`);
+        const internal_keys = [
+          ...((raw["internal_keys"] as string[] | undefined) ?? []),
+          `is_suppressed_${SECRET}`,
+          `hidden_${SECRET}`,
+          `${SECRET}_twice`,
+        ];
+        const text = JSON.stringify({ ...raw, internal_keys, vaults, edges, labels }).replace(
+          '{"vault_slug"',
+          `{"${SECRET}_twice":1,"${SECRET}_twice":{"${SECRET}":1,"${SECRET}":2},"vault_slug"`,
+        );
         const invalid = await cli(text);
         assert.is(invalid.code, 1);
         assert.not.ok(invalid.stderr.includes(SECRET), `problems: ${invalid.stderr}`);

@@ -20,14 +20,19 @@ import { connect } from "node:net";
 test("dist/: no private string in any artifact (Node server, fetch, Lambda, static)", async () => {
   // One generated source with private detail everywhere, several suppressed vaults among them.
   const [raw] = fc.sample(
-    validSource.filter((s) => JSON.stringify(s).split(SECRET).length > 20 && (s["vaults"] as { suppressed?: boolean }[]).filter((v) => v.suppressed === true).length >= 2),
+    validSource.filter((s) =>
+      JSON.stringify(s).split(SECRET).length > 20 &&
+      (s["vaults"] as { suppressed?: boolean }[]).filter((v) => v.suppressed === true).length >= 2
+    ),
     { seed: 20261121, numRuns: 1 },
   );
   const work = mkdtempSync(join(tmpdir(), "registry-privacy-"));
   try {
     writeFileSync(join(work, "source.json"), JSON.stringify(raw));
     const out = join(work, "dist");
-    const built = await runCommand(runBuild, ["--out", out, "--base-url", GOLDEN_OPTIONS.baseUrl], { env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }) });
+    const built = await runCommand(runBuild, ["--out", out, "--base-url", GOLDEN_OPTIONS.baseUrl], {
+      env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }),
+    });
     assert.is(built.code, 0, built.stderr);
     const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
     assert.ok(files.length >= 5);
@@ -70,25 +75,45 @@ test("every command and every log, on a canary source: build, registry, npm star
     assert.is(found, undefined, `${what} holds ${found === SECRET ? "a private string" : "the source's folder"}`);
   };
   try {
-    const [raw] = fc.sample(validSource.filter((s) => (s["vaults"] as { suppressed?: boolean }[]).some((v) => v.suppressed === true) && (s["vaults"] as unknown[]).length >= 3), { seed: 20261122, numRuns: 1 });
+    const [raw] = fc.sample(
+      validSource.filter((s) =>
+        (s["vaults"] as { suppressed?: boolean }[]).some((v) => v.suppressed === true) &&
+        (s["vaults"] as unknown[]).length >= 3
+      ),
+      { seed: 20261122, numRuns: 1 },
+    );
     // Warnings too: a status that differs from a known one only in case, a declared name the
     // format publishes elsewhere; and a declared internal key set to true.
-    const vaults = (raw!["vaults"] as Record<string, unknown>[]).map((v, i) => (i === 0 ? { ...v, status: "Active", [`${SECRET}_flag`]: true } : v));
+    const vaults = (raw!["vaults"] as Record<string, unknown>[]).map((
+      v,
+      i,
+    ) => (i === 0 ? { ...v, status: "Active", [`${SECRET}_flag`]: true } : v));
     const internal_keys = [...((raw!["internal_keys"] as string[] | undefined) ?? []), `${SECRET}_flag`, "type"];
     const source = join(folder, "source.json");
     writeFileSync(source, JSON.stringify(plantCanaries({ ...raw!, internal_keys, vaults })));
     const env = cleanEnv({ REGISTRY_SOURCE: source, LOG_REQUESTS: "1", HOST: "127.0.0.1", PORT: "0" });
 
-    const built = await runCommand(runBuild, ["--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env });
+    const built = await runCommand(runBuild, ["--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], {
+      env,
+    });
     assert.is(built.code, 0, built.stderr);
     assert.match(built.stderr, /warning/, "the warnings were printed");
     clean("npm run build: stdout", built.stdout);
     cleanMessage("npm run build: stderr", built.stderr, source);
-    for (const file of readdirSync(join(work, "dist"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile())) {
+    for (
+      const file of readdirSync(join(work, "dist"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+    ) {
       clean(`dist/${file.name}`, readFileSync(join(file.parentPath, file.name)));
     }
 
-    const cli = await run("node", ["--import", "tsx", "node/bin/registry.ts", source, "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 60_000 });
+    const cli = await run("node", [
+      "--import",
+      "tsx",
+      "node/bin/registry.ts",
+      source,
+      "--base-url",
+      GOLDEN_OPTIONS.baseUrl,
+    ], { env, timeoutMs: 60_000 });
     assert.is(cli.code, 0, cli.stderr);
     clean("registry: the document", cli.stdout);
     cleanMessage("registry: stderr", cli.stderr, source);
@@ -101,36 +126,75 @@ test("every command and every log, on a canary source: build, registry, npm star
     for (const [name, args] of servers) {
       const server = await startServer("node", args, env, 60_000);
       try {
-        for (const target of ["/vaults.json", `/nope?${SECRET}=1`, `http://${SECRET}:pw@${SECRET}.example/api/registry.v1.json?token=${SECRET}`, `http://h/${SECRET}`.replace(SECRET, "missing")]) {
+        for (
+          const target of [
+            "/vaults.json",
+            `/nope?${SECRET}=1`,
+            `http://${SECRET}:pw@${SECRET}.example/api/registry.v1.json?token=${SECRET}`,
+            `http://h/${SECRET}`.replace(SECRET, "missing"),
+          ]
+        ) {
           assert.match(await rawRequest(server.origin, target), /^HTTP\/1\.1 (200|404)/, `${name} ${target}`);
         }
         if (name === "dist/node/server.mjs") {
-          const verified = await run("node", ["--import", "tsx", "node/bin/verify.ts", server.origin], { env, timeoutMs: 60_000 });
+          const verified = await run("node", ["--import", "tsx", "node/bin/verify.ts", server.origin], {
+            env,
+            timeoutMs: 60_000,
+          });
           clean("verify: stdout", verified.stdout);
           clean("verify: stderr", verified.stderr);
         }
       } finally {
         await server.stop();
       }
-      assert.match(server.output(), /"path":"\/api\/registry\.v1\.json"/, `${name} logged the absolute-form request by its path`);
+      assert.match(
+        server.output(),
+        /"path":"\/api\/registry\.v1\.json"/,
+        `${name} logged the absolute-form request by its path`,
+      );
       clean(`${name}: start line and request log`, server.output());
     }
 
     // diff: two built documents (a vault withdrawn), and a source given where a document belongs.
     const withdrawn = vaults.map((v, i) => (i === 1 ? { ...v, suppressed: true } : v));
-    writeFileSync(join(folder, "withdrawn.json"), JSON.stringify(plantCanaries({ ...raw!, internal_keys, vaults: withdrawn })));
-    const next = await run("node", ["--import", "tsx", "node/bin/registry.ts", join(folder, "withdrawn.json"), "--base-url", GOLDEN_OPTIONS.baseUrl], { env, timeoutMs: 60_000 });
+    writeFileSync(
+      join(folder, "withdrawn.json"),
+      JSON.stringify(plantCanaries({ ...raw!, internal_keys, vaults: withdrawn })),
+    );
+    const next = await run("node", [
+      "--import",
+      "tsx",
+      "node/bin/registry.ts",
+      join(folder, "withdrawn.json"),
+      "--base-url",
+      GOLDEN_OPTIONS.baseUrl,
+    ], { env, timeoutMs: 60_000 });
     assert.is(next.code, 0, next.stderr);
     writeFileSync(join(work, "old.json"), cli.stdout);
     writeFileSync(join(work, "new.json"), next.stdout);
     for (const flags of [[], ["--json"], ["--fail-on", "privacy"]]) {
-      const diff = await run("node", ["--import", "tsx", "node/bin/registry.ts", "diff", join(work, "old.json"), join(work, "new.json"), ...flags], { env, timeoutMs: 60_000 });
+      const diff = await run("node", [
+        "--import",
+        "tsx",
+        "node/bin/registry.ts",
+        "diff",
+        join(work, "old.json"),
+        join(work, "new.json"),
+        ...flags,
+      ], { env, timeoutMs: 60_000 });
       assert.ok(diff.code === 0 || diff.code === 1, diff.stderr);
       assert.match(diff.stdout.toString(), /privacy/, "the withdrawal is reported");
       clean(`diff ${flags.join(" ")}: stdout`, diff.stdout);
       clean(`diff ${flags.join(" ")}: stderr`, diff.stderr);
     }
-    const refused = await run("node", ["--import", "tsx", "node/bin/registry.ts", "diff", join(work, "old.json"), source], { env, timeoutMs: 60_000 });
+    const refused = await run("node", [
+      "--import",
+      "tsx",
+      "node/bin/registry.ts",
+      "diff",
+      join(work, "old.json"),
+      source,
+    ], { env, timeoutMs: 60_000 });
     assert.is(refused.code, 2);
     assert.is(refused.stdout.length, 0);
     cleanMessage("diff given a source: stderr", refused.stderr, source);

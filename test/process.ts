@@ -9,9 +9,17 @@ export interface Finished {
 }
 
 /** Spawns `command args` (no shell), stops it after `timeoutMs`, and resolves with what it wrote. */
-export function run(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {}): Promise<Finished> {
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"], ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+    const child = spawn(command, args, {
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -32,10 +40,18 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs a command function in this process, capturing what it writes, shaped like `run`'s result. */
-export async function runCommand(command: Command, args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Finished> {
+export async function runCommand(
+  command: Command,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<Finished> {
   let out = "";
   let err = "";
-  const io = { stdout: (text: string) => void (out += text), stderr: (text: string) => void (err += text), cwd: options.cwd ?? process.cwd() };
+  const io = {
+    stdout: (text: string) => void (out += text),
+    stderr: (text: string) => void (err += text),
+    cwd: options.cwd ?? process.cwd(),
+  };
   const code = await command(args, options.env ?? process.env, io);
   return { code, stdout: Buffer.from(out), stderr: err };
 }

@@ -5,10 +5,19 @@
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { buildRegistry, serializeRegistry, validateSource, type Registry, type Row } from "../registry.ts";
+import { buildRegistry, type Registry, type Row, serializeRegistry, validateSource } from "../registry.ts";
 import { contextOf } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { fcParams, internalName, nearValidSource, permutationOf, publicText, SECRET, status, validSource } from "./arbitraries.ts";
+import {
+  fcParams,
+  internalName,
+  nearValidSource,
+  permutationOf,
+  publicText,
+  SECRET,
+  status,
+  validSource,
+} from "./arbitraries.ts";
 import { isValidSource, misspellsSuppressed } from "./oracle.ts";
 import { hasRowKeys } from "../contract/document.ts";
 import { KNOWN_KEYS } from "../contract/source.ts";
@@ -16,15 +25,47 @@ import { KNOWN_KEYS } from "../contract/source.ts";
 const OPTIONS = contextOf(VERSIONS[0]!, { baseUrl: "https://registry.example.org", builtAt: "2026-11-21T12:00:00Z" });
 
 const FULL_KEYS = [
-  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "tier", "tier_label",
-  "tier_meaning", "persona", "note", "url", "markdown_url", "last_synced", "tagline",
+  "vault_slug",
+  "display_name",
+  "class",
+  "class_label",
+  "status",
+  "status_label",
+  "tier",
+  "tier_label",
+  "tier_meaning",
+  "persona",
+  "note",
+  "url",
+  "markdown_url",
+  "last_synced",
+  "tagline",
 ];
 const MINIMAL_KEYS = [
-  "vault_slug", "display_name", "class", "class_label", "status", "status_label", "persona", "listing", "listing_note",
+  "vault_slug",
+  "display_name",
+  "class",
+  "class_label",
+  "status",
+  "status_label",
+  "persona",
+  "listing",
+  "listing_note",
 ];
 const ENVELOPE_KEYS = [
-  "schema_version", "about", "generated_at", "built_at", "snapshot_note", "registry_schema_version",
-  "source_inventory_sha", "caveat", "vault_count", "edge_count", "field_coverage", "vaults", "edges",
+  "schema_version",
+  "about",
+  "generated_at",
+  "built_at",
+  "snapshot_note",
+  "registry_schema_version",
+  "source_inventory_sha",
+  "caveat",
+  "vault_count",
+  "edge_count",
+  "field_coverage",
+  "vaults",
+  "edges",
 ];
 
 type Json = Record<string, unknown>;
@@ -45,7 +86,10 @@ const isFull = (row: Row): boolean => !Object.hasOwn(row, "listing");
 test("tier depends on status alone: active -> in_use, pending -> chartered, anything else -> planned", () => {
   fc.assert(
     fc.property(validSource, status, (source, probe) => {
-      const probed = { ...source, vaults: [...vaultsOf(source), { vault_slug: "zz-probe", display_name: "Probe", status: probe }] };
+      const probed = {
+        ...source,
+        vaults: [...vaultsOf(source), { vault_slug: "zz-probe", display_name: "Probe", status: probe }],
+      };
       const { document } = build(probed);
       const byStatus = new Map<string, string>();
       for (const row of document.vaults) {
@@ -72,7 +116,12 @@ test("hasRowKeys (the row-shape check of verify and of --previous) holds for eve
         const i = n % (entries.length - 1);
         assert.not.ok(hasRowKeys({ ...row, extra: null }), "a key more");
         assert.not.ok(hasRowKeys(Object.fromEntries(entries.filter((_, j) => j !== i))), "a key fewer");
-        assert.not.ok(hasRowKeys(Object.fromEntries([...entries.slice(0, i), ...entries.slice(i + 1), entries[i] as [string, unknown]])), "a key out of order");
+        assert.not.ok(
+          hasRowKeys(
+            Object.fromEntries([...entries.slice(0, i), ...entries.slice(i + 1), entries[i] as [string, unknown]]),
+          ),
+          "a key out of order",
+        );
       }
     }),
     fcParams,
@@ -136,9 +185,14 @@ test("envelope keys in order; counts equal array lengths; coverage recomputed fr
         let populated = 0;
         for (const row of document.vaults) {
           const value = (row as unknown as Json)[field];
-          if (field in row && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) populated++;
+          if (field in row && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) {
+            populated++;
+          }
         }
-        assert.equal(document.field_coverage[field as keyof Registry["field_coverage"]], { populated, of: document.vaults.length }, field);
+        assert.equal(document.field_coverage[field as keyof Registry["field_coverage"]], {
+          populated,
+          of: document.vaults.length,
+        }, field);
       }
       assert.is(document.field_coverage.tagline.populated, 0);
     }),
@@ -166,18 +220,29 @@ test("rows sorted by slug, edges by (source, target, type), by UTF-16 code units
 test("bytes: reordering the source's arrays and keys, or building twice, changes no byte", () => {
   const shuffledKeys = (o: Json, order: number[]): Json => {
     const entries = Object.entries(o);
-    return Object.fromEntries(entries.map((_, i) => entries[order[i % order.length]! % entries.length]!).filter(
-      (e, i, all) => all.findIndex(([k]) => k === e[0]) === i,
-    ).concat(entries));
+    return Object.fromEntries(
+      entries.map((_, i) => entries[order[i % order.length]! % entries.length]!).filter(
+        (e, i, all) => all.findIndex(([k]) => k === e[0]) === i,
+      ).concat(entries),
+    );
   };
   fc.assert(
     fc.property(
       validSource.chain((s) =>
-        fc.tuple(fc.constant(s), permutationOf(vaultsOf(s)), permutationOf(edgesOf(s)), fc.array(fc.nat(), { minLength: 1, maxLength: 8 })),
+        fc.tuple(
+          fc.constant(s),
+          permutationOf(vaultsOf(s)),
+          permutationOf(edgesOf(s)),
+          fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+        )
       ),
       ([source, vaults, edges, order]) => {
         const reordered = shuffledKeys(
-          { ...source, vaults: vaults.map((v) => shuffledKeys(v, order)), edges: edges.map((e) => shuffledKeys(e, order)) },
+          {
+            ...source,
+            vaults: vaults.map((v) => shuffledKeys(v, order)),
+            edges: edges.map((e) => shuffledKeys(e, order)),
+          },
           order,
         );
         const first = build(source).bytes;
@@ -205,22 +270,37 @@ test("bytes: UTF-8 without BOM, two-space JSON, one trailing newline, and they p
 
 test("privacy: no internal key, tagline, suppressed detail or edge touching a suppressed vault is published", () => {
   const allowed = new Set([
-    ...ENVELOPE_KEYS, ...FULL_KEYS, ...MINIMAL_KEYS, "canonical_url", "versioned_url", "schema_url",
-    "versioning_policy", "licence", "id", "url", "populated", "of", "source", "target", "type",
+    ...ENVELOPE_KEYS,
+    ...FULL_KEYS,
+    ...MINIMAL_KEYS,
+    "canonical_url",
+    "versioned_url",
+    "schema_url",
+    "versioning_policy",
+    "licence",
+    "id",
+    "url",
+    "populated",
+    "of",
+    "source",
+    "target",
+    "type",
   ]);
   const keysOf = (value: unknown): string[] =>
     typeof value !== "object" || value === null
       ? []
       : Array.isArray(value)
-        ? value.flatMap(keysOf)
-        : Object.entries(value).flatMap(([k, v]) => [k, ...keysOf(v)]);
+      ? value.flatMap(keysOf)
+      : Object.entries(value).flatMap(([k, v]) => [k, ...keysOf(v)]);
   fc.assert(
     fc.property(validSource, (source) => {
       const { text } = build(source);
       assert.not.ok(text.includes(SECRET), "a private string leaked");
       const parsed: unknown = JSON.parse(text);
       assert.equal(keysOf(parsed).filter((k) => !allowed.has(k)), [], "only allow-listed keys");
-      const suppressed = new Set(vaultsOf(source).filter((v) => own(v, "suppressed") === true).map((v) => v["vault_slug"]));
+      const suppressed = new Set(
+        vaultsOf(source).filter((v) => own(v, "suppressed") === true).map((v) => v["vault_slug"]),
+      );
       for (const edge of (parsed as Registry).edges) {
         assert.not.ok(suppressed.has(edge.source) || suppressed.has(edge.target), "edge touching a suppressed vault");
       }
@@ -246,7 +326,14 @@ test("validation accepts exactly the valid sources (the oracle's restatement) an
 
 /** "suppressed" misspelled: one edit (insert, delete, replace, swap), case changes, `_`, `-` and spaces. */
 const misspelledSuppressed = fc
-  .array(fc.tuple(fc.constantFrom("insert", "delete", "replace", "swap", "upper", "dash"), fc.nat(), fc.constantFrom(..."abcdeprsuz_- ")), { minLength: 1, maxLength: 3 })
+  .array(
+    fc.tuple(
+      fc.constantFrom("insert", "delete", "replace", "swap", "upper", "dash"),
+      fc.nat(),
+      fc.constantFrom(..."abcdeprsuz_- "),
+    ),
+    { minLength: 1, maxLength: 3 },
+  )
   .map((edits) => {
     let key = "suppressed";
     let letters = 0;
@@ -255,8 +342,9 @@ const misspelledSuppressed = fc
       if (letters === 0 && edit === "insert") key = key.slice(0, i) + char + key.slice(i);
       else if (letters === 0 && edit === "delete") key = key.slice(0, i) + key.slice(i + 1);
       else if (letters === 0 && edit === "replace") key = key.slice(0, i) + char + key.slice(i + 1);
-      else if (letters === 0 && edit === "swap" && i + 1 < key.length) key = key.slice(0, i) + key[i + 1] + key[i] + key.slice(i + 2);
-      else if (edit === "upper") key = key.slice(0, i) + key.charAt(i).toUpperCase() + key.slice(i + 1);
+      else if (letters === 0 && edit === "swap" && i + 1 < key.length) {
+        key = key.slice(0, i) + key[i + 1] + key[i] + key.slice(i + 2);
+      } else if (edit === "upper") key = key.slice(0, i) + key.charAt(i).toUpperCase() + key.slice(i + 1);
       else key = `${key.slice(0, i)}_${key.slice(i)}`;
       if (["insert", "delete", "replace", "swap"].includes(edit)) letters++;
     }
@@ -272,19 +360,44 @@ function objectsAt(source: Json, level: LevelName): Json[] {
   if (level === "top") return [source];
   if (level === "vault") return vaultsOf(source);
   if (level === "edge") return edgesOf(source);
-  if (level === "licence" && !(own(source, "licence") instanceof Object)) source["licence"] = { id: "CC0-1.0", url: "https://example.org/licence" };
+  if (level === "licence" && !(own(source, "licence") instanceof Object)) {
+    source["licence"] = { id: "CC0-1.0", url: "https://example.org/licence" };
+  }
   if (level === "labels" && !(own(source, "labels") instanceof Object)) source["labels"] = {};
   return [source[level] as Json];
 }
 
 /** An extra key: a name no level of the format knows, nor the declaration refuses, with a private value. */
 const extraName = fc
-  .oneof(publicText, internalName, fc.constantFrom("state", "flags", "person", "hidden", "private", "meta", "is_suppressed", "__proto__", "Suppressed_by", "5uppre55ed"))
-  .filter((name) => name.length >= 1 && name.length <= 128 && !misspellsSuppressed(name) && !Object.values(KNOWN_KEYS).some((keys) => keys.includes(name)));
+  .oneof(
+    publicText,
+    internalName,
+    fc.constantFrom(
+      "state",
+      "flags",
+      "person",
+      "hidden",
+      "private",
+      "meta",
+      "is_suppressed",
+      "__proto__",
+      "Suppressed_by",
+      "5uppre55ed",
+    ),
+  )
+  .filter((name) =>
+    name.length >= 1 && name.length <= 128 && !misspellsSuppressed(name) &&
+    !Object.values(KNOWN_KEYS).some((keys) => keys.includes(name))
+  );
 
 test("a source with extra keys builds exactly when each is declared (in internal_keys or beside it), and no extra value, nor a declared name, reaches the bytes or a message", () => {
   const extras = fc.array(
-    fc.record({ name: extraName, level: fc.constantFrom(...LEVELS), at: fc.nat(), declare: fc.constantFrom("source", "outside", "no") }),
+    fc.record({
+      name: extraName,
+      level: fc.constantFrom(...LEVELS),
+      at: fc.nat(),
+      declare: fc.constantFrom("source", "outside", "no"),
+    }),
     { minLength: 1, maxLength: 4 },
   );
   fc.assert(
@@ -298,7 +411,12 @@ test("a source with extra keys builds exactly when each is declared (in internal
         if (objects.length === 0) continue;
         const target = objects[at % objects.length] as Json;
         if (Object.hasOwn(target, name)) continue;
-        Object.defineProperty(target, name, { value: `${SECRET}-extra-${pick}`, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(target, name, {
+          value: `${SECRET}-extra-${pick}`,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         if (inSource.has(name) || outside.has(name)) continue;
         // An undeclared name is printed, by design: a private one is declared.
         if (declare === "source" || (declare === "no" && name.includes(SECRET))) inSource.add(name);
@@ -315,7 +433,9 @@ test("a source with extra keys builds exactly when each is declared (in internal
         const text = result.problems.join("\n");
         assert.not.ok(text.includes(SECRET), `a private value or declared name in a message:\n${text}`);
         for (const name of undeclared) {
-          if (name.length <= 40 && /^[\x21-\x7e]+$/.test(name)) assert.ok(text.includes(`undeclared key ${JSON.stringify(name)}`), `${name} is named:\n${text}`);
+          if (name.length <= 40 && /^[\x21-\x7e]+$/.test(name)) {
+            assert.ok(text.includes(`undeclared key ${JSON.stringify(name)}`), `${name} is named:\n${text}`);
+          }
         }
         return;
       }
@@ -328,37 +448,68 @@ test("a source with extra keys builds exactly when each is declared (in internal
 
 test("a name within one edit of `suppressed` cannot be declared, and undeclared on a vault it is refused with a hint", () => {
   fc.assert(
-    fc.property(validSource.filter((s) => vaultsOf(s).length > 0), fc.nat(), misspelledSuppressed, fc.boolean(), (source, pick, key, outside) => {
-      fc.pre(key !== "suppressed");
-      const vaults = vaultsOf(source);
-      const index = pick % vaults.length;
-      const meant = Object.fromEntries([...Object.entries(vaults[index] as Json).filter(([k]) => k !== "suppressed"), [key, true]]);
-      const mutated = { ...source, vaults: vaults.map((v, i) => (i === index ? meant : v)) };
-      const declared = outside ? validateSource(mutated, { internalKeys: [key] }) : validateSource({ ...mutated, internal_keys: [...((own(source, "internal_keys") ?? []) as string[]), key] });
-      assert.not.ok(declared.ok, `declaring ${JSON.stringify(key)} was accepted`);
-      const plain = validateSource(mutated);
-      assert.not.ok(plain.ok);
-      if (!plain.ok) assert.ok(plain.problems.some((p) => p.startsWith(`vaults[${index}]: undeclared key `) && p.includes('did you mean "suppressed"?')), plain.problems.join("\n"));
-    }),
+    fc.property(
+      validSource.filter((s) => vaultsOf(s).length > 0),
+      fc.nat(),
+      misspelledSuppressed,
+      fc.boolean(),
+      (source, pick, key, outside) => {
+        fc.pre(key !== "suppressed");
+        const vaults = vaultsOf(source);
+        const index = pick % vaults.length;
+        const meant = Object.fromEntries([
+          ...Object.entries(vaults[index] as Json).filter(([k]) => k !== "suppressed"),
+          [key, true],
+        ]);
+        const mutated = { ...source, vaults: vaults.map((v, i) => (i === index ? meant : v)) };
+        const declared = outside
+          ? validateSource(mutated, { internalKeys: [key] })
+          : validateSource({ ...mutated, internal_keys: [...((own(source, "internal_keys") ?? []) as string[]), key] });
+        assert.not.ok(declared.ok, `declaring ${JSON.stringify(key)} was accepted`);
+        const plain = validateSource(mutated);
+        assert.not.ok(plain.ok);
+        if (!plain.ok) {
+          assert.ok(
+            plain.problems.some((p) =>
+              p.startsWith(`vaults[${index}]: undeclared key `) && p.includes('did you mean "suppressed"?')
+            ),
+            plain.problems.join("\n"),
+          );
+        }
+      },
+    ),
     fcParams,
   );
 });
 
 test("a vault with an undeclared key, whatever its name and value, has nothing of its detail quoted", () => {
   fc.assert(
-    fc.property(validSource.filter((s) => vaultsOf(s).length > 0), fc.nat(), extraName, fc.constantFrom<unknown>(true, false, "yes", 1, null, { suppressed: true }), (source, pick, key, value) => {
-      const vaults = vaultsOf(source);
-      const index = pick % vaults.length;
-      const target = vaults[index] as Json;
-      fc.pre(!((own(source, "internal_keys") ?? []) as string[]).includes(key) && !key.includes(SECRET));
-      const slug = target["vault_slug"] as string;
-      // Detail that messages would quote of a vault published in full: a bad date, a repeated edge's type.
-      const meant = Object.fromEntries([...Object.entries(target).filter(([k]) => k !== "suppressed"), [key, value], ["last_synced", `${SECRET}-date`]]);
-      const edge = { source: slug, target: slug, type: `${SECRET}-type` };
-      const result = validateSource({ ...source, vaults: vaults.map((v, i) => (i === index ? meant : v)), edges: [...edgesOf(source), edge, edge] });
-      assert.not.ok(result.ok);
-      if (!result.ok) assert.not.ok(result.problems.join("\n").includes(SECRET), result.problems.join("\n"));
-    }),
+    fc.property(
+      validSource.filter((s) => vaultsOf(s).length > 0),
+      fc.nat(),
+      extraName,
+      fc.constantFrom<unknown>(true, false, "yes", 1, null, { suppressed: true }),
+      (source, pick, key, value) => {
+        const vaults = vaultsOf(source);
+        const index = pick % vaults.length;
+        const target = vaults[index] as Json;
+        fc.pre(!((own(source, "internal_keys") ?? []) as string[]).includes(key) && !key.includes(SECRET));
+        const slug = target["vault_slug"] as string;
+        // Detail that messages would quote of a vault published in full: a bad date, a repeated edge's type.
+        const meant = Object.fromEntries([...Object.entries(target).filter(([k]) => k !== "suppressed"), [key, value], [
+          "last_synced",
+          `${SECRET}-date`,
+        ]]);
+        const edge = { source: slug, target: slug, type: `${SECRET}-type` };
+        const result = validateSource({
+          ...source,
+          vaults: vaults.map((v, i) => (i === index ? meant : v)),
+          edges: [...edgesOf(source), edge, edge],
+        });
+        assert.not.ok(result.ok);
+        if (!result.ok) assert.not.ok(result.problems.join("\n").includes(SECRET), result.problems.join("\n"));
+      },
+    ),
     fcParams,
   );
 });

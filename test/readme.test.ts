@@ -28,7 +28,8 @@ test.after(() => rmSync(work, { recursive: true, force: true }));
 
 /** The block under `<!-- name -->` in the README, as its text. */
 function block(name: string): string {
-  const text = new RegExp(`<!-- ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readFileSync("README.md", "utf8"))?.[1];
+  const text = new RegExp(`<!-- ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readFileSync("README.md", "utf8"))
+    ?.[1];
   assert.ok(text !== undefined, `README has the ${name} block`);
   return text;
 }
@@ -40,7 +41,10 @@ async function step(name: string): Promise<{ stdout: string; stderr: string }> {
 }
 
 test("Your own registry: steps 1 to 5 as written, on a fresh copy of the repository", async () => {
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
   for (const file of files) cpSync(join(ROOT, file), join(clone, file));
   symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
   assert.not.ok(existsSync(join(clone, "registry.source.json")), "a fresh copy has no source");
@@ -49,19 +53,32 @@ test("Your own registry: steps 1 to 5 as written, on a fresh copy of the reposit
   const preview = await step("own-registry-2");
   const document = JSON.parse(preview.stdout);
   assert.is(document.schema_version, "1.0");
-  assert.equal(document.vaults.map((v: { vault_slug: string; listing?: string }) => [v.vault_slug, v.listing ?? "full"]), [["harbour-ledger", "full"], ["quiet-room", "minimal"]]);
+  assert.equal(
+    document.vaults.map((v: { vault_slug: string; listing?: string }) => [v.vault_slug, v.listing ?? "full"]),
+    [["harbour-ledger", "full"], ["quiet-room", "minimal"]],
+  );
   assert.is(document.about.canonical_url, "https://registry.example.org/vaults.json");
   const build = await step("own-registry-3");
 
   const line = block("own-registry-4").trim();
   assert.is(line, "node dist/node/server.mjs");
   const port = await freePort();
-  const server = await startServer("sh", ["-c", `exec ${line}`], { ...env, HOST: "127.0.0.1", PORT: String(port) }, 30_000, { cwd: clone });
+  const server = await startServer(
+    "sh",
+    ["-c", `exec ${line}`],
+    { ...env, HOST: "127.0.0.1", PORT: String(port) },
+    30_000,
+    { cwd: clone },
+  );
   let verified: { stdout: string; stderr: string };
   try {
     const verify = block("own-registry-5");
     assert.match(verify, /http:\/\/127\.0\.0\.1:8787 /, "step 5 verifies step 4's default address");
-    verified = await run("sh", ["-e", "-c", verify.replace("127.0.0.1:8787", `127.0.0.1:${port}`)], { env, cwd: clone, timeoutMs: 120_000 }).then((r) => {
+    verified = await run("sh", ["-e", "-c", verify.replace("127.0.0.1:8787", `127.0.0.1:${port}`)], {
+      env,
+      cwd: clone,
+      timeoutMs: 120_000,
+    }).then((r) => {
       assert.is(r.code, 0, r.stdout.toString());
       return { stdout: r.stdout.toString(), stderr: r.stderr };
     });
@@ -72,15 +89,26 @@ test("Your own registry: steps 1 to 5 as written, on a fresh copy of the reposit
   } finally {
     assert.is(await server.stop(), 0);
   }
-  for (const [what, text] of [["preview", preview.stdout + preview.stderr], ["build", build.stdout + build.stderr], ["server", server.output()], ["verify", verified.stdout + verified.stderr]]) {
+  for (
+    const [what, text] of [["preview", preview.stdout + preview.stderr], ["build", build.stdout + build.stderr], [
+      "server",
+      server.output(),
+    ], ["verify", verified.stdout + verified.stderr]]
+  ) {
     for (const secret of WITHHELD) assert.not.ok((text as string).includes(secret), `${what} shows a withheld value`);
   }
-  for (const file of spawnSync("grep", ["-rl", WITHHELD[0] as string, join(clone, "dist")], { encoding: "utf8" }).stdout.split("\n").filter(Boolean)) assert.unreachable(`${file} holds a withheld value`);
+  for (
+    const file of spawnSync("grep", ["-rl", WITHHELD[0] as string, join(clone, "dist")], { encoding: "utf8" }).stdout
+      .split("\n").filter(Boolean)
+  ) assert.unreachable(`${file} holds a withheld value`);
 });
 
 test("the operator's two lines, as written, on a copy of the repository with no node_modules, under the machine's Node 20: nothing of the proof tooling, the postinstall says why it skipped, the repository's bytes", async () => {
   const operator = join(work, "operator");
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
   for (const file of files) cpSync(join(ROOT, file), join(operator, file));
   // The source of step 1, written by its own block.
   const written = await run("sh", ["-e", "-c", block("own-registry-1")], { env, cwd: operator, timeoutMs: 30_000 });
@@ -89,24 +117,74 @@ test("the operator's two lines, as written, on a copy of the repository with no 
   assert.equal(lines.length, 2, "two lines: install, build");
   // A user's shell: the machine's Node (20) first, no node_modules/.bin; npm's own variables and PATH of npm test dropped.
   const userPath = (process.env["PATH"] ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":");
-  const userEnv = Object.fromEntries(Object.entries({ ...env, PATH: userPath, npm_config_cache: join(homedir(), ".npm"), SOURCE_DATE_EPOCH: "1795800000" }).filter(([name]) => !name.startsWith("npm_") || name === "npm_config_cache"));
-  assert.match(spawnSync("node", ["--version"], { env: userEnv, encoding: "utf8" }).stdout, /^v20\./, "the user's node is Node 20");
-  const install = await run("sh", ["-e", "-c", lines[0] as string], { env: userEnv, cwd: operator, timeoutMs: 300_000 });
+  const userEnv = Object.fromEntries(
+    Object.entries({
+      ...env,
+      PATH: userPath,
+      npm_config_cache: join(homedir(), ".npm"),
+      SOURCE_DATE_EPOCH: "1795800000",
+    }).filter(([name]) => !name.startsWith("npm_") || name === "npm_config_cache"),
+  );
+  assert.match(
+    spawnSync("node", ["--version"], { env: userEnv, encoding: "utf8" }).stdout,
+    /^v20\./,
+    "the user's node is Node 20",
+  );
+  const install = await run("sh", ["-e", "-c", lines[0] as string], {
+    env: userEnv,
+    cwd: operator,
+    timeoutMs: 300_000,
+  });
   assert.is(install.code, 0, install.stderr);
-  assert.match(install.stdout.toString(), /^deploy\/tools: not installed: devDependencies omitted \(an operator's install, --omit=dev\): the deploy tools serve the recipe tests alone$/m);
+  assert.match(
+    install.stdout.toString(),
+    /^deploy\/tools: not installed: devDependencies omitted \(an operator's install, --omit=dev\): the deploy tools serve the recipe tests alone$/m,
+  );
   const modules = join(operator, "node_modules");
-  for (const name of ["uvu", "typescript", "fast-check", "deno", "bun", "workerd", "node22", "node24", "serverless", "@stryker-mutator", "fastify", "autocannon"]) assert.not.ok(existsSync(join(modules, name)), `${name} installed`);
+  for (
+    const name of [
+      "uvu",
+      "typescript",
+      "fast-check",
+      "deno",
+      "bun",
+      "workerd",
+      "node22",
+      "node24",
+      "serverless",
+      "@stryker-mutator",
+      "fastify",
+      "autocannon",
+    ]
+  ) assert.not.ok(existsSync(join(modules, name)), `${name} installed`);
   assert.not.ok(existsSync(join(operator, "deploy", "tools", "node_modules")), "no deploy tools");
   const bytes = bytesUnder(modules);
-  console.log(`readme: the operator's install holds ${(bytes / 1024 / 1024).toFixed(1)} MB in node_modules (limit 40 MB)`);
+  console.log(
+    `readme: the operator's install holds ${(bytes / 1024 / 1024).toFixed(1)} MB in node_modules (limit 40 MB)`,
+  );
   assert.ok(bytes <= 40 * 1024 * 1024, `${bytes} bytes`);
   const build = await run("sh", ["-e", "-c", lines[1] as string], { env: userEnv, cwd: operator, timeoutMs: 180_000 });
   assert.is(build.code, 0, build.stderr);
-  const own = await runCommand(runBuild, ["--source", join(operator, "registry.source.json"), "--base-url", "https://registry.example.org", "--out", join(work, "repository-dist")], { env: { ...env, SOURCE_DATE_EPOCH: "1795800000" } });
+  const own = await runCommand(runBuild, [
+    "--source",
+    join(operator, "registry.source.json"),
+    "--base-url",
+    "https://registry.example.org",
+    "--out",
+    join(work, "repository-dist"),
+  ], { env: { ...env, SOURCE_DATE_EPOCH: "1795800000" } });
   assert.is(own.code, 0, own.stderr);
-  const listed = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  const listed = (dir: string) =>
+    readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) =>
+      join(e.parentPath, e.name).slice(dir.length + 1)
+    ).sort();
   assert.equal(listed(join(operator, "dist")), listed(join(work, "repository-dist")));
-  for (const file of listed(join(work, "repository-dist"))) assert.ok(readFileSync(join(operator, "dist", file)).equals(readFileSync(join(work, "repository-dist", file))), `dist/${file}: the repository's bytes`);
+  for (const file of listed(join(work, "repository-dist"))) {
+    assert.ok(
+      readFileSync(join(operator, "dist", file)).equals(readFileSync(join(work, "repository-dist", file))),
+      `dist/${file}: the repository's bytes`,
+    );
+  }
 });
 
 test("the README stays short and links every document in docs/", () => {
@@ -114,7 +192,9 @@ test("the README stays short and links every document in docs/", () => {
   assert.ok(readme.split("\n").length < 250, `${readme.split("\n").length} lines`);
   const sections = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
   assert.equal(sections.slice(0, 2), ["Quick start", "Your own registry"]);
-  for (const doc of spawnSync("ls", ["docs"], { encoding: "utf8" }).stdout.split("\n").filter(Boolean)) assert.ok(readme.includes(`](docs/${doc})`), `README links docs/${doc}`);
+  for (const doc of spawnSync("ls", ["docs"], { encoding: "utf8" }).stdout.split("\n").filter(Boolean)) {
+    assert.ok(readme.includes(`](docs/${doc})`), `README links docs/${doc}`);
+  }
 });
 
 test.run();

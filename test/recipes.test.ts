@@ -16,7 +16,18 @@ import fc from "fast-check";
 import { spawn, spawnSync } from "node:child_process";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
@@ -30,7 +41,7 @@ import { SECRET, validSource } from "./arbitraries.ts";
 import { event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
 import { filesUnder } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
-import { fetchRaw, freePort, startServer, type RawResponse, type Running } from "./servers.ts";
+import { fetchRaw, freePort, type RawResponse, type Running, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");
 const NODE22 = node22() as string;
@@ -54,14 +65,20 @@ const FORBIDDEN = [SECRET, work, ROOT, home];
 
 test.before(() => {
   // A clone as an operator has it: the repository's files, its node_modules, their source at the root.
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
   for (const file of files) cpSync(join(ROOT, file), join(clone, file));
   // What npm ci made: the project's node_modules and, by its postinstall, deploy/tools/'s.
   symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
   symlinkSync(join(ROOT, "deploy", "tools", "node_modules"), join(clone, "deploy", "tools", "node_modules"));
   spawnSync("git", ["init", "-q"], { cwd: clone });
   const [source] = fc.sample(
-    validSource.filter((s) => JSON.stringify(s).split(SECRET).length > 20 && (s["vaults"] as { suppressed?: boolean }[]).filter((v) => v.suppressed === true).length >= 2),
+    validSource.filter((s) =>
+      JSON.stringify(s).split(SECRET).length > 20 &&
+      (s["vaults"] as { suppressed?: boolean }[]).filter((v) => v.suppressed === true).length >= 2
+    ),
     { seed: 20261122, numRuns: 1 },
   );
   writeFileSync(join(clone, "registry.source.json"), JSON.stringify(source, null, 2));
@@ -92,7 +109,12 @@ async function runBlock(name: string, deployLine: RegExp | null, offline: string
 function assertClean(what: string, dir: string): void {
   for (const file of filesUnder(dir)) {
     const text = readFileSync(join(dir, file)).toString("latin1");
-    for (const word of FORBIDDEN) assert.not.ok(text.includes(word), `${what}: ${file} holds ${word === SECRET ? "a private string" : `the build machine's path ${word}`}`);
+    for (const word of FORBIDDEN) {
+      assert.not.ok(
+        text.includes(word),
+        `${what}: ${file} holds ${word === SECRET ? "a private string" : `the build machine's path ${word}`}`,
+      );
+    }
   }
 }
 
@@ -107,14 +129,25 @@ function unzip(zip: string): { dir: string; entries: string[] } {
 
 /** The static export's files: the version table's documents, schemas, descriptions and types, and `_headers`. */
 const staticFiles = (): string[] =>
-  [...tablePaths(VERSIONS).filter((p) => p !== "/vaults.json").map((p) => p.slice(1)), ...VERSIONS.flatMap((v) => [typesPath(v.schemaPath).slice(1), feedTypesPath(changesPaths(v).json).slice(1)]), "vaults.json", "_headers"].sort();
+  [
+    ...tablePaths(VERSIONS).filter((p) => p !== "/vaults.json").map((p) => p.slice(1)),
+    ...VERSIONS.flatMap((v) => [typesPath(v.schemaPath).slice(1), feedTypesPath(changesPaths(v).json).slice(1)]),
+    "vaults.json",
+    "_headers",
+  ].sort();
 
 /** Runs a packaged Lambda handler under Node 22 on a recorded REST API event for `path`. */
-async function invokeLambda(file: string, handler: string, path: string): Promise<{ statusCode: number; body: string }> {
+async function invokeLambda(
+  file: string,
+  handler: string,
+  path: string,
+): Promise<{ statusCode: number; body: string }> {
   const event = JSON.parse(readFileSync("fixtures/aws-events/apigw-rest-v1.json", "utf8"));
   event.path = path;
   event.httpMethod = "GET";
-  const script = `const m = await import(${JSON.stringify(file)}); const r = await m[${JSON.stringify(handler)}](${JSON.stringify(event)}); process.stdout.write(JSON.stringify(r));`;
+  const script = `const m = await import(${JSON.stringify(file)}); const r = await m[${JSON.stringify(handler)}](${
+    JSON.stringify(event)
+  }); process.stdout.write(JSON.stringify(r));`;
   const done = await run(NODE22, ["--input-type=module", "-e", script], { env, timeoutMs: 30_000 });
   assert.is(done.code, 0, done.stderr);
   return JSON.parse(done.stdout.toString());
@@ -123,7 +156,9 @@ async function invokeLambda(file: string, handler: string, path: string): Promis
 test("the README shows each recipe file exactly as it is in deploy/", () => {
   const readme = readFileSync("docs/deploying.md", "utf8");
   for (const file of ["deploy/netlify/netlify.toml", "deploy/cloudflare/wrangler.toml", "deploy/aws/serverless.yml"]) {
-    const shown = new RegExp(`<!-- file: ${file.replaceAll(".", "\\.")} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
+    const shown = new RegExp(`<!-- file: ${file.replaceAll(".", "\\.")} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(
+      readme,
+    )?.[1];
     assert.is(shown, readFileSync(file, "utf8"), file);
   }
 });
@@ -131,15 +166,24 @@ test("the README shows each recipe file exactly as it is in deploy/", () => {
 test("Netlify: netlify build --offline packages the function alone, with the version table's routes; dist/static is the publish folder", async () => {
   await runBlock("netlify-recipe", /^\.\.\/tool netlify deploy --prod --no-build$/);
   const site = join(clone, "deploy", "netlify");
-  const manifest = JSON.parse(readFileSync(join(site, ".netlify", "functions", "manifest.json"), "utf8")) as { functions: { name: string; path: string; routes: { literal: string }[] }[] };
+  const manifest = JSON.parse(readFileSync(join(site, ".netlify", "functions", "manifest.json"), "utf8")) as {
+    functions: { name: string; path: string; routes: { literal: string }[] }[];
+  };
   assert.equal(manifest.functions.map((f) => f.name), ["index"], "one function");
   const fn = manifest.functions[0] as (typeof manifest.functions)[number];
   assert.equal(fn.routes.map((r) => r.literal), tablePaths(VERSIONS), "routes read from the literal config");
   const { dir, entries } = unzip(fn.path);
-  assert.equal(entries.filter((e) => !e.startsWith("___netlify-")), ["index.mjs"], "the artifact and Netlify's own entry files, nothing else");
+  assert.equal(
+    entries.filter((e) => !e.startsWith("___netlify-")),
+    ["index.mjs"],
+    "the artifact and Netlify's own entry files, nothing else",
+  );
   // zip-it-and-ship-it rewrites the module's head (a CommonJS shim); the answers it embeds are the build's.
   const etag = await strongEtag(new Uint8Array(readFileSync(join(site, "dist", "static", "vaults.json"))));
-  assert.ok(readFileSync(join(dir, "index.mjs"), "utf8").includes(etag.slice(1, -1)), "the function embeds the build's answers");
+  assert.ok(
+    readFileSync(join(dir, "index.mjs"), "utf8").includes(etag.slice(1, -1)),
+    "the function embeds the build's answers",
+  );
   assertClean("Netlify function bundle", dir);
   assert.equal(filesUnder(join(site, "dist", "static")), staticFiles(), "the publish folder is the static export");
   assertClean("Netlify publish folder", join(site, "dist", "static"));
@@ -148,28 +192,63 @@ test("Netlify: netlify build --offline packages the function alone, with the ver
 test("Netlify: under netlify serve --offline only the version table's paths answer; the repository, the source and the recipe are 404", async () => {
   const site = join(clone, "deploy", "netlify");
   const answered = tablePaths(VERSIONS);
-  const hidden = ["/registry.source.json", "/README.md", "/netlify.toml", "/package.json", "/fixtures/registry.json", "/dist/fetch/index.mjs", "/fetch/index.mjs", "/index.mjs", "/.netlify/functions/index.zip", "/deploy/netlify/netlify.toml", "/api/registry.v2.json", "/"];
-  const probe = `ip link set lo up && exec ${join(clone, "deploy", "tool")} node --import tsx ${join(ROOT, "test", "runtimes", "netlify-serve-probe.ts")} ${site} 8888 ${[...answered, ...hidden].join(" ")}`;
-  const done = await run("unshare", ["--net", "--pid", "--fork", "sh", "-c", probe], { env, cwd: ROOT, timeoutMs: 180_000 });
-  const result = JSON.parse(done.stdout.toString().trim().split("\n").pop() ?? "{}") as { answers?: Record<string, { status: number; body: string }>; error?: string; output?: string };
+  const hidden = [
+    "/registry.source.json",
+    "/README.md",
+    "/netlify.toml",
+    "/package.json",
+    "/fixtures/registry.json",
+    "/dist/fetch/index.mjs",
+    "/fetch/index.mjs",
+    "/index.mjs",
+    "/.netlify/functions/index.zip",
+    "/deploy/netlify/netlify.toml",
+    "/api/registry.v2.json",
+    "/",
+  ];
+  const probe = `ip link set lo up && exec ${join(clone, "deploy", "tool")} node --import tsx ${
+    join(ROOT, "test", "runtimes", "netlify-serve-probe.ts")
+  } ${site} 8888 ${[...answered, ...hidden].join(" ")}`;
+  const done = await run("unshare", ["--net", "--pid", "--fork", "sh", "-c", probe], {
+    env,
+    cwd: ROOT,
+    timeoutMs: 180_000,
+  });
+  const result = JSON.parse(done.stdout.toString().trim().split("\n").pop() ?? "{}") as {
+    answers?: Record<string, { status: number; body: string }>;
+    error?: string;
+    output?: string;
+  };
   assert.ok(result.answers !== undefined, `${result.error ?? done.stderr}\n${result.output ?? ""}`);
   for (const path of answered) {
     const answer = result.answers[path] as { status: number; body: string };
     assert.is(answer.status, 200, path);
     const file = path === "/vaults.json" ? "vaults.json" : path.slice(1);
-    assert.ok(Buffer.from(answer.body, "base64").equals(readFileSync(join(site, "dist", "static", file))), `${path}: the build's bytes`);
+    assert.ok(
+      Buffer.from(answer.body, "base64").equals(readFileSync(join(site, "dist", "static", file))),
+      `${path}: the build's bytes`,
+    );
   }
   for (const path of hidden) assert.is(result.answers[path]?.status, 404, path);
   for (const [path, answer] of Object.entries(result.answers)) {
-    for (const word of FORBIDDEN) assert.not.ok(Buffer.from(answer.body, "base64").toString("latin1").includes(word), `${path} carries ${word}`);
+    for (const word of FORBIDDEN) {
+      assert.not.ok(Buffer.from(answer.body, "base64").toString("latin1").includes(word), `${path} carries ${word}`);
+    }
   }
 });
 
 test("Cloudflare: wrangler deploy --dry-run --outdir uploads the artifact byte for byte, and nothing else", async () => {
   const out = join(work, "wrangler-out");
-  await runBlock("cloudflare-recipe", /^\.\.\/tool wrangler deploy$/, [`../tool wrangler deploy --dry-run --outdir ${out}`]);
+  await runBlock("cloudflare-recipe", /^\.\.\/tool wrangler deploy$/, [
+    `../tool wrangler deploy --dry-run --outdir ${out}`,
+  ]);
   assert.equal(filesUnder(out), ["README.md", "index.mjs"], "the Worker, and wrangler's note about the folder");
-  assert.ok(readFileSync(join(out, "index.mjs")).equals(readFileSync(join(clone, "deploy", "cloudflare", "dist", "fetch", "index.mjs"))), "no rebundling, no source map");
+  assert.ok(
+    readFileSync(join(out, "index.mjs")).equals(
+      readFileSync(join(clone, "deploy", "cloudflare", "dist", "fetch", "index.mjs")),
+    ),
+    "no rebundling, no source map",
+  );
   assertClean("Worker upload", out);
 });
 
@@ -179,18 +258,40 @@ test("Cloudflare: wrangler deploy --dry-run --outdir uploads the artifact byte f
  */
 async function wranglerDev(args: string[], cwd: string): Promise<Running> {
   const [port, inspector] = [await freePort(), await freePort()];
-  const command = [join(clone, "deploy", "tool"), "wrangler", ...args, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector)];
-  return startServer("unshare", ["--pid", "--fork", "--kill-child", ...command], { ...env, WRANGLER_LOG_PATH: join(work, "wrangler-logs"), NO_COLOR: "1", FORCE_COLOR: "0" }, 120_000, { cwd, ready: /Ready on (http:\/\/127\.0\.0\.1:\d+)/ });
+  const command = [
+    join(clone, "deploy", "tool"),
+    "wrangler",
+    ...args,
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspector),
+  ];
+  return startServer(
+    "unshare",
+    ["--pid", "--fork", "--kill-child", ...command],
+    { ...env, WRANGLER_LOG_PATH: join(work, "wrangler-logs"), NO_COLOR: "1", FORCE_COLOR: "0" },
+    120_000,
+    { cwd, ready: /Ready on (http:\/\/127\.0\.0\.1:\d+)/ },
+  );
 }
 
 test("Cloudflare: wrangler dev on the recipe: identity, gzip and br clients each get this build's own bytes and ETag, and 304 on it", async () => {
   const dir = join(clone, "deploy", "cloudflare");
   assert.ok(existsSync(join(dir, "dist", "fetch", "index.mjs")), "the recipe's build (the test above) is there");
   // This build's own variants, as its Node server answers them.
-  const own = await startServer(NODE22, [join(dir, "dist", "node", "server.mjs")], { ...env, HOST: "127.0.0.1", PORT: "0" });
+  const own = await startServer(NODE22, [join(dir, "dist", "node", "server.mjs")], {
+    ...env,
+    HOST: "127.0.0.1",
+    PORT: "0",
+  });
   const variants = new Map<string, RawResponse>();
   try {
-    for (const coding of ["identity", "gzip", "br"]) variants.set(coding, await fetchRaw(`${own.origin}/vaults.json`, { headers: { "accept-encoding": coding } }));
+    for (const coding of ["identity", "gzip", "br"]) {
+      variants.set(coding, await fetchRaw(`${own.origin}/vaults.json`, { headers: { "accept-encoding": coding } }));
+    }
   } finally {
     await own.stop();
   }
@@ -212,10 +313,14 @@ test("Cloudflare: wrangler dev on the recipe: identity, gzip and br clients each
       assert.is(res.headers["content-encoding"], coding === "identity" ? undefined : coding, `${name}: coding`);
       assert.ok(res.body.equals(expected.body), `${name}: this build's own ${coding} bytes, not re-encoded`);
       assert.is(res.headers["etag"], expected.headers["etag"], `${name}: the ETag of the ${coding} variant`);
-      const again = await fetchRaw(`${wrangler.origin}/vaults.json`, { headers: { ...headers, "if-none-match": String(expected.headers["etag"]) } });
+      const again = await fetchRaw(`${wrangler.origin}/vaults.json`, {
+        headers: { ...headers, "if-none-match": String(expected.headers["etag"]) },
+      });
       assert.is(again.status, 304, `${name}: 304 on its own ETag`);
     }
-    const stale = await fetchRaw(`${wrangler.origin}/vaults.json`, { headers: { "if-none-match": String(variants.get("br")?.headers["etag"]) } });
+    const stale = await fetchRaw(`${wrangler.origin}/vaults.json`, {
+      headers: { "if-none-match": String(variants.get("br")?.headers["etag"]) },
+    });
     assert.is(stale.status, 200, "an identity client holding the br ETag does not get 304");
     const head = await fetchRaw(`${wrangler.origin}/vaults.json`, { method: "HEAD" });
     assert.is(head.headers["content-length"], String(identity.body.length), "HEAD says the identity length");
@@ -224,7 +329,12 @@ test("Cloudflare: wrangler dev on the recipe: identity, gzip and br clients each
   } finally {
     await wrangler.stop();
   }
-  for (const word of FORBIDDEN) assert.not.ok(wrangler.output().includes(word), `wrangler dev's output holds ${word === SECRET ? "a private string" : "a path of this machine"}`);
+  for (const word of FORBIDDEN) {
+    assert.not.ok(
+      wrangler.output().includes(word),
+      `wrangler dev's output holds ${word === SECRET ? "a private string" : "a path of this machine"}`,
+    );
+  }
 });
 
 test("Cloudflare Pages: wrangler pages dev serves dist/static with its _headers; the bytes are the build's", async () => {
@@ -238,7 +348,10 @@ test("Cloudflare Pages: wrangler pages dev serves dist/static with its _headers;
       assert.is(res.status, 200, path);
       assert.ok(res.body.equals(readFileSync(join(site, "static", path))), `${path}: the file's bytes`);
       assert.is(res.headers["access-control-allow-origin"], "*", `${path}: _headers applied`);
-      assert.is(res.headers["cache-control"], "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400");
+      assert.is(
+        res.headers["cache-control"],
+        "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400",
+      );
     }
     const doc = await fetchRaw(`${pages.origin}/vaults.json`);
     assert.is(doc.headers["content-type"], "application/json");
@@ -248,7 +361,12 @@ test("Cloudflare Pages: wrangler pages dev serves dist/static with its _headers;
   } finally {
     await pages.stop();
   }
-  for (const word of FORBIDDEN) assert.not.ok(pages.output().includes(word), `pages dev's output holds ${word === SECRET ? "a private string" : "a path of this machine"}`);
+  for (const word of FORBIDDEN) {
+    assert.not.ok(
+      pages.output().includes(word),
+      `pages dev's output holds ${word === SECRET ? "a private string" : "a path of this machine"}`,
+    );
+  }
 });
 
 test("AWS: serverless package holds the Lambda file alone; the packaged handler answers under Node 22", async () => {
@@ -282,7 +400,11 @@ test("AWS: the plain zip recipe puts index.mjs at the top, so handler index.hand
  * packaged `index.handler` under `node`, against a Runtime API of this test's own on 127.0.0.1:
  * each event is handed out on `/next` and its answer (or error) collected, in order.
  */
-async function underRuntimeClient(node: string, taskRoot: string, events: unknown[]): Promise<{ answers: { kind: string; body: any }[]; output: string }> {
+async function underRuntimeClient(
+  node: string,
+  taskRoot: string,
+  events: unknown[],
+): Promise<{ answers: { kind: string; body: any }[]; output: string }> {
   const answers: { kind: string; body: any }[] = [];
   let next = 0;
   let done!: () => void;
@@ -295,7 +417,12 @@ async function underRuntimeClient(node: string, taskRoot: string, events: unknow
         if (next >= events.length) return; // held open: the client waits here until it is stopped
         const id = `request-${next}`;
         const event = events[next++];
-        res.writeHead(200, { "content-type": "application/json", "lambda-runtime-aws-request-id": id, "lambda-runtime-deadline-ms": String(Date.now() + 30_000), "lambda-runtime-invoked-function-arn": "arn:aws:lambda:us-east-1:123456789012:function:registry" }).end(JSON.stringify(event));
+        res.writeHead(200, {
+          "content-type": "application/json",
+          "lambda-runtime-aws-request-id": id,
+          "lambda-runtime-deadline-ms": String(Date.now() + 30_000),
+          "lambda-runtime-invoked-function-arn": "arn:aws:lambda:us-east-1:123456789012:function:registry",
+        }).end(JSON.stringify(event));
         return;
       }
       const kind = /\/(response|error)$/.exec(req.url ?? "")?.[1] ?? `unexpected ${req.method} ${req.url}`;
@@ -306,9 +433,23 @@ async function underRuntimeClient(node: string, taskRoot: string, events: unknow
   });
   await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
   const runtimeApi = `127.0.0.1:${(api.address() as AddressInfo).port}`;
-  const client = spawn(node, [join(clone, "deploy", "tools", "node_modules", "aws-lambda-ric", "index.mjs"), "index.handler"], {
+  const client = spawn(node, [
+    join(clone, "deploy", "tools", "node_modules", "aws-lambda-ric", "index.mjs"),
+    "index.handler",
+  ], {
     cwd: taskRoot,
-    env: { PATH: env["PATH"], HOME: home, AWS_LAMBDA_RUNTIME_API: runtimeApi, LAMBDA_TASK_ROOT: taskRoot, _HANDLER: "index.handler", AWS_LAMBDA_FUNCTION_NAME: "registry", AWS_LAMBDA_FUNCTION_VERSION: "$LATEST", AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "128", AWS_LAMBDA_LOG_GROUP_NAME: "/aws/lambda/registry", AWS_LAMBDA_LOG_STREAM_NAME: "test" },
+    env: {
+      PATH: env["PATH"],
+      HOME: home,
+      AWS_LAMBDA_RUNTIME_API: runtimeApi,
+      LAMBDA_TASK_ROOT: taskRoot,
+      _HANDLER: "index.handler",
+      AWS_LAMBDA_FUNCTION_NAME: "registry",
+      AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "128",
+      AWS_LAMBDA_LOG_GROUP_NAME: "/aws/lambda/registry",
+      AWS_LAMBDA_LOG_STREAM_NAME: "test",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -334,9 +475,14 @@ async function underRuntimeClient(node: string, taskRoot: string, events: unknow
  * false). `npm run lambda-ric` builds it; the test runs when it is built.
  */
 const RIC_BUILT = existsSync(join(ROOT, "deploy", "tools", "node_modules", "aws-lambda-ric", "rapid-client.node"));
-const RIC_TEST = "AWS: the packaged function under the real runtime interface client (aws-lambda-ric) on Node 22 and 24: every event kind";
+const RIC_TEST =
+  "AWS: the packaged function under the real runtime interface client (aws-lambda-ric) on Node 22 and 24: every event kind";
 // Registered with test.skip when it cannot run, so uvu's own summary counts it skipped; the line says why.
-if (!RIC_BUILT) console.log(`SKIPPED: ${RIC_TEST} (its native client is not built: npm run lambda-ric builds it; see docs/deploying.md)`);
+if (!RIC_BUILT) {
+  console.log(
+    `SKIPPED: ${RIC_TEST} (its native client is not built: npm run lambda-ric builds it; see docs/deploying.md)`,
+  );
+}
 
 (RIC_BUILT ? test : test.skip)(RIC_TEST, async () => {
   const { dir } = unzip(join(clone, "deploy", "aws", "registry.zip"));
@@ -344,7 +490,15 @@ if (!RIC_BUILT) console.log(`SKIPPED: ${RIC_TEST} (its native client is not buil
   const etag = await strongEtag(new Uint8Array(Buffer.from(document)));
   const kinds = EVENTS;
   const events = [
-    ...kinds.flatMap((k) => [retarget(event(k), "GET", "/vaults.json"), retarget(event(k), "HEAD", "/api/registry.v1.json"), retarget(event(k), "GET", "/vaults.json", { "if-none-match": etag }), retarget(event(k), "POST", "/vaults.json"), retarget(event(k), "GET", "/nope")]),
+    ...kinds.flatMap((
+      k,
+    ) => [
+      retarget(event(k), "GET", "/vaults.json"),
+      retarget(event(k), "HEAD", "/api/registry.v1.json"),
+      retarget(event(k), "GET", "/vaults.json", { "if-none-match": etag }),
+      retarget(event(k), "POST", "/vaults.json"),
+      retarget(event(k), "GET", "/nope"),
+    ]),
     { source: "aws.events", "detail-type": "Scheduled Event" },
   ];
   for (const node of [resolve("node_modules/node22/bin/node"), resolve("node_modules/node24/bin/node")]) {
@@ -357,16 +511,37 @@ if (!RIC_BUILT) console.log(`SKIPPED: ${RIC_TEST} (its native client is not buil
       const ok = answers[i * 5]?.body;
       assert.is(ok.body, document, `${kind}: the document's bytes`);
       const multi = usesMultiValueHeaders(event(kind));
-      assert.is(multi ? ok.multiValueHeaders.etag[0] : ok.headers.etag, etag, `${kind}: its ETag, headers shaped as the event's`);
+      assert.is(
+        multi ? ok.multiValueHeaders.etag[0] : ok.headers.etag,
+        etag,
+        `${kind}: its ETag, headers shaped as the event's`,
+      );
       assert.is(answers[i * 5 + 1]?.body.body, "", `${kind}: HEAD has no body`);
     }
-    assert.match(output, /registry: 400 for a Lambda event that is not an HTTP request/, "the non-HTTP event logged in one line");
-    for (const word of FORBIDDEN) assert.not.ok(output.includes(word), `the runtime's output holds ${word === SECRET ? "a private string" : "a path of this machine"}`);
+    assert.match(
+      output,
+      /registry: 400 for a Lambda event that is not an HTTP request/,
+      "the non-HTTP event logged in one line",
+    );
+    for (const word of FORBIDDEN) {
+      assert.not.ok(
+        output.includes(word),
+        `the runtime's output holds ${word === SECRET ? "a private string" : "a path of this machine"}`,
+      );
+    }
   }
 });
 
 test("the operator's source stays out of git: registry.source.json and the tools' folders are ignored", () => {
-  const ignored = spawnSync("git", ["check-ignore", "registry.source.json", "deploy/netlify/.netlify", "deploy/aws/.serverless", "deploy/cloudflare/.wrangler", "deploy/aws/dist", "deploy/aws/registry.zip"], { cwd: clone, encoding: "utf8" });
+  const ignored = spawnSync("git", [
+    "check-ignore",
+    "registry.source.json",
+    "deploy/netlify/.netlify",
+    "deploy/aws/.serverless",
+    "deploy/cloudflare/.wrangler",
+    "deploy/aws/dist",
+    "deploy/aws/registry.zip",
+  ], { cwd: clone, encoding: "utf8" });
   assert.is(ignored.stdout.split("\n").filter((l) => l !== "").length, 6, ignored.stdout);
 });
 

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { buildRegistry, coverageOf, serializeRegistry, tierOf, validateSource, type Source } from "../registry.ts";
+import { buildRegistry, coverageOf, serializeRegistry, type Source, tierOf, validateSource } from "../registry.ts";
 import { contextOf } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 
@@ -22,15 +22,19 @@ function valid(source: unknown): Source {
 test("tierOf: docs/document.md's table, exact matches only", () => {
   assert.is(tierOf("active"), "in_use");
   assert.is(tierOf("pending"), "chartered");
-  for (const other of ["Active", "active ", "PENDING", "", "retired", "in_use"]) assert.is(tierOf(other), "planned", other);
+  for (const other of ["Active", "active ", "PENDING", "", "retired", "in_use"]) {
+    assert.is(tierOf(other), "planned", other);
+  }
 });
 
 test("raw values named __proto__, constructor or toString are looked up as data", () => {
   const source = valid(
-    JSON.parse(`{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"9c1e4b7d2f8a6035e1d94c7b0a2f6e83d5b19c47",
+    JSON.parse(
+      `{"registry_schema_version":"1","generated_at":"2026-11-14T08:30:00Z","source_inventory_sha":"9c1e4b7d2f8a6035e1d94c7b0a2f6e83d5b19c47",
       "internal_keys":["__proto__"],"labels":{"class":{"__proto__":"Proto class"},"status":{}},"__proto__":{"polluted":true},
       "vaults":[{"vault_slug":"a","display_name":"A","class":"__proto__","status":"constructor","__proto__":{"x":1}},
-                {"vault_slug":"b","display_name":"B","class":"toString","status":"toString"}],"edges":[]}`),
+                {"vault_slug":"b","display_name":"B","class":"toString","status":"toString"}],"edges":[]}`,
+    ),
   );
   const [a, b] = buildRegistry(source, OPTIONS).vaults;
   assert.is(a?.class_label, "Proto class");
@@ -42,7 +46,10 @@ test("raw values named __proto__, constructor or toString are looked up as data"
 
 test("licence is copied as { id, url } and nothing else; absent or null becomes null", () => {
   const licence = { id: "CC-BY-4.0", url: "https://creativecommons.org/licenses/by/4.0/", contact: "x@internal" };
-  assert.equal(buildRegistry(valid({ ...BASE, internal_keys: ["contact"], licence }), OPTIONS).about.licence, { id: licence.id, url: licence.url });
+  assert.equal(buildRegistry(valid({ ...BASE, internal_keys: ["contact"], licence }), OPTIONS).about.licence, {
+    id: licence.id,
+    url: licence.url,
+  });
   assert.is(buildRegistry(valid({ ...BASE, licence: null }), OPTIONS).about.licence, null);
   assert.is(buildRegistry(valid(BASE), OPTIONS).about.licence, null);
 });
@@ -84,8 +91,10 @@ test("serialization writes non-ASCII as is and lone surrogates as escapes, so th
   assert.ok(text.includes('"display_name": "Ζ 🐚 \\ud800"'));
 });
 
-test("coverageOf: present and not null, \"\" or [] counts as populated", () => {
-  const rows = [{ note: [] }, { note: ["x"] }, { note: ["y", "z"] }, { note: "" }, { note: null }, { note: "n" }, { note: 0 }, {}];
+test('coverageOf: present and not null, "" or [] counts as populated', () => {
+  const rows = [{ note: [] }, { note: ["x"] }, { note: ["y", "z"] }, { note: "" }, { note: null }, { note: "n" }, {
+    note: 0,
+  }, {}];
   const coverage = coverageOf(rows);
   assert.equal(coverage.note, { populated: 4, of: 8 });
   assert.equal(coverage.listing, { populated: 0, of: 8 });

@@ -15,15 +15,24 @@ const repo = join(work, "repo");
 const home = join(work, "home");
 mkdirSync(join(repo, "golden", "http"), { recursive: true });
 mkdirSync(home);
-const gitEnv = cleanEnv({ HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.org", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.org" });
-const git = (...args: string[]) => execFileSync("git", ["-C", repo, ...args], { env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+const gitEnv = cleanEnv({
+  HOME: home,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "Test",
+  GIT_AUTHOR_EMAIL: "test@example.org",
+  GIT_COMMITTER_NAME: "Test",
+  GIT_COMMITTER_EMAIL: "test@example.org",
+});
+const git = (...args: string[]) =>
+  execFileSync("git", ["-C", repo, ...args], { env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const document = () => JSON.parse(readFileSync("golden/registry.json", "utf8"));
 const write = (path: string, text: string) => writeFileSync(join(repo, path), text);
 const commit = (message: string) => {
   git("add", "-A");
   git("commit", "-q", "-m", message);
 };
-const review = (...args: string[]) => run("node", ["--import", "tsx", "node/bin/review.ts", "--repo", repo, ...args], { env: gitEnv, timeoutMs: 60_000 });
+const review = (...args: string[]) =>
+  run("node", ["--import", "tsx", "node/bin/review.ts", "--repo", repo, ...args], { env: gitEnv, timeoutMs: 60_000 });
 
 git("init", "-q");
 write("golden/registry.json", readFileSync("golden/registry.json", "utf8"));
@@ -35,19 +44,37 @@ test("a breaking change to the shipped v1 document fails the review, and the sum
   for (const row of changed.vaults) delete row.tagline;
   changed.vaults[0].display_name = "Renamed";
   write("golden/registry.json", `${JSON.stringify(changed, null, 2)}\n`);
-  write("golden/http/answers.txt", readFileSync("golden/http/answers.txt", "utf8").replace("referrer-policy: no-referrer", "referrer-policy: same-origin"));
+  write(
+    "golden/http/answers.txt",
+    readFileSync("golden/http/answers.txt", "utf8").replace(
+      "referrer-policy: no-referrer",
+      "referrer-policy: same-origin",
+    ),
+  );
   commit("drop tagline");
   const summary = join(work, "summary-1.md");
   writeFileSync(summary, "earlier steps wrote this\n");
   const result = await review("--base", "HEAD~1", "--head", "HEAD", "--summary", summary);
   assert.is(result.code, 1, result.stderr);
   const text = readFileSync(summary, "utf8");
-  assert.ok(text.startsWith("earlier steps wrote this\n## Golden review: "), "appended to the summary, as $GITHUB_STEP_SUMMARY wants");
-  assert.match(text, /\*\*Fails:\*\* a breaking change to a shipped versioned path: `golden\/registry\.json` \(v1, \/api\/registry\.v1\.json\)/);
-  assert.match(text, /\| `golden\/registry\.json` \| document of v1, \/api\/registry\.v1\.json, shipped \| \*\*1 breaking\*\* · 0 dangerous · 0 additive · 1 data \*\*\(fails\)\*\* \|/);
+  assert.ok(
+    text.startsWith("earlier steps wrote this\n## Golden review: "),
+    "appended to the summary, as $GITHUB_STEP_SUMMARY wants",
+  );
+  assert.match(
+    text,
+    /\*\*Fails:\*\* a breaking change to a shipped versioned path: `golden\/registry\.json` \(v1, \/api\/registry\.v1\.json\)/,
+  );
+  assert.match(
+    text,
+    /\| `golden\/registry\.json` \| document of v1, \/api\/registry\.v1\.json, shipped \| \*\*1 breaking\*\* · 0 dangerous · 0 additive · 1 data \*\*\(fails\)\*\* \|/,
+  );
   assert.match(text, /\| \*\*breaking\*\* \| `key.removed` \| vaults\\\[\\\] \(full rows\) \| tagline \|/);
   assert.match(text, /\| data \| `vault.field` \| vaults\\\[[a-z0-9-]+\\\]\.display\\_name \| .+ \| Renamed \|/);
-  assert.match(text, /<code>golden\/http\/answers\.txt<\/code>: line diff[\s\S]*-  referrer-policy: no-referrer\n\+  referrer-policy: same-origin/);
+  assert.match(
+    text,
+    /<code>golden\/http\/answers\.txt<\/code>: line diff[\s\S]*-  referrer-policy: no-referrer\n\+  referrer-policy: same-origin/,
+  );
 });
 
 test("a data-only change passes, and a breaking change to a document of no shipped version passes too", async () => {
@@ -65,11 +92,17 @@ test("a data-only change passes, and a breaking change to a document of no shipp
   assert.is(result.code, 0, result.stderr);
   const text = result.stdout.toString();
   assert.match(text, /\*\*Passes:\*\* no breaking change to a shipped versioned path\./);
-  assert.match(text, /\| `golden\/registry\.json` \| document of v1, \/api\/registry\.v1\.json, shipped \| 0 breaking · 0 dangerous · 0 additive · 1 data \|/);
+  assert.match(
+    text,
+    /\| `golden\/registry\.json` \| document of v1, \/api\/registry\.v1\.json, shipped \| 0 breaking · 0 dangerous · 0 additive · 1 data \|/,
+  );
   assert.match(text, /\| `golden\/draft\.json` \| document, added \| nothing to compare it with \|/);
   const draftOnly = await review("--base", "HEAD~1");
   assert.is(draftOnly.code, 0);
-  assert.match(draftOnly.stdout.toString(), /\| `golden\/draft\.json` \| document of no shipped version \| \*\*1 breaking\*\*/);
+  assert.match(
+    draftOnly.stdout.toString(),
+    /\| `golden\/draft\.json` \| document of no shipped version \| \*\*1 breaking\*\*/,
+  );
 });
 
 test("no golden changed: the review says so and passes", async () => {
@@ -114,7 +147,10 @@ test("names and lines from files cannot break the summary: non-ASCII, pipes, HTM
   const row = text.split("\n").find((line) => line.includes("naïve")) as string;
   assert.is(row.split(/(?<!\\)\|/).length, 5, `three cells: ${row}`);
   assert.ok(row.startsWith("| ``golden/http/naïve \\|<b>bold<b> `tick`.txt`` | bytes |"), row);
-  assert.match(text, /<summary><code>golden\/http\/naïve \|&#60;b&#62;bold&#60;b&#62; `tick`\.txt<\/code>: line diff<\/summary>\n\n`````diff\n[\s\S]*\n\+````\n\+three\n\n?`````\n/);
+  assert.match(
+    text,
+    /<summary><code>golden\/http\/naïve \|&#60;b&#62;bold&#60;b&#62; `tick`\.txt<\/code>: line diff<\/summary>\n\n`````diff\n[\s\S]*\n\+````\n\+three\n\n?`````\n/,
+  );
   const outsideCode = text.replace(/(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g, "");
   assert.not.match(outsideCode, /(?<!\\)<(img|b)/, "no raw HTML outside code");
   assert.match(text, /\\<img src=x onerror=alert\(1\)\\> \\\[link\\\]\(https:\/\/example\.org\) \\\*em\\\*/);
@@ -141,7 +177,8 @@ test("review: an unknown commit, a missing --base or a bad flag is one line and 
 
 const WORKFLOW = ".github/workflows/ci.yml";
 const REVIEW_WORKFLOW = ".github/workflows/review.yml";
-const validate = (file: string) => run("node_modules/.bin/action-validator", [file], { env: cleanEnv({ HOME: home }), timeoutMs: 60_000 });
+const validate = (file: string) =>
+  run("node_modules/.bin/action-validator", [file], { env: cleanEnv({ HOME: home }), timeoutMs: 60_000 });
 
 test("the workflow passes action-validator, which does reject a broken one", async () => {
   for (const file of [WORKFLOW, REVIEW_WORKFLOW]) {
@@ -181,8 +218,21 @@ test("the review workflow runs the base commit's review code: a pull request can
   // A project repository as on main: the review code (node/, http/, contract/) and the goldens.
   const origin = join(work, "origin");
   mkdirSync(origin);
-  const og = (...args: string[]) => execFileSync("git", ["-C", origin, ...args], { env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  for (const path of ["node", "assembly", "feed", "http", "contract", "package.json", "registry.ts", ".github", "golden/registry.json"]) cpSync(path, join(origin, path), { recursive: true });
+  const og = (...args: string[]) =>
+    execFileSync("git", ["-C", origin, ...args], { env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  for (
+    const path of [
+      "node",
+      "assembly",
+      "feed",
+      "http",
+      "contract",
+      "package.json",
+      "registry.ts",
+      ".github",
+      "golden/registry.json",
+    ]
+  ) cpSync(path, join(origin, path), { recursive: true });
   og("init", "-q");
   og("add", "-A");
   og("commit", "-q", "-m", "main");
@@ -190,7 +240,10 @@ test("the review workflow runs the base commit's review code: a pull request can
   // The pull request: a breaking golden change, and review code edited to pass whatever it finds.
   const code = readFileSync(join(origin, "node/review/review.ts"), "utf8");
   assert.ok(code.includes("const fails = failing.length > 0;"));
-  writeFileSync(join(origin, "node/review/review.ts"), code.replace("const fails = failing.length > 0;", "const fails = false;"));
+  writeFileSync(
+    join(origin, "node/review/review.ts"),
+    code.replace("const fails = failing.length > 0;", "const fails = false;"),
+  );
   const changed = document();
   for (const row of changed.vaults) delete row.tagline;
   writeFileSync(join(origin, "golden/registry.json"), `${JSON.stringify(changed, null, 2)}\n`);
@@ -204,13 +257,28 @@ test("the review workflow runs the base commit's review code: a pull request can
   const runner = join(work, "runner");
   execFileSync("git", ["clone", "-q", origin, runner], { env: gitEnv, stdio: "ignore" });
   const summary = join(work, "review-summary.md");
-  const env = cleanEnv({ ...gitEnv, PATH: `${join(process.cwd(), "node_modules/node22/bin")}:${process.env["PATH"]}`, BASE_SHA: baseSha, HEAD_SHA: headSha, PR_NUMBER: "7", GITHUB_STEP_SUMMARY: summary });
-  const result = await run("bash", ["-e", "-c", stepScript(REVIEW_WORKFLOW, "Golden review")], { env, cwd: runner, timeoutMs: 60_000 });
+  const env = cleanEnv({
+    ...gitEnv,
+    PATH: `${join(process.cwd(), "node_modules/node22/bin")}:${process.env["PATH"]}`,
+    BASE_SHA: baseSha,
+    HEAD_SHA: headSha,
+    PR_NUMBER: "7",
+    GITHUB_STEP_SUMMARY: summary,
+  });
+  const result = await run("bash", ["-e", "-c", stepScript(REVIEW_WORKFLOW, "Golden review")], {
+    env,
+    cwd: runner,
+    timeoutMs: 60_000,
+  });
   assert.is(result.code, 1, result.stderr);
   assert.match(readFileSync(summary, "utf8"), /\*\*Fails:\*\* a breaking change to a shipped versioned path/);
   // The pull request's own review code would have passed it: the test can tell the two apart.
   execFileSync("git", ["-C", runner, "checkout", "-q", headSha], { env: gitEnv });
-  const own = await run("node", ["node/bin/review.ts", "--base", baseSha, "--head", headSha], { env, cwd: runner, timeoutMs: 60_000 });
+  const own = await run("node", ["node/bin/review.ts", "--base", baseSha, "--head", headSha], {
+    env,
+    cwd: runner,
+    timeoutMs: 60_000,
+  });
   assert.is(own.code, 0, own.stderr);
 });
 
@@ -218,15 +286,30 @@ test("a change feed golden is named as one, and its changed items shown as a lin
   mkdirSync(join(repo, "golden", "history"), { recursive: true });
   write("golden/history/01-first.changes.json", readFileSync("golden/history/01-first.changes.json", "utf8"));
   commit("a feed golden");
-  write("golden/history/01-first.changes.json", readFileSync("golden/history/01-first.changes.json", "utf8").replace('"title": "data: 3 vault.added, 2 edge.added"', '"title": "data: 3 vault.added"'));
+  write(
+    "golden/history/01-first.changes.json",
+    readFileSync("golden/history/01-first.changes.json", "utf8").replace(
+      '"title": "data: 3 vault.added, 2 edge.added"',
+      '"title": "data: 3 vault.added"',
+    ),
+  );
   commit("a feed golden changes");
   const added = await review("--base", "HEAD~2", "--head", "HEAD~1");
   assert.is(added.code, 0, added.stderr);
-  assert.match(added.stdout.toString(), /\| `golden\/history\/01-first\.changes\.json` \| change feed, added \| see the file list of the pull request \|/);
+  assert.match(
+    added.stdout.toString(),
+    /\| `golden\/history\/01-first\.changes\.json` \| change feed, added \| see the file list of the pull request \|/,
+  );
   const changed = await review("--base", "HEAD~1", "--head", "HEAD");
   assert.is(changed.code, 0, changed.stderr);
-  assert.match(changed.stdout.toString(), /\| `golden\/history\/01-first\.changes\.json` \| change feed \| read the line diff below \|/);
-  assert.match(changed.stdout.toString(), /-\s+"title": "data: 3 vault\.added, 2 edge\.added",\n\+\s+"title": "data: 3 vault\.added",/);
+  assert.match(
+    changed.stdout.toString(),
+    /\| `golden\/history\/01-first\.changes\.json` \| change feed \| read the line diff below \|/,
+  );
+  assert.match(
+    changed.stdout.toString(),
+    /-\s+"title": "data: 3 vault\.added, 2 edge\.added",\n\+\s+"title": "data: 3 vault\.added",/,
+  );
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

@@ -11,7 +11,9 @@ const validate = ajv.compile(registrySchema("https://registry.example.org"));
 const golden = () => JSON.parse(readFileSync("golden/registry.json", "utf8")) as Record<string, any>;
 
 test("the schema as served at the golden base URL is golden/registry.v1.schema.json, byte for byte", () => {
-  const served = `${JSON.stringify(registrySchema("https://registry.example.org/api/registry.v1.schema.json"), null, 2)}\n`;
+  const served = `${
+    JSON.stringify(registrySchema("https://registry.example.org/api/registry.v1.schema.json"), null, 2)
+  }\n`;
   assert.is(served, readFileSync("golden/registry.v1.schema.json", "utf8"));
 });
 

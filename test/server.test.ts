@@ -9,7 +9,7 @@ import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
-import { fetchRaw, rawExchange, startServer, type Running } from "./servers.ts";
+import { fetchRaw, rawExchange, type Running, startServer } from "./servers.ts";
 
 const EPOCH = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
 const env = cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: GOLDEN_OPTIONS.baseUrl, SOURCE_DATE_EPOCH: EPOCH });
@@ -21,7 +21,14 @@ let artifact: Running;
 
 test.before(async () => {
   server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], env);
-  const built = await runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", join(work, "dist")], { env });
+  const built = await runCommand(runBuild, [
+    "--source",
+    "fixtures/registry.json",
+    "--base-url",
+    GOLDEN_OPTIONS.baseUrl,
+    "--out",
+    join(work, "dist"),
+  ], { env });
   if (built.code !== 0) throw new Error(built.stderr);
   artifact = await startServer("node", [join(work, "dist", "node", "server.mjs")], env);
 });
@@ -32,12 +39,23 @@ test.after(async () => {
 });
 
 /** One raw exchange split into status, headers (lower-case names) and the bytes after them. */
-async function exchange(origin: string, request: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+async function exchange(
+  origin: string,
+  request: string,
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   const bytes = await rawExchange(Number(new URL(origin).port), request);
   const end = bytes.indexOf("\r\n\r\n");
-  const [statusLine = "", ...lines] = bytes.subarray(0, end === -1 ? bytes.length : end).toString("latin1").split("\r\n");
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
-  return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0), headers, body: end === -1 ? Buffer.alloc(0) : bytes.subarray(end + 4) };
+  const [statusLine = "", ...lines] = bytes.subarray(0, end === -1 ? bytes.length : end).toString("latin1").split(
+    "\r\n",
+  );
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]),
+  );
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0),
+    headers,
+    body: end === -1 ? Buffer.alloc(0) : bytes.subarray(end + 4),
+  };
 }
 
 /** Request forms either server could get wrong, and the status both must give. */
@@ -106,12 +124,21 @@ test("HEAD on the raw transport, both servers: the GET's Content-Length and not 
 test("prints one start line naming the source, counts, built_at, base URL, ETag and both URLs", () => {
   const line = server.output().trim();
   assert.is(line.split("\n").length, 1);
-  assert.match(line, /^registry: serving registry\.json \(48 vaults, 35 edges, built_at 2026-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\) on /);
-  assert.ok(line.includes(`${server.origin}/vaults.json`) && line.includes(`${server.origin}/api/registry.v1.json`), line);
+  assert.match(
+    line,
+    /^registry: serving registry\.json \(48 vaults, 35 edges, built_at 2026-11-21T12:00:00Z, base URL https:\/\/registry\.example\.org, ETag "[0-9a-f]{32}"\) on /,
+  );
+  assert.ok(
+    line.includes(`${server.origin}/vaults.json`) && line.includes(`${server.origin}/api/registry.v1.json`),
+    line,
+  );
 });
 
 test("both paths over the socket: 200, golden bytes, identical headers, exact content type and length", async () => {
-  const [a, b] = [await fetchRaw(`${server.origin}/vaults.json`), await fetchRaw(`${server.origin}/api/registry.v1.json?x=1`)];
+  const [a, b] = [
+    await fetchRaw(`${server.origin}/vaults.json`),
+    await fetchRaw(`${server.origin}/api/registry.v1.json?x=1`),
+  ];
   for (const res of [a, b]) {
     assert.is(res.status, 200);
     assert.ok(res.body.equals(golden));
@@ -184,13 +211,19 @@ test("a request whose body drips is cut off by the request timeout, not kept ope
     socket.write("GET /vaults.json HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n");
     // One byte a second, for at most 40 s: the server must close first.
     let sent = 0;
-    const drip = setInterval(() => (sent++ < 40 ? socket.write("x") : (clearInterval(drip), reject(new Error("still open after 40 s")))), 1_000);
+    const drip = setInterval(
+      () => (sent++ < 40 ? socket.write("x") : (clearInterval(drip), reject(new Error("still open after 40 s")))),
+      1_000,
+    );
     socket.on("close", () => {
       clearInterval(drip);
       resolve(Date.now() - started);
     });
   });
-  assert.ok(closed >= 14_000 && closed < 30_000, `closed after ${closed} ms (request timeout 15 s, checked every second)`);
+  assert.ok(
+    closed >= 14_000 && closed < 30_000,
+    `closed after ${closed} ms (request timeout 15 s, checked every second)`,
+  );
 });
 
 test("SIGTERM lets an in-flight request finish, then exits 0", async () => {
@@ -215,22 +248,40 @@ test("SIGTERM lets an in-flight request finish, then exits 0", async () => {
 });
 
 test("an invalid source or configuration: problems on stderr, exit 1, never listening", async () => {
-  for (const extra of [{ REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" }, { REGISTRY_SOURCE: "nope.json" }, { BASE_URL: "ftp://x" }, { PORT: "99999" }]) {
+  for (
+    const extra of [{ REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" }, { REGISTRY_SOURCE: "nope.json" }, {
+      BASE_URL: "ftp://x",
+    }, { PORT: "99999" }]
+  ) {
     const started = Date.now();
-    const result = await run("node", ["--import", "tsx", "node/serve/server.ts"], { env: { ...env, ...extra }, timeoutMs: 20_000 });
+    const result = await run("node", ["--import", "tsx", "node/serve/server.ts"], {
+      env: { ...env, ...extra },
+      timeoutMs: 20_000,
+    });
     assert.is(result.code, 1, JSON.stringify(extra));
     assert.is(result.stdout.toString(), "", "nothing listened");
     assert.ok(result.stderr.length > 0);
     assert.not.match(result.stderr, /\n\s+at /, "no stack trace");
     assert.ok(Date.now() - started < 15_000);
   }
-  const many = await run("node", ["--import", "tsx", "node/serve/server.ts"], { env: { ...env, REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" } });
+  const many = await run("node", ["--import", "tsx", "node/serve/server.ts"], {
+    env: { ...env, REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" },
+  });
   // The CLI's problems, the file named by its base name: a server's lines may end in a platform's logs.
-  assert.is(many.stderr, readFileSync("golden/invalid/many-problems.txt", "utf8").replaceAll("fixtures/invalid/many-problems.json: ", "many-problems.json: "));
+  assert.is(
+    many.stderr,
+    readFileSync("golden/invalid/many-problems.txt", "utf8").replaceAll(
+      "fixtures/invalid/many-problems.json: ",
+      "many-problems.json: ",
+    ),
+  );
 });
 
 test("REGISTRY_SOURCE serves another source", async () => {
-  const own = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], { ...env, REGISTRY_SOURCE: "fixtures/valid/unicode.json" });
+  const own = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], {
+    ...env,
+    REGISTRY_SOURCE: "fixtures/valid/unicode.json",
+  });
   try {
     const res = await fetchRaw(`${own.origin}/vaults.json`);
     assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")));
@@ -241,7 +292,10 @@ test("REGISTRY_SOURCE serves another source", async () => {
 
 test("--source serves another source and wins over REGISTRY_SOURCE, under npm start and registry-endpoint serve", async () => {
   for (const args of [["node/serve/server.ts"], ["node/bin/registry-endpoint.ts", "serve"]]) {
-    const own = await startServer("node", ["--import", "tsx", ...args, "--source", "fixtures/valid/unicode.json"], { ...env, REGISTRY_SOURCE: "nope.json" });
+    const own = await startServer("node", ["--import", "tsx", ...args, "--source", "fixtures/valid/unicode.json"], {
+      ...env,
+      REGISTRY_SOURCE: "nope.json",
+    });
     try {
       const res = await fetchRaw(`${own.origin}/vaults.json`);
       assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")), args.join(" "));
@@ -252,18 +306,32 @@ test("--source serves another source and wins over REGISTRY_SOURCE, under npm st
 });
 
 test("--internal-keys declares internal keys beside the source, joined with INTERNAL_KEYS; without it the key is refused", async () => {
-  const source = JSON.parse(readFileSync("fixtures/valid/unicode.json", "utf8")) as { vaults: Record<string, unknown>[] };
+  const source = JSON.parse(readFileSync("fixtures/valid/unicode.json", "utf8")) as {
+    vaults: Record<string, unknown>[];
+  };
   (source.vaults[0] as Record<string, unknown>)["sync_owner"] = "kept out";
   const file = join(work, "internal-key.json");
   writeFileSync(file, JSON.stringify(source));
-  const own = await startServer("node", ["--import", "tsx", "node/bin/registry-endpoint.ts", "serve", "--source", file, "--internal-keys", "sync_owner"], { ...env, INTERNAL_KEYS: "other_key" });
+  const own = await startServer("node", [
+    "--import",
+    "tsx",
+    "node/bin/registry-endpoint.ts",
+    "serve",
+    "--source",
+    file,
+    "--internal-keys",
+    "sync_owner",
+  ], { ...env, INTERNAL_KEYS: "other_key" });
   try {
     const res = await fetchRaw(`${own.origin}/vaults.json`);
     assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")), "the internal key is not published");
   } finally {
     assert.is(await own.stop(), 0);
   }
-  const refused = await run("node", ["--import", "tsx", "node/serve/server.ts", "--source", file], { env, timeoutMs: 20_000 });
+  const refused = await run("node", ["--import", "tsx", "node/serve/server.ts", "--source", file], {
+    env,
+    timeoutMs: 20_000,
+  });
   assert.is(refused.code, 1);
   assert.match(refused.stderr, /undeclared key "sync_owner"/);
 });
@@ -281,7 +349,14 @@ test("LOG_REQUESTS=1: one JSON line per request, the path without its query, nev
   assert.is(lines.length, 2, own.output());
   const [get, head] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.equal(Object.keys(get ?? {}), ["time", "method", "path", "status", "bytes", "ms"]);
-  assert.equal({ ...get, time: 0, ms: 0 }, { time: 0, method: "GET", path: "/vaults.json", status: 200, bytes: golden.length, ms: 0 });
+  assert.equal({ ...get, time: 0, ms: 0 }, {
+    time: 0,
+    method: "GET",
+    path: "/vaults.json",
+    status: 200,
+    bytes: golden.length,
+    ms: 0,
+  });
   assert.equal({ ...head, time: 0, ms: 0 }, { time: 0, method: "HEAD", path: "/nope", status: 404, bytes: 0, ms: 0 });
   assert.not.match(own.output(), /secret-value|hidden/);
   assert.match(own.output(), /^registry: SIGTERM: stopping; .*\nregistry: stopped after \d+ ms$/m);
@@ -296,7 +371,16 @@ test("npm start: SIGTERM to the process npm started stops the server (npm start 
 
 test("npx registry-endpoint serve: SIGTERM to npx, whose shell passes no signal on, still stops node gracefully", async () => {
   // npx is npm exec: npm, then sh -c, then node. The same chain, with the repository's bin.
-  const npx = await startServer("npm", ["exec", "--offline", "--", "node", "--import", "tsx", "node/bin/registry-endpoint.ts", "serve"], env);
+  const npx = await startServer("npm", [
+    "exec",
+    "--offline",
+    "--",
+    "node",
+    "--import",
+    "tsx",
+    "node/bin/registry-endpoint.ts",
+    "serve",
+  ], env);
   const pid = Number(/\(pid (\d+)\)/.exec(npx.output())?.[1]);
   const port = Number(new URL(npx.origin).port);
   // node holds the pipe npm got: it closes when node has exited.
@@ -313,19 +397,43 @@ test("npx registry-endpoint serve: SIGTERM to npx, whose shell passes no signal 
   if (!stopped && pid > 0) process.kill(pid, "SIGKILL");
   assert.ok(pid > 0 && pid !== npx.child.pid, "node is not the process npm exec is");
   assert.ok(stopped, `node (pid ${pid}) still running 10 s after SIGTERM to npx:\n${npx.output()}`);
-  assert.match(npx.output(), /\nregistry: the process that started it \(pid \d+\) is gone: stopping as on SIGTERM\nregistry: SIGTERM: stopping; .*\nregistry: stopped after \d+ ms\n$/);
-  assert.is((await rawExchange(port, "GET /vaults.json HTTP/1.0\r\nHost: h\r\n\r\n")).length, 0, "nothing listens any more");
+  assert.match(
+    npx.output(),
+    /\nregistry: the process that started it \(pid \d+\) is gone: stopping as on SIGTERM\nregistry: SIGTERM: stopping; .*\nregistry: stopped after \d+ ms\n$/,
+  );
+  assert.is(
+    (await rawExchange(port, "GET /vaults.json HTTP/1.0\r\nHost: h\r\n\r\n")).length,
+    0,
+    "nothing listens any more",
+  );
 });
 
 test("--help says what the server reads and its exit codes; a bad flag is one line and exit 2", async () => {
   const help = await run("node", ["--import", "tsx", "node/serve/server.ts", "--help"], { env });
   assert.is(help.code, 0);
-  for (const text of ["usage: npm start -- [--source FILE] [--internal-keys NAME,NAME]", "--source", "--internal-keys", "REGISTRY_SOURCE", "INTERNAL_KEYS", "BASE_URL", "SOURCE_DATE_EPOCH", "HOST", "PORT", "LOG_REQUESTS", "Exit codes"]) {
+  for (
+    const text of [
+      "usage: npm start -- [--source FILE] [--internal-keys NAME,NAME]",
+      "--source",
+      "--internal-keys",
+      "REGISTRY_SOURCE",
+      "INTERNAL_KEYS",
+      "BASE_URL",
+      "SOURCE_DATE_EPOCH",
+      "HOST",
+      "PORT",
+      "LOG_REQUESTS",
+      "Exit codes",
+    ]
+  ) {
     assert.ok(help.stdout.toString().includes(text), text);
   }
   const bad = await run("node", ["--import", "tsx", "node/serve/server.ts", "--port", "1"], { env });
   assert.is(bad.code, 2);
-  assert.is(bad.stderr, "Unknown option '--port' (usage: npm start -- [--source FILE] [--internal-keys NAME,NAME]; --help for more)\n");
+  assert.is(
+    bad.stderr,
+    "Unknown option '--port' (usage: npm start -- [--source FILE] [--internal-keys NAME,NAME]; --help for more)\n",
+  );
 });
 
 test.run();

@@ -2,9 +2,9 @@
  * Servers under test as child processes: each listens on 127.0.0.1 on a free port (port 0), is
  * found by the URL it prints, and is stopped through its own handle. Every wait is bounded.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
-import { connect, createServer as createNetServer, type AddressInfo } from "node:net";
+import { type AddressInfo, connect, createServer as createNetServer } from "node:net";
 
 export interface Running {
   readonly origin: string;
@@ -27,7 +27,11 @@ export function startServer(
   options: { cwd?: string; ready?: RegExp } = {},
 ): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+    const child = spawn(command, args, {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    });
     let text = "";
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
     const running = (origin: string): Running => ({
@@ -78,9 +82,18 @@ export interface RawResponse {
 }
 
 /** One HTTP/1.1 request with node:http, so headers arrive exactly as the server wrote them. */
-export function fetchRaw(url: string, init: { method?: string; headers?: Record<string, string> } = {}, timeoutMs = 10_000): Promise<RawResponse> {
+export function fetchRaw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string> } = {},
+  timeoutMs = 10_000,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? "GET", headers: init.headers ?? {}, timeout: timeoutMs, agent: false }, (res) => {
+    const req = request(url, {
+      method: init.method ?? "GET",
+      headers: init.headers ?? {},
+      timeout: timeoutMs,
+      agent: false,
+    }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));

@@ -32,7 +32,10 @@ const BEYOND_A_SCHEMA: Readonly<Record<string, string>> = {
 
 test("the schema accepts every valid fixture", () => {
   for (const c of validCases) {
-    assert.ok(validate(JSON.parse(readFileSync(c.fixture, "utf8"))), `${c.fixture}: ${JSON.stringify(validate.errors)}`);
+    assert.ok(
+      validate(JSON.parse(readFileSync(c.fixture, "utf8"))),
+      `${c.fixture}: ${JSON.stringify(validate.errors)}`,
+    );
   }
 });
 

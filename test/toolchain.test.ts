@@ -7,7 +7,13 @@ import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
 
 /** The modules every runtime loads: web standards only. */
-const WEB_MODULES = ["handler.ts", "registry.ts", ...["assembly", "http", "feed", "contract"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
+const WEB_MODULES = [
+  "handler.ts",
+  "registry.ts",
+  ...["assembly", "http", "feed", "contract"].flatMap((dir) =>
+    readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`)
+  ),
+];
 
 test("tsc --noEmit passes on the whole project", async () => {
   const result = await run("node_modules/.bin/tsc", ["--noEmit", "-p", "tsconfig.json"], { timeoutMs: 180_000 });
@@ -20,19 +26,34 @@ test("deno check passes on handler.ts and every web-standard module (Deno reject
 });
 
 /** Product modules that document a public function with an `@example`. */
-const EXAMPLED = ["handler.ts", "registry.ts", ...["assembly", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))].filter((file) => readFileSync(file, "utf8").includes("@example"));
+const EXAMPLED = [
+  "handler.ts",
+  "registry.ts",
+  ...["assembly", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) =>
+    readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`)
+  ),
+].filter((file) => readFileSync(file, "utf8").includes("@example"));
 
 test("every @example is a fenced TypeScript block, and each type-checks (deno test --doc)", async () => {
   assert.ok(EXAMPLED.length >= 8, EXAMPLED.join(" "));
   for (const file of EXAMPLED) {
-    for (const [, next] of readFileSync(file, "utf8").matchAll(/@example\n(.*)/g)) assert.is(next, " * ```ts", `${file}: an @example that deno test --doc would not check`);
+    for (const [, next] of readFileSync(file, "utf8").matchAll(/@example\n(.*)/g)) {
+      assert.is(next, " * ```ts", `${file}: an @example that deno test --doc would not check`);
+    }
   }
   // test/deno-doc.json: Deno's own types for the generated test wrapper, the project's strictness otherwise.
-  const result = await run("node_modules/.bin/deno", ["test", "--config", "test/deno-doc.json", "--doc", "--no-run", ...EXAMPLED], { timeoutMs: 180_000 });
+  const result = await run("node_modules/.bin/deno", [
+    "test",
+    "--config",
+    "test/deno-doc.json",
+    "--doc",
+    "--no-run",
+    ...EXAMPLED,
+  ], { timeoutMs: 180_000 });
   assert.is(result.code, 0, result.stderr);
 });
 
-test("web-standard modules use nothing of Node; relative imports name .ts, JSON imports say with { type: \"json\" }", () => {
+test('web-standard modules use nothing of Node; relative imports name .ts, JSON imports say with { type: "json" }', () => {
   for (const file of WEB_MODULES) {
     const text = readFileSync(file, "utf8");
     assert.not.match(text, /from "node:|require\(|\bprocess\.|\bBuffer\b|__dirname/, `${file} uses Node`);
@@ -45,11 +66,26 @@ test("web-standard modules use nothing of Node; relative imports name .ts, JSON 
 
 test("every import points down a layer: contract/ < registry.ts < feed/ < http/ < assembly/ < handler.ts, node/", () => {
   const rank = (file: string): number =>
-    file.startsWith("contract/") ? 0 : file === "registry.ts" ? 1 : file.startsWith("feed/") ? 2 : file.startsWith("http/") ? 3 : file.startsWith("assembly/") ? 4 : file === "handler.ts" ? 5 : 6;
+    file.startsWith("contract/")
+      ? 0
+      : file === "registry.ts"
+      ? 1
+      : file.startsWith("feed/")
+      ? 2
+      : file.startsWith("http/")
+      ? 3
+      : file.startsWith("assembly/")
+      ? 4
+      : file === "handler.ts"
+      ? 5
+      : 6;
   for (const file of WEB_MODULES) {
     for (const [, spec] of readFileSync(file, "utf8").matchAll(/from "(\.[^"]+\.ts)"/g)) {
       const target = join(dirname(file), spec as string);
-      assert.ok(rank(target) <= rank(file) && !target.startsWith("node/"), `${file} imports ${target}, a layer above it`);
+      assert.ok(
+        rank(target) <= rank(file) && !target.startsWith("node/"),
+        `${file} imports ${target}, a layer above it`,
+      );
     }
   }
 });
@@ -61,7 +97,11 @@ test("node/ is a folder per job, and every import between them points down: revi
   assert.equal(folders.map((f) => f.name).sort(), Object.keys(rank).sort());
   for (const folder of Object.keys(rank)) {
     for (const file of readdirSync(`node/${folder}`).filter((f) => f.endsWith(".ts"))) {
-      for (const [, spec] of readFileSync(`node/${folder}/${file}`, "utf8").matchAll(/^(?:import|export)[^;]*? from "(\.[^"]+\.ts)"/gm)) {
+      for (
+        const [, spec] of readFileSync(`node/${folder}/${file}`, "utf8").matchAll(
+          /^(?:import|export)[^;]*? from "(\.[^"]+\.ts)"/gm,
+        )
+      ) {
         const target = join("node", folder, spec as string);
         if (!target.startsWith("node/")) continue;
         const to = target.split("/")[1] as string;
@@ -73,13 +113,30 @@ test("node/ is a folder per job, and every import between them points down: revi
 });
 
 /** Every product module: the web layers, handler.ts and node/. */
-const PRODUCT = ["handler.ts", "registry.ts", ...["assembly", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`))];
+const PRODUCT = [
+  "handler.ts",
+  "registry.ts",
+  ...["assembly", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) =>
+    readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`)
+  ),
+];
 
 test("no import cycles: no product module imports itself back through others", () => {
-  const imports = new Map(PRODUCT.map((file) => [file, [...readFileSync(file, "utf8").matchAll(/^(?:import|export)[^;]*? from "(\.[^"]+\.ts)"/gm)].map(([, spec]) => join(dirname(file), spec as string))]));
+  const imports = new Map(
+    PRODUCT.map((
+      file,
+    ) => [
+      file,
+      [...readFileSync(file, "utf8").matchAll(/^(?:import|export)[^;]*? from "(\.[^"]+\.ts)"/gm)].map(([, spec]) =>
+        join(dirname(file), spec as string)
+      ),
+    ]),
+  );
   const done = new Set<string>();
   const visit = (file: string, path: readonly string[]): void => {
-    if (path.includes(file)) assert.unreachable(`an import cycle: ${[...path.slice(path.indexOf(file)), file].join(" -> ")}`);
+    if (path.includes(file)) {
+      assert.unreachable(`an import cycle: ${[...path.slice(path.indexOf(file)), file].join(" -> ")}`);
+    }
     if (done.has(file)) return;
     for (const next of imports.get(file) ?? []) visit(next, [...path, file]);
     done.add(file);
@@ -91,21 +148,47 @@ test("no import cycles: no product module imports itself back through others", (
 test("docs/layout.md names every product file, and no file that is gone", () => {
   const layout = readFileSync("docs/layout.md", "utf8");
   for (const file of PRODUCT) assert.ok(layout.includes(`\`${file}\``), `docs/layout.md does not name ${file}`);
-  for (const [, named] of layout.matchAll(/`((?:contract|feed|http|assembly|node)\/[\w/.-]+\.ts|registry\.ts|handler\.ts)`/g)) assert.ok(PRODUCT.includes(named as string), `docs/layout.md names ${named}, which is not a product file`);
+  for (
+    const [, named] of layout.matchAll(
+      /`((?:contract|feed|http|assembly|node)\/[\w/.-]+\.ts|registry\.ts|handler\.ts)`/g,
+    )
+  ) assert.ok(PRODUCT.includes(named as string), `docs/layout.md names ${named}, which is not a product file`);
+});
+
+test("every TypeScript and JavaScript file is formatted by deno fmt (deno.json: line width 120)", async () => {
+  const result = await run("node_modules/.bin/deno", ["fmt", "--check"], { timeoutMs: 120_000 });
+  assert.is(
+    result.code,
+    0,
+    result.stderr.split("\n").filter((line) => line.startsWith("from ")).join("\n") || result.stderr,
+  );
+  assert.match(result.stderr, /Checked \d+ files/);
 });
 
 test("npm ci on Node 20: no engine warning (npm's own check, dry run), and allowScripts names exactly the packages with install scripts", async () => {
   for (const dir of [".", "deploy/tools"]) {
-    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { allowScripts?: Record<string, boolean> };
-    const lock = JSON.parse(readFileSync(join(dir, "package-lock.json"), "utf8")) as { packages: Record<string, { hasInstallScript?: boolean }> };
-    const scripted = new Set(Object.entries(lock.packages).filter(([path, p]) => path !== "" && p.hasInstallScript === true).map(([path]) => path.split("node_modules/").at(-1) as string));
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+      allowScripts?: Record<string, boolean>;
+    };
+    const lock = JSON.parse(readFileSync(join(dir, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
+    const scripted = new Set(
+      Object.entries(lock.packages).filter(([path, p]) => path !== "" && p.hasInstallScript === true).map(([path]) =>
+        path.split("node_modules/").at(-1) as string
+      ),
+    );
     assert.equal([...scripted].sort(), Object.keys(pkg.allowScripts ?? {}).sort(), `${dir}: allowScripts`);
   }
   // The root is what Node 20 installs; deploy/tools is installed under Node 22 (install-tools.mjs).
   const copy = mkdtempSync(join(tmpdir(), "registry-npm-ci-"));
   try {
     for (const file of ["package.json", "package-lock.json"]) copyFileSync(file, join(copy, file));
-    const dry = await run("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: copy, env: cleanEnv({ HOME: copy }), timeoutMs: 120_000 });
+    const dry = await run("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], {
+      cwd: copy,
+      env: cleanEnv({ HOME: copy }),
+      timeoutMs: 120_000,
+    });
     assert.is(dry.code, 0, dry.stderr);
     assert.not.match(dry.stderr + dry.stdout.toString(), /EBADENGINE/);
   } finally {

@@ -18,9 +18,16 @@ export function transcript(answer: Answerer, requests: readonly Exchange[]): str
     .map(({ method, path, headers = {} }) => {
       const a = answer(method, path, (name) => headers[name]);
       const sent = Object.entries(headers).map(([n, v]) => ` ${n}: ${v}`).join(";");
-      const body = a.body === null ? "none" : `${a.body.byteLength} bytes, sha256 ${createHash("sha256").update(a.body).digest("hex")}`;
+      const body = a.body === null
+        ? "none"
+        : `${a.body.byteLength} bytes, sha256 ${createHash("sha256").update(a.body).digest("hex")}`;
       const lines = Object.entries(a.headers).sort(([x], [y]) => (x < y ? -1 : 1)).map(([n, v]) => `  ${n}: ${v}`);
-      return [`${method} ${path}${sent === "" ? "" : ` (${sent.trim()})`}`, `  status: ${a.status}`, ...lines, `  body: ${body}`].join("\n");
+      return [
+        `${method} ${path}${sent === "" ? "" : ` (${sent.trim()})`}`,
+        `  status: ${a.status}`,
+        ...lines,
+        `  body: ${body}`,
+      ].join("\n");
     })
     .join("\n\n") + "\n";
 }

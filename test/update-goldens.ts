@@ -11,7 +11,9 @@ import { GOLDEN_DIR, listGoldens } from "./golden.ts";
 import { spawnSync } from "node:child_process";
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
-  process.stdout.write("usage: npm run golden:update\n\nRewrites golden/ from the code, then runs the whole test suite against it.\nExit codes: 0 rewritten and verified; 1 a test failed; 2 refused (CI is set) or a bad flag.\n");
+  process.stdout.write(
+    "usage: npm run golden:update\n\nRewrites golden/ from the code, then runs the whole test suite against it.\nExit codes: 0 rewritten and verified; 1 a test failed; 2 refused (CI is set) or a bad flag.\n",
+  );
   process.exit(0);
 }
 if (process.argv.length > 2) {
@@ -23,10 +25,18 @@ if ((process.env["CI"] ?? "") !== "") {
   process.exit(2);
 }
 
-const digest = () => new Map(listGoldens().map((name) => [name, createHash("sha256").update(readFileSync(join(GOLDEN_DIR, name))).digest("hex")]));
+const digest = () =>
+  new Map(
+    listGoldens().map((
+      name,
+    ) => [name, createHash("sha256").update(readFileSync(join(GOLDEN_DIR, name))).digest("hex")]),
+  );
 /** Runs the uvu suite on the test files matching `pattern`, its output straight to the terminal. */
 const uvu = (pattern: string, extra: NodeJS.ProcessEnv) =>
-  spawnSync(process.execPath, ["--import", "tsx", "node_modules/uvu/bin.js", "test", pattern], { env: { ...process.env, ...extra }, stdio: "inherit" }).status;
+  spawnSync(process.execPath, ["--import", "tsx", "node_modules/uvu/bin.js", "test", pattern], {
+    env: { ...process.env, ...extra },
+    stdio: "inherit",
+  }).status;
 
 const before = digest();
 // The files that own goldens (they call assertGolden), so no other test reads the old bytes meanwhile.
@@ -39,5 +49,11 @@ if (write !== 0) {
 }
 // The whole suite, as CI runs it (GOLDEN_VERIFY_PATTERN narrows it, for this script's own test).
 const verify = uvu(process.env["GOLDEN_VERIFY_PATTERN"] ?? "\\.test\\.ts$", { UPDATE_GOLDEN: "" });
-process.stdout.write(changed.length === 0 ? "golden:update: no golden changed\n" : `golden:update: ${changed.length} golden file(s) changed; read them with git diff golden/:\n${changed.map((n) => `  golden/${n}\n`).join("")}`);
+process.stdout.write(
+  changed.length === 0
+    ? "golden:update: no golden changed\n"
+    : `golden:update: ${changed.length} golden file(s) changed; read them with git diff golden/:\n${
+      changed.map((n) => `  golden/${n}\n`).join("")
+    }`,
+);
 process.exit(verify === 0 ? 0 : 1);

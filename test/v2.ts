@@ -5,7 +5,7 @@
  */
 import type { ContractVersion } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { buildRegistry, serializeRegistry, type Registry } from "../registry.ts";
+import { buildRegistry, type Registry, serializeRegistry } from "../registry.ts";
 import { registrySchema } from "../contract/schema.ts";
 
 const V1 = VERSIONS[0] as ContractVersion;
@@ -18,10 +18,17 @@ export const V2: ContractVersion = {
   published: "2027-03-01",
   build(source, context) {
     const document = buildRegistry(source, context) as unknown as Record<string, unknown> & Registry;
-    const rows = document.vaults.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => key !== "tagline")));
+    const rows = document.vaults.map((row) =>
+      Object.fromEntries(Object.entries(row).filter(([key]) => key !== "tagline"))
+    );
     const coverage = Object.fromEntries(Object.entries(document.field_coverage).filter(([key]) => key !== "tagline"));
     const v2 = { ...document, schema_version: "2.0", field_coverage: coverage, vaults: rows } as unknown as Registry;
-    return { bytes: serializeRegistry(v2), document: v2, vaultCount: document.vault_count, edgeCount: document.edge_count };
+    return {
+      bytes: serializeRegistry(v2),
+      document: v2,
+      vaultCount: document.vault_count,
+      edgeCount: document.edge_count,
+    };
   },
   schema(context) {
     const schema = structuredClone(registrySchema(context.baseUrl + context.paths.schema)) as Record<string, any>;

@@ -17,12 +17,19 @@ const NODES: [string, string][] = [
 test("the per-request timeout fires on Node 20, 22 and 24 with garbage collected while the request stalls, before headers and mid-body", async () => {
   for (const [name, node] of NODES) {
     for (const stall of ["headers", "body"]) {
-      const result = await run(node, ["--expose-gc", "--import", "tsx", "test/verify-stall-probe.ts", stall], { env: cleanEnv(), timeoutMs: 30_000 });
+      const result = await run(node, ["--expose-gc", "--import", "tsx", "test/verify-stall-probe.ts", stall], {
+        env: cleanEnv(),
+        timeoutMs: 30_000,
+      });
       assert.is(result.code, 0, `${name}, ${stall}: ${result.stderr}`);
       const checks = JSON.parse(result.stdout.toString()) as { result: string; detail: string }[];
       // The run's deadline is 6 s: without a timer that survives the collection, that is what ends it.
       assert.equal(checks.map((c) => c.result), ["fail"], `${name}, ${stall}`);
-      assert.match(checks[0]?.detail ?? "", /^GET http:\/\/127\.0\.0\.1:\d+\/vaults\.json: no complete answer within 0\.5 s$/, `${name}, ${stall}`);
+      assert.match(
+        checks[0]?.detail ?? "",
+        /^GET http:\/\/127\.0\.0\.1:\d+\/vaults\.json: no complete answer within 0\.5 s$/,
+        `${name}, ${stall}`,
+      );
     }
   }
 });
@@ -44,18 +51,36 @@ test("control characters a server sends never reach the terminal: header values 
   document["schema_version"] = "\x1b]0;owned\x07\x1b[2J\x1b[31m9.9\r\x1b[1A\x9b1m\x85";
   const body = Buffer.from(JSON.stringify(document)).toString("latin1");
   const answers: [string, (path: string) => string, RegExp][] = [
-    ["a redirect", () => "HTTP/1.1 302 Found\r\nLocation: https://x.example/\x9b2J\x85after\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", /^\| \/vaults\.json answers 200 \| FAIL \| 302, a redirect to https:\/\/x\.example\/after: verify the address it names \|$/m],
-    ["a document", () => `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Location: /api/registry.v1.json\x9b1m\x85\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`, /^\| body is JSON with schema_version 1\.0 \| FAIL \| 9\.9 \|$/m],
+    [
+      "a redirect",
+      () =>
+        "HTTP/1.1 302 Found\r\nLocation: https://x.example/\x9b2J\x85after\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+      /^\| \/vaults\.json answers 200 \| FAIL \| 302, a redirect to https:\/\/x\.example\/after: verify the address it names \|$/m,
+    ],
+    [
+      "a document",
+      () =>
+        `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Location: /api/registry.v1.json\x9b1m\x85\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      /^\| body is JSON with schema_version 1\.0 \| FAIL \| 9\.9 \|$/m,
+    ],
   ];
   for (const [name, raw, row] of answers) {
     const { origin, server } = await rawServer(raw);
     try {
-      const result = await run("node", ["--import", "tsx", "node/bin/verify.ts", origin], { env: cleanEnv(), timeoutMs: 60_000 });
+      const result = await run("node", ["--import", "tsx", "node/bin/verify.ts", origin], {
+        env: cleanEnv(),
+        timeoutMs: 60_000,
+      });
       const out = result.stdout.toString();
       assert.is(result.code, 1, `${name}: ${out}`);
       assert.match(out, row, name);
       assert.not.match(out, CONTROL, `${name}: a control character in the output`);
-      if (name === "a document") assert.match(out, /^\| \/vaults\.json says Content-Location: a versioned path of the table \| FAIL \| \/api\/registry\.v1\.json \|$/m);
+      if (name === "a document") {
+        assert.match(
+          out,
+          /^\| \/vaults\.json says Content-Location: a versioned path of the table \| FAIL \| \/api\/registry\.v1\.json \|$/m,
+        );
+      }
     } finally {
       server.close();
     }

@@ -16,7 +16,10 @@ const server = createServer((_req, res) => {
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const collect = setInterval(gc, 25);
 try {
-  const checks = await verify(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { timeoutMs: 500, deadlineMs: 6_000 });
+  const checks = await verify(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+    timeoutMs: 500,
+    deadlineMs: 6_000,
+  });
   process.stdout.write(`${JSON.stringify(checks)}\n`);
 } finally {
   clearInterval(collect);

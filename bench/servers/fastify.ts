@@ -2,7 +2,10 @@
 import Fastify from "fastify";
 import { readFileSync } from "node:fs";
 
-const spec = JSON.parse(readFileSync(process.argv[2] as string, "utf8")) as { body: string; headers: Record<string, string> };
+const spec = JSON.parse(readFileSync(process.argv[2] as string, "utf8")) as {
+  body: string;
+  headers: Record<string, string>;
+};
 const body = readFileSync(spec.body);
 const app = Fastify({ logger: false });
 for (const path of process.argv.slice(3)) {

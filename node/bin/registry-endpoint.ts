@@ -40,7 +40,9 @@ if (command === "--help" || command === "-h") {
   process.stdout.write(HELP);
 } else if (command === undefined || !Object.hasOwn(COMMANDS, command)) {
   const what = command === undefined ? "missing command" : `unknown command ${JSON.stringify(command)}`;
-  process.stderr.write(`${what} (usage: registry-endpoint <${Object.keys(COMMANDS).join("|")}> [flags]; --help for more)\n`);
+  process.stderr.write(
+    `${what} (usage: registry-endpoint <${Object.keys(COMMANDS).join("|")}> [flags]; --help for more)\n`,
+  );
   process.exitCode = 2;
 } else if (command === "preview" || command === "diff") {
   const result = await runCli(command === "diff" ? ["diff", ...rest] : rest, process.env);

@@ -24,17 +24,28 @@ Flags:
 
 Exit codes: 0 passes; 1 a breaking change to a shipped versioned path; 2 a bad flag, or git
 cannot read the repository or a commit.`,
-  options: { base: { type: "string" }, head: { type: "string" }, summary: { type: "string" }, repo: { type: "string" } },
+  options: {
+    base: { type: "string" },
+    head: { type: "string" },
+    summary: { type: "string" },
+    repo: { type: "string" },
+  },
   positionals: { min: 0, max: 0 },
 });
 
 const base = values["base"] as string | undefined;
 if (base === undefined || base === "") {
-  process.stderr.write("--base: required: the commit the change starts from (usage: npm run --silent review -- --base REF [--head REF]; --help for more)\n");
+  process.stderr.write(
+    "--base: required: the commit the change starts from (usage: npm run --silent review -- --base REF [--head REF]; --help for more)\n",
+  );
   process.exit(2);
 }
 try {
-  const review = reviewGoldens((values["repo"] as string | undefined) ?? ".", base, (values["head"] as string | undefined) ?? "HEAD");
+  const review = reviewGoldens(
+    (values["repo"] as string | undefined) ?? ".",
+    base,
+    (values["head"] as string | undefined) ?? "HEAD",
+  );
   const summary = values["summary"] as string | undefined;
   if (summary === undefined) process.stdout.write(review.markdown);
   else appendFileSync(summary, review.markdown);

@@ -41,9 +41,13 @@ Flags:
               feed's items newer than it, replayed onto it, must give the served vaults and edges
   -h, --help  this text
 
-Limits: each request ${REQUEST_TIMEOUT_MS / 1000} s, headers to last byte; a document body at most ${DOCUMENT_BODY_CAP / 1048576} MiB (twice the
+Limits: each request ${REQUEST_TIMEOUT_MS / 1000} s, headers to last byte; a document body at most ${
+    DOCUMENT_BODY_CAP / 1048576
+  } MiB (twice the
 largest document a build deploys), a feed ${FEED_BODY_CAP / 1048576} MiB (twice the largest feed), any other body 1 MiB,
---previous-document ${DOCUMENT_BODY_CAP / 1048576} MiB; no redirect is followed; the whole run ${RUN_DEADLINE_MS / 1000} s. A request that
+--previous-document ${DOCUMENT_BODY_CAP / 1048576} MiB; no redirect is followed; the whole run ${
+    RUN_DEADLINE_MS / 1000
+  } s. A request that
 fails (refused, timed out, reset, too large) is a FAIL row naming it. Control characters a server
 sends are removed before anything is printed.
 
@@ -73,6 +77,10 @@ if (previousPath !== undefined) {
   }
   previousDocument = { name: basename(previousPath), value: read.ok };
 }
-const checks = await verify(from, { static: values["static"] === true, ...(expectBase === undefined ? {} : { expectBase }), ...(previousDocument === undefined ? {} : { previousDocument }) });
+const checks = await verify(from, {
+  static: values["static"] === true,
+  ...(expectBase === undefined ? {} : { expectBase }),
+  ...(previousDocument === undefined ? {} : { previousDocument }),
+});
 console.log(table(expectBase === undefined ? from : `${from} (built for ${expectBase})`, checks));
 process.exitCode = checks.some((c) => c.result === "fail") ? 1 : 0;

@@ -15,12 +15,12 @@
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseBaseUrl } from "../../contract/config.ts";
+import { parseBaseUrl, shownPath } from "../../contract/config.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { prepareBuild } from "../../assembly/prepare.ts";
 import { planAt } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
-import { parseOrExit, type Command, type CommandSpec } from "../cli/args.ts";
+import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
 import { bundleArtifacts } from "./bundle.ts";
 import { zlibCompress } from "./compress.ts";
 import { INTERNAL_KEYS_HELP, loadInputs } from "../cli/inputs.ts";
@@ -63,7 +63,13 @@ Environment: REGISTRY_SOURCE, BASE_URL, INTERNAL_KEYS, SOURCE_DATE_EPOCH (built_
 set it and two builds are byte-identical; unset, the clock once).
 
 Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written); 2 a bad flag.`,
-  options: { source: { type: "string" }, "base-url": { type: "string" }, out: { type: "string" }, previous: { type: "string" }, "internal-keys": { type: "string" } },
+  options: {
+    source: { type: "string" },
+    "base-url": { type: "string" },
+    out: { type: "string" },
+    previous: { type: "string" },
+    "internal-keys": { type: "string" },
+  },
   positionals: { min: 0, max: 0 },
 };
 
@@ -72,60 +78,84 @@ Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written);
  * built; 1 a bad source, setting or output folder, nothing written; 2 a bad flag).
  */
 export const runBuild: Command = async (argv, env, io) => {
-const parsed = parseOrExit(SPEC, argv, io);
-if (typeof parsed === "number") return parsed;
-const { values } = parsed;
-const sourcePath = (values["source"] as string | undefined) ?? (env["REGISTRY_SOURCE"] || undefined);
-const baseUrl = (values["base-url"] as string | undefined) ?? (env["BASE_URL"] || undefined);
-const out = resolve(io.cwd, (values["out"] as string | undefined) ?? "dist");
+  const parsed = parseOrExit(SPEC, argv, io);
+  if (typeof parsed === "number") return parsed;
+  const { values } = parsed;
+  const sourcePath = (values["source"] as string | undefined) ?? (env["REGISTRY_SOURCE"] || undefined);
+  const baseUrl = (values["base-url"] as string | undefined) ?? (env["BASE_URL"] || undefined);
+  const out = resolve(io.cwd, (values["out"] as string | undefined) ?? "dist");
 
-const problems: string[] = [];
-if (sourcePath === undefined) problems.push("--source: required (or REGISTRY_SOURCE): the source file to build from");
-if (baseUrl === undefined) {
-  problems.push("--base-url: required (or BASE_URL): a build is a deploy artifact, and http://localhost:8787 serves development only");
-}
-problems.push(...outputProblems(out, { home: homedir(), repository: ROOT }));
-let previousLocation = values["previous"] as string | undefined;
-// The live base URL follows the base URL's rules, checked here: no query or fragment for the paths to land after, no credentials, never echoed.
-if (previousLocation !== undefined && /^https?:\/\//i.test(previousLocation)) {
-  const parsed = parseBaseUrl(previousLocation);
-  if ("error" in parsed) problems.push(`--previous: ${parsed.error}`);
-  else previousLocation = parsed.ok;
-}
-const inputs = sourcePath === undefined ? undefined : await loadInputs(sourcePath, env, { baseUrl }, undefined, values["internal-keys"] as string | undefined);
-if (inputs !== undefined && "problems" in inputs) problems.push(...inputs.problems);
-if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
-  io.stderr(problems.map((p) => `${p}\n`).join(""));
-  return 1;
-}
-
-let history = {};
-const plan = planAt(VERSIONS, inputs.ok.config.builtAt);
-// A table or built_at the policy refuses is reported by prepareBuild below, in its own words.
-if (previousLocation !== undefined && "ok" in plan) {
-  const { baseUrl: base, builtAt } = inputs.ok.config;
-  const previous = await readPrevious(previousLocation, { baseUrl: base, builtAt, versions: plan.ok.served.map((s) => s.version) });
-  if ("error" in previous) {
-    // The reason may quote what a remote answered (a redirect's Location): no terminal control of it reaches the terminal.
-    io.stderr(`${printable(previous.error, "")}\n`);
+  const problems: string[] = [];
+  if (sourcePath === undefined) problems.push("--source: required (or REGISTRY_SOURCE): the source file to build from");
+  if (baseUrl === undefined) {
+    problems.push(
+      "--base-url: required (or BASE_URL): a build is a deploy artifact, and http://localhost:8787 serves development only",
+    );
+  }
+  problems.push(...outputProblems(out, { home: env["HOME"] || homedir(), repository: ROOT }));
+  let previousLocation = values["previous"] as string | undefined;
+  // The live base URL follows the base URL's rules, checked here: no query or fragment for the paths to land after, no credentials, never echoed.
+  if (previousLocation !== undefined && /^https?:\/\//i.test(previousLocation)) {
+    const parsed = parseBaseUrl(previousLocation);
+    if ("error" in parsed) problems.push(`--previous: ${parsed.error}`);
+    else previousLocation = parsed.ok;
+  }
+  const inputs = sourcePath === undefined ? undefined : await loadInputs(
+    resolve(io.cwd, sourcePath),
+    env,
+    { baseUrl },
+    shownPath(sourcePath),
+    values["internal-keys"] as string | undefined,
+  );
+  if (inputs !== undefined && "problems" in inputs) problems.push(...inputs.problems);
+  if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
+    io.stderr(problems.map((p) => `${p}\n`).join(""));
     return 1;
   }
-  history = { previous: previous.ok.history, documents: previous.ok.documents, classify: classifyChange };
-}
 
-io.stderr(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
-try {
-  const served = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress }, VERSIONS, MAX_DEPLOY_DOCUMENT_BYTES, history);
-  await replaceOutput(out, served.meta.builtAt, async (staging) => {
-    await writeStatic(join(staging, "static"), served);
-    // The artifact names the source by its base name only: the build machine's folders stay private.
-    await bundleArtifacts(served, staging, basename(sourcePath as string));
-  });
-  const { meta } = served;
-  io.stdout(`built ${relative(io.cwd, out) || "."}: ${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, base URL ${meta.baseUrl}, ETag ${meta.etag}\n`);
-  return 0;
-} catch (error: unknown) {
-  io.stderr(`build failed: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}\n`);
-  return 1;
-}
+  let history = {};
+  const plan = planAt(VERSIONS, inputs.ok.config.builtAt);
+  // A table or built_at the policy refuses is reported by prepareBuild below, in its own words.
+  if (previousLocation !== undefined && "ok" in plan) {
+    const { baseUrl: base, builtAt } = inputs.ok.config;
+    const previous = await readPrevious(previousLocation, {
+      baseUrl: base,
+      builtAt,
+      versions: plan.ok.served.map((s) => s.version),
+      cwd: io.cwd,
+    });
+    if ("error" in previous) {
+      // The reason may quote what a remote answered (a redirect's Location): no terminal control of it reaches the terminal.
+      io.stderr(`${printable(previous.error, "")}\n`);
+      return 1;
+    }
+    history = { previous: previous.ok.history, documents: previous.ok.documents, classify: classifyChange };
+  }
+
+  io.stderr(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
+  try {
+    const served = await prepareBuild(
+      inputs.ok.source,
+      inputs.ok.config,
+      { compress: zlibCompress },
+      VERSIONS,
+      MAX_DEPLOY_DOCUMENT_BYTES,
+      history,
+    );
+    await replaceOutput(out, served.meta.builtAt, async (staging) => {
+      await writeStatic(join(staging, "static"), served);
+      // The artifact names the source by its base name only: the build machine's folders stay private.
+      await bundleArtifacts(served, staging, basename(sourcePath as string));
+    });
+    const { meta } = served;
+    io.stdout(
+      `built ${
+        relative(io.cwd, out) || "."
+      }: ${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, base URL ${meta.baseUrl}, ETag ${meta.etag}\n`,
+    );
+    return 0;
+  } catch (error: unknown) {
+    io.stderr(`build failed: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}\n`);
+    return 1;
+  }
 };

@@ -50,21 +50,41 @@ export async function bundleArtifacts(served: Build, dir: string, sourceName: st
   // Netlify reads config by static analysis and accepts only literal values in this exact form.
   // It names every address the app routes.
   await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(addressesOf(served))} };\n`);
-  const lambda = await bundle({ contents: LAMBDA_ENTRY }, resolve(dir, "lambda", "index.mjs"), stampBuild(served, []), "node");
-  const node = await bundle({ file: resolve(ROOT, "node", "serve", "artifact-server.ts") }, resolve(dir, "node", "server.mjs"), { ...withCodings, sourceName }, "node");
+  const lambda = await bundle(
+    { contents: LAMBDA_ENTRY },
+    resolve(dir, "lambda", "index.mjs"),
+    stampBuild(served, []),
+    "node",
+  );
+  const node = await bundle(
+    { file: resolve(ROOT, "node", "serve", "artifact-server.ts") },
+    resolve(dir, "node", "server.mjs"),
+    { ...withCodings, sourceName },
+    "node",
+  );
   return { fetch, lambda, node };
 }
 
-async function bundle(entry: { contents: string } | { file: string }, outfile: string, stamp: unknown, platform: "node" | "neutral"): Promise<Metafile> {
+async function bundle(
+  entry: { contents: string } | { file: string },
+  outfile: string,
+  stamp: unknown,
+  platform: "node" | "neutral",
+): Promise<Metafile> {
   const stampPlugin: Plugin = {
     name: "stamp",
     setup(b) {
       b.onResolve({ filter: /^registry:stamp$/ }, () => ({ path: "stamp.json", namespace: "registry-stamp" }));
-      b.onLoad({ filter: /.*/, namespace: "registry-stamp" }, () => ({ contents: JSON.stringify(stamp), loader: "json" }));
+      b.onLoad(
+        { filter: /.*/, namespace: "registry-stamp" },
+        () => ({ contents: JSON.stringify(stamp), loader: "json" }),
+      );
     },
   };
   const result = await build({
-    ...("file" in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: ROOT, loader: "ts", sourcefile: "entry.ts" } }),
+    ...("file" in entry
+      ? { entryPoints: [entry.file] }
+      : { stdin: { contents: entry.contents, resolveDir: ROOT, loader: "ts", sourcefile: "entry.ts" } }),
     bundle: true,
     minify: true,
     format: "esm",

@@ -4,7 +4,7 @@
  * change one class and the same rule ids.
  */
 import type { Classification } from "../../feed/feed.ts";
-import { diffDocuments, worstClass, type Document } from "../review/diff.ts";
+import { diffDocuments, type Document, worstClass } from "../review/diff.ts";
 
 /** The worst class of the changes from `before` to `after`, and each rule id with how often it applied, in the diff's order. */
 export function classifyChange(before: unknown, after: unknown): Classification {

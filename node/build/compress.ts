@@ -14,15 +14,12 @@ const BROTLI_MAX_QUALITY_BYTES = 1 << 20;
 
 /** Compresses `bytes` with the best settings each coding affords at start-up. */
 export const zlibCompress: Compress = async (bytes, encoding) => {
-  const out =
-    encoding === "gzip"
-      ? await gzipAsync(bytes, { level: 9 })
-      : await brotliAsync(bytes, {
-          params: {
-            [constants.BROTLI_PARAM_QUALITY]: bytes.byteLength <= BROTLI_MAX_QUALITY_BYTES ? 11 : 9,
-            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-            [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
-          },
-        });
+  const out = encoding === "gzip" ? await gzipAsync(bytes, { level: 9 }) : await brotliAsync(bytes, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: bytes.byteLength <= BROTLI_MAX_QUALITY_BYTES ? 11 : 9,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
+    },
+  });
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength) as Uint8Array<ArrayBuffer>;
 };

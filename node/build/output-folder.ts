@@ -27,7 +27,9 @@ export function outputProblems(dir: string, guard: Protected): string[] {
   const why = protectedReason(dir, guard);
   if (why !== undefined) return [`--out ${dir}: ${why}; choose a folder of its own, like dist`];
   for (let up = dirname(dir); up !== dirname(up); up = dirname(up)) {
-    if (existsSync(join(up, MARKER))) return [`--out ${dir}: inside the output of an earlier build (${up}); choose a folder outside it`];
+    if (existsSync(join(up, MARKER))) {
+      return [`--out ${dir}: inside the output of an earlier build (${up}); choose a folder outside it`];
+    }
   }
   try {
     if (!existsSync(dir)) return [];
@@ -35,12 +37,24 @@ export function outputProblems(dir: string, guard: Protected): string[] {
     const present = walk(dir);
     if (present.length === 0) return [];
     if (!present.includes(MARKER)) {
-      return [`--out ${dir}: holds files this build did not make (${present.slice(0, 3).join(", ")}${present.length > 3 ? ", ..." : ""}); choose an empty or new folder`];
+      return [
+        `--out ${dir}: holds files this build did not make (${present.slice(0, 3).join(", ")}${
+          present.length > 3 ? ", ..." : ""
+        }); choose an empty or new folder`,
+      ];
     }
     const made = markerFiles(readFileSync(join(dir, MARKER), "utf8"));
-    if (made === undefined) return [`--out ${dir}: its ${MARKER} is not one this build wrote; choose an empty or new folder`];
+    if (made === undefined) {
+      return [`--out ${dir}: its ${MARKER} is not one this build wrote; choose an empty or new folder`];
+    }
     const foreign = present.filter((file) => file !== MARKER && !made.has(file));
-    if (foreign.length > 0) return [`--out ${dir}: a previous build's output, but it also holds files the build did not make (${foreign.slice(0, 3).join(", ")}); move them away first`];
+    if (foreign.length > 0) {
+      return [
+        `--out ${dir}: a previous build's output, but it also holds files the build did not make (${
+          foreign.slice(0, 3).join(", ")
+        }); move them away first`,
+      ];
+    }
     return [];
   } catch (error: unknown) {
     return [`--out ${dir}: cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"})`];
@@ -76,7 +90,8 @@ export function markerFiles(text: string): Set<string> | undefined {
   const { made_by: madeBy, files } = marker as Record<string, unknown>;
   if (madeBy !== MADE_BY || !Array.isArray(files)) return undefined;
   const inside = (f: unknown): f is string =>
-    typeof f === "string" && f !== "" && f !== MARKER && !f.startsWith("/") && !f.includes("\\") && f.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+    typeof f === "string" && f !== "" && f !== MARKER && !f.startsWith("/") && !f.includes("\\") &&
+    f.split("/").every((part) => part !== "" && part !== "." && part !== "..");
   return files.every(inside) ? new Set(files) : undefined;
 }
 
@@ -85,11 +100,18 @@ export function markerFiles(text: string): Set<string> | undefined {
  * in for `out` (which `outputProblems` has cleared). If anything fails, the staging folder goes and
  * `out` is as it was.
  */
-export async function replaceOutput(out: string, builtAt: string, write: (staging: string) => Promise<void>): Promise<void> {
+export async function replaceOutput(
+  out: string,
+  builtAt: string,
+  write: (staging: string) => Promise<void>,
+): Promise<void> {
   const staging = await mkdtemp(join(dirname(out), `.${basename(out)}.staging-`));
   try {
     await write(staging);
-    await writeFile(join(staging, MARKER), `${JSON.stringify({ made_by: MADE_BY, built_at: builtAt, files: walk(staging) }, null, 2)}\n`);
+    await writeFile(
+      join(staging, MARKER),
+      `${JSON.stringify({ made_by: MADE_BY, built_at: builtAt, files: walk(staging) }, null, 2)}\n`,
+    );
     const holding = await mkdtemp(join(dirname(out), `.${basename(out)}.previous-`));
     const previous = join(holding, "output");
     const moved = await rename(out, previous).then(
@@ -117,6 +139,8 @@ export async function replaceOutput(out: string, builtAt: string, write: (stagin
 /** Every file under `dir`, relative to it, with / as separator, sorted. A symbolic link is a file: never followed. */
 export function walk(dir: string): string[] {
   const files = (d: string): string[] =>
-    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(d, e.name)) : [relative(dir, join(d, e.name)).split(sep).join("/")]));
+    readdirSync(d, { withFileTypes: true }).flatMap((
+      e,
+    ) => (e.isDirectory() ? files(join(d, e.name)) : [relative(dir, join(d, e.name)).split(sep).join("/")]));
   return files(dir).sort();
 }

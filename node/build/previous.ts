@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { shownPath } from "../../contract/config.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
-import { FEED_LIMITS, feedPlace, type ChangeFeed, type History } from "../../feed/feed.ts";
+import { type ChangeFeed, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
 import { historyProblems, rowShapeProblems } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
@@ -39,13 +39,34 @@ type Reader = (path: string, cap: number) => Promise<Uint8Array<ArrayBuffer> | n
  * `baseUrl`, built at `builtAt`. A version the previous build did not serve yet starts its feed
  * afresh; but a location holding none of them is not a build. Returns one line on refusal.
  */
-export async function readPrevious(location: string, settings: { readonly baseUrl: string; readonly builtAt: string; readonly versions: readonly ContractVersion[] }): Promise<{ ok: Previous } | { error: string }> {
+export async function readPrevious(
+  location: string,
+  settings: {
+    readonly baseUrl: string;
+    readonly builtAt: string;
+    readonly versions: readonly ContractVersion[];
+    /** The folder a relative location is in (default: this process's). */
+    readonly cwd?: string;
+  },
+): Promise<{ ok: Previous } | { error: string }> {
   // A value that may hold a user name, password or token is refused unread, and never printed.
-  if (shownPath(location) !== location) return { error: `--previous: ${shownPath(location)}: give the previous build's output folder, or its base URL without a user name, password, query or fragment` };
+  if (shownPath(location) !== location) {
+    return {
+      error: `--previous: ${
+        shownPath(location)
+      }: give the previous build's output folder, or its base URL without a user name, password, query or fragment`,
+    };
+  }
   const remote = /^https?:\/\//i.test(location);
   const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
-  const read = deadline !== null ? urlReader(location.replace(/\/+$/, ""), deadline.signal) : folderReader(resolve(location, "static"), basePathOf(settings.baseUrl));
-  const where = (path: string) => (remote ? `${location.replace(/\/+$/, "")}${path}` : `${join(location, "static")}${basePathOf(settings.baseUrl)}${path}`);
+  const read = deadline !== null
+    ? urlReader(location.replace(/\/+$/, ""), deadline.signal)
+    : folderReader(resolve(settings.cwd ?? "", location, "static"), basePathOf(settings.baseUrl));
+  const where = (
+    path: string,
+  ) => (remote
+    ? `${location.replace(/\/+$/, "")}${path}`
+    : `${join(location, "static")}${basePathOf(settings.baseUrl)}${path}`);
   const history = new Map<number, History>();
   const documents = new Map<number, unknown>();
   try {
@@ -64,7 +85,11 @@ export async function readPrevious(location: string, settings: { readonly baseUr
     deadline?.clear();
   }
   if (history.size === 0) {
-    return { error: `--previous: ${location} holds no versioned document of this build's versions (${settings.versions.map((v) => v.path).join(", ")}): not a build's output folder or base URL` };
+    return {
+      error: `--previous: ${location} holds no versioned document of this build's versions (${
+        settings.versions.map((v) => v.path).join(", ")
+      }): not a build's output folder or base URL`,
+    };
   }
   return { ok: { history, documents } };
 }
@@ -88,23 +113,53 @@ export async function checkPrevious(
   if (document === undefined) return { error: problem(version.path, "not JSON") };
   const context = contextOf(version, settings);
   const schemaErrors = validator(version.schema(context))(document);
-  if (schemaErrors !== null) return { error: problem(version.path, `not a v${version.number} document: ${schemaErrors}`) };
+  if (schemaErrors !== null) {
+    return { error: problem(version.path, `not a v${version.number} document: ${schemaErrors}`) };
+  }
   const registry = document as Registry;
-  if (registry.about.versioned_url !== settings.baseUrl + version.path) return { error: problem(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`) };
-  if (!(registry.built_at < settings.builtAt)) return { error: problem(version.path, `built at ${registry.built_at}, not earlier than this build (${settings.builtAt})`) };
-  if (feedBytes === null) return { error: problem(feeds.json, "missing: the previous build has a document but no change feed") };
+  if (registry.about.versioned_url !== settings.baseUrl + version.path) {
+    return {
+      error: problem(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`),
+    };
+  }
+  if (!(registry.built_at < settings.builtAt)) {
+    return {
+      error: problem(version.path, `built at ${registry.built_at}, not earlier than this build (${settings.builtAt})`),
+    };
+  }
+  if (feedBytes === null) {
+    return { error: problem(feeds.json, "missing: the previous build has a document but no change feed") };
+  }
   const feed = parseJson(feedBytes);
   if (feed === undefined) return { error: problem(feeds.json, "not JSON") };
   const rowRef = `${settings.baseUrl}${version.schemaPath}#/$defs/row`;
   const edgeRef = `${settings.baseUrl}${version.schemaPath}#/$defs/edge`;
-  const feedErrors = validator(changeFeedSchema(settings.baseUrl + feeds.json, rowRef, edgeRef, true), version.schema(context))(feed);
+  const feedErrors = validator(
+    changeFeedSchema(settings.baseUrl + feeds.json, rowRef, edgeRef, true),
+    version.schema(context),
+  )(feed);
   if (feedErrors !== null) return { error: problem(feeds.json, `not a change feed: ${feedErrors}`) };
   const place = feedPlace(version.number, settings.baseUrl, version.path, feeds);
   const changeFeed = feed as ChangeFeed;
-  if (changeFeed.feed_url !== place.feedUrl || changeFeed.home_page_url !== place.documentUrl) return { error: problem(feeds.json, `the feed of another base URL or version, not ${place.feedUrl}`) };
-  const snapshot = { ref: { built_at: registry.built_at, etag: await strongEtag(documentBytes) }, vaults: registry.vaults, edges: registry.edges };
+  if (changeFeed.feed_url !== place.feedUrl || changeFeed.home_page_url !== place.documentUrl) {
+    return { error: problem(feeds.json, `the feed of another base URL or version, not ${place.feedUrl}`) };
+  }
+  const snapshot = {
+    ref: { built_at: registry.built_at, etag: await strongEtag(documentBytes) },
+    vaults: registry.vaults,
+    edges: registry.edges,
+  };
   const problems = [...rowShapeProblems(changeFeed), ...historyProblems(place, changeFeed, snapshot)];
-  if (problems.length > 0) return { error: problem(feeds.json, `not the history of its document: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`) };
+  if (problems.length > 0) {
+    return {
+      error: problem(
+        feeds.json,
+        `not the history of its document: ${problems[0]}${
+          problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""
+        }`,
+      ),
+    };
+  }
   return { ok: { history: { snapshot, feed: changeFeed }, document } };
 }
 
@@ -115,7 +170,9 @@ function folderReader(dir: string, prefix: string): Reader {
     const info = await stat(file).catch(() => null);
     if (info === null) return null;
     if (!info.isFile()) throw new Error(`${file}: not a file`);
-    if (info.size > cap) throw new Error(`${file}: ${sizeOf(info.size)}; a previous build's file is at most ${sizeOf(cap)}`);
+    if (info.size > cap) {
+      throw new Error(`${file}: ${sizeOf(info.size)}; a previous build's file is at most ${sizeOf(cap)}`);
+    }
     return new Uint8Array(await readFile(file));
   };
 }
@@ -128,10 +185,20 @@ function folderReader(dir: string, prefix: string): Reader {
 function urlReader(base: string, deadline: AbortSignal): Reader {
   return async (path, cap) => {
     const url = `${base}${path}`;
-    const res = await request(url, { method: "GET", headers: { "accept-encoding": "identity" }, cap, timeoutMs: REQUEST_TIMEOUT_MS, deadline, deadlineMs: RUN_DEADLINE_MS, reader: "--previous" });
+    const res = await request(url, {
+      method: "GET",
+      headers: { "accept-encoding": "identity" },
+      cap,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      deadline,
+      deadlineMs: RUN_DEADLINE_MS,
+      reader: "--previous",
+    });
     if (res.status === 404) return null;
     if (res.status !== 200) {
-      const redirect = res.status >= 300 && res.status < 400 ? `, a redirect to ${res.headers.get("location") ?? "nowhere"}: give the address it names` : "";
+      const redirect = res.status >= 300 && res.status < 400
+        ? `, a redirect to ${res.headers.get("location") ?? "nowhere"}: give the address it names`
+        : "";
       throw new Error(`${url}: answered ${res.status}${redirect}`);
     }
     return new Uint8Array(res.body);
@@ -152,6 +219,8 @@ function validator(schema: Record<string, unknown>, also?: Record<string, unknow
   return (value) => {
     if (validate(value)) return null;
     // Places and reasons only: Ajv's messages never quote the value checked.
-    return (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || "(top level)"} ${e.message ?? "is invalid"}`).join("; ");
+    return (validate.errors ?? []).slice(0, 3).map((e) =>
+      `${e.instancePath || "(top level)"} ${e.message ?? "is invalid"}`
+    ).join("; ");
   };
 }

@@ -21,7 +21,12 @@ const HOST_MADE = ["content-length", "etag", "last-modified", "vary"];
 export function staticHeaders(build: Build): string {
   const prefix = basePathOf(build.meta.baseUrl);
   const blocks = [...build.routes].map(([path, resource]) =>
-    [`${prefix}${path}`, ...Object.entries(resource.identity.ok).filter(([name]) => !HOST_MADE.includes(name)).map(([n, v]) => `  ${n}: ${v}`)].join("\n"),
+    [
+      `${prefix}${path}`,
+      ...Object.entries(resource.identity.ok).filter(([name]) => !HOST_MADE.includes(name)).map(([n, v]) =>
+        `  ${n}: ${v}`
+      ),
+    ].join("\n")
   );
   return `${blocks.join("\n\n")}\n`;
 }

@@ -16,7 +16,14 @@ export function typesPath(schemaPath: string): string {
 export async function typesOf(schema: Record<string, unknown>, schemaPath: string): Promise<string> {
   const banner = `/* Types of ${schemaPath}, generated from it by json-schema-to-typescript. Do not edit. */`;
   // compile() annotates the object it is given: it gets a copy.
-  return compile(structuredClone(schema) as never, "Registry", { bannerComment: banner, additionalProperties: true, strictIndexSignatures: false, unreachableDefinitions: false, format: true, style: { printWidth: 100 } });
+  return compile(structuredClone(schema) as never, "Registry", {
+    bannerComment: banner,
+    additionalProperties: true,
+    strictIndexSignatures: false,
+    unreachableDefinitions: false,
+    format: true,
+    style: { printWidth: 100 },
+  });
 }
 
 /** The path of a version's change-feed types beside its feed: `/api/registry.v1.changes.json` gives `/api/registry.v1.changes.d.ts`. */
@@ -29,7 +36,11 @@ export function feedTypesPath(feedPath: string): string {
  * the document schema's row and edge definitions copied in, so the file stands alone.
  */
 export async function feedTypesOf(documentSchema: Record<string, unknown>, feedPath: string): Promise<string> {
-  const { $schema, $id: _id, title: _title, ...feed } = changeFeedSchema(feedPath, "#/$defs/row", "#/$defs/edge") as Record<string, any>;
+  const { $schema, $id: _id, title: _title, ...feed } = changeFeedSchema(
+    feedPath,
+    "#/$defs/row",
+    "#/$defs/edge",
+  ) as Record<string, any>;
   // The item and its extension as named definitions, so the types are ChangeFeedItem and RegistryChange.
   const item = feed["properties"]["items"]["items"];
   const change = item["properties"]["_registry"];
@@ -37,13 +48,29 @@ export async function feedTypesOf(documentSchema: Record<string, unknown>, feedP
     $schema,
     title: "ChangeFeed",
     ...feed,
-    properties: { ...feed["properties"], items: { ...feed["properties"]["items"], items: { $ref: "#/$defs/change_feed_item" } } },
+    properties: {
+      ...feed["properties"],
+      items: { ...feed["properties"]["items"], items: { $ref: "#/$defs/change_feed_item" } },
+    },
     $defs: {
       ...(documentSchema["$defs"] as Record<string, unknown>),
-      change_feed_item: { ...item, title: "ChangeFeedItem", properties: { ...item["properties"], _registry: { $ref: "#/$defs/registry_change" } } },
+      change_feed_item: {
+        ...item,
+        title: "ChangeFeedItem",
+        properties: { ...item["properties"], _registry: { $ref: "#/$defs/registry_change" } },
+      },
       registry_change: { ...change, title: "RegistryChange" },
     },
   };
-  const banner = `/* Types of ${feedPath} (JSON Feed 1.1 with the _registry extension), generated from its schema by json-schema-to-typescript. Do not edit. */`;
-  return compile(structuredClone(schema) as never, "ChangeFeed", { bannerComment: banner, additionalProperties: true, strictIndexSignatures: false, unreachableDefinitions: false, ignoreMinAndMaxItems: true, format: true, style: { printWidth: 100 } });
+  const banner =
+    `/* Types of ${feedPath} (JSON Feed 1.1 with the _registry extension), generated from its schema by json-schema-to-typescript. Do not edit. */`;
+  return compile(structuredClone(schema) as never, "ChangeFeed", {
+    bannerComment: banner,
+    additionalProperties: true,
+    strictIndexSignatures: false,
+    unreachableDefinitions: false,
+    ignoreMinAndMaxItems: true,
+    format: true,
+    style: { printWidth: 100 },
+  });
 }

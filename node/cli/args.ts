@@ -4,7 +4,7 @@
  * source or the deployment is wrong"). Never a stack trace.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { shownArgument, type Env } from "../../contract/config.ts";
+import { type Env, shownArgument } from "../../contract/config.ts";
 
 /** A command's flags and help text. */
 export interface CommandSpec {
@@ -34,7 +34,12 @@ export function renameUsage(rename: (usage: string) => string): void {
 export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...args], options: { ...spec.options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...args],
+      options: { ...spec.options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error: unknown) {
     // Node's message goes on with advice that quotes unevenly; its first sentence says it all.
     const message = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0];
@@ -43,10 +48,14 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   if (parsed.values["help"] === true) return { exit: 0, text: `usage: ${usageOf(spec)}\n\n${spec.help.trim()}\n` };
   const count = parsed.positionals.length;
   if (count < spec.positionals.min || count > spec.positionals.max) {
-    const what = count > spec.positionals.max ? `unexpected argument ${shownArgument(parsed.positionals[spec.positionals.max] as string)}` : "missing argument";
+    const what = count > spec.positionals.max
+      ? `unexpected argument ${shownArgument(parsed.positionals[spec.positionals.max] as string)}`
+      : "missing argument";
     return { exit: 2, text: `${what} (usage: ${usageOf(spec)}; --help for more)\n` };
   }
-  return { ok: { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals } };
+  return {
+    ok: { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals },
+  };
 }
 
 /** Where a command writes and the folder it works in: the process's, or a test's. */
@@ -61,7 +70,11 @@ export type Command = (argv: readonly string[], env: Env, io: Io) => Promise<num
 
 /** The process's own streams and folder. */
 export function processIo(): Io {
-  return { stdout: (text) => void process.stdout.write(text), stderr: (text) => void process.stderr.write(text), cwd: process.cwd() };
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    cwd: process.cwd(),
+  };
 }
 
 /** Runs `command` as this process: its arguments, environment and streams; its exit code. */
@@ -70,7 +83,11 @@ export async function runAsProcess(command: Command): Promise<void> {
 }
 
 /** Parses `argv` against `spec`; on `--help` or a usage error, writes the text to `io` and gives the exit code. */
-export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io): { values: Record<string, string | boolean | undefined>; positionals: string[] } | number {
+export function parseOrExit(
+  spec: CommandSpec,
+  argv: readonly string[],
+  io: Io,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } | number {
   const parsed = parseCommand(spec, argv);
   if ("ok" in parsed) return parsed.ok;
   (parsed.exit === 0 ? io.stdout : io.stderr)(parsed.text);
@@ -78,7 +95,9 @@ export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io):
 }
 
 /** Parses the process's own arguments; prints and exits on `--help` or a usage error. */
-export function parseProcessArgs(spec: CommandSpec): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+export function parseProcessArgs(
+  spec: CommandSpec,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
   const parsed = parseCommand(spec, process.argv.slice(2));
   if ("ok" in parsed) return parsed.ok;
   (parsed.exit === 0 ? process.stdout : process.stderr).write(parsed.text);

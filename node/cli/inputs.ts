@@ -4,7 +4,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveConfig, shownPath, type Config, type Env } from "../../contract/config.ts";
+import { type Config, type Env, resolveConfig, shownPath } from "../../contract/config.ts";
 import { checkInternalKeys, type Source } from "../../contract/source.ts";
 import { readSourceFile } from "./source-file.ts";
 
@@ -12,7 +12,8 @@ import { readSourceFile } from "./source-file.ts";
 export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), "../.."), "fixtures", "registry.json");
 
 /** The help text's lines for `--internal-keys`, shared by every command that reads a source. */
-export const INTERNAL_KEYS_HELP = `  --internal-keys NAMES  internal key names beside the source's own internal_keys, comma-separated
+export const INTERNAL_KEYS_HELP =
+  `  --internal-keys NAMES  internal key names beside the source's own internal_keys, comma-separated
                          (and INTERNAL_KEYS: both are joined); spaces around each name are dropped`;
 
 /**
@@ -32,8 +33,14 @@ export async function loadInputs(
   const config = resolveConfig(env, explicit);
   const declared = declaredOutside(internalKeys, env);
   const source = await readSourceFile(path, name, declared);
-  const problems = [...("problems" in config ? config.problems : []), ...declared.problems, ...("problems" in source ? source.problems : [])];
-  if ("ok" in config && "ok" in source && problems.length === 0) return { ok: { source: source.ok, config: config.ok, warnings: source.warnings } };
+  const problems = [
+    ...("problems" in config ? config.problems : []),
+    ...declared.problems,
+    ...("problems" in source ? source.problems : []),
+  ];
+  if ("ok" in config && "ok" in source && problems.length === 0) {
+    return { ok: { source: source.ok, config: config.ok, warnings: source.warnings } };
+  }
   return { problems };
 }
 
@@ -46,11 +53,23 @@ function declaredOutside(flag: string | undefined, env: Env): { names: string[];
   const lists = [["--internal-keys", flag], ["INTERNAL_KEYS", env["INTERNAL_KEYS"]]] as const;
   const names: string[] = [];
   const problems: string[] = [];
-  const given = lists.filter(([, text]) => text !== undefined && text.trim() !== "");
+  const given = lists.filter(([, text]) => text !== undefined && text.replace(/ /g, "") !== "");
   for (const [place, text] of given) {
     // Only ASCII spaces around a name are dropped: any other character may be part of it.
     const list = (text as string).split(",").map((n) => n.replace(/^ +| +$/g, ""));
-    names.push(...checkInternalKeys(list, place, (at, message) => problems.push(`${at}: ${message}`), () => undefined, new Set(names)));
+    names.push(
+      ...checkInternalKeys(
+        list,
+        place,
+        (at, message) => problems.push(`${at}: ${message}`),
+        () => undefined,
+        new Set(names),
+      ),
+    );
   }
-  return { names: [...new Set(names)], place: given.length === 1 ? (given[0] as readonly [string, string])[0] : "--internal-keys and INTERNAL_KEYS", problems };
+  return {
+    names: [...new Set(names)],
+    place: given.length === 1 ? (given[0] as readonly [string, string])[0] : "--internal-keys and INTERNAL_KEYS",
+    problems,
+  };
 }

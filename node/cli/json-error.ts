@@ -170,12 +170,40 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
     const c = text.charCodeAt(i);
     if (c === 0x7b || c === 0x5b) {
       if (depth >= MAX_NESTING_DEPTH) {
-        return { limit: `nesting deeper than ${MAX_NESTING_DEPTH} objects and arrays (line ${line}, column ${i - lineStart + 1}); the limit is ${MAX_NESTING_DEPTH}`, duplicates, duplicateCount, vaultsWithRepeatedKeys, repeatedAtTop, weight };
+        return {
+          limit: `nesting deeper than ${MAX_NESTING_DEPTH} objects and arrays (line ${line}, column ${
+            i - lineStart + 1
+          }); the limit is ${MAX_NESTING_DEPTH}`,
+          duplicates,
+          duplicateCount,
+          vaultsWithRepeatedKeys,
+          repeatedAtTop,
+          weight,
+        };
       }
       weight += VALUE_WEIGHT_OF_CONTAINER;
       const parent = depth === 0 ? undefined : (stack[depth - 1] as Frame);
-      const frame = stack[depth] ?? (stack[depth] = { place: "top", isObject: false, firstKeys: [], keyCount: 0, manyKeys: undefined, key: "", index: 0, name: "", position: 0 });
-      frame.place = parent === undefined ? "top" : parent.isObject ? childPlace(parent.place, parent.key) : parent.place === "vaults" ? "vault" : parent.place === "edges" ? "edge" : "private";
+      const frame = stack[depth] ??
+        (stack[depth] = {
+          place: "top",
+          isObject: false,
+          firstKeys: [],
+          keyCount: 0,
+          manyKeys: undefined,
+          key: "",
+          index: 0,
+          name: "",
+          position: 0,
+        });
+      frame.place = parent === undefined
+        ? "top"
+        : parent.isObject
+        ? childPlace(parent.place, parent.key)
+        : parent.place === "vaults"
+        ? "vault"
+        : parent.place === "edges"
+        ? "edge"
+        : "private";
       frame.isObject = c === 0x7b;
       frame.keyCount = 0;
       frame.manyKeys = undefined;
@@ -208,7 +236,9 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
           duplicateCount++;
           if (top.place === "vault") vaultsWithRepeatedKeys.add(top.position);
           if (depth === 1) repeatedAtTop = true;
-          if (duplicates.length < MAX_PROBLEMS) duplicates.push(duplicateMessage(pathOf(stack, depth), top.place, key, line, i - lineStart + 1));
+          if (duplicates.length < MAX_PROBLEMS) {
+            duplicates.push(duplicateMessage(pathOf(stack, depth), top.place, key, line, i - lineStart + 1));
+          }
         }
         top.key = key;
       } else {
@@ -223,7 +253,10 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
   }
   const allowed = maxValueWeight(bytes);
   if (weight > allowed) {
-    const limit = `too many values for the file's size: they weigh ${weight} (an object or array ${VALUE_WEIGHT_OF_CONTAINER}, any other value 1); the limit for ${sizeOf(bytes)} is ${allowed}`;
+    const limit =
+      `too many values for the file's size: they weigh ${weight} (an object or array ${VALUE_WEIGHT_OF_CONTAINER}, any other value 1); the limit for ${
+        sizeOf(bytes)
+      } is ${allowed}`;
     return { limit, duplicates, duplicateCount, vaultsWithRepeatedKeys, repeatedAtTop, weight };
   }
   return { duplicates, duplicateCount, vaultsWithRepeatedKeys, repeatedAtTop, weight };
@@ -265,7 +298,9 @@ function pathOf(stack: readonly Frame[], depth: number): string {
   for (let k = 1; k < depth; k++) {
     const frame = stack[k] as Frame;
     if (frame.place === "private") break;
-    path = (stack[k - 1] as Frame).isObject ? (path === "$" ? frame.name : `${path}.${frame.name}`) : `${path}[${frame.position}]`;
+    path = (stack[k - 1] as Frame).isObject
+      ? (path === "$" ? frame.name : `${path}.${frame.name}`)
+      : `${path}[${frame.position}]`;
   }
   return path;
 }
@@ -284,8 +319,14 @@ function childPlace(place: Place, key: string): Place {
 
 function duplicateMessage(path: string, place: Place, key: string, line: number, column: number): string {
   const at = `line ${line}, column ${column}`;
-  if (NAMED[place]?.includes(key)) return `${path}: duplicate key ${JSON.stringify(key)} (${at}); JSON keeps only the last one`;
-  const what = place === "label table" ? "a raw value" : place === "private" ? "a key inside an internal value" : "a key the format does not name";
+  if (NAMED[place]?.includes(key)) {
+    return `${path}: duplicate key ${JSON.stringify(key)} (${at}); JSON keeps only the last one`;
+  }
+  const what = place === "label table"
+    ? "a raw value"
+    : place === "private"
+    ? "a key inside an internal value"
+    : "a key the format does not name";
   return `${path}: ${what} is repeated (${at}; its name is not printed); JSON keeps only the last one`;
 }
 

@@ -7,8 +7,8 @@ import { LimitError, MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Env } from "../../contract/config.ts";
 import { contextOf, planAt } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
-import { parseCommand, type CommandSpec } from "./args.ts";
-import { asDocument, diffDocuments, failsOn, worstClass, type Document, type FailOn } from "../review/diff.ts";
+import { type CommandSpec, parseCommand } from "./args.ts";
+import { asDocument, diffDocuments, type Document, type FailOn, failsOn, worstClass } from "../review/diff.ts";
 import { jsonReport, markdownReport } from "../review/diff-report.ts";
 import { printable } from "../review/printable.ts";
 import { INTERNAL_KEYS_HELP, loadInputs } from "./inputs.ts";
@@ -48,16 +48,33 @@ export async function runCli(args: readonly string[], env: Env): Promise<CliResu
   if (args[0] === "diff") return runDiff(args.slice(1));
   const parsed = parseCommand(COMMAND, args);
   if (!("ok" in parsed)) {
-    return parsed.exit === 0 ? { code: 0, stdout: new TextEncoder().encode(parsed.text), stderr: "" } : { code: 2, stdout: new Uint8Array(), stderr: parsed.text };
+    return parsed.exit === 0
+      ? { code: 0, stdout: new TextEncoder().encode(parsed.text), stderr: "" }
+      : { code: 2, stdout: new Uint8Array(), stderr: parsed.text };
   }
   const [path] = parsed.ok.positionals as [string];
   const { values } = parsed.ok;
-  const explicit = { baseUrl: values["base-url"] as string | undefined, builtAt: values["built-at"] as string | undefined };
+  const explicit = {
+    baseUrl: values["base-url"] as string | undefined,
+    builtAt: values["built-at"] as string | undefined,
+  };
   const inputs = await loadInputs(path, env, explicit, undefined, values["internal-keys"] as string | undefined);
-  if ("problems" in inputs) return { code: 1, stdout: new Uint8Array(), stderr: inputs.problems.map((p) => `${p}\n`).join("") };
+  if ("problems" in inputs) {
+    return {
+      code: 1,
+      stdout: new Uint8Array(),
+      stderr: inputs.problems.map((p) => `${p}\n`).join(""),
+    };
+  }
   const { source, config, warnings } = inputs.ok;
   const plan = planAt(VERSIONS, config.builtAt);
-  if ("problems" in plan) return { code: 1, stdout: new Uint8Array(), stderr: plan.problems.map((p) => `${p}\n`).join("") };
+  if ("problems" in plan) {
+    return {
+      code: 1,
+      stdout: new Uint8Array(),
+      stderr: plan.problems.map((p) => `${p}\n`).join(""),
+    };
+  }
   const { canonical } = plan.ok;
   const said = warnings.map((w) => `${w}\n`).join("");
   try {
@@ -71,7 +88,8 @@ export async function runCli(args: readonly string[], env: Env): Promise<CliResu
 const FAIL_ON: readonly FailOn[] = ["breaking", "dangerous", "privacy"];
 
 const DIFF: CommandSpec = {
-  usage: "npm run --silent registry -- diff OLD.json NEW.json [--json] [--fail-on breaking,dangerous,privacy] [--limit N]",
+  usage:
+    "npm run --silent registry -- diff OLD.json NEW.json [--json] [--fail-on breaking,dangerous,privacy] [--limit N]",
   help: `
 Compares two built registry documents (what \`registry\` or the server writes; a source file
 is refused, unread) and classifies every change (docs/goldens.md, "Reading a registry diff"): rows
@@ -97,14 +115,28 @@ built registry document.`,
 export async function runDiff(args: readonly string[]): Promise<CliResult> {
   const usage = (text: string): CliResult => ({ code: 2, stdout: new Uint8Array(), stderr: text });
   const parsed = parseCommand(DIFF, args);
-  if (!("ok" in parsed)) return parsed.exit === 0 ? { code: 0, stdout: new TextEncoder().encode(parsed.text), stderr: "" } : usage(parsed.text);
+  if (!("ok" in parsed)) {
+    return parsed.exit === 0
+      ? { code: 0, stdout: new TextEncoder().encode(parsed.text), stderr: "" }
+      : usage(parsed.text);
+  }
   const { values, positionals } = parsed.ok;
   const failOnText = values["fail-on"] as string | undefined;
   const failOn = failOnText === undefined ? [] : failOnText.split(",").map((f) => f.trim());
   const unknown = failOn.find((f) => !FAIL_ON.includes(f as FailOn));
-  if (unknown !== undefined) return usage(`--fail-on: expected a comma-separated list of ${FAIL_ON.join(", ")}, got ${JSON.stringify(unknown)} (usage: ${DIFF.usage})\n`);
+  if (unknown !== undefined) {
+    return usage(
+      `--fail-on: expected a comma-separated list of ${FAIL_ON.join(", ")}, got ${
+        JSON.stringify(unknown)
+      } (usage: ${DIFF.usage})\n`,
+    );
+  }
   const limit = values["limit"] === undefined ? 20 : Number(values["limit"]);
-  if (!Number.isInteger(limit) || limit < 1) return usage(`--limit: expected a whole number of 1 or more, got ${JSON.stringify(values["limit"])} (usage: ${DIFF.usage})\n`);
+  if (!Number.isInteger(limit) || limit < 1) {
+    return usage(
+      `--limit: expected a whole number of 1 or more, got ${JSON.stringify(values["limit"])} (usage: ${DIFF.usage})\n`,
+    );
+  }
   const documents = [];
   for (const path of positionals as [string, string]) {
     const read = await readDocument(path);
@@ -113,11 +145,17 @@ export async function runDiff(args: readonly string[]): Promise<CliResult> {
   }
   const [oldPath, newPath] = positionals as [string, string];
   const changes = diffDocuments(documents[0]!, documents[1]!);
-  const text = values["json"] === true ? jsonReport(changes, oldPath, newPath) : markdownReport(changes, oldPath, newPath, limit);
+  const text = values["json"] === true
+    ? jsonReport(changes, oldPath, newPath)
+    : markdownReport(changes, oldPath, newPath, limit);
   const failed = failsOn(changes, failOn as FailOn[]);
   const privacy = changes.filter((c) => c.privacy === true).length;
   const found = `${worstClass(changes)} changes${privacy > 0 ? `, ${privacy} privacy-relevant` : ""}`;
-  return { code: failed ? 1 : 0, stdout: new TextEncoder().encode(text), stderr: failed ? `registry diff: ${found} (--fail-on ${printable(failOnText ?? "")})\n` : "" };
+  return {
+    code: failed ? 1 : 0,
+    stdout: new TextEncoder().encode(text),
+    stderr: failed ? `registry diff: ${found} (--fail-on ${printable(failOnText ?? "")})\n` : "",
+  };
 }
 
 async function readDocument(path: string): Promise<{ ok: Document } | { error: string }> {

@@ -3,11 +3,11 @@
  * build) loads a registry. Problems come back prefixed with the file's path, one per line.
  */
 import { readFileSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import { shownPath } from "../../contract/config.ts";
 import { BASE_RECORDS, MAX_SOURCE_BYTES, maxRecords, RECORD_BYTES, sizeOf } from "../../contract/limits.ts";
 import { capProblems, summarizeWarnings } from "../../contract/messages.ts";
-import { validateSource, type Source } from "../../contract/source.ts";
+import { type Source, validateSource } from "../../contract/source.ts";
 import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts";
 
 /**
@@ -21,13 +21,27 @@ import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts"
 export async function readSourceFile(
   path: string,
   name = shownPath(path),
-  internalKeys: { readonly names: readonly string[]; readonly place: string; readonly problems?: readonly string[] } = { names: [], place: "--internal-keys" },
+  internalKeys: { readonly names: readonly string[]; readonly place: string; readonly problems?: readonly string[] } = {
+    names: [],
+    place: "--internal-keys",
+  },
 ): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
   const read = await readParsed(path);
   if ("error" in read) return { problems: [`${name}: ${read.error}`] };
   const { value, scan } = read;
-  const result = validateSource(value, { withheldVaults: scan.vaultsWithRepeatedKeys, repeatedAtTop: scan.repeatedAtTop, internalKeys: internalKeys.names, internalKeysPlace: internalKeys.place, nameUndeclared: (internalKeys.problems ?? []).length === 0 });
-  if (result.ok && scan.duplicateCount === 0) return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`) };
+  const result = validateSource(value, {
+    withheldVaults: scan.vaultsWithRepeatedKeys,
+    repeatedAtTop: scan.repeatedAtTop,
+    internalKeys: internalKeys.names,
+    internalKeysPlace: internalKeys.place,
+    nameUndeclared: (internalKeys.problems ?? []).length === 0,
+  });
+  if (result.ok && scan.duplicateCount === 0) {
+    return {
+      ok: result.source,
+      warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`),
+    };
+  }
   const problems = [...scan.duplicates, ...(result.ok ? [] : result.problems)];
   const total = scan.duplicateCount + (result.ok ? 0 : result.problems.length + result.omitted);
   return { problems: capProblems(problems, total).map((p) => `${name}: ${p}`) };
@@ -50,7 +64,11 @@ async function readParsed(path: string): Promise<{ value: unknown; scan: TextSca
   const records = recordsOf(parsed.ok);
   const allowed = maxRecords(read.bytes);
   if (records > allowed) {
-    return { error: `too many vaults and edges for the file's size: ${records}; the limit for ${sizeOf(read.bytes)} is ${allowed} (${BASE_RECORDS} plus one per ${RECORD_BYTES} bytes)` };
+    return {
+      error: `too many vaults and edges for the file's size: ${records}; the limit for ${
+        sizeOf(read.bytes)
+      } is ${allowed} (${BASE_RECORDS} plus one per ${RECORD_BYTES} bytes)`,
+    };
   }
   return { value: parsed.ok, scan };
 }
@@ -75,7 +93,11 @@ function recordsOf(value: unknown): number {
  * The bytes are dropped once decoded. `it` names the file in the message
  * of a failed read (`cannot read the file (ENOENT)`).
  */
-export async function readLimited(path: string, limit: number, it = "the file"): Promise<{ text: string; bytes: number } | { error: string }> {
+export async function readLimited(
+  path: string,
+  limit: number,
+  it = "the file",
+): Promise<{ text: string; bytes: number } | { error: string }> {
   let file: FileHandle | undefined;
   try {
     file = await open(path, "r");
@@ -101,7 +123,9 @@ export async function readLimited(path: string, limit: number, it = "the file"):
       const { bytesRead } = await file.read(buffer, total, buffer.byteLength - total, regular ? total : null);
       if (bytesRead === 0) break;
       total += bytesRead;
-      if (total > limit) return { error: `the file is over ${sizeOf(limit)} (reading stopped there); the limit is ${sizeOf(limit)}` };
+      if (total > limit) {
+        return { error: `the file is over ${sizeOf(limit)} (reading stopped there); the limit is ${sizeOf(limit)}` };
+      }
     }
     const bytes = buffer.subarray(0, total);
     try {
@@ -109,7 +133,11 @@ export async function readLimited(path: string, limit: number, it = "the file"):
     } catch {
       // Decoding with replacement would publish U+FFFD where the source has something else.
       const at = firstInvalidUtf8(bytes);
-      return { error: `not UTF-8: the byte at offset ${at} (line ${lineAt(bytes, at)}) is not part of a UTF-8 character; save the file as UTF-8` };
+      return {
+        error: `not UTF-8: the byte at offset ${at} (line ${
+          lineAt(bytes, at)
+        }) is not part of a UTF-8 character; save the file as UTF-8`,
+      };
     }
   } catch (error: unknown) {
     const code = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
@@ -180,6 +208,10 @@ export function parseJson(text: string): { ok: unknown } | { error: string } {
     } catch {
       where = null; // nested deeper than the locator's stack: say less rather than fail
     }
-    return { error: where === null ? "not valid JSON" : `not valid JSON at line ${where.line}, column ${where.column}: ${where.reason}` };
+    return {
+      error: where === null
+        ? "not valid JSON"
+        : `not valid JSON at line ${where.line}, column ${where.column}: ${where.reason}`,
+    };
   }
 }

@@ -7,8 +7,16 @@
 import { appendFileSync, existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseOrExit, type Command, type CommandSpec } from "../cli/args.ts";
-import { PLATFORMS, RECIPES, recipeHead, SOURCE_FILE, STARTER_SOURCE, STARTER_BASE_URL, type Platform } from "./starter.ts";
+import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
+import {
+  type Platform,
+  PLATFORMS,
+  recipeHead,
+  RECIPES,
+  SOURCE_FILE,
+  STARTER_BASE_URL,
+  STARTER_SOURCE,
+} from "./starter.ts";
 
 const USAGE = `registry-endpoint init [--platform ${PLATFORMS.join("|")}]`;
 /** The package root: the recipe templates ship under deploy/. */
@@ -40,42 +48,73 @@ written); 2 a bad flag.`,
  * `registry-endpoint init` as a function: writes the starter into `io.cwd` and returns the exit code.
  */
 export const runInit: Command = async (argv, _env, io) => {
-const parsed = parseOrExit(SPEC, argv, io);
-if (typeof parsed === "number") return parsed;
-const { values } = parsed;
-const platform = (values["platform"] as string | undefined) ?? "node";
-if (!(PLATFORMS as readonly string[]).includes(platform)) {
-  io.stderr(`--platform: expected one of ${PLATFORMS.join(", ")}, got ${JSON.stringify(platform)} (usage: ${USAGE}; --help for more)\n`);
-  return 2;
-}
-const recipe = RECIPES[platform as Platform];
-const { cwd } = io;
-const gitignore = join(cwd, ".gitignore");
-// A link to nothing counts as taken (existsSync follows links, and writing would create its target elsewhere).
-const taken = [SOURCE_FILE, recipe.file].flatMap((file) => (present(join(cwd, file)) ? [danglingLink(join(cwd, file)) ? `${file} (a link to nothing)` : file] : []));
-if (danglingLink(gitignore)) taken.push(".gitignore (a link to nothing)");
-if (taken.length > 0) {
-  io.stderr(`init: not written: ${taken.join(", ")} already exist${taken.length === 1 ? "s" : ""} in ${cwd} (init never overwrites a file)\n`);
-  return 1;
-}
-const template = recipe.template === undefined ? (recipe.body as string) : readFileSync(join(ROOT, recipe.template), "utf8");
-const written: string[] = [];
-let ignored = false;
-try {
-  ignored = existsSync(gitignore) && readFileSync(gitignore, "utf8").split("\n").some((line) => line.trim() === `/${SOURCE_FILE}`);
-  writeFileSync(join(cwd, SOURCE_FILE), STARTER_SOURCE, { flag: "wx" });
-  written.push(join(cwd, SOURCE_FILE));
-  writeFileSync(join(cwd, recipe.file), recipe.comment === undefined ? template : recipeHead(recipe.comment) + template, { flag: "wx" });
-  written.push(join(cwd, recipe.file));
-  if (!ignored) appendFileSync(gitignore, `${existsSync(gitignore) && !readFileSync(gitignore, "utf8").endsWith("\n") ? "\n" : ""}# The registry's source: never committed, never deployed; only the build reads it.\n/${SOURCE_FILE}\n`);
-} catch (error: unknown) {
-  // Something appeared meanwhile, or the folder refuses writes: take back only the files this run made.
-  for (const file of written) rmSync(file, { force: true });
-  io.stderr(`init: not written: cannot write in ${cwd} (${(error as NodeJS.ErrnoException).code ?? "error"}); nothing of it is left\n`);
-  return 1;
-}
+  const parsed = parseOrExit(SPEC, argv, io);
+  if (typeof parsed === "number") return parsed;
+  const { values } = parsed;
+  const platform = (values["platform"] as string | undefined) ?? "node";
+  if (!(PLATFORMS as readonly string[]).includes(platform)) {
+    io.stderr(
+      `--platform: expected one of ${PLATFORMS.join(", ")}, got ${
+        JSON.stringify(platform)
+      } (usage: ${USAGE}; --help for more)\n`,
+    );
+    return 2;
+  }
+  const recipe = RECIPES[platform as Platform];
+  const { cwd } = io;
+  const gitignore = join(cwd, ".gitignore");
+  // A link to nothing counts as taken (existsSync follows links, and writing would create its target elsewhere).
+  const taken = [SOURCE_FILE, recipe.file].flatMap((
+    file,
+  ) => (present(join(cwd, file)) ? [danglingLink(join(cwd, file)) ? `${file} (a link to nothing)` : file] : []));
+  if (danglingLink(gitignore)) taken.push(".gitignore (a link to nothing)");
+  if (taken.length > 0) {
+    io.stderr(
+      `init: not written: ${taken.join(", ")} already exist${
+        taken.length === 1 ? "s" : ""
+      } in ${cwd} (init never overwrites a file)\n`,
+    );
+    return 1;
+  }
+  const template = recipe.template === undefined
+    ? (recipe.body as string)
+    : readFileSync(join(ROOT, recipe.template), "utf8");
+  const written: string[] = [];
+  let ignored = false;
+  try {
+    ignored = existsSync(gitignore) &&
+      readFileSync(gitignore, "utf8").split("\n").some((line) => line.trim() === `/${SOURCE_FILE}`);
+    writeFileSync(join(cwd, SOURCE_FILE), STARTER_SOURCE, { flag: "wx" });
+    written.push(join(cwd, SOURCE_FILE));
+    writeFileSync(
+      join(cwd, recipe.file),
+      recipe.comment === undefined ? template : recipeHead(recipe.comment) + template,
+      { flag: "wx" },
+    );
+    written.push(join(cwd, recipe.file));
+    if (!ignored) {
+      appendFileSync(
+        gitignore,
+        `${
+          existsSync(gitignore) && !readFileSync(gitignore, "utf8").endsWith("\n") ? "\n" : ""
+        }# The registry's source: never committed, never deployed; only the build reads it.\n/${SOURCE_FILE}\n`,
+      );
+    }
+  } catch (error: unknown) {
+    // Something appeared meanwhile, or the folder refuses writes: take back only the files this run made.
+    for (const file of written) rmSync(file, { force: true });
+    io.stderr(
+      `init: not written: cannot write in ${cwd} (${
+        (error as NodeJS.ErrnoException).code ?? "error"
+      }); nothing of it is left\n`,
+    );
+    return 1;
+  }
 
-io.stdout(`Wrote ${SOURCE_FILE}, ${recipe.file}${ignored ? "" : " and a .gitignore entry for the source"} (platform: ${platform}).
+  io.stdout(
+    `Wrote ${SOURCE_FILE}, ${recipe.file}${
+      ignored ? "" : " and a .gitignore entry for the source"
+    } (platform: ${platform}).
 
 ${SOURCE_FILE} is your registry's source. It holds one full vault, published with its note,
 and one withheld vault ("suppressed": true): the document shows it as a minimal row, and its
@@ -91,8 +130,9 @@ ${recipe.steps.map((step) => `  ${step}`).join("\n")}
 One build makes every artifact (dist/node, dist/fetch, dist/lambda, dist/static), stamped once:
 deploy that one build everywhere. Set SOURCE_DATE_EPOCH and two builds of the same source are
 byte-identical. Every command has --help.
-`);
-return 0;
+`,
+  );
+  return 0;
 };
 
 /** True when `path` names anything, a link to nothing included. */

@@ -10,21 +10,35 @@ export const SOURCE_FILE = "registry.source.json";
  * One full vault, one withheld (suppressed: a minimal row, its note and its edge not published), an
  * edge between them, and one internal key (`owner`), declared in `internal_keys` so it is never published.
  */
-export const STARTER_SOURCE = `${JSON.stringify(
-  {
-    registry_schema_version: "1.0",
-    generated_at: "2026-11-20T09:00:00Z",
-    source_inventory_sha: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-    internal_keys: ["owner"],
-    vaults: [
-      { vault_slug: "harbour-ledger", display_name: "Harbour Ledger", status: "active", note: "The ledger of the harbour.", owner: "ops@harbour.example" },
-      { vault_slug: "quiet-room", display_name: "Quiet Room", status: "pending", note: "Not for publication.", suppressed: true },
-    ],
-    edges: [{ source: "harbour-ledger", target: "quiet-room", type: "feeds" }],
-  },
-  null,
-  2,
-)}\n`;
+export const STARTER_SOURCE = `${
+  JSON.stringify(
+    {
+      registry_schema_version: "1.0",
+      generated_at: "2026-11-20T09:00:00Z",
+      source_inventory_sha: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+      internal_keys: ["owner"],
+      vaults: [
+        {
+          vault_slug: "harbour-ledger",
+          display_name: "Harbour Ledger",
+          status: "active",
+          note: "The ledger of the harbour.",
+          owner: "ops@harbour.example",
+        },
+        {
+          vault_slug: "quiet-room",
+          display_name: "Quiet Room",
+          status: "pending",
+          note: "Not for publication.",
+          suppressed: true,
+        },
+      ],
+      edges: [{ source: "harbour-ledger", target: "quiet-room", type: "feeds" }],
+    },
+    null,
+    2,
+  )
+}\n`;
 
 /** The platforms `init` knows. */
 export const PLATFORMS = ["netlify", "cloudflare", "aws", "node", "deno", "static"] as const;
@@ -87,7 +101,11 @@ exec node dist/node/server.mjs
   deno: {
     file: "deno.json",
     body: `${JSON.stringify({ tasks: { build: BUILD_LINE } }, null, 2)}\n`,
-    steps: ["deno task build", "deno serve dist/fetch/index.mjs", verifyLine(`http://localhost:8000 --expect-base ${STARTER_BASE_URL}`)],
+    steps: [
+      "deno task build",
+      "deno serve dist/fetch/index.mjs",
+      verifyLine(`http://localhost:8000 --expect-base ${STARTER_BASE_URL}`),
+    ],
   },
   static: {
     file: "build.sh",

@@ -11,7 +11,18 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The fields of the repository's package.json that the packed one keeps, in this order. */
-const KEPT = ["name", "version", "description", "type", "license", "engines", "bin", "exports", "files", "dependencies"] as const;
+const KEPT = [
+  "name",
+  "version",
+  "description",
+  "type",
+  "license",
+  "engines",
+  "bin",
+  "exports",
+  "files",
+  "dependencies",
+] as const;
 
 /** Dependencies of a clone alone. */
 const CLONE_ONLY = ["tsx"];
@@ -21,8 +32,12 @@ const SAVED = ".package.json.repository";
 
 /** The packed manifest of `manifest` (the repository's package.json). */
 export function packedManifest(manifest: Record<string, unknown>): Record<string, unknown> {
-  const packed = Object.fromEntries(KEPT.filter((key) => manifest[key] !== undefined).map((key) => [key, manifest[key]]));
-  packed["dependencies"] = Object.fromEntries(Object.entries(manifest["dependencies"] as Record<string, string>).filter(([name]) => !CLONE_ONLY.includes(name)));
+  const packed = Object.fromEntries(
+    KEPT.filter((key) => manifest[key] !== undefined).map((key) => [key, manifest[key]]),
+  );
+  packed["dependencies"] = Object.fromEntries(
+    Object.entries(manifest["dependencies"] as Record<string, string>).filter(([name]) => !CLONE_ONLY.includes(name)),
+  );
   return packed;
 }
 
@@ -36,5 +51,8 @@ export function swapInPackedManifest(root: string): void {
   restoreManifest(root);
   const text = readFileSync(join(root, "package.json"), "utf8");
   writeFileSync(join(root, SAVED), text);
-  writeFileSync(join(root, "package.json"), `${JSON.stringify(packedManifest(JSON.parse(text) as Record<string, unknown>), null, 2)}\n`);
+  writeFileSync(
+    join(root, "package.json"),
+    `${JSON.stringify(packedManifest(JSON.parse(text) as Record<string, unknown>), null, 2)}\n`,
+  );
 }

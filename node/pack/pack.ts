@@ -26,7 +26,13 @@ if (!existsSync(TSC)) {
   process.exit(1);
 }
 
-const common = { bundle: true, format: "esm", packages: "external", logLevel: "warning", legalComments: "none" } as const;
+const common = {
+  bundle: true,
+  format: "esm",
+  packages: "external",
+  logLevel: "warning",
+  legalComments: "none",
+} as const;
 
 restoreManifest(ROOT);
 rmSync(LIB, { recursive: true, force: true });

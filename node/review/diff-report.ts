@@ -4,13 +4,26 @@
  * does privacy move, then which data moved. Long groups are cut, with a count of what was cut.
  */
 import type { ChangeClass } from "../../feed/change.ts";
-import { CLASSES, type Change } from "./diff.ts";
+import { type Change, CLASSES } from "./diff.ts";
 import { jsonText } from "./json-deep.ts";
 import { codeSpan, escapeMarkdown } from "./markdown.ts";
 import { escapeC1InJson, printable } from "./printable.ts";
 
 const SECTIONS: readonly { readonly title: string; readonly rules: readonly string[] }[] = [
-  { title: "Contract", rules: ["key.removed", "key.order", "type.changed", "derivation.tier", "order.vaults", "order.edges", "envelope.schema-version", "closed-set.value", "key.added"] },
+  {
+    title: "Contract",
+    rules: [
+      "key.removed",
+      "key.order",
+      "type.changed",
+      "derivation.tier",
+      "order.vaults",
+      "order.edges",
+      "envelope.schema-version",
+      "closed-set.value",
+      "key.added",
+    ],
+  },
   { title: "Privacy: rows turning minimal or full", rules: ["vault.minimal", "vault.full"] },
   { title: "Envelope", rules: ["envelope.value"] },
   { title: "Vaults added and removed", rules: ["vault.added", "vault.removed"] },
@@ -22,14 +35,19 @@ const SECTIONS: readonly { readonly title: string; readonly rules: readonly stri
 
 /** How many of each class, most harmful first, as `{ breaking: 1, ... }`. */
 export function classCounts(changes: readonly Change[]): Record<ChangeClass, number> {
-  return Object.fromEntries(CLASSES.map((k) => [k, changes.filter((c) => c.class === k).length])) as Record<ChangeClass, number>;
+  return Object.fromEntries(CLASSES.map((k) => [k, changes.filter((c) => c.class === k).length])) as Record<
+    ChangeClass,
+    number
+  >;
 }
 
 /** One line: the count of each class and of privacy-relevant changes, the worst in bold. */
 export function summaryLine(changes: readonly Change[]): string {
   const counts = classCounts(changes);
   const privacy = changes.filter((c) => c.privacy === true).length;
-  const parts = CLASSES.map((k) => (counts[k] > 0 && (k === "breaking" || k === "dangerous") ? `**${counts[k]} ${k}**` : `${counts[k]} ${k}`));
+  const parts = CLASSES.map((
+    k,
+  ) => (counts[k] > 0 && (k === "breaking" || k === "dangerous") ? `**${counts[k]} ${k}**` : `${counts[k]} ${k}`));
   return `${parts.join(" · ")}${privacy > 0 ? ` · **${privacy} privacy-relevant**` : ""}`;
 }
 
@@ -43,11 +61,20 @@ export function markdownReport(changes: readonly Change[], oldLabel: string, new
   for (const section of SECTIONS) {
     const rows = changes.filter((c) => section.rules.includes(c.rule));
     if (rows.length === 0) continue;
-    lines.push(`#### ${section.title} (${rows.length})`, "", "| class | rule | where | old | new |", "| --- | --- | --- | --- | --- |");
+    lines.push(
+      `#### ${section.title} (${rows.length})`,
+      "",
+      "| class | rule | where | old | new |",
+      "| --- | --- | --- | --- | --- |",
+    );
     for (const c of rows.slice(0, limit)) {
       const cls = c.class === "breaking" || c.class === "dangerous" ? `**${c.class}**` : c.class;
-      const [old, now] = typeof c.old === "string" && typeof c.new === "string" ? differingParts(c.old, c.new) : [value(c.old), value(c.new)];
-      lines.push(`| ${cls}${c.privacy === true ? " (privacy)" : ""} | \`${c.rule}\` | ${cell(c.where)} | ${old} | ${now} |`);
+      const [old, now] = typeof c.old === "string" && typeof c.new === "string"
+        ? differingParts(c.old, c.new)
+        : [value(c.old), value(c.new)];
+      lines.push(
+        `| ${cls}${c.privacy === true ? " (privacy)" : ""} | \`${c.rule}\` | ${cell(c.where)} | ${old} | ${now} |`,
+      );
     }
     if (rows.length > limit) lines.push("", `… and ${rows.length - limit} more (\`--json\` lists them all).`);
     lines.push("");

@@ -46,7 +46,10 @@ export const RULES: Readonly<Record<string, { readonly class: ChangeClass; reado
   "key.removed": { class: "breaking", meaning: "a key is gone from a kind of object (or renamed: removed plus added)" },
   "key.order": { class: "breaking", meaning: "the keys a kind of object keeps are in another order" },
   "key.optional": { class: "breaking", meaning: "a key every object of a kind had is missing from some" },
-  "type.changed": { class: "breaking", meaning: "a key's values (or an array's elements) have a JSON type they never had" },
+  "type.changed": {
+    class: "breaking",
+    meaning: "a key's values (or an array's elements) have a JSON type they never had",
+  },
   "derivation.tier": { class: "breaking", meaning: "a status maps to another tier than before: the tier rule changed" },
   "order.vaults": { class: "breaking", meaning: "vaults are no longer sorted by vault_slug" },
   "order.edges": { class: "breaking", meaning: "edges are no longer sorted by source, target, type" },
@@ -58,8 +61,15 @@ export const RULES: Readonly<Record<string, { readonly class: ChangeClass; reado
   "vault.removed": { class: "data", meaning: "a vault is gone (privacy, when its row was minimal)" },
   "vault.field": { class: "data", meaning: "a value of a vault changed" },
   "vault.tier": { class: "data", meaning: "a vault moved tier, its status having changed" },
-  "vault.minimal": { class: "data", meaning: "a full row became minimal: its detail is now withheld; the fields withdrawn are listed (privacy)" },
-  "vault.full": { class: "data", meaning: "a minimal row became full: detail withheld until now is published; the fields published are listed (privacy)" },
+  "vault.minimal": {
+    class: "data",
+    meaning: "a full row became minimal: its detail is now withheld; the fields withdrawn are listed (privacy)",
+  },
+  "vault.full": {
+    class: "data",
+    meaning:
+      "a minimal row became full: detail withheld until now is published; the fields published are listed (privacy)",
+  },
   "edge.added": { class: "data", meaning: "an edge is new" },
   "edge.removed": { class: "data", meaning: "an edge is gone" },
   "count.changed": { class: "data", meaning: "vault_count or edge_count changed" },
@@ -100,13 +110,20 @@ const SHIPPED = VERSIONS.map((version) => ({
  */
 export function asDocument(value: unknown): { ok: Document } | { error: string } {
   if (!isObj(value)) return refuse("the top level is not an object");
-  if (!Object.hasOwn(value, "schema_version")) return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
+  if (!Object.hasOwn(value, "schema_version")) {
+    return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
+  }
   const results = SHIPPED.map(({ version, schema }) => ({ version, failures: failuresOf(schema, value, 4) }));
   // Belt and braces after the schema: a key only a source has is refused even where the schema allows unknown keys.
   if (results.some((r) => r.failures.length === 0)) return sourceKeyIn(value) ?? { ok: value };
   // Told against the newest version whose schema_version the file has, else the newest.
-  const { version, failures } = results.findLast((r) => !r.failures.some((f) => f.startsWith("schema_version:"))) ?? (results.at(-1) as (typeof results)[number]);
-  return refuse(`it does not validate against the v${version.number} schema (${version.schemaPath}): ${failures.join("; ")}${failures.length >= 4 ? "; …" : ""} (a source file is not diffed: build each side with \`registry\` first)`);
+  const { version, failures } = results.findLast((r) => !r.failures.some((f) => f.startsWith("schema_version:"))) ??
+    (results.at(-1) as (typeof results)[number]);
+  return refuse(
+    `it does not validate against the v${version.number} schema (${version.schemaPath}): ${failures.join("; ")}${
+      failures.length >= 4 ? "; …" : ""
+    } (a source file is not diffed: build each side with \`registry\` first)`,
+  );
 }
 
 /**
@@ -117,7 +134,9 @@ export function asDocument(value: unknown): { ok: Document } | { error: string }
  */
 export function documentShape(value: unknown): { ok: Document } | { error: string } {
   if (!isObj(value)) return refuse("the top level is not an object");
-  if (!Object.hasOwn(value, "schema_version")) return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
+  if (!Object.hasOwn(value, "schema_version")) {
+    return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
+  }
   return sourceKeyIn(value) ?? { ok: value };
 }
 
@@ -144,10 +163,18 @@ function sourceKeyIn(value: Obj): { error: string } | undefined {
 export function diffDocuments(before: Document, after: Document): Change[] {
   const changes: Change[] = [];
   const add = (rule: string, where: string, values: { old?: unknown; new?: unknown } = {}, privacy = false) =>
-    changes.push({ class: (RULES[rule] as { class: ChangeClass }).class, rule, where, ...values, ...(privacy ? { privacy: true as const } : {}) });
+    changes.push({
+      class: (RULES[rule] as { class: ChangeClass }).class,
+      rule,
+      where,
+      ...values,
+      ...(privacy ? { privacy: true as const } : {}),
+    });
 
   compareShapes(before, after, add);
-  if (!equal(before["schema_version"], after["schema_version"])) add("envelope.schema-version", "schema_version", { old: before["schema_version"], new: after["schema_version"] });
+  if (!equal(before["schema_version"], after["schema_version"])) {
+    add("envelope.schema-version", "schema_version", { old: before["schema_version"], new: after["schema_version"] });
+  }
 
   const [oldRows, newRows] = [rowsOf(before), rowsOf(after)];
   const full = (rows: Rows) => {
@@ -171,13 +198,17 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   const oldTiers = tierOf(oldRows);
   for (const [status, row] of tierOf(newRows)) {
     const old = oldTiers.get(status);
-    if (old !== undefined && !equal(old["tier"], row["tier"])) add("derivation.tier", `tier of status ${status}`, { old: old["tier"], new: row["tier"] });
+    if (old !== undefined && !equal(old["tier"], row["tier"])) {
+      add("derivation.tier", `tier of status ${status}`, { old: old["tier"], new: row["tier"] });
+    }
   }
 
   // Orders.
   const slugs = (d: Document) => {
     const found: string[] = [];
-    for (const r of arrayOf(d["vaults"])) if (isObj(r) && typeof r["vault_slug"] === "string") found.push(r["vault_slug"]);
+    for (const r of arrayOf(d["vaults"])) {
+      if (isObj(r) && typeof r["vault_slug"] === "string") found.push(r["vault_slug"]);
+    }
     return found;
   };
   if (isSorted(slugs(before)) && !isSorted(slugs(after))) add("order.vaults", "vaults");
@@ -192,15 +223,21 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   const [oldAbout, newAbout] = [before["about"], after["about"]];
   if (isObj(oldAbout) && isObj(newAbout)) {
     for (const key of Object.keys(newAbout)) {
-      if (Object.hasOwn(oldAbout, key) && !equal(oldAbout[key], newAbout[key])) add("envelope.value", `about.${key}`, { old: oldAbout[key], new: newAbout[key] });
+      if (Object.hasOwn(oldAbout, key) && !equal(oldAbout[key], newAbout[key])) {
+        add("envelope.value", `about.${key}`, { old: oldAbout[key], new: newAbout[key] });
+      }
     }
   }
 
   // Vaults. A withheld vault added or removed changes what is withheld: privacy-relevant too.
   const isMinimalRow = (v: Json) => isObj(v) && Object.hasOwn(v, "listing");
   const kindOf = (v: Json) => (isMinimalRow(v) ? "minimal row" : isObj(v) ? "full row" : "not an object");
-  for (const [key, row] of newRows) if (!oldRows.has(key)) add("vault.added", whereOf(key), { new: kindOf(row) }, isMinimalRow(row));
-  for (const [key, row] of oldRows) if (!newRows.has(key)) add("vault.removed", whereOf(key), { old: kindOf(row) }, isMinimalRow(row));
+  for (const [key, row] of newRows) {
+    if (!oldRows.has(key)) add("vault.added", whereOf(key), { new: kindOf(row) }, isMinimalRow(row));
+  }
+  for (const [key, row] of oldRows) {
+    if (!newRows.has(key)) add("vault.removed", whereOf(key), { old: kindOf(row) }, isMinimalRow(row));
+  }
   for (const [key, now] of newRows) {
     const was = oldRows.get(key);
     if (was === undefined) continue;
@@ -212,9 +249,14 @@ export function diffDocuments(before: Document, after: Document): Change[] {
     const isMinimal = isMinimalRow(now);
     if (wasMinimal !== isMinimal) {
       // The fields that turning full publishes, or turning minimal withdraws, by name.
-      const moved = isMinimal ? Object.keys(was).filter((k) => !Object.hasOwn(now, k)) : Object.keys(now).filter((k) => !Object.hasOwn(was, k));
+      const moved = isMinimal
+        ? Object.keys(was).filter((k) => !Object.hasOwn(now, k))
+        : Object.keys(now).filter((k) => !Object.hasOwn(was, k));
       const fields = `${isMinimal ? "withdraws" : "publishes"} ${moved.join(", ")}`;
-      add(isMinimal ? "vault.minimal" : "vault.full", whereOf(key), { old: wasMinimal ? "minimal" : "full", new: `${isMinimal ? "minimal" : "full"}: ${fields}` }, true);
+      add(isMinimal ? "vault.minimal" : "vault.full", whereOf(key), {
+        old: wasMinimal ? "minimal" : "full",
+        new: `${isMinimal ? "minimal" : "full"}: ${fields}`,
+      }, true);
     }
     const tierMoved = was["tier"] !== undefined && now["tier"] !== undefined && !equal(was["tier"], now["tier"]);
     if (tierMoved) add("vault.tier", `${whereOf(key)}.tier`, { old: was["tier"], new: now["tier"] });
@@ -237,16 +279,25 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   };
   const [oldEdges, newEdges] = [edgesOf(before), edgesOf(after)];
   for (const [key, e] of newEdges) if (!oldEdges.has(key)) add("edge.added", "edges", { new: edgeText(e) });
-  for (const [key, e] of oldEdges) if (!newEdges.has(key)) add("edge.removed", "edges", { old: edgeText(e, shownInFull) });
+  for (const [key, e] of oldEdges) {
+    if (!newEdges.has(key)) add("edge.removed", "edges", { old: edgeText(e, shownInFull) });
+  }
 
   // Counts and coverage.
   for (const key of ["vault_count", "edge_count"]) {
-    if (Object.hasOwn(before, key) && Object.hasOwn(after, key) && !equal(before[key], after[key])) add("count.changed", key, { old: before[key], new: after[key] });
+    if (Object.hasOwn(before, key) && Object.hasOwn(after, key) && !equal(before[key], after[key])) {
+      add("count.changed", key, { old: before[key], new: after[key] });
+    }
   }
   const [oldCoverage, newCoverage] = [before["field_coverage"], after["field_coverage"]];
   if (isObj(oldCoverage) && isObj(newCoverage)) {
     for (const [field, entry] of Object.entries(newCoverage)) {
-      if (Object.hasOwn(oldCoverage, field) && !equal(oldCoverage[field], entry)) add("coverage.changed", `field_coverage.${field}`, { old: coverageText(oldCoverage[field] as Json), new: coverageText(entry) });
+      if (Object.hasOwn(oldCoverage, field) && !equal(oldCoverage[field], entry)) {
+        add("coverage.changed", `field_coverage.${field}`, {
+          old: coverageText(oldCoverage[field] as Json),
+          new: coverageText(entry),
+        });
+      }
     }
   }
   const rank = (c: Change) => CLASSES.indexOf(c.class);
@@ -254,7 +305,15 @@ export function diffDocuments(before: Document, after: Document): Change[] {
 }
 
 /** Envelope keys whose changes other rules report. */
-const STRUCTURAL = new Set(["schema_version", "vaults", "edges", "field_coverage", "vault_count", "edge_count", "about"]);
+const STRUCTURAL = new Set([
+  "schema_version",
+  "vaults",
+  "edges",
+  "field_coverage",
+  "vault_count",
+  "edge_count",
+  "about",
+]);
 
 /** The rows of a document by identity (`rowsOf`). */
 type Rows = Map<string, Json>;
@@ -342,20 +401,22 @@ function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
     const kind = queueKinds[head] as number;
     queue[head] = null; // let the walked part go
     let shape = shapes.get(kind);
-    if (shape === undefined) shapes.set(kind, (shape = { objects: 0, keys: new Map(), elements: new Set() }));
+    if (shape === undefined) shapes.set(kind, shape = { objects: 0, keys: new Map(), elements: new Set() });
     if (Array.isArray(value)) {
       for (const element of value) {
         if (element !== null) shape.elements.add(typeOf(element));
         if (typeof element !== "object" || element === null) continue;
         // Rows are two kinds: a minimal row is not a full row with keys removed.
-        const segment = kind === vaults && isObj(element) ? (Object.hasOwn(element, "listing") ? "[] (minimal rows)" : "[] (full rows)") : "[]";
+        const segment = kind === vaults && isObj(element)
+          ? (Object.hasOwn(element, "listing") ? "[] (minimal rows)" : "[] (full rows)")
+          : "[]";
         queue.push(element);
         queueKinds.push(kinds.child(kind, segment));
       }
     } else if (isObj(value)) {
       shape.objects++;
       let last = lastKeys.get(kind);
-      if (last === undefined) lastKeys.set(kind, (last = { keys: [], entries: [] }));
+      if (last === undefined) lastKeys.set(kind, last = { keys: [], entries: [] });
       let position = 0;
       // for...in over a parsed object: its own keys, in order, without an array of pairs per object.
       for (const key in value) {
@@ -363,7 +424,7 @@ function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
         let entry = last.keys[position] === key ? last.entries[position] : undefined;
         if (entry === undefined) {
           entry = shape.keys.get(key);
-          if (entry === undefined) shape.keys.set(key, (entry = { types: new Set(), count: 0 }));
+          if (entry === undefined) shape.keys.set(key, entry = { types: new Set(), count: 0 });
           last.keys[position] = key;
           last.entries[position] = entry;
         }
@@ -381,7 +442,11 @@ function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
 }
 
 /** Key sets, key order, key presence and JSON types, kind by kind. A kind on one side only has nothing to compare. */
-function compareShapes(before: Document, after: Document, add: (rule: string, where: string, values?: { old?: unknown; new?: unknown }) => void): void {
+function compareShapes(
+  before: Document,
+  after: Document,
+  add: (rule: string, where: string, values?: { old?: unknown; new?: unknown }) => void,
+): void {
   const kinds = new Kinds();
   const [oldShapes, newShapes] = [shapesOf(before, kinds), shapesOf(after, kinds)];
   const typesText = (types: Set<string>) => [...types].sort().join(" | ");
@@ -395,13 +460,25 @@ function compareShapes(before: Document, after: Document, add: (rule: string, wh
     if (was.objects === 0 || now.objects === 0) continue;
     for (const key of now.keys.keys()) if (!was.keys.has(key)) add("key.added", where, { new: key });
     for (const key of was.keys.keys()) if (!now.keys.has(key)) add("key.removed", where, { old: key });
-    const [oldOrder, newOrder] = [[...was.keys.keys()].filter((k) => now.keys.has(k)), [...now.keys.keys()].filter((k) => was.keys.has(k))];
-    if (oldOrder.some((k, i) => newOrder[i] !== k)) add("key.order", where, { old: oldOrder.join(", "), new: newOrder.join(", ") });
+    const [oldOrder, newOrder] = [
+      [...was.keys.keys()].filter((k) => now.keys.has(k)),
+      [...now.keys.keys()].filter((k) => was.keys.has(k)),
+    ];
+    if (oldOrder.some((k, i) => newOrder[i] !== k)) {
+      add("key.order", where, { old: oldOrder.join(", "), new: newOrder.join(", ") });
+    }
     for (const [key, old] of was.keys) {
       const fresh = now.keys.get(key);
       if (fresh === undefined) continue;
-      if (old.count === was.objects && fresh.count < now.objects) add("key.optional", `${where}.${key}`, { old: `in ${old.count} of ${was.objects}`, new: `in ${fresh.count} of ${now.objects}` });
-      if (old.types.size > 0 && [...fresh.types].some((t) => !old.types.has(t))) add("type.changed", `${where}.${key}`, { old: typesText(old.types), new: typesText(fresh.types) });
+      if (old.count === was.objects && fresh.count < now.objects) {
+        add("key.optional", `${where}.${key}`, {
+          old: `in ${old.count} of ${was.objects}`,
+          new: `in ${fresh.count} of ${now.objects}`,
+        });
+      }
+      if (old.types.size > 0 && [...fresh.types].some((t) => !old.types.has(t))) {
+        add("type.changed", `${where}.${key}`, { old: typesText(old.types), new: typesText(fresh.types) });
+      }
     }
   }
 }
@@ -413,7 +490,11 @@ export type FailOn = "breaking" | "dangerous" | "privacy";
 export function failsOn(changes: readonly Change[], failOn: readonly FailOn[]): boolean {
   const worst = worstClass(changes);
   return failOn.some((f) =>
-    f === "privacy" ? changes.some((c) => c.privacy === true) : f === "breaking" ? worst === "breaking" : worst === "breaking" || worst === "dangerous",
+    f === "privacy"
+      ? changes.some((c) => c.privacy === true)
+      : f === "breaking"
+      ? worst === "breaking"
+      : worst === "breaking" || worst === "dangerous"
   );
 }
 
@@ -450,7 +531,9 @@ function isSorted(keys: readonly string[]): boolean {
 function edgeKey(e: Json): string {
   if (!isObj(e)) return `\u0001${jsonText(e)}`;
   const [source, target, type] = [e["source"], e["target"], e["type"]];
-  if (typeof source === "string" && typeof target === "string" && typeof type === "string") return `\u0002${source.length}:${source}${target.length}:${target}${type}`;
+  if (typeof source === "string" && typeof target === "string" && typeof type === "string") {
+    return `\u0002${source.length}:${source}${target.length}:${target}${type}`;
+  }
   // A missing member is "" (jsonText of undefined), which no JSON text is: not the same edge as one whose member is null.
   return `${jsonText(source)}\u0000${jsonText(target)}\u0000${jsonText(type)}`;
 }
@@ -469,7 +552,8 @@ function edgeOrderKey(e: Json): string {
 function edgeText(e: Json, shownInFull?: ReadonlySet<string>): string {
   const part = (v: Json | undefined) => (typeof v === "string" ? v : jsonPreview(v ?? null, 80));
   if (!isObj(e)) return jsonPreview(e, 80);
-  const touchesWithheld = shownInFull !== undefined && [e["source"], e["target"]].some((end) => typeof end !== "string" || !shownInFull.has(end));
+  const touchesWithheld = shownInFull !== undefined &&
+    [e["source"], e["target"]].some((end) => typeof end !== "string" || !shownInFull.has(end));
   return `${part(e["source"])} → ${part(e["target"])} (${touchesWithheld ? NOT_PRINTED_EDGE_TYPE : part(e["type"])})`;
 }
 
@@ -480,5 +564,7 @@ export const NOT_PRINTED = "(not printed: the vault is withheld now)";
 export const NOT_PRINTED_EDGE_TYPE = "type not printed: it touches a vault withheld or gone now";
 
 function coverageText(entry: Json): string {
-  return isObj(entry) ? `${jsonPreview(entry["populated"] ?? null, 40)}/${jsonPreview(entry["of"] ?? null, 40)}` : jsonPreview(entry, 80);
+  return isObj(entry)
+    ? `${jsonPreview(entry["populated"] ?? null, 40)}/${jsonPreview(entry["of"] ?? null, 40)}`
+    : jsonPreview(entry, 80);
 }

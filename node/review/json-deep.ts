@@ -34,7 +34,9 @@ export function jsonText(value: unknown, indent = 0, max = Infinity): string {
       pending = undefined;
       if (typeof v === "object" && v !== null) {
         // Members whose value is undefined are left out, as JSON.stringify leaves them.
-        const keys = Array.isArray(v) ? null : Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
+        const keys = Array.isArray(v)
+          ? null
+          : Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
         const count = keys === null ? (v as Json[]).length : keys.length;
         if (count === 0) push(keys === null ? "[]" : "{}");
         else {

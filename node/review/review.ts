@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { isObject } from "../../contract/json.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
-import { diffDocuments, documentShape, worstClass, type Document } from "./diff.ts";
+import { diffDocuments, type Document, documentShape, worstClass } from "./diff.ts";
 import { markdownReport, summaryLine } from "./diff-report.ts";
 import { codeSpan, escapeHtml, fenceFor } from "./markdown.ts";
 
@@ -35,7 +35,11 @@ interface Entry {
 export function reviewGoldens(repo: string, base: string, head: string, limit = 20): Review {
   const git = (...args: string[]): string => {
     try {
-      return execFileSync("git", ["--literal-pathspecs", "-C", repo, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 });
+      return execFileSync("git", ["--literal-pathspecs", "-C", repo, ...args], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+        maxBuffer: 1 << 28,
+      });
     } catch (error: unknown) {
       const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim().split("\n")[0];
       throw new ReviewInputError(`git ${args.join(" ")}: ${stderr || (error as Error).message}`);
@@ -59,11 +63,15 @@ export function reviewGoldens(repo: string, base: string, head: string, limit = 
       };
     })
     // Documents first: they are what pinned consumers read.
-    .sort((x, y) => Number((y.before ?? y.after) !== null) - Number((x.before ?? x.after) !== null) || (x.path < y.path ? -1 : 1));
+    .sort((x, y) =>
+      Number((y.before ?? y.after) !== null) - Number((x.before ?? x.after) !== null) || (x.path < y.path ? -1 : 1)
+    );
 
   const short = (sha: string) => sha.slice(0, 7);
   const lines = [`## Golden review: ${short(baseSha)} → ${short(headSha)}`, ""];
-  if (entries.length === 0) return { markdown: [...lines, "No golden file changed: no public byte moves.", ""].join("\n"), fails: false };
+  if (entries.length === 0) {
+    return { markdown: [...lines, "No golden file changed: no public byte moves.", ""].join("\n"), fails: false };
+  }
 
   const table = ["| golden | what it is | verdict |", "| --- | --- | --- |"];
   const details: string[] = [];
@@ -77,20 +85,36 @@ export function reviewGoldens(repo: string, base: string, head: string, limit = 
       const shipped = version !== undefined;
       const breaking = worstClass(changes) === "breaking";
       if (shipped && breaking) failing.push(`${codeSpan(entry.path)} (${version})`);
-      table.push(`| ${name} | ${shipped ? `document of ${version}, shipped` : "document of no shipped version"} | ${summaryLine(changes)}${shipped && breaking ? " **(fails)**" : ""} |`);
-      details.push(markdownReport(changes, `${entry.path} @ ${short(baseSha)}`, `${entry.path} @ ${short(headSha)}`, limit));
+      table.push(
+        `| ${name} | ${shipped ? `document of ${version}, shipped` : "document of no shipped version"} | ${
+          summaryLine(changes)
+        }${shipped && breaking ? " **(fails)**" : ""} |`,
+      );
+      details.push(
+        markdownReport(changes, `${entry.path} @ ${short(baseSha)}`, `${entry.path} @ ${short(headSha)}`, limit),
+      );
     } else if (entry.status !== "changed" && (before !== null || after !== null)) {
       table.push(`| ${name} | document, ${entry.status} | nothing to compare it with |`);
     } else {
       // A change feed's items are already the changes, classified: its line diff shows them.
       const kind = /\.changes\.(json|atom)$/.test(entry.path) ? "change feed" : "bytes";
-      table.push(`| ${name} | ${entry.status === "changed" ? kind : `${kind === "bytes" ? "file" : kind}, ${entry.status}`} | ${entry.status === "changed" ? "read the line diff below" : "see the file list of the pull request"} |`);
-      if (entry.status === "changed") details.push(lineDiffBlock(entry.path, git("diff", "--no-color", "--unified=1", baseSha, headSha, "--", entry.path)));
+      table.push(
+        `| ${name} | ${entry.status === "changed" ? kind : `${kind === "bytes" ? "file" : kind}, ${entry.status}`} | ${
+          entry.status === "changed" ? "read the line diff below" : "see the file list of the pull request"
+        } |`,
+      );
+      if (entry.status === "changed") {
+        details.push(
+          lineDiffBlock(entry.path, git("diff", "--no-color", "--unified=1", baseSha, headSha, "--", entry.path)),
+        );
+      }
     }
   }
   const fails = failing.length > 0;
   const verdict = fails
-    ? `**Fails:** a breaking change to a shipped versioned path: ${failing.join(", ")}. Publish it at a new versioned path (a new row of the version table) instead.`
+    ? `**Fails:** a breaking change to a shipped versioned path: ${
+      failing.join(", ")
+    }. Publish it at a new versioned path (a new row of the version table) instead.`
     : "**Passes:** no breaking change to a shipped versioned path.";
   return { markdown: [...lines, verdict, "", ...table, "", ...details].join("\n"), fails };
 }
@@ -117,5 +141,14 @@ function lineDiffBlock(path: string, diff: string, maxLines = 80): string {
   const body = diff.split("\n").filter((l) => !/^(diff --git|index |--- |\+\+\+ )/.test(l));
   const cut = body.length > maxLines ? [...body.slice(0, maxLines), `… ${body.length - maxLines} more lines`] : body;
   const fence = fenceFor(cut);
-  return [`<details><summary><code>${escapeHtml(path)}</code>: line diff</summary>`, "", `${fence}diff`, ...cut, fence, "", "</details>", ""].join("\n");
+  return [
+    `<details><summary><code>${escapeHtml(path)}</code>: line diff</summary>`,
+    "",
+    `${fence}diff`,
+    ...cut,
+    fence,
+    "",
+    "</details>",
+    "",
+  ].join("\n");
 }

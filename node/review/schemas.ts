@@ -15,7 +15,9 @@ type Schema = Record<string, unknown>;
 const FORMATS: Readonly<Record<string, (text: string) => boolean>> = {
   uri: (text) => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(text) && URL.canParse(text),
   date: (text) => /^\d{4}-\d{2}-\d{2}$/.test(text) && validDate(text),
-  "date-time": (text) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(text) && validDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text)),
+  "date-time": (text) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(text) && validDate(text.slice(0, 10)) &&
+    !Number.isNaN(Date.parse(text)),
 };
 
 /**
@@ -46,7 +48,14 @@ function compile(schema: Schema, also: readonly Schema[], failures: boolean): Va
   let validate = compiled.get(key);
   if (validate === undefined) {
     ajvModule ??= createRequire(import.meta.url)("ajv/dist/2020.js") as typeof Ajv2020;
-    const ajv = new ajvModule.default({ strict: false, strictSchema: true, allErrors: failures, validateFormats: failures, formats: FORMATS, messages: !failures });
+    const ajv = new ajvModule.default({
+      strict: false,
+      strictSchema: true,
+      allErrors: failures,
+      validateFormats: failures,
+      formats: FORMATS,
+      messages: !failures,
+    });
     for (const other of also) ajv.addSchema(other);
     validate = ajv.compile(failures ? inlineRefs(schema) : schema);
     if (compiled.size >= KEPT) compiled.delete(compiled.keys().next().value as string);
@@ -67,7 +76,9 @@ export function failuresOf(schema: Schema, value: unknown, limit = 5): string[] 
   const errors = validate.errors ?? [];
   const root = validate.schema as Schema;
   const found: string[] = [];
-  for (let i = 0; i < errors.length && found.length < limit; i++) if (visibleFrom("#", (errors[i] as ErrorObject).schemaPath)) found.push(describe(errors, i, value, root));
+  for (let i = 0; i < errors.length && found.length < limit; i++) {
+    if (visibleFrom("#", (errors[i] as ErrorObject).schemaPath)) found.push(describe(errors, i, value, root));
+  }
   return found;
 }
 
@@ -109,7 +120,9 @@ function describe(errors: readonly ErrorObject[], i: number, value: unknown, roo
         const shapes = (schemaAt(root, e.schemaPath) as unknown[]).length;
         const passing = params["passingSchemas"];
         if (Array.isArray(passing)) return `matches ${passing.length} of the allowed shapes, not one`;
-        return `matches none of the ${shapes} allowed shapes (the nearest fails at ${nearestFailure(errors, i, value, root, shapes)})`;
+        return `matches none of the ${shapes} allowed shapes (the nearest fails at ${
+          nearestFailure(errors, i, value, root, shapes)
+        })`;
       }
       default:
         return `fails ${e.keyword}`;
@@ -119,13 +132,22 @@ function describe(errors: readonly ErrorObject[], i: number, value: unknown, roo
 }
 
 /** The first failure of the oneOf shape `errors[i]` failing in the fewest places (the first of equals). */
-function nearestFailure(errors: readonly ErrorObject[], i: number, value: unknown, root: Schema, shapes: number): string {
+function nearestFailure(
+  errors: readonly ErrorObject[],
+  i: number,
+  value: unknown,
+  root: Schema,
+  shapes: number,
+): string {
   const { schemaPath, instancePath } = errors[i] as ErrorObject;
   const perShape: number[][] = Array.from({ length: shapes }, () => []);
   // Its shapes' failures stand just before it, at or below its place.
   for (let j = i - 1; j >= 0; j--) {
     const e = errors[j] as ErrorObject;
-    if (!e.schemaPath.startsWith(`${schemaPath}/`) || !(e.instancePath === instancePath || e.instancePath.startsWith(`${instancePath}/`))) break;
+    if (
+      !e.schemaPath.startsWith(`${schemaPath}/`) ||
+      !(e.instancePath === instancePath || e.instancePath.startsWith(`${instancePath}/`))
+    ) break;
     const shape = Number(e.schemaPath.slice(schemaPath.length + 1).split("/")[0]);
     if (visibleFrom(`${schemaPath}/${shape}`, e.schemaPath)) perShape[shape]?.push(j);
   }
@@ -152,7 +174,9 @@ function placeOf(pointer: string, value: unknown): string {
 /** The part of `root` at a schema path (`#/properties/vaults/items/oneOf`). */
 function schemaAt(root: Schema, path: string): unknown {
   let at: unknown = root;
-  for (const raw of path.replace(/^#\/?/, "").split("/").filter((s) => s !== "")) at = (at as Record<string, unknown>)[decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~")];
+  for (const raw of path.replace(/^#\/?/, "").split("/").filter((s) => s !== "")) {
+    at = (at as Record<string, unknown>)[decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~")];
+  }
   return at;
 }
 
@@ -164,9 +188,13 @@ function inlineRefs(schema: Schema): Schema {
     if (typeof node !== "object" || node === null) return node;
     const ref = (node as Schema)["$ref"];
     const name = typeof ref === "string" && ref.startsWith("#/$defs/") ? ref.slice("#/$defs/".length) : undefined;
-    if (name !== undefined && Object.keys(node).length === 1 && Object.hasOwn(defs, name) && !within.has(name)) return inline(defs[name], new Set([...within, name]));
+    if (name !== undefined && Object.keys(node).length === 1 && Object.hasOwn(defs, name) && !within.has(name)) {
+      return inline(defs[name], new Set([...within, name]));
+    }
     // A const or enum is a value, whatever it holds.
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === "const" || k === "enum" ? v : inline(v, within)]));
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === "const" || k === "enum" ? v : inline(v, within)]),
+    );
   };
   return inline(schema, new Set()) as Schema;
 }

@@ -4,7 +4,7 @@
  * precomputed headers and bytes.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { BAD_REQUEST, problemAnswer, type Answerer } from "../../http/answer.ts";
+import { type Answerer, BAD_REQUEST, problemAnswer } from "../../http/answer.ts";
 import { pathOf } from "../../http/request-path.ts";
 import { writeAnswer } from "./request-guard.ts";
 

@@ -5,7 +5,7 @@
  */
 import { parseBaseUrl, shownUrl } from "../../contract/config.ts";
 import { answerer } from "../../http/answer.ts";
-import { restoreBuild, type BuildStamp } from "../../http/restore.ts";
+import { type BuildStamp, restoreBuild } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
@@ -42,7 +42,11 @@ const runtimeBase = process.env["BASE_URL"];
 if (runtimeBase !== undefined && runtimeBase !== "") {
   const parsed = parseBaseUrl(runtimeBase);
   if (!("ok" in parsed) || parsed.ok !== stamp.meta.baseUrl) {
-    problems.push(`BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${shownUrl(runtimeBase)}: set BASE_URL when building (npm run build -- --base-url URL), or unset it here`);
+    problems.push(
+      `BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${
+        shownUrl(runtimeBase)
+      }: set BASE_URL when building (npm run build -- --base-url URL), or unset it here`,
+    );
   }
 }
 if (problems.length > 0 || !("ok" in listen)) {

@@ -4,4 +4,5 @@
  * `dist/node/server.mjs` spent on nothing. (getBuiltinModule is Node 20.16 and later; before it, the
  * import.) Import node:http's types directly; take its values from here.
  */
-export const nodeHttp: typeof import("node:http") = process.getBuiltinModule?.("node:http") ?? (await import("node:http"));
+export const nodeHttp: typeof import("node:http") = process.getBuiltinModule?.("node:http") ??
+  (await import("node:http"));

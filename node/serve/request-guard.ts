@@ -9,9 +9,9 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { BAD_REQUEST, METHOD_NOT_ALLOWED, problemAnswer, type Answer } from "../../http/answer.ts";
+import { type Answer, BAD_REQUEST, METHOD_NOT_ALLOWED, problemAnswer } from "../../http/answer.ts";
 import { pathOf, plainAuthority } from "../../http/request-path.ts";
-import { problem, type Problem } from "../../http/responses.ts";
+import { type Problem, problem } from "../../http/responses.ts";
 import { nodeHttp } from "./node-http.ts";
 
 /** Writes one answer on a node:http response. */
@@ -23,7 +23,9 @@ export function writeAnswer(res: ServerResponse, answer: Answer): void {
 /** The 400 a request gets before it reaches the app, or undefined when it may go on. */
 export function refusalOf(req: IncomingMessage): Answer | undefined {
   const target = req.url ?? "";
-  if (plainHost(req.headers.host) && oneHostLine(req.rawHeaders) && pathOf(target) !== null && !backslashInPath(target)) return undefined;
+  if (
+    plainHost(req.headers.host) && oneHostLine(req.rawHeaders) && pathOf(target) !== null && !backslashInPath(target)
+  ) return undefined;
   return problemAnswer(BAD_REQUEST, req.method);
 }
 
@@ -57,12 +59,24 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     socket.destroy();
     return;
   }
-  writeRaw(socket, error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? REQUEST_TIMEOUT : error.code === "HPE_HEADER_OVERFLOW" ? HEADERS_TOO_LARGE : BAD_REQUEST);
+  writeRaw(
+    socket,
+    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? REQUEST_TIMEOUT
+      : error.code === "HPE_HEADER_OVERFLOW"
+      ? HEADERS_TOO_LARGE
+      : BAD_REQUEST,
+  );
 }
 
 /** Writes a problem on a bare socket, as node:http would write it, and closes the connection. */
 function writeRaw(socket: Duplex, p: Problem): void {
-  const head = [`HTTP/1.1 ${p.status} ${nodeHttp.STATUS_CODES[p.status] ?? ""}`, ...Object.entries(p.headers).map(([name, value]) => `${name}: ${value}`), `date: ${new Date().toUTCString()}`, "connection: close"];
+  const head = [
+    `HTTP/1.1 ${p.status} ${nodeHttp.STATUS_CODES[p.status] ?? ""}`,
+    ...Object.entries(p.headers).map(([name, value]) => `${name}: ${value}`),
+    `date: ${new Date().toUTCString()}`,
+    "connection: close",
+  ];
   socket.on("error", () => undefined);
   // Closed once written, whatever the client still sends (a body that drips, a tunnel's bytes).
   socket.end(Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`, "latin1"), p.body]), () => socket.destroy());
@@ -82,7 +96,8 @@ function plainHost(host: string | undefined): boolean {
   } catch {
     return false;
   }
-  return url.pathname === "/" && url.search === "" && url.hash === "" && url.hostname === host.replace(/:\d+$/, "").toLowerCase();
+  return url.pathname === "/" && url.search === "" && url.hash === "" &&
+    url.hostname === host.replace(/:\d+$/, "").toLowerCase();
 }
 
 /**

@@ -54,18 +54,31 @@ const env = process.env;
 const sourcePath = (values["source"] as string | undefined) ?? (env["REGISTRY_SOURCE"] || SNAPSHOT);
 const listen = serverEnv(env);
 // Every line a server prints may end in a platform's logs: it names the source by its base name.
-const inputs = await loadInputs(sourcePath, env, {}, basename(sourcePath), values["internal-keys"] as string | undefined);
+const inputs = await loadInputs(
+  sourcePath,
+  env,
+  {},
+  basename(sourcePath),
+  values["internal-keys"] as string | undefined,
+);
 const problems = [...("problems" in listen ? listen.problems : []), ...("problems" in inputs ? inputs.problems : [])];
 if ("problems" in listen || "problems" in inputs) {
   process.stderr.write(problems.map((p) => `${p}\n`).join(""));
   process.exit(1);
 }
 process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
-const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress }).catch((error: unknown) => {
-  if (!(error instanceof LimitError || error instanceof VersionPolicyError)) throw error;
-  process.stderr.write(`${basename(sourcePath)}: ${error.message.split("\n").join(`\n${basename(sourcePath)}: `)}\n`);
-  process.exit(1);
-});
+const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress }).catch(
+  (error: unknown) => {
+    if (!(error instanceof LimitError || error instanceof VersionPolicyError)) throw error;
+    process.stderr.write(`${basename(sourcePath)}: ${error.message.split("\n").join(`\n${basename(sourcePath)}: `)}\n`);
+    process.exit(1);
+  },
+);
 // A request @hono/node-server cannot make a Request of gets the problem document the bundled server sends.
-const errorHandler = (error: unknown): Response => toResponse(problemAnswer(error instanceof RequestError ? BAD_REQUEST : INTERNAL_ERROR));
-runServer(getRequestListener(createApp(build).fetch, { errorHandler }), { ...listen.ok, sourceName: basename(sourcePath), meta: build.meta });
+const errorHandler = (error: unknown): Response =>
+  toResponse(problemAnswer(error instanceof RequestError ? BAD_REQUEST : INTERNAL_ERROR));
+runServer(getRequestListener(createApp(build).fetch, { errorHandler }), {
+  ...listen.ok,
+  sourceName: basename(sourcePath),
+  meta: build.meta,
+});

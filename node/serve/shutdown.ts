@@ -11,14 +11,19 @@ import { pathOf } from "../../http/request-path.ts";
 import { nodeHttp } from "./node-http.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
-
 /**
  * node:http limits for every registry server: a client gets 10 s to send its headers and 15 s for
  * the whole request (a body that drips keeps no socket longer), checked every second (Node's
  * default check runs every 30 s). Requests here are tiny GETs: these never cut a real one short.
  * A missing `Host` is left to `request-guard.ts`, which answers it with a problem document.
  */
-export const HTTP_LIMITS = { headersTimeout: 10_000, requestTimeout: 15_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000, requireHostHeader: false } as const;
+export const HTTP_LIMITS = {
+  headersTimeout: 10_000,
+  requestTimeout: 15_000,
+  connectionsCheckingInterval: 1_000,
+  keepAliveTimeout: 5_000,
+  requireHostHeader: false,
+} as const;
 
 /** How long a graceful stop may wait for in-flight requests before it closes what is left. */
 export const DRAIN_MS = 10_000;
@@ -35,12 +40,18 @@ export interface ServerOptions {
 }
 
 /** HOST, PORT and LOG_REQUESTS from the environment, or every problem with them. */
-export function serverEnv(env: NodeJS.ProcessEnv): { ok: { host: string; port: number; logRequests: boolean } } | { problems: string[] } {
+export function serverEnv(
+  env: NodeJS.ProcessEnv,
+): { ok: { host: string; port: number; logRequests: boolean } } | { problems: string[] } {
   const problems: string[] = [];
   const rawPort = env["PORT"] || "8787";
-  if (!/^\d{1,5}$/.test(rawPort) || Number(rawPort) > 65535) problems.push(`PORT: expected a port number from 0 to 65535, got ${JSON.stringify(env["PORT"])}`);
+  if (!/^\d{1,5}$/.test(rawPort) || Number(rawPort) > 65535) {
+    problems.push(`PORT: expected a port number from 0 to 65535, got ${JSON.stringify(env["PORT"])}`);
+  }
   const log = env["LOG_REQUESTS"] ?? "";
-  if (!["", "0", "1"].includes(log)) problems.push(`LOG_REQUESTS: expected 1 (log each request) or 0, got ${JSON.stringify(log)}`);
+  if (!["", "0", "1"].includes(log)) {
+    problems.push(`LOG_REQUESTS: expected 1 (log each request) or 0, got ${JSON.stringify(log)}`);
+  }
   if (problems.length > 0) return { problems };
   return { ok: { host: env["HOST"] || "127.0.0.1", port: Number(rawPort), logRequests: log === "1" } };
 }
@@ -75,7 +86,9 @@ export function runServer(listener: RequestListener, options: ServerOptions): vo
     if (stopping) return;
     stopping = true;
     const started = Date.now();
-    console.log(`registry: ${signal}: stopping; no new connections, requests under way may finish (at most ${DRAIN_MS / 1000} s)`);
+    console.log(
+      `registry: ${signal}: stopping; no new connections, requests under way may finish (at most ${DRAIN_MS / 1000} s)`,
+    );
     server.close(() => {
       console.log(`registry: stopped after ${Date.now() - started} ms`);
       process.exit(0);

@@ -60,19 +60,42 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   const forms = [[paths.json, JSON_FEED_MEDIA_TYPE], [paths.atom, ATOM_MEDIA_TYPE]] as const;
   const links = c.documentLinks.map(linksOf);
   const alternates = links.flat().filter((l) => l.rel === "alternate");
-  const [json, atom] = [await c.get(paths.json, {}, "GET", FEED_BODY_CAP), await c.get(paths.atom, {}, "GET", FEED_BODY_CAP)] as const;
+  const [json, atom] = [
+    await c.get(paths.json, {}, "GET", FEED_BODY_CAP),
+    await c.get(paths.atom, {}, "GET", FEED_BODY_CAP),
+  ] as const;
   if (alternates.length === 0 && json.status === 404 && atom.status === 404) {
-    checks.push({ name: `v${c.version.number} serves no change feed (a build older than the change feed)`, result: "warn", detail: `no Link rel="alternate"; ${paths.json} and ${paths.atom} answer 404` });
+    checks.push({
+      name: `v${c.version.number} serves no change feed (a build older than the change feed)`,
+      result: "warn",
+      detail: `no Link rel="alternate"; ${paths.json} and ${paths.atom} answer 404`,
+    });
     return checks;
   }
-  const unlinked = forms.filter(([path, type]) => !links.every((list) => list.some((l) => l.rel === "alternate" && l.type === type && l.url === c.expect + path)));
-  check(`the document's answers link the JSON and the Atom change feed (Link rel="alternate", each with its type, at ${c.expect})`, unlinked.length === 0, unlinked.map(([path]) => `${path} not linked`).join("; "));
+  const unlinked = forms.filter(([path, type]) =>
+    !links.every((list) => list.some((l) => l.rel === "alternate" && l.type === type && l.url === c.expect + path))
+  );
+  check(
+    `the document's answers link the JSON and the Atom change feed (Link rel="alternate", each with its type, at ${c.expect})`,
+    unlinked.length === 0,
+    unlinked.map(([path]) => `${path} not linked`).join("; "),
+  );
   for (const [[path, type], res] of [[forms[0], json], [forms[1], atom]] as const) {
     const got = res.headers.get("content-type");
     const bare = got?.replace(/;\s*charset=utf-8$/i, "");
-    check(`${path} answers 200 as ${type}`, res.status === 200 && got === type, `${res.status} ${got}`, res.status === 200 && bare === type);
+    check(
+      `${path} answers 200 as ${type}`,
+      res.status === 200 && got === type,
+      `${res.status} ${got}`,
+      res.status === 200 && bare === type,
+    );
     const etag = res.headers.get("etag");
-    check(`${path} has a strong ETag and CORS for any origin`, etag !== null && !etag.startsWith("W/") && res.headers.get("access-control-allow-origin") === "*", `${etag ?? "no ETag"}${coding(res)}`, true);
+    check(
+      `${path} has a strong ETag and CORS for any origin`,
+      etag !== null && !etag.startsWith("W/") && res.headers.get("access-control-allow-origin") === "*",
+      `${etag ?? "no ETag"}${coding(res)}`,
+      true,
+    );
     if (res.status === 200 && etag !== null) {
       const again = await c.get(path, { "if-none-match": etag }, "GET", FEED_BODY_CAP);
       check(`${path} answers 304 to its own ETag`, again.status === 304, String(again.status), true);
@@ -80,17 +103,36 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   }
   if (json.status !== 200) return checks;
 
-  const items = json.body.length > MAX_FEED_BYTES ? { problems: [`${sizeOf(json.body.length)}, more than the ${sizeOf(MAX_FEED_BYTES)} a feed may hold`] } : readJsonFeed(json.body.toString("utf8"), c.expect + paths.json);
-  check(`${paths.json} is a JSON Feed 1.1 (by a third-party parser) whose every item carries a valid _registry`, "items" in items, "problems" in items ? items.problems.slice(0, 3).join("; ") : `${items.items.length} items`);
-  const atomEntries = atom.status === 200 ? readAtomFeed(atom.body.toString("utf8"), c.expect + c.version.path) : { problems: [`${atom.status}`] };
-  check(`${paths.atom} is well-formed Atom (by a third-party parser) with RFC 4287's required elements`, "entries" in atomEntries, "problems" in atomEntries ? atomEntries.problems.slice(0, 3).join("; ") : `${atomEntries.entries.length} entries`);
-  const repeated = [...duplicates(("items" in items ? items.items : []).map((i) => i.id)), ...duplicates(("entries" in atomEntries ? atomEntries.entries : []).map((e) => e.id))];
+  const items = json.body.length > MAX_FEED_BYTES
+    ? { problems: [`${sizeOf(json.body.length)}, more than the ${sizeOf(MAX_FEED_BYTES)} a feed may hold`] }
+    : readJsonFeed(json.body.toString("utf8"), c.expect + paths.json);
+  check(
+    `${paths.json} is a JSON Feed 1.1 (by a third-party parser) whose every item carries a valid _registry`,
+    "items" in items,
+    "problems" in items ? items.problems.slice(0, 3).join("; ") : `${items.items.length} items`,
+  );
+  const atomEntries = atom.status === 200
+    ? readAtomFeed(atom.body.toString("utf8"), c.expect + c.version.path)
+    : { problems: [`${atom.status}`] };
+  check(
+    `${paths.atom} is well-formed Atom (by a third-party parser) with RFC 4287's required elements`,
+    "entries" in atomEntries,
+    "problems" in atomEntries ? atomEntries.problems.slice(0, 3).join("; ") : `${atomEntries.entries.length} entries`,
+  );
+  const repeated = [
+    ...duplicates(("items" in items ? items.items : []).map((i) => i.id)),
+    ...duplicates(("entries" in atomEntries ? atomEntries.entries : []).map((e) => e.id)),
+  ];
   check("item ids are unique in each feed", repeated.length === 0, repeated.slice(0, 3).join(", "));
   if ("items" in items && "entries" in atomEntries) {
     const dates = new Map(atomEntries.entries.map((e) => [e.id, Date.parse(e.updated)]));
     const unlike = items.items.filter((i) => dates.get(i.id) !== Date.parse(i.date_published));
     const same = unlike.length === 0 && atomEntries.entries.length === items.items.length;
-    check("the Atom entries are the JSON items: the same ids and dates", same, `${unlike.length} of ${items.items.length} items without their entry; ${atomEntries.entries.length} entries`);
+    check(
+      "the Atom entries are the JSON items: the same ids and dates",
+      same,
+      `${unlike.length} of ${items.items.length} items without their entry; ${atomEntries.entries.length} entries`,
+    );
   }
   if (!("items" in items) || items.items.length === 0) return checks;
 
@@ -99,30 +141,83 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   const oldest = sets[0] as RegistryChange<Row, EdgeLike>;
   const builtAt = String(c.document["built_at"]);
   const current = { vaults: arrayOf(c.document["vaults"]) as Row[], edges: arrayOf(c.document["edges"]) as EdgeLike[] };
-  const leaks = items.items.flatMap((item) => privacyLeaks(item._registry, current.vaults).map((where) => `${item.id.slice(0, 60)}: ${where}`));
-  check("no item carries detail of a vault the document withholds or no longer lists", leaks.length === 0, leaks.slice(0, 3).join("; ") + (leaks.length > 3 ? `; ${leaks.length - 3} more` : ""));
+  const leaks = items.items.flatMap((item) =>
+    privacyLeaks(item._registry, current.vaults).map((where) => `${item.id.slice(0, 60)}: ${where}`)
+  );
+  check(
+    "no item carries detail of a vault the document withholds or no longer lists",
+    leaks.length === 0,
+    leaks.slice(0, 3).join("; ") + (leaks.length > 3 ? `; ${leaks.length - 3} more` : ""),
+  );
   const thisBuild = newest.to.built_at === builtAt;
-  check("the newest item's to is no later than the document, and names its identity ETag when it is this build",
+  check(
+    "the newest item's to is no later than the document, and names its identity ETag when it is this build",
     newest.to.built_at <= builtAt && (!thisBuild || newest.to.etag === c.identityEtag),
     // A static host computes its own ETags: only the dates can be held against the build there.
-    `to.built_at ${newest.to.built_at}, the document's ${builtAt.slice(0, 40)}${thisBuild ? `; to.etag ${newest.to.etag.slice(0, 40)}, identity ETag ${c.identityEtag}` : " (rebuilt since with no change: the ETag is not compared)"}`, newest.to.built_at <= builtAt);
-  checks.push(replayCheck("the newest item's to state is the document's vaults and edges (replayed onto its own result, it changes nothing)", catchUp(current, newest.from?.built_at ?? null, [newest]), current));
-  if (oldest.from === null) checks.push(replayCheck("the whole feed, replayed from nothing, gives the document's vaults and edges", catchUp({ vaults: [], edges: [] }, null, sets), current));
+    `to.built_at ${newest.to.built_at}, the document's ${builtAt.slice(0, 40)}${
+      thisBuild
+        ? `; to.etag ${newest.to.etag.slice(0, 40)}, identity ETag ${c.identityEtag}`
+        : " (rebuilt since with no change: the ETag is not compared)"
+    }`,
+    newest.to.built_at <= builtAt,
+  );
+  checks.push(
+    replayCheck(
+      "the newest item's to state is the document's vaults and edges (replayed onto its own result, it changes nothing)",
+      catchUp(current, newest.from?.built_at ?? null, [newest]),
+      current,
+    ),
+  );
+  if (oldest.from === null) {
+    checks.push(
+      replayCheck(
+        "the whole feed, replayed from nothing, gives the document's vaults and edges",
+        catchUp({ vaults: [], edges: [] }, null, sets),
+        current,
+      ),
+    );
+  }
   if (c.previous !== undefined) {
     const { name, value, problem } = c.previous;
-    if (!check(`--previous-document ${name} is a built v${c.version.number} document`, problem === null, problem ?? "")) return checks;
+    if (
+      !check(`--previous-document ${name} is a built v${c.version.number} document`, problem === null, problem ?? "")
+    ) return checks;
     const earlier = value as Record<string, unknown>;
     const held = { vaults: arrayOf(earlier["vaults"]) as Row[], edges: arrayOf(earlier["edges"]) as EdgeLike[] };
-    checks.push(replayCheck(`the items newer than ${name} (built ${String(earlier["built_at"])}), replayed onto it, give the document's vaults and edges`, catchUp(held, String(earlier["built_at"]), sets), current));
+    checks.push(
+      replayCheck(
+        `the items newer than ${name} (built ${
+          String(earlier["built_at"])
+        }), replayed onto it, give the document's vaults and edges`,
+        catchUp(held, String(earlier["built_at"]), sets),
+        current,
+      ),
+    );
   }
   return checks;
 }
 
 /** One replay's row: equal passes; a refetch the rule asks for warns (nothing to compare); a difference fails, naming the first places. */
-function replayCheck(name: string, got: RegistryData<Row, EdgeLike> | Refetch, want: RegistryData<Row, EdgeLike>): Check {
-  if ("refetch" in got) return { name, result: "warn", detail: got.refetch === "window" ? "older than the feed's window: a consumer refetches the document" : "an item says resync: a consumer refetches the document" };
+function replayCheck(
+  name: string,
+  got: RegistryData<Row, EdgeLike> | Refetch,
+  want: RegistryData<Row, EdgeLike>,
+): Check {
+  if ("refetch" in got) {
+    return {
+      name,
+      result: "warn",
+      detail: got.refetch === "window"
+        ? "older than the feed's window: a consumer refetches the document"
+        : "an item says resync: a consumer refetches the document",
+    };
+  }
   const pass = jsonEqual(got.vaults, want.vaults) && jsonEqual(got.edges, want.edges);
-  return { name, result: pass ? "pass" : "fail", detail: pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got, want) };
+  return {
+    name,
+    result: pass ? "pass" : "fail",
+    detail: pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got, want),
+  };
 }
 
 /**
@@ -134,8 +229,12 @@ function privacyLeaks(set: RegistryChange<Row, EdgeLike>, rows: readonly Row[]):
   const shown = new Map(rows.map((r) => [r.vault_slug, r]));
   const hidden = (slug: string) => !shown.has(slug) || Object.hasOwn(shown.get(slug) as object, "listing");
   return [
-    ...set.vaults.upsert.filter((r) => hidden(r.vault_slug) && !jsonEqual(r, shown.get(r.vault_slug))).map((r) => `vaults[${r.vault_slug}]`),
-    ...[...set.edges.add, ...set.edges.remove].filter((e) => hidden(e.source) || hidden(e.target)).map((e) => `edge ${e.source} -> ${e.target}`),
+    ...set.vaults.upsert.filter((r) => hidden(r.vault_slug) && !jsonEqual(r, shown.get(r.vault_slug))).map((r) =>
+      `vaults[${r.vault_slug}]`
+    ),
+    ...[...set.edges.add, ...set.edges.remove].filter((e) => hidden(e.source) || hidden(e.target)).map((e) =>
+      `edge ${e.source} -> ${e.target}`
+    ),
   ];
 }
 
@@ -144,8 +243,10 @@ function difference(got: RegistryData<Row, EdgeLike>, want: RegistryData<Row, Ed
   const out: string[] = [];
   const rows = (list: readonly Row[]) => new Map(list.map((r) => [String(r.vault_slug), r]));
   const [g, w] = [rows(got.vaults), rows(want.vaults)];
-  for (const [slug, row] of w) if (!g.has(slug)) out.push(`vaults[${slug}] missing`);
-  else if (!jsonEqual(g.get(slug), row)) out.push(`vaults[${slug}] differs`);
+  for (const [slug, row] of w) {
+    if (!g.has(slug)) out.push(`vaults[${slug}] missing`);
+    else if (!jsonEqual(g.get(slug), row)) out.push(`vaults[${slug}] differs`);
+  }
   for (const slug of g.keys()) if (!w.has(slug)) out.push(`vaults[${slug}] extra`);
   // Ends only: an edge the feed should not carry may be of a withheld vault, and its type is not repeated here.
   const key = (e: EdgeLike) => `${e.source} -> ${e.target}`;
@@ -177,7 +278,12 @@ function readJsonFeed(text: string, feedUrl: string): { items: Item[] } | { prob
     const problem = itemProblem(item);
     if (problem !== null) problems.push(`items[${i}]: ${problem}`);
   });
-  const builds = list.map((item: unknown) => (isObject(item) && isObject(item["_registry"]) && isObject(item["_registry"]["to"]) ? String(item["_registry"]["to"]["built_at"]) : ""));
+  const builds = list.map((
+    item: unknown,
+  ) => (isObject(item) && isObject(item["_registry"]) && isObject(item["_registry"]["to"])
+    ? String(item["_registry"]["to"]["built_at"])
+    : "")
+  );
   const twice = duplicates(builds.filter(Boolean));
   if (twice.length > 0) problems.push(`two items lead to the build of ${twice[0]}`);
   return problems.length > 0 ? { problems } : { items: list as Item[] };
@@ -187,34 +293,56 @@ function itemProblem(item: unknown): string | null {
   if (!isObject(item)) return "not an object";
   if (typeof item["id"] !== "string" || item["id"] === "") return "no id";
   if (typeof item["title"] !== "string" || item["title"] === "") return "no title";
-  if (typeof item["content_text"] !== "string" && typeof item["content_html"] !== "string") return "neither content_text nor content_html";
+  if (typeof item["content_text"] !== "string" && typeof item["content_html"] !== "string") {
+    return "neither content_text nor content_html";
+  }
   const set = item["_registry"];
   if (!isObject(set)) return "no _registry object";
-  const stamp = (s: unknown) => isObject(s) && typeof s["built_at"] === "string" && INSTANT.test(s["built_at"]) && typeof s["etag"] === "string" && /^"[^"]*"$/.test(s["etag"]);
+  const stamp = (s: unknown) =>
+    isObject(s) && typeof s["built_at"] === "string" && INSTANT.test(s["built_at"]) && typeof s["etag"] === "string" &&
+    /^"[^"]*"$/.test(s["etag"]);
   if (set["from"] !== null && !stamp(set["from"])) return "_registry.from is neither null nor { built_at, etag }";
   if (!stamp(set["to"])) return "_registry.to is not { built_at, etag }";
   const to = (set["to"] as { built_at: string }).built_at;
-  if (isObject(set["from"]) && !(String(set["from"]["built_at"]) < to)) return "_registry.from.built_at is not earlier than to.built_at";
+  if (isObject(set["from"]) && !(String(set["from"]["built_at"]) < to)) {
+    return "_registry.from.built_at is not earlier than to.built_at";
+  }
   if (item["date_published"] !== to) return "date_published is not _registry.to.built_at";
-  if (!(CHANGE_CLASSES as readonly string[]).includes(set["class"] as string)) return `_registry.class is not one of ${CHANGE_CLASSES.join(", ")}`;
+  if (!(CHANGE_CLASSES as readonly string[]).includes(set["class"] as string)) {
+    return `_registry.class is not one of ${CHANGE_CLASSES.join(", ")}`;
+  }
   if (typeof set["resync"] !== "boolean") return "_registry.resync is not a boolean";
   const v = set["vaults"];
   const e = set["edges"];
   const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === "string");
-  const edges = (x: unknown) => Array.isArray(x) && x.every((y) => isObject(y) && ["source", "target", "type"].every((k) => typeof y[k] === "string"));
-  if (!isObject(v) || !Array.isArray(v["upsert"]) || !v["upsert"].every((r) => isObject(r) && typeof r["vault_slug"] === "string") || !strings(v["remove"])) return "_registry.vaults is not { upsert: [rows], remove: [slugs] }";
-  if (!isObject(e) || !edges(e["add"]) || !edges(e["remove"]) || !strings(e["remove_touching"])) return "_registry.edges is not { add, remove: [edges], remove_touching: [slugs] }";
-  const sizes = [v["upsert"], v["remove"], e["add"], e["remove"], e["remove_touching"]].map((x) => (x as unknown[]).length);
+  const edges = (x: unknown) =>
+    Array.isArray(x) &&
+    x.every((y) => isObject(y) && ["source", "target", "type"].every((k) => typeof y[k] === "string"));
+  if (
+    !isObject(v) || !Array.isArray(v["upsert"]) ||
+    !v["upsert"].every((r) => isObject(r) && typeof r["vault_slug"] === "string") || !strings(v["remove"])
+  ) return "_registry.vaults is not { upsert: [rows], remove: [slugs] }";
+  if (!isObject(e) || !edges(e["add"]) || !edges(e["remove"]) || !strings(e["remove_touching"])) {
+    return "_registry.edges is not { add, remove: [edges], remove_touching: [slugs] }";
+  }
+  const sizes = [v["upsert"], v["remove"], e["add"], e["remove"], e["remove_touching"]].map((x) =>
+    (x as unknown[]).length
+  );
   if (set["resync"] === true && sizes.some((n) => n > 0)) return "_registry.resync is true but its lists are not empty";
   return null;
 }
 
 /** The entries of an Atom text, checked; or what is wrong with it. */
-function readAtomFeed(text: string, documentUrl: string): { entries: { id: string; updated: string }[] } | { problems: string[] } {
+function readAtomFeed(
+  text: string,
+  documentUrl: string,
+): { entries: { id: string; updated: string }[] } | { problems: string[] } {
   let feed: ReturnType<typeof parseAtomFeed>;
   try {
     const wellFormed = XMLValidator.validate(text);
-    if (wellFormed !== true) return { problems: [`not well-formed XML at line ${wellFormed.err.line}: ${wellFormed.err.msg.slice(0, 80)}`] };
+    if (wellFormed !== true) {
+      return { problems: [`not well-formed XML at line ${wellFormed.err.line}: ${wellFormed.err.msg.slice(0, 80)}`] };
+    }
     feed = parseAtomFeed(text);
   } catch (error: unknown) {
     return { problems: [`not an Atom feed (${error instanceof Error ? error.name : "error"})`] };
@@ -226,11 +354,16 @@ function readAtomFeed(text: string, documentUrl: string): { entries: { id: strin
   if (!instant(feed.updated)) problems.push("the feed has no updated date");
   const entries = feed.entries ?? [];
   entries.forEach((entry, i) => {
-    const missing = [entry.id ? "" : "id", entry.title?.value ? "" : "title", instant(entry.updated) ? "" : "updated"].filter(Boolean);
+    const missing = [entry.id ? "" : "id", entry.title?.value ? "" : "title", instant(entry.updated) ? "" : "updated"]
+      .filter(Boolean);
     if (missing.length > 0) problems.push(`entry ${i + 1} has no ${missing.join(", ")}`);
-    else if (!(entry.links ?? []).some((l) => l.href === documentUrl)) problems.push(`entry ${i + 1} has no link to ${documentUrl}`);
+    else if (!(entry.links ?? []).some((l) => l.href === documentUrl)) {
+      problems.push(`entry ${i + 1} has no link to ${documentUrl}`);
+    }
   });
-  return problems.length > 0 ? { problems } : { entries: entries.map((e) => ({ id: String(e.id), updated: String(e.updated) })) };
+  return problems.length > 0
+    ? { problems }
+    : { entries: entries.map((e) => ({ id: String(e.id), updated: String(e.updated) })) };
 }
 
 /** The links of a `Link` header: URL, `rel` and `type` of each. */

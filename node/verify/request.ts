@@ -79,7 +79,8 @@ async function exchange(url: string, o: RequestBounds, signal: AbortSignal): Pro
   } catch (error: unknown) {
     throw failed(error);
   }
-  const tooLarge = (n: string) => new RequestFailure(`${what}: the body is ${n}; ${o.reader ?? "verify"} reads at most ${sizeOf(o.cap)}`);
+  const tooLarge = (n: string) =>
+    new RequestFailure(`${what}: the body is ${n}; ${o.reader ?? "verify"} reads at most ${sizeOf(o.cap)}`);
   const declared = Number(res.headers.get("content-length") ?? 0);
   if (declared > o.cap) {
     await res.body?.cancel().catch(() => {});
@@ -125,5 +126,7 @@ function failure(url: string, error: unknown, { timeoutMs, deadline, deadlineMs 
     HPE_HEADER_OVERFLOW: "the answer's headers are larger than a client accepts (16 KiB)",
   };
   if (code !== undefined && words[code] !== undefined) return words[code] as string;
-  return `${cause?.message ?? (error instanceof Error ? error.message : String(error))}${code === undefined ? "" : ` (${code})`}`.slice(0, 200);
+  return `${cause?.message ?? (error instanceof Error ? error.message : String(error))}${
+    code === undefined ? "" : ` (${code})`
+  }`.slice(0, 200);
 }

@@ -6,7 +6,7 @@
 import { hasRowKeys } from "../../contract/document.ts";
 import { isObject } from "../../contract/json.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
-import { CANONICAL_PATH, contextOf, planAt, type ContractVersion } from "../../contract/version-policy.ts";
+import { CANONICAL_PATH, contextOf, type ContractVersion, planAt } from "../../contract/version-policy.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
@@ -64,7 +64,9 @@ export async function verify(base: string, options: VerifyOptions = {}): Promise
   try {
     await runChecks(base, options, deadline.signal, checks);
   } catch (error: unknown) {
-    const detail = error instanceof RequestFailure ? error.message : `stopped: ${error instanceof Error ? error.message : String(error)}`;
+    const detail = error instanceof RequestFailure
+      ? error.message
+      : `stopped: ${error instanceof Error ? error.message : String(error)}`;
     checks.push({ name: "every request gets a complete answer", result: "fail", detail });
   } finally {
     deadline.clear();
@@ -83,16 +85,33 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     return pass;
   };
   const get = (path: string, headers: Record<string, string> = {}, method = "GET", cap = OTHER_BODY_CAP) =>
-    request(`${base}${path}`, { method, headers, cap, timeoutMs, deadline, deadlineMs: options.deadlineMs ?? RUN_DEADLINE_MS });
+    request(`${base}${path}`, {
+      method,
+      headers,
+      cap,
+      timeoutMs,
+      deadline,
+      deadlineMs: options.deadlineMs ?? RUN_DEADLINE_MS,
+    });
 
   // The version /vaults.json serves, by its Content-Location, else the one the table names today.
   const canonical = await get(CANONICAL_PATH, {}, "GET", DOCUMENT_BODY_CAP);
   if (canonical.status === 404) {
-    check("/vaults.json answers 200", false, `404 at ${base}${CANONICAL_PATH}: no document there. If the platform keeps a stage or a path prefix (an API Gateway stage, a base-path mapping, a proxy), put it in <base-url>, e.g. ${base}/prod`);
+    check(
+      "/vaults.json answers 200",
+      false,
+      `404 at ${base}${CANONICAL_PATH}: no document there. If the platform keeps a stage or a path prefix (an API Gateway stage, a base-path mapping, a proxy), put it in <base-url>, e.g. ${base}/prod`,
+    );
     return;
   }
   if (canonical.status >= 300 && canonical.status < 400) {
-    check("/vaults.json answers 200", false, `${canonical.status}, a redirect to ${canonical.headers.get("location") ?? "nowhere"}: verify the address it names`);
+    check(
+      "/vaults.json answers 200",
+      false,
+      `${canonical.status}, a redirect to ${
+        canonical.headers.get("location") ?? "nowhere"
+      }: verify the address it names`,
+    );
     return;
   }
   const location = canonical.headers.get("content-location");
@@ -107,17 +126,33 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const etag = canonical.headers.get("etag");
   if (!lenient && etag?.startsWith("W/")) {
     lenient = true;
-    checks.push({ name: "static host detected (a weak ETag): host-made headers are warnings", result: "warn", detail: "pass --static to say so" });
+    checks.push({
+      name: "static host detected (a weak ETag): host-made headers are warnings",
+      result: "warn",
+      detail: "pass --static to say so",
+    });
   }
   const [a, b] = [canonical.body, versioned.body];
-  check("both paths answer 200", canonical.status === 200 && versioned.status === 200, `${canonical.status}, ${versioned.status}`);
+  check(
+    "both paths answer 200",
+    canonical.status === 200 && versioned.status === 200,
+    `${canonical.status}, ${versioned.status}`,
+  );
   check("identical bytes on both paths", a.equals(b), `${a.length} and ${b.length} bytes`);
-  check("strong ETag, the same on both paths", etag !== null && !etag.startsWith("W/") && etag === versioned.headers.get("etag"), `${etag}${coding(canonical)} and ${versioned.headers.get("etag")}${coding(versioned)}`, true);
+  check(
+    "strong ETag, the same on both paths",
+    etag !== null && !etag.startsWith("W/") && etag === versioned.headers.get("etag"),
+    `${etag}${coding(canonical)} and ${versioned.headers.get("etag")}${coding(versioned)}`,
+    true,
+  );
   const types = [canonical, versioned].map((r) => r.headers.get("content-type"));
   const exactType = types.every((t) => t === "application/json");
   const withCharset = types.every((t) => t?.replace(/;\s*charset=utf-8$/i, "") === "application/json");
   check("Content-Type is application/json", exactType, types.join(", "), withCharset);
-  check("CORS allows any origin", [canonical, versioned].every((r) => r.headers.get("access-control-allow-origin") === "*"));
+  check(
+    "CORS allows any origin",
+    [canonical, versioned].every((r) => r.headers.get("access-control-allow-origin") === "*"),
+  );
 
   let document: unknown;
   try {
@@ -130,7 +165,11 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     check("body is a JSON object", false, Array.isArray(document) ? "an array" : typeof document);
     return;
   }
-  check("body is JSON with schema_version 1.0", document["schema_version"] === "1.0", String(document["schema_version"]).slice(0, 40));
+  check(
+    "body is JSON with schema_version 1.0",
+    document["schema_version"] === "1.0",
+    String(document["schema_version"]).slice(0, 40),
+  );
   documentChecks(document, expect, paths, check);
 
   for (const [path, own] of [[paths.canonical, etag], [paths.versioned, versioned.headers.get("etag")]] as const) {
@@ -138,12 +177,19 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     check(`304 on its own ETag at ${path}`, res.status === 304, String(res.status), true);
   }
   const head = await get(paths.canonical, {}, "HEAD");
-  check("HEAD answers the GET headers without a body", head.status === 200 && head.body.length === 0 && head.headers.get("etag") === etag);
+  check(
+    "HEAD answers the GET headers without a body",
+    head.status === 200 && head.body.length === 0 && head.headers.get("etag") === etag,
+  );
 
   const schemaResponse = await get(paths.schema);
   const schemaType = schemaResponse.headers.get("content-type");
-  check("schema answers 200 as application/schema+json", schemaResponse.status === 200 && schemaType === "application/schema+json",
-    `${schemaResponse.status} ${schemaType}`, schemaResponse.status === 200 && schemaType?.replace(/;\s*charset=utf-8$/i, "") === "application/schema+json");
+  check(
+    "schema answers 200 as application/schema+json",
+    schemaResponse.status === 200 && schemaType === "application/schema+json",
+    `${schemaResponse.status} ${schemaType}`,
+    schemaResponse.status === 200 && schemaType?.replace(/;\s*charset=utf-8$/i, "") === "application/schema+json",
+  );
   const ownSchema = version.schema(contextOf(version, { baseUrl: expect, builtAt: today }));
   let served: unknown;
   try {
@@ -151,53 +197,116 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   } catch {
     served = undefined;
   }
-  const differing = isObject(served) ? [...new Set([...Object.keys(ownSchema), ...Object.keys(served)])].filter((k) => !jsonEqual(ownSchema[k], served[k])) : ["(not a JSON object)"];
-  check(`the served schema is v${version.number}'s own, for ${expect}`, differing.length === 0, differing.length === 0 ? "" : `differs at: ${differing.slice(0, 5).join(", ")}`);
+  const differing = isObject(served)
+    ? [...new Set([...Object.keys(ownSchema), ...Object.keys(served)])].filter((k) =>
+      !jsonEqual(ownSchema[k], served[k])
+    )
+    : ["(not a JSON object)"];
+  check(
+    `the served schema is v${version.number}'s own, for ${expect}`,
+    differing.length === 0,
+    differing.length === 0 ? "" : `differs at: ${differing.slice(0, 5).join(", ")}`,
+  );
   const link = canonical.headers.get("link") ?? "";
-  check(`Link: rel=describedby names ${expect}${paths.schema}`, link.split(", ")[0] === `<${expect}${paths.schema}>; rel="describedby"`, link || "none");
+  check(
+    `Link: rel=describedby names ${expect}${paths.schema}`,
+    link.split(", ")[0] === `<${expect}${paths.schema}>; rel="describedby"`,
+    link || "none",
+  );
   checks.push(...(await lifecycleChecks(table, today, get)));
   // verify's own copy: a schema from the server is never compiled (a hostile pattern could hang it).
   const validate = validatorOf(ownSchema);
   const valid = validate(document);
-  check(`the document validates against v${version.number}'s schema`, valid, valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)));
+  check(
+    `the document validates against v${version.number}'s schema`,
+    valid,
+    valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)),
+  );
 
   const identity = await get(paths.versioned, { "accept-encoding": "identity" }, "HEAD");
   const previous = options.previousDocument;
   // Where and what only: an error's params could name a key of a source given here by mistake.
   const problemOf = (value: unknown): string | null =>
-    validate(value) ? null : `it does not validate against v${version.number}'s schema: ${(validate.errors ?? []).slice(0, 2).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ")}`;
-  checks.push(...(await feedChecks({
-    version,
-    expect,
-    document,
-    documentLinks: [canonical.headers.get("link"), versioned.headers.get("link")],
-    identityEtag: identity.headers.get("content-encoding") === null ? identity.headers.get("etag") : null,
-    lenient,
-    get,
-    ...(previous === undefined ? {} : { previous: { ...previous, problem: problemOf(previous.value) } }),
-  })));
+    validate(value)
+      ? null
+      : `it does not validate against v${version.number}'s schema: ${
+        (validate.errors ?? []).slice(0, 2).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ")
+      }`;
+  checks.push(
+    ...(await feedChecks({
+      version,
+      expect,
+      document,
+      documentLinks: [canonical.headers.get("link"), versioned.headers.get("link")],
+      identityEtag: identity.headers.get("content-encoding") === null ? identity.headers.get("etag") : null,
+      lenient,
+      get,
+      ...(previous === undefined ? {} : { previous: { ...previous, problem: problemOf(previous.value) } }),
+    })),
+  );
 }
 
 /** The checks of the document's content: its URLs name `expect`, counts, coverage, tiers, row shapes. */
-function documentChecks(document: Record<string, unknown>, expect: string, paths: { canonical: string; versioned: string; schema: string }, check: (name: string, pass: boolean, detail?: string) => boolean): void {
+function documentChecks(
+  document: Record<string, unknown>,
+  expect: string,
+  paths: { canonical: string; versioned: string; schema: string },
+  check: (name: string, pass: boolean, detail?: string) => boolean,
+): void {
   const about = isObject(document["about"]) ? document["about"] : {};
-  const expected = { canonical_url: expect + paths.canonical, versioned_url: expect + paths.versioned, schema_url: expect + paths.schema };
+  const expected = {
+    canonical_url: expect + paths.canonical,
+    versioned_url: expect + paths.versioned,
+    schema_url: expect + paths.schema,
+  };
   const wrongAbout = Object.entries(expected).filter(([key, url]) => about[key] !== url);
-  check(`about names ${expect}`, wrongAbout.length === 0, wrongAbout.map(([key]) => `${key}: ${String(about[key]).slice(0, 80)}`).join("; "));
+  check(
+    `about names ${expect}`,
+    wrongAbout.length === 0,
+    wrongAbout.map(([key]) => `${key}: ${String(about[key]).slice(0, 80)}`).join("; "),
+  );
   const listed = Array.isArray(document["vaults"]) ? (document["vaults"] as unknown[]) : [];
   const rows = listed.filter(isObject);
   const edges = Array.isArray(document["edges"]) ? document["edges"] : [];
-  check("vaults is an array of objects", Array.isArray(document["vaults"]) && rows.length === listed.length, `${listed.length - rows.length} not objects`);
+  check(
+    "vaults is an array of objects",
+    Array.isArray(document["vaults"]) && rows.length === listed.length,
+    `${listed.length - rows.length} not objects`,
+  );
   const full = rows.filter((r) => !Object.hasOwn(r, "listing"));
-  const elsewhere = full.filter((r) => !String(r["url"]).startsWith(`${expect}/vaults/`) || !String(r["markdown_url"]).startsWith(`${expect}/vaults/`));
-  check(`every row's url and markdown_url start with ${expect}/vaults/`, elsewhere.length === 0, elsewhere.slice(0, 3).map((r) => String(r["url"]).slice(0, 80)).join(", "));
-  check("vault_count and edge_count equal the arrays' lengths", document["vault_count"] === listed.length && document["edge_count"] === edges.length,
-    `${String(document["vault_count"]).slice(0, 20)}/${listed.length}, ${String(document["edge_count"]).slice(0, 20)}/${edges.length}`);
-  check("field_coverage recomputed from the rows matches", jsonEqual(coverageOf(rows as never), document["field_coverage"]));
-  const badTier = full.filter((r) => r["tier"] !== tierOf(String(r["status"])) || r["tier_label"] !== TIER_LABELS[String(r["tier"])]);
-  check("tier derived from status in every full row", badTier.length === 0, badTier.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "));
+  const elsewhere = full.filter((r) =>
+    !String(r["url"]).startsWith(`${expect}/vaults/`) || !String(r["markdown_url"]).startsWith(`${expect}/vaults/`)
+  );
+  check(
+    `every row's url and markdown_url start with ${expect}/vaults/`,
+    elsewhere.length === 0,
+    elsewhere.slice(0, 3).map((r) => String(r["url"]).slice(0, 80)).join(", "),
+  );
+  check(
+    "vault_count and edge_count equal the arrays' lengths",
+    document["vault_count"] === listed.length && document["edge_count"] === edges.length,
+    `${String(document["vault_count"]).slice(0, 20)}/${listed.length}, ${
+      String(document["edge_count"]).slice(0, 20)
+    }/${edges.length}`,
+  );
+  check(
+    "field_coverage recomputed from the rows matches",
+    jsonEqual(coverageOf(rows as never), document["field_coverage"]),
+  );
+  const badTier = full.filter((r) =>
+    r["tier"] !== tierOf(String(r["status"])) || r["tier_label"] !== TIER_LABELS[String(r["tier"])]
+  );
+  check(
+    "tier derived from status in every full row",
+    badTier.length === 0,
+    badTier.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "),
+  );
   const badShape = rows.filter((r) => !hasRowKeys(r) || (Object.hasOwn(r, "listing") && r["listing"] !== "minimal"));
-  check("every row is exactly a full or a minimal row", badShape.length === 0, badShape.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "));
+  check(
+    "every row is exactly a full or a minimal row",
+    badShape.length === 0,
+    badShape.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "),
+  );
 }
 
 /**
@@ -205,19 +314,37 @@ function documentChecks(document: Record<string, unknown>, expect: string, paths
  * (a deployment is a snapshot, so one built before the sunset must be rebuilt), and a superseded
  * one says `Deprecation`.
  */
-async function lifecycleChecks(table: readonly ContractVersion[], today: string, get: (path: string) => Promise<Answer>): Promise<Check[]> {
+async function lifecycleChecks(
+  table: readonly ContractVersion[],
+  today: string,
+  get: (path: string) => Promise<Answer>,
+): Promise<Check[]> {
   const plan = planAt(table, today);
-  if ("problems" in plan) return [{ name: "the version table serves something today", result: "fail", detail: plan.problems.join("; ") }];
+  if ("problems" in plan) {
+    return [{ name: "the version table serves something today", result: "fail", detail: plan.problems.join("; ") }];
+  }
   const checks: Check[] = [];
   for (const { version, deprecation } of plan.ok.served) {
     const res = await get(version.path);
     const said = res.headers.get("deprecation");
     const pass = res.status === 200 && said === (deprecation ?? null);
-    checks.push({ name: `v${version.number} (${version.path}) answers 200${deprecation === undefined ? "" : ` with Deprecation: ${deprecation}`}`, result: pass ? "pass" : "fail", detail: `${res.status}, Deprecation: ${said ?? "none"}${pass ? "" : " (rebuild to serve the table as it stands today)"}` });
+    checks.push({
+      name: `v${version.number} (${version.path}) answers 200${
+        deprecation === undefined ? "" : ` with Deprecation: ${deprecation}`
+      }`,
+      result: pass ? "pass" : "fail",
+      detail: `${res.status}, Deprecation: ${said ?? "none"}${
+        pass ? "" : " (rebuild to serve the table as it stands today)"
+      }`,
+    });
   }
   for (const { version } of plan.ok.gone) {
     const res = await get(version.path);
-    checks.push({ name: `v${version.number} (${version.path}) is past its sunset (${version.sunset}) and answers 410`, result: res.status === 410 ? "pass" : "fail", detail: `${res.status}${res.status === 410 ? "" : " (rebuild: a build made before the sunset keeps serving it)"}` });
+    checks.push({
+      name: `v${version.number} (${version.path}) is past its sunset (${version.sunset}) and answers 410`,
+      result: res.status === 410 ? "pass" : "fail",
+      detail: `${res.status}${res.status === 410 ? "" : " (rebuild: a build made before the sunset keeps serving it)"}`,
+    });
   }
   return checks;
 }

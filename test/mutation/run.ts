@@ -27,15 +27,40 @@ interface Group {
  * no child process.
  */
 export const GROUPS: Readonly<Record<string, Group>> = {
-  registry: { mutate: ["registry.ts"], tests: ["(registry|json-length|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"] },
-  contract: {
-    mutate: ["contract/config.ts", "contract/document.ts", "contract/json-length.ts", "contract/limits.ts", "contract/messages.ts", "contract/schema.ts"],
-    tests: ["(stated-limits|source|json-length|config|schema|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"],
+  registry: {
+    mutate: ["registry.ts"],
+    tests: ["(registry|json-length|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"],
   },
-  "contract-source": { mutate: ["contract/source.ts"], tests: ["(source|schema|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"] },
-  http: { mutate: ["http/answer.ts", "http/app.ts", "http/responses.ts"], tests: ["(http|lambda|golden)\\.test\\.ts$", "(encoding|contract)\\.test\\.ts$"] },
-  "http-edge": { mutate: ["http/encoding.ts", "http/lambda.ts", "http/request-path.ts", "http/restore.ts", "http/table.ts"], tests: ["(http|lambda|encoding)\\.test\\.ts$", "(golden|contract)\\.test\\.ts$"] },
-  "http-policy": { mutate: ["contract/version-policy.ts", "assembly/versions.ts", "assembly/openapi.ts", "assembly/prepare.ts"], tests: ["(http|contract|golden)\\.test\\.ts$", "(lambda|encoding)\\.test\\.ts$"] },
+  contract: {
+    mutate: [
+      "contract/config.ts",
+      "contract/document.ts",
+      "contract/json-length.ts",
+      "contract/limits.ts",
+      "contract/messages.ts",
+      "contract/schema.ts",
+    ],
+    tests: [
+      "(stated-limits|source|json-length|config|schema|golden)\\.test\\.ts$",
+      "(privacy-laws|properties)\\.test\\.ts$",
+    ],
+  },
+  "contract-source": {
+    mutate: ["contract/source.ts"],
+    tests: ["(source|schema|golden)\\.test\\.ts$", "(privacy-laws|properties)\\.test\\.ts$"],
+  },
+  http: {
+    mutate: ["http/answer.ts", "http/app.ts", "http/responses.ts"],
+    tests: ["(http|lambda|golden)\\.test\\.ts$", "(encoding|contract)\\.test\\.ts$"],
+  },
+  "http-edge": {
+    mutate: ["http/encoding.ts", "http/lambda.ts", "http/request-path.ts", "http/restore.ts", "http/table.ts"],
+    tests: ["(http|lambda|encoding)\\.test\\.ts$", "(golden|contract)\\.test\\.ts$"],
+  },
+  "http-policy": {
+    mutate: ["contract/version-policy.ts", "assembly/versions.ts", "assembly/openapi.ts", "assembly/prepare.ts"],
+    tests: ["(http|contract|golden)\\.test\\.ts$", "(lambda|encoding)\\.test\\.ts$"],
+  },
   feed: { mutate: ["feed/**/*.ts"], tests: ["(replay|history|golden)\\.test\\.ts$", "feed-properties\\.test\\.ts$"] },
 };
 
@@ -46,7 +71,13 @@ const { values, positionals } = parseProcessArgs({
   usage: "npm run mutation -- [GROUP ...] [--force]",
   help: `
 Mutation testing with StrykerJS, one run per group (default: every group, in this order):
-${Object.entries(GROUPS).map(([name, g]) => `  ${name.padEnd(Math.max(...Object.keys(GROUPS).map((n) => n.length)))} mutates ${g.mutate.join(", ")}; tests ${g.tests.join(", then ")}`).join("\n")}
+${
+    Object.entries(GROUPS).map(([name, g]) =>
+      `  ${name.padEnd(Math.max(...Object.keys(GROUPS).map((n) => n.length)))} mutates ${g.mutate.join(", ")}; tests ${
+        g.tests.join(", then ")
+      }`
+    ).join("\n")
+  }
 
 Each run is incremental: ${OUT}/GROUP.incremental.json (ignored by git) holds
 the last results on this machine, and only mutants whose code changed since are tested again:
@@ -81,7 +112,11 @@ for (const name of names) {
     ...base,
     mutate: group.mutate,
     // The properties at 15 runs each: a mutant that survives the targeted tests waits for them, and most mutants they kill die in the first few runs.
-    commandRunner: { command: group.tests.map((pattern, i) => `FC_RUNS=${i === 0 ? 40 : 15} node --import tsx node_modules/uvu/bin.js test "${pattern}" --bail`).join(" && ") },
+    commandRunner: {
+      command: group.tests.map((pattern, i) =>
+        `FC_RUNS=${i === 0 ? 40 : 15} node --import tsx node_modules/uvu/bin.js test "${pattern}" --bail`
+      ).join(" && "),
+    },
     incremental: true,
     incrementalFile: join(OUT, `${name}.incremental.json`),
     force: values["force"] === true,
@@ -99,7 +134,12 @@ for (const name of names) {
 
 /** Prints the score and every survivor (file:line, mutator, replacement) of one report. */
 function summarize(name: string, reportPath: string): void {
-  interface Mutant { mutatorName: string; replacement?: string; status: string; location: { start: { line: number } } }
+  interface Mutant {
+    mutatorName: string;
+    replacement?: string;
+    status: string;
+    location: { start: { line: number } };
+  }
   const report = JSON.parse(readFileSync(reportPath, "utf8")) as { files: Record<string, { mutants: Mutant[] }> };
   let killed = 0;
   let total = 0;
@@ -109,9 +149,15 @@ function summarize(name: string, reportPath: string): void {
       if (m.status === "Ignored" || m.status === "CompileError" || m.status === "RuntimeError") continue;
       total++;
       if (m.status === "Killed" || m.status === "Timeout") killed++;
-      else survivors.push(`  ${file}:${m.location.start.line} ${m.mutatorName} -> ${JSON.stringify(m.replacement ?? "")} (${m.status})`);
+      else {survivors.push(
+          `  ${file}:${m.location.start.line} ${m.mutatorName} -> ${JSON.stringify(m.replacement ?? "")} (${m.status})`,
+        );}
     }
   }
   const score = total === 0 ? 100 : (100 * killed) / total;
-  process.stdout.write(`mutation: ${name}: ${killed} of ${total} killed (${score.toFixed(1)}%); ${survivors.length} survived\n${survivors.join("\n")}\n`);
+  process.stdout.write(
+    `mutation: ${name}: ${killed} of ${total} killed (${score.toFixed(1)}%); ${survivors.length} survived\n${
+      survivors.join("\n")
+    }\n`,
+  );
 }

@@ -10,7 +10,10 @@ import { spawn } from "node:child_process";
 import { request } from "node:http";
 
 const [site, port, ...paths] = process.argv.slice(2) as [string, string, ...string[]];
-const child = spawn("netlify", ["serve", "--offline", "--port", port], { cwd: site, stdio: ["ignore", "pipe", "pipe"] });
+const child = spawn("netlify", ["serve", "--offline", "--port", port], {
+  cwd: site,
+  stdio: ["ignore", "pipe", "pipe"],
+});
 let output = "";
 const ready = new Promise<void>((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error(`netlify serve not ready within 120 s:\n${output}`)), 120_000);
@@ -28,10 +31,24 @@ const ready = new Promise<void>((resolve, reject) => {
 
 function get(path: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: Number(port), path, headers: { "accept-encoding": "identity" }, timeout: 20_000 }, (res) => {
+    const req = request({
+      host: "127.0.0.1",
+      port: Number(port),
+      path,
+      headers: { "accept-encoding": "identity" },
+      timeout: 20_000,
+    }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("base64") }));
+      res.on(
+        "end",
+        () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString("base64"),
+          }),
+      );
     });
     req.on("timeout", () => req.destroy(new Error(`GET ${path} timed out`)));
     req.on("error", reject);
