@@ -8,7 +8,7 @@ export const SCHEMA_VERSION = "1.0";
 
 export type Tier = "in_use" | "chartered" | "planned";
 
-/** A vault that is published in full. Key order is the serialized order (D3). */
+/** A vault that is published in full. Key order is the serialized order (docs/document.md). */
 export interface FullRow {
   vault_slug: string;
   display_name: string;
@@ -27,7 +27,7 @@ export interface FullRow {
   tagline: null;
 }
 
-/** A suppressed vault: identity, class, status and persona only (D3). */
+/** A suppressed vault: identity, class, status and persona only (docs/document.md). */
 export interface MinimalRow {
   vault_slug: string;
   display_name: string;
@@ -92,7 +92,7 @@ export interface Coverage {
   of: number;
 }
 
-/** Every row key that `field_coverage` reports, in its fixed order (D4). */
+/** Every row key that `field_coverage` reports, in its fixed order (docs/document.md). */
 export const COVERAGE_FIELDS = [
   "vault_slug",
   "display_name",
@@ -115,7 +115,7 @@ export const COVERAGE_FIELDS = [
 
 export type CoverageField = (typeof COVERAGE_FIELDS)[number];
 
-/** The v1 registry document. Key order is the serialized order (D4). */
+/** The v1 registry document. Key order is the serialized order (docs/document.md). */
 export interface Registry {
   schema_version: typeof SCHEMA_VERSION;
   about: {

@@ -187,7 +187,7 @@ export const validSource: fc.Arbitrary<JsonObject> = fc
   })
   .map(({ extras, ...top }) => objectOf(top, extras));
 
-/** Values that break (or by a hair do not break) each field D1 checks. */
+/** Values that break (or by a hair do not break) each field the format checks. */
 const NEAR_MISSES: Record<string, (Json | undefined)[]> = {
   registry_schema_version: ["", 1, "1.0"],
   generated_at: [
@@ -236,7 +236,7 @@ const TOP_LEVEL = [
 const GENERIC: (Json | undefined)[] = [undefined, null, 0, -0, true, "", "x", [], {}];
 
 /**
- * A valid source with one to three edits anywhere D1 looks (top level, licence, labels, a vault, an
+ * A valid source with one to three edits anywhere validation looks (top level, licence, labels, a vault, an
  * edge): a field removed or set to a near miss, or a vault or edge repeated. Some stay valid.
  */
 export const nearValidSource: fc.Arbitrary<Json> = fc

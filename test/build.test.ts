@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
-import { cleanEnv, run, runCommand } from "./process.ts";
+import { cleanEnv, runCommand } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-builds-"));
 const env = cleanEnv({ SOURCE_DATE_EPOCH: "1795262400" });

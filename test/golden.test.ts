@@ -37,7 +37,7 @@ test("golden/ holds exactly the goldens of the cases (none missing, none unused)
   assert.equal(listGoldens(), expected);
 });
 
-test("the invalid corpus covers every defect D1 names", () => {
+test("the invalid corpus covers every defect the source format names", () => {
   const names = invalidCases.map((c) => c.fixture);
   for (
     const defect of [

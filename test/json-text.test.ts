@@ -10,7 +10,7 @@ import { findDuplicateKeys, locateJsonError, scanSourceText } from "../node/cli/
 import { parseJson, readSourceFile } from "../node/cli/source-file.ts";
 import { fcParams } from "./arbitraries.ts";
 
-test("duplicate keys: found at any depth, by decoded name, with line and column; only D1's keys are named", () => {
+test("duplicate keys: found at any depth, by decoded name, with line and column; only the format's keys are named", () => {
   const unknown = (path: string, where: string) =>
     `${path}: a key the format does not name is repeated (${where}; its name is not printed); JSON keeps only the last one`;
   const inside = (path: string, where: string) =>

@@ -22,7 +22,7 @@ import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
 import { MARKER, outputProblems, replaceOutput } from "../node/build/output-folder.ts";
 import { fcParams } from "./arbitraries.ts";
-import { cleanEnv, run, runCommand } from "./process.ts";
+import { cleanEnv, runCommand } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-output-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));

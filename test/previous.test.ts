@@ -10,7 +10,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
 import { filesUnder } from "./files.ts";
-import { cleanEnv, run, runCommand } from "./process.ts";
+import { cleanEnv, runCommand } from "./process.ts";
 import { freePort } from "./servers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-previous-"));

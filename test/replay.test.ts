@@ -76,7 +76,7 @@ const state = (d: Doc) => ({ vaults: d.vaults, edges: d.edges });
 const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 const equal = (got: unknown, want: unknown, message?: string) => assert.equal(plain(got), plain(want), message);
 
-test("law: for documents A and B, the item D9 defines from A to B, replayed onto A, gives B's vaults and edges", () => {
+test("law: for documents A and B, the feed item from A to B, replayed onto A, gives B's vaults and edges", () => {
   fc.assert(
     fc.property(doc("2026-11-10T12:00:00Z"), doc("2026-11-11T12:00:00Z"), (a, b) => {
       equal(catchUp(state(a), a.built_at, [changeBetween(a, b)]), state(b));

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runVerify } from "../node/verify/command.ts";
 import type { EdgeLike, RegistryChange } from "../feed/change.ts";
 import { answerer } from "../http/answer.ts";
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
@@ -27,7 +28,7 @@ import {
   jsonFeed,
   type Row,
 } from "./change-feed.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, runCommand } from "./process.ts";
 
 const DEPLOYED = "https://registry.example.org";
 const JSON_PATH = "/api/registry.v1.changes.json";
@@ -381,16 +382,9 @@ test("through the command: --previous-document FILE replays; a missing file, bad
   try {
     const file = join(work, "earlier.json");
     writeFileSync(file, before.bytes);
-    const ok = await run("node", [
-      "--import",
-      "tsx",
-      "node/bin/verify.ts",
-      origin,
-      "--expect-base",
-      DEPLOYED,
-      "--previous-document",
-      file,
-    ], { env: cleanEnv(), timeoutMs: 60_000 });
+    const ok = await runCommand(runVerify, [origin, "--expect-base", DEPLOYED, "--previous-document", file], {
+      env: cleanEnv(),
+    });
     const out = ok.stdout.toString();
     assert.is(ok.code, 0, out + ok.stderr);
     assert.match(
@@ -410,10 +404,7 @@ test("through the command: --previous-document FILE replays; a missing file, bad
         [["--previous-document"], 2, /^.*\(usage: npm run verify -- <base-url> .*; --help for more\)\n$/],
       ] as const
     ) {
-      const result = await run("node", ["--import", "tsx", "node/bin/verify.ts", origin, ...args], {
-        env: cleanEnv(),
-        timeoutMs: 60_000,
-      });
+      const result = await runCommand(runVerify, [origin, ...args], { env: cleanEnv() });
       assert.is(result.code, code, args.join(" "));
       assert.match(result.stderr, line);
       assert.is(result.stdout.toString(), "");

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { runVerify } from "../node/verify/command.ts";
 import { runBuild } from "../node/build/build.ts";
 import { answerer } from "../http/answer.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
@@ -14,12 +15,11 @@ import type { Resource } from "../http/responses.ts";
 import { answerListener } from "../node/serve/answer-server.ts";
 import { verify as checks } from "../node/verify/verify.ts";
 import { validateSource } from "../registry.ts";
-import { cleanEnv, run, runCommand } from "./process.ts";
+import { cleanEnv, runCommand } from "./process.ts";
 import { startServer } from "./servers.ts";
 import { TEST_TABLE } from "./v2.ts";
 
-const verify = (args: string[]) =>
-  run("node", ["--import", "tsx", "node/bin/verify.ts", ...args], { env: cleanEnv(), timeoutMs: 60_000 });
+const verify = (args: string[]) => runCommand(runVerify, args, { env: cleanEnv() });
 const work = mkdtempSync(join(tmpdir(), "registry-verify-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
 

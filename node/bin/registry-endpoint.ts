@@ -53,7 +53,7 @@ if (command === "--help" || command === "-h") {
   process.argv.splice(2, 1);
   if (command === "serve") stopWithParent();
   if (command === "build") await runAsProcess((await import("../build/build.ts")).runBuild);
-  else if (command === "verify") await import("./verify.ts");
+  else if (command === "verify") await runAsProcess((await import("../verify/command.ts")).runVerify);
   else if (command === "serve") await import("../serve/server.ts");
   else await runAsProcess((await import("../init/init.ts")).runInit);
 }

@@ -95,10 +95,10 @@ function shown(char: string | undefined): string {
   return char === undefined ? "the end of the text" : quoted(char);
 }
 
-/** Where an object sits in a source, for naming its keys: a level D1 knows, or private content. */
+/** Where an object sits in a source, for naming its keys: a level the source format names, or private content. */
 type Place = "top" | "licence" | "labels" | "label table" | "vaults" | "vault" | "edges" | "edge" | "private";
 
-/** The keys D1 knows at each level whose key names are public. */
+/** The keys the source format names at each level whose key names are public. */
 const NAMED: Partial<Record<Place, readonly string[]>> = {
   top: KNOWN_KEYS.top,
   licence: KNOWN_KEYS.licence,
@@ -149,7 +149,7 @@ interface Frame {
  * and the values' weight against the stated limits (contract/limits.ts) before anything is
  * parsed, and finds every object key that appears twice in the same object, with its line and
  * column. `JSON.parse` silently keeps the last one, so a source could say `"suppressed": true` to a
- * reader and `false` to the build. Only keys D1 knows are named, and paths stop at the last known
+ * reader and `false` to the build. Only keys the format names are named, and paths stop at the last known
  * key: the names inside internal keys, taglines and label tables stay private. Strings are skipped
  * with indexOf. On text that is not JSON it ends without throwing; what it says is then moot.
  */
@@ -305,7 +305,7 @@ function pathOf(stack: readonly Frame[], depth: number): string {
   return path;
 }
 
-/** The places D1 knows below each place, by key; every other value is private content. */
+/** The places the format names below each place, by key; every other value is private content. */
 const CHILDREN: Partial<Record<Place, Readonly<Record<string, Place>>>> = {
   top: { licence: "licence", labels: "labels", vaults: "vaults", edges: "edges" },
   labels: { class: "label table", status: "label table" },

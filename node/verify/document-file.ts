@@ -1,4 +1,5 @@
 /** Reading `--previous-document FILE`: bounded as it is read (a pipe or a device reports no size), parsed as JSON. */
+import { resolve } from "node:path";
 import { open } from "node:fs/promises";
 import { sizeOf } from "../../contract/limits.ts";
 
@@ -7,11 +8,12 @@ import { sizeOf } from "../../contract/limits.ts";
  * line saying why not: unreadable (with the system's code), too large, not JSON. The line names the
  * file as given and quotes nothing of its content.
  */
-export async function readJsonFile(path: string, cap: number): Promise<{ ok: unknown } | { error: string }> {
+export async function readJsonFile(path: string, cap: number, cwd = ""): Promise<{ ok: unknown } | { error: string }> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
-    const file = await open(path, "r");
+    // Messages name the file as it was given; a relative one is read from `cwd`.
+    const file = await open(resolve(cwd, path), "r");
     try {
       for (;;) {
         const chunk = Buffer.alloc(1024 * 1024);
