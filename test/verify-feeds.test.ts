@@ -398,7 +398,7 @@ test("through the command: --previous-document FILE replays; a missing file, bad
         [
           ["--previous-document", join(work, "absent.json")],
           1,
-          /^--previous-document \/.*\/absent\.json: cannot be read \(ENOENT\)\n$/,
+          /^--previous-document \/.*\/absent\.json: cannot read the file \(ENOENT\)\n$/,
         ],
         [["--previous-document", join(work, "broken.json")], 1, /^--previous-document \/.*\/broken\.json: not JSON\n$/],
         [["--previous-document"], 2, /^.*\(usage: npm run verify -- <base-url> .*; --help for more\)\n$/],
