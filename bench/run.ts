@@ -233,7 +233,8 @@ async function conditionalAndEncodings(largeSourcePath: string): Promise<void> {
       r.rps >= 1.0,
     );
   });
-  // The JSON change feed comes from the same precomputed answers as the document: as near raw node:http writing its bytes.
+  // The JSON change feed comes from the same precomputed answers as the document: as near raw
+  // node:http writing its bytes.
   const feedPath = changesPaths(VERSIONS[0] as ContractVersion).json;
   const feed = await prepare("fixture-feed", JSON.parse(readFileSync("fixtures/registry.json", "utf8")), feedPath);
   await withServers([ours(sourcePath), rawNode(feed.specPath)], async ([o, raw]) => {

@@ -623,9 +623,8 @@ export function checkInternalKeys(
   warn: (line: string) => void,
   elsewhere: ReadonlySet<string> = new Set(),
 ): string[] {
-  const total = names.length > MAX_INTERNAL_KEYS
-    ? names.length
-    : new Set([...names.filter((n) => !elsewhere.has(n as string)), ...elsewhere]).size;
+  // Distinct names of both lists; a list alone over the limit is refused without counting.
+  const total = names.length > MAX_INTERNAL_KEYS ? names.length : new Set([...names, ...elsewhere]).size;
   if (total > MAX_INTERNAL_KEYS) {
     report(at, `${total} names in all; the limit is ${MAX_INTERNAL_KEYS}`);
     return [];

@@ -13,7 +13,8 @@ const internal = (where: string): JsonObject => ({
 
 /**
  * `raw` (a valid source) with canaries in every place the document never shows: a declared
- * internal key at the top, on each vault and edge; an unused label in each label table; every vault's tagline (withheld in v1); each
+ * internal key at the top, on each vault and edge; an unused label in each label table; every
+ * vault's tagline (withheld in v1); each
  * suppressed vault's note; an edge of a private type from each suppressed vault. The document
  * built from it is byte for byte the one built from `raw`.
  */

@@ -28,7 +28,8 @@ test("base URL: absolute http(s), trailing slashes dropped, host lower-cased", (
   assert.equal(parseBaseUrl("https://example.org/reg//"), { ok: "https://example.org/reg" });
   assert.equal(parseBaseUrl("https://example.org:443/"), { ok: "https://example.org" });
   assert.equal(parseBaseUrl("https://example.org/Reg-1/v_2.x~y"), { ok: "https://example.org/Reg-1/v_2.x~y" });
-  // What the static export could not serve at the same address: a folder named with %, a _headers placeholder, a collision with _headers.
+  // What the static export could not serve at the same address: a folder named with %, a _headers
+  // placeholder, a collision with _headers.
   for (
     const bad of [
       "https://example.org/my reg",

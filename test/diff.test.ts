@@ -579,7 +579,8 @@ test("registry diff: bad input is one clear line and exit 2", async () => {
 });
 
 test("registry diff: a pipe or a device is counted as it is read: over 128 MiB is refused in one line, never read whole", async () => {
-  // /dev/zero reports no size and never ends: read whole, it filled memory up to the engine's string limit and then said only "cannot read it (error)".
+  // /dev/zero reports no size and never ends: read whole, it filled memory up to the engine's
+  // string limit and then said only "cannot read it (error)".
   const result = await runCli(["diff", "/dev/zero", a], {});
   assert.is(result.code, 2);
   assert.is(result.stderr, "/dev/zero: the file is over 128 MiB (reading stopped there); the limit is 128 MiB\n");

@@ -154,7 +154,8 @@ test("law: a source with bytes that are not UTF-8 is refused naming the offset a
   const file = join(work, "source.json");
   const encoder = new TextEncoder();
   try {
-    // A stray continuation byte, a byte UTF-8 never uses, a lead byte cut short by ASCII or at the end, a surrogate's encoding.
+    // A stray continuation byte, a byte UTF-8 never uses, a lead byte cut short by ASCII or at the
+    // end, a surrogate's encoding.
     const bad = fc.constantFrom([0x80], [0xff], [0xc3, 0x41], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98]);
     await fc.assert(
       fc.asyncProperty(

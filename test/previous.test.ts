@@ -178,7 +178,8 @@ test("--previous URL: read from the live base URL; a redirect, an error status, 
       `http://127.0.0.1:${port}/huge`,
       /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/huge\/api\/registry\.v1\.json: the body is 1 GiB; --previous reads at most \d+ MiB$/m,
     );
-    // A live base URL by the base URL's rules: credentials refused and never printed; no query or fragment for the paths to land after.
+    // A live base URL by the base URL's rules: credentials refused and never printed; no query or
+    // fragment for the paths to land after.
     for (
       const [location, reason] of [
         [
@@ -230,7 +231,8 @@ test("docs/deploying.md's history lines run as written: the first deploy, then l
   );
   const lines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] as string).trim().split("\n"));
   assert.is(lines.length, 3, section);
-  // As written, but for the source's path, the live URL (served here from the first build's folder) and the output folder.
+  // As written, but for the source's path, the live URL (served here from the first build's folder)
+  // and the output folder.
   const argsOf = (line: string, out: string, live: string): string[] => {
     assert.match(
       line,

@@ -115,7 +115,8 @@ test("the operator's two lines, as written, on a copy of the repository with no 
   assert.is(written.code, 0, written.stderr);
   const lines = block("operator-install").trim().split("\n");
   assert.equal(lines.length, 2, "two lines: install, build");
-  // A user's shell: the machine's Node (20) first, no node_modules/.bin; npm's own variables and PATH of npm test dropped.
+  // A user's shell: the machine's Node (20) first, no node_modules/.bin; npm's own variables and
+  // PATH of npm test dropped.
   const userPath = (process.env["PATH"] ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":");
   const userEnv = Object.fromEntries(
     Object.entries({

@@ -94,7 +94,8 @@ export const runBuild: Command = async (argv, env, io) => {
   }
   problems.push(...outputProblems(out, { home: env["HOME"] || homedir(), repository: ROOT }));
   let previousLocation = values["previous"] as string | undefined;
-  // The live base URL follows the base URL's rules, checked here: no query or fragment for the paths to land after, no credentials, never echoed.
+  // The live base URL follows the base URL's rules, checked here: no query or fragment for the
+  // paths to land after, no credentials, never echoed.
   if (previousLocation !== undefined && /^https?:\/\//i.test(previousLocation)) {
     const parsed = parseBaseUrl(previousLocation);
     if ("error" in parsed) problems.push(`--previous: ${parsed.error}`);
@@ -125,7 +126,8 @@ export const runBuild: Command = async (argv, env, io) => {
       cwd: io.cwd,
     });
     if ("error" in previous) {
-      // The reason may quote what a remote answered (a redirect's Location): no terminal control of it reaches the terminal.
+      // The reason may quote what a remote answered (a redirect's Location): no terminal control of
+      // it reaches the terminal.
       io.stderr(`${printable(previous.error, "")}\n`);
       return 1;
     }

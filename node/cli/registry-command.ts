@@ -1,6 +1,7 @@
 /**
  * The registry CLI: `npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339]`.
- * Writes the exact bytes /vaults.json would serve to stdout and exits 0; on any problem, writes every problem to stderr,
+ * Writes the exact bytes /vaults.json would serve to stdout and exits 0; on any problem, writes
+ * every problem to stderr,
  * one per line, nothing to stdout, and exits 1.
  */
 import { LimitError, MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
@@ -159,7 +160,8 @@ export async function runDiff(args: readonly string[]): Promise<CliResult> {
 }
 
 async function readDocument(path: string): Promise<{ ok: Document } | { error: string }> {
-  // Counted as it is read: a pipe or a device (`<(...)`, `/dev/stdin`) reports no size, and a regular file over the limit is refused unread.
+  // Counted as it is read: a pipe or a device (`<(...)`, `/dev/stdin`) reports no size, and a
+  // regular file over the limit is refused unread.
   const read = await readLimited(path, MAX_DOCUMENT_BYTES, "it");
   if ("error" in read) return read;
   const parsed = parseJson(read.text);

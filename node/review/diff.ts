@@ -394,7 +394,8 @@ function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
   // The queue as two arrays (value, kind): no pair per object of 100k rows.
   const queue: Json[] = [d];
   const queueKinds: number[] = [0];
-  // Per kind, the keys of the last object walked and their entries: rows of a kind repeat their keys, so most keys cost no lookup.
+  // Per kind, the keys of the last object walked and their entries: rows of a kind repeat their
+  // keys, so most keys cost no lookup.
   const lastKeys = new Map<number, { keys: string[]; entries: KeyEntry[] }>();
   for (let head = 0; head < queue.length; head++) {
     const value = queue[head] as Json;
@@ -534,7 +535,8 @@ function edgeKey(e: Json): string {
   if (typeof source === "string" && typeof target === "string" && typeof type === "string") {
     return `\u0002${source.length}:${source}${target.length}:${target}${type}`;
   }
-  // A missing member is "" (jsonText of undefined), which no JSON text is: not the same edge as one whose member is null.
+  // A missing member is "" (jsonText of undefined), which no JSON text is: not the same edge as one
+  // whose member is null.
   return `${jsonText(source)}\u0000${jsonText(target)}\u0000${jsonText(type)}`;
 }
 

@@ -111,7 +111,8 @@ for (const name of names) {
   const config = {
     ...base,
     mutate: group.mutate,
-    // The properties at 15 runs each: a mutant that survives the targeted tests waits for them, and most mutants they kill die in the first few runs.
+    // The properties at 15 runs each: a mutant that survives the targeted tests waits for them, and
+    // most mutants they kill die in the first few runs.
     commandRunner: {
       command: group.tests.map((pattern, i) =>
         `FC_RUNS=${i === 0 ? 40 : 15} node --import tsx node_modules/uvu/bin.js test "${pattern}" --bail`
