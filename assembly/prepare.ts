@@ -11,23 +11,28 @@ import { atomFeed } from "../feed/atom.ts";
 import {
   ATOM_MEDIA_TYPE,
   type Classification,
+  envelopeOf,
   feedPlace,
   type History,
   JSON_FEED_MEDIA_TYPE,
   nextFeed,
   serializeFeed,
+  type Snapshot,
 } from "../feed/feed.ts";
+import { type RegistryData, sameData } from "../feed/change.ts";
 import type { Compress, Encoding } from "../http/encoding.ts";
 import {
+  type BuiltDocument,
   CANONICAL_PATH,
   changesPaths,
   contextOf,
   type ContractVersion,
+  type Plan,
   planAt,
   type ServedVersion,
 } from "../contract/version-policy.ts";
 import { OPENAPI_MEDIA_TYPE, openApiDescription } from "./openapi.ts";
-import { prepareResource, type Problem, problem, type Resource, withHeaders } from "../http/responses.ts";
+import { prepareResource, type Problem, problem, type Resource, strongEtag, withHeaders } from "../http/responses.ts";
 import type { Build } from "../http/table.ts";
 import { VERSIONS } from "./versions.ts";
 
@@ -46,6 +51,12 @@ export interface Compression {
  */
 export interface FeedHistory {
   readonly previous?: ReadonlyMap<number, History>;
+  /**
+   * True when `built_at` came from the clock: a build whose documents would differ from the
+   * previous build's only in `built_at`, with the same plan at both instants, then keeps the
+   * previous `built_at`, so that it writes the same bytes and publishes nothing new.
+   */
+  readonly clock?: boolean;
   readonly classify?: (before: unknown, after: unknown) => Classification;
   /** The previous documents, parsed, by version number: what `classify` compares with. */
   readonly documents?: ReadonlyMap<number, unknown>;
@@ -84,17 +95,17 @@ export async function prepareBuild(
   documentLimit: number = MAX_DOCUMENT_BYTES,
   history: FeedHistory = {},
 ): Promise<Build> {
-  const plan = planAt(table, config.builtAt);
-  if ("problems" in plan) throw new VersionPolicyError(plan.problems);
-  const { baseUrl, builtAt } = config;
+  const settled = await settle(source, config, table, documentLimit, history);
+  const { plan, documents } = settled;
+  const { baseUrl, builtAt } = settled.config;
   const routes = new Map<string, Resource>();
   const gone = new Map<string, Problem>();
   let canonical: { resource: Resource; vaultCount: number; edgeCount: number } | undefined;
 
-  for (const served of plan.ok.served) {
+  for (const served of plan.served) {
     const { version } = served;
-    const context = { ...contextOf(version, config), documentLimit };
-    const document = version.build(source, context);
+    const context = { ...contextOf(version, settled.config), documentLimit };
+    const document = documents.get(version.number) as BuiltDocument;
     const schemaBytes = new TextEncoder().encode(`${JSON.stringify(version.schema(context), null, 2)}\n`);
     const signals = lifecycleHeaders(served);
     const describedBy =
@@ -109,7 +120,7 @@ export async function prepareBuild(
     const schemaLink = successor === undefined ? {} : { link: successorLink(successor.schemaPath, baseUrl) };
     const openapiLink = successor === undefined ? {} : { link: successorLink(successor.openapiPath, baseUrl) };
     const openapiBytes = new TextEncoder().encode(
-      `${JSON.stringify(openApiDescription(version, baseUrl, version === plan.ok.canonical), null, 2)}\n`,
+      `${JSON.stringify(openApiDescription(version, baseUrl, version === plan.canonical), null, 2)}\n`,
     );
     const resource = await prepareResource(document.bytes, "application/json", builtAt, {
       ...compression,
@@ -128,6 +139,7 @@ export async function prepareBuild(
       ref: { built_at: builtAt, etag: resource.identity.etag },
       vaults: document.document.vaults,
       edges: document.document.edges,
+      envelope: envelopeOf(document.document),
     };
     const feed = nextFeed(place, current, previous, classify);
     const feedLink = successor === undefined ? {} : { link: successorLink(changesPaths(successor).json, baseUrl) };
@@ -159,11 +171,11 @@ export async function prepareBuild(
         headers: { ...atomLink, ...signals },
       }),
     );
-    if (version === plan.ok.canonical) {
+    if (version === plan.canonical) {
       canonical = { resource, vaultCount: document.vaultCount, edgeCount: document.edgeCount };
     }
   }
-  for (const { version, successor } of plan.ok.gone) {
+  for (const { version, successor } of plan.gone) {
     const [feeds, later] = [changesPaths(version), changesPaths(successor)];
     for (
       const [path, next] of [
@@ -178,12 +190,12 @@ export async function prepareBuild(
     }
   }
   if (canonical === undefined) {
-    throw new VersionPolicyError([`v${plan.ok.canonical.number} serves /vaults.json but is not served`]);
+    throw new VersionPolicyError([`v${plan.canonical.number} serves /vaults.json but is not served`]);
   }
   // /vaults.json is not itself deprecated and never sunsets: it moves to the successor instead.
   // Its Content-Location keeps the base URL's path, so that a deployment under /reg points inside itself.
   const canonicalResource = withHeaders(canonical.resource, {
-    "content-location": `${basePathOf(baseUrl)}${plan.ok.canonical.path}`,
+    "content-location": `${basePathOf(baseUrl)}${plan.canonical.path}`,
   }, ["deprecation", "sunset"]);
   return {
     routes: new Map([[CANONICAL_PATH, canonicalResource], ...routes]),
@@ -194,9 +206,64 @@ export async function prepareBuild(
       vaultCount: canonical.vaultCount,
       edgeCount: canonical.edgeCount,
       etag: canonical.resource.identity.etag,
-      canonicalOf: plan.ok.canonical.path,
+      canonicalOf: plan.canonical.path,
     },
   };
+}
+
+/**
+ * The plan and documents to build with: at `config.builtAt`, or at the previous build's `built_at`
+ * when `history.clock` is set, every served version's previous build is given with that one
+ * `built_at`, the plan is the same at both instants, and each document built then is the previous
+ * one's bytes (its vaults and edges are compared first, so a build with changes builds once).
+ */
+async function settle(
+  source: Source,
+  config: Config,
+  table: readonly ContractVersion[],
+  documentLimit: number,
+  history: FeedHistory,
+): Promise<{ config: Config; plan: Plan; documents: Map<number, BuiltDocument> }> {
+  const at = (builtAt: string) => {
+    const plan = planAt(table, builtAt);
+    if ("problems" in plan) throw new VersionPolicyError(plan.problems);
+    return { config: { ...config, builtAt }, plan: plan.ok };
+  };
+  const build = ({ config, plan }: { config: Config; plan: Plan }) =>
+    new Map(plan.served.map(({ version }) => [
+      version.number,
+      version.build(source, { ...contextOf(version, config), documentLimit }),
+    ]));
+  const now = at(config.builtAt);
+  const documents = build(now);
+  const previous = now.plan.served.map(({ version }) => history.previous?.get(version.number)?.snapshot);
+  const then = previous[0]?.ref.built_at;
+  if (
+    history.clock !== true || then === undefined || then >= config.builtAt ||
+    previous.some((p) => p?.ref.built_at !== then) ||
+    now.plan.served.some(({ version }, i) =>
+      !sameData(previous[i] as Snapshot, documents.get(version.number)?.document as RegistryData)
+    )
+  ) {
+    return { ...now, documents };
+  }
+  const earlier = at(then);
+  if (planKey(earlier.plan) !== planKey(now.plan)) return { ...now, documents };
+  const kept = build(earlier);
+  const etags = await Promise.all(
+    earlier.plan.served.map(({ version }) => strongEtag((kept.get(version.number) as BuiltDocument).bytes)),
+  );
+  const same = etags.every((etag, i) => etag === previous[i]?.ref.etag);
+  return same ? { ...earlier, documents: kept } : { ...now, documents };
+}
+
+/** What a plan decides, as text: the versions served, their signals, the gone ones and the canonical one. */
+function planKey(plan: Plan): string {
+  return JSON.stringify([
+    plan.served.map((s) => [s.version.number, s.successor?.number, s.deprecation, s.sunset]),
+    plan.gone.map((g) => g.version.number),
+    plan.canonical.number,
+  ]);
 }
 
 /** `Deprecation` and `Sunset` of a served version: none until its successor is published. */

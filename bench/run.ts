@@ -36,7 +36,7 @@ import { checkPrevious } from "../node/build/previous.ts";
 import { changesPaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { atomFeed } from "../feed/atom.ts";
-import { feedPlace, nextFeed, serializeFeed } from "../feed/feed.ts";
+import { envelopeOf, feedPlace, nextFeed, serializeFeed } from "../feed/feed.ts";
 import { generateSource } from "./generate.ts";
 import { measureInstalls } from "./install.ts";
 import { GENERATOR, type Load, load as loadWith, rssOf } from "./load.ts";
@@ -501,7 +501,7 @@ async function feeds(): Promise<void> {
       if ("error" in checked) throw new Error(checked.error);
       const feed = nextFeed(
         place,
-        { ref, vaults: current.vaults, edges: current.edges },
+        { ref, vaults: current.vaults, edges: current.edges, envelope: envelopeOf(current) },
         checked.ok.history,
         () => classifyChange(checked.ok.document, current),
       );

@@ -129,6 +129,20 @@ export function shownUrl(raw: string): string {
 }
 
 /**
+ * A URL a server sent (a redirect's `Location`, a link), resolved against `base`, as a message may
+ * name it: its host and path only, never a user name, password, query or fragment it holds.
+ */
+export function sentUrl(raw: string | null, base: string): string {
+  if (raw === null) return "nowhere";
+  try {
+    const url = new URL(raw, base);
+    return `${url.host}${url.pathname}`;
+  } catch {
+    return "an address that is not a URL";
+  }
+}
+
+/**
  * A command-line value as a message may show it, quoted: as `shownUrl` shows it when it has a `:`
  * or an `@` (it may be a URL with a user name or password, say a `--base-url` given without its
  * flag), else as it is.

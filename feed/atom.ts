@@ -3,16 +3,11 @@
  * each linking the versioned document. It carries no rows or edges: the JSON feed's `_registry`
  * is what a consumer applies. Web standards only.
  */
-import type { ChangeFeed, FeedPlace } from "./feed.ts";
-
-/** Characters XML 1.0 does not allow in a document, and lone surrogates: each becomes U+FFFD. */
-const NOT_XML =
-  // deno-lint-ignore no-control-regex -- the control characters are what this matches
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+import { type ChangeFeed, type FeedPlace, xmlSafe } from "./feed.ts";
 
 /** `text` as XML character data or an attribute value: the five special characters escaped, characters XML forbids replaced. */
 export function escapeXml(text: string): string {
-  return text.replace(NOT_XML, "\uFFFD").replace(
+  return xmlSafe(text).replace(
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c] as string,
   );

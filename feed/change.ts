@@ -28,6 +28,9 @@ export interface EdgeLike {
   readonly type: string;
 }
 
+/** A document's top-level members other than `vaults` and `edges`, in the document's order. */
+export type Envelope = Readonly<Record<string, unknown>>;
+
 /**
  * The `_registry` extension of a feed item. Key order is the serialized order. Generic over rows
  * and edges so that `verify` can replay a served feed it has only checked the shape of.
@@ -45,6 +48,13 @@ export interface RegistryChange<R extends RowLike = Row, E extends EdgeLike = Ed
     readonly remove: readonly E[];
     readonly remove_touching: readonly string[];
   };
+  /** On the newest item only: the envelope of its `to` document. */
+  readonly envelope?: Envelope;
+}
+
+/** True when two refs name the same document: the same `built_at` and identity ETag. */
+export function sameRef(a: BuildRef | null, b: BuildRef | null): boolean {
+  return a !== null && b !== null && a.built_at === b.built_at && a.etag === b.etag;
 }
 
 /** What replay reads and writes: a document's vaults and edges, in the document's order. */

@@ -1,17 +1,18 @@
 /**
  * The change feed of one version (docs/document.md, "Change feeds"), as a JSON Feed 1.1 value: the
  * previous build's feed, this build's document and the class of the change in; this build's feed
- * out, with a new item when the vaults or edges changed, every item rewritten by the privacy rule,
- * and the window applied. Web standards only.
+ * out, a chain with a new item per new document, every item rewritten to the current rows, and the
+ * window applied. Web standards only.
  */
 import type { Edge, Row } from "../contract/document.ts";
 import {
   type BuildRef,
   type ChangeClass,
   diffData,
-  isEmptyChange,
+  type Envelope,
   type RegistryChange,
   type RegistryData,
+  sameRef,
 } from "./change.ts";
 
 /** The JSON Feed version this feed follows. */
@@ -85,9 +86,10 @@ export interface Classification {
   readonly rules: readonly (readonly [rule: string, count: number])[];
 }
 
-/** A built document as the feed sees it: which build it is, and its vaults and edges. */
+/** A built document as the feed sees it: which build it is, its vaults and edges, and its envelope. */
 export interface Snapshot extends RegistryData {
   readonly ref: BuildRef;
+  readonly envelope: Envelope;
 }
 
 /** What the previous build left: its document and its feed (checked, see `history.ts`). */
@@ -96,21 +98,20 @@ export interface History {
   readonly feed: ChangeFeed;
 }
 
-/**
- * The class of the first snapshot: every row and edge is new, which `registry diff` calls
- * `vault.added` and `edge.added`, both `data`.
- */
-export function firstSnapshotClass(data: RegistryData): Classification {
-  const rules: [string, number][] = [["vault.added", data.vaults.length], ["edge.added", data.edges.length]];
-  return { class: "data", rules: rules.filter(([, n]) => n > 0) };
+/** A document's envelope: its top-level members other than `vaults` and `edges`, in its order. */
+export function envelopeOf(document: object): Envelope {
+  return Object.fromEntries(Object.entries(document).filter(([key]) => key !== "vaults" && key !== "edges"));
 }
 
 /**
- * This build's feed. Without `previous`, one item: the first snapshot (`from: null`). With it, the
- * previous feed's items and, when the vaults or edges changed, a new one whose class `classify`
- * gives (called only then). Every item is rewritten by the privacy rule against `current`: a row of
- * a vault `current` withholds becomes its current minimal row, a row of a vault it no longer lists
- * leaves `upsert`, and an edge touching either leaves `add` and `remove`. Then the window applies.
+ * This build's feed, a chain newest first. Without `previous`, one item: a snapshot (`from: null`,
+ * every row in `upsert`, every edge in `add`). With it, the previous feed's items and, unless
+ * `current` is the previous document itself (a rebuild that changed nothing keeps its `built_at`),
+ * a new item from the previous document to `current`, even with empty lists, whose class
+ * `classify` gives (called only then). Every item is rewritten against `current`: each row becomes
+ * its vault's current row, or leaves `upsert` when the vault is no longer listed; an edge touching a
+ * vault that `current` withholds or does not list leaves `add` and `remove`; titles are made anew.
+ * The newest item carries `current`'s envelope. Then the window applies.
  *
  * @example
  * ```ts
@@ -127,21 +128,31 @@ export function nextFeed(
   classify: () => Classification,
   limits: FeedLimits = FEED_LIMITS,
 ): ChangeFeed {
-  const carried = previous?.feed.items ?? [];
-  const raw = diffData(previous?.snapshot ?? null, current);
-  const items: FeedItem[] = [];
-  if (previous === null || !isEmptyChange(raw)) {
-    const classification = previous === null ? firstSnapshotClass(current) : classify();
-    const change: RegistryChange = {
-      from: previous?.snapshot.ref ?? null,
+  const changes: RegistryChange[] = [];
+  if (previous === null) {
+    changes.push({
+      from: null,
       to: current.ref,
-      class: classification.class,
+      class: "data",
       resync: false,
-      ...raw,
-    };
-    items.push(itemOf(place, titleOf(classification), capped(change, limits)));
+      vaults: { upsert: current.vaults, remove: [] },
+      edges: { add: current.edges, remove: [], remove_touching: [] },
+    });
+  } else if (!sameRef(previous.snapshot.ref, current.ref)) {
+    changes.push({
+      from: previous.snapshot.ref,
+      to: current.ref,
+      class: classify().class,
+      resync: false,
+      ...diffData(previous.snapshot, current),
+    });
   }
-  for (const item of carried) items.push(itemOf(place, item.title, capped(withheld(item._registry, current), limits)));
+  for (const item of previous?.feed.items ?? []) changes.push(item._registry);
+  const rows = new Map(current.vaults.map((row) => [row.vault_slug, row]));
+  const items = changes.map((change, i) => {
+    const rewritten = rewrite(change, rows, i === 0 ? current.envelope : undefined);
+    return itemOf(place, capped(rewritten, limits));
+  });
   return feedOf(place, windowed(place, items, current.ref.built_at, limits));
 }
 
@@ -153,84 +164,138 @@ export function feedOf(place: FeedPlace, items: readonly FeedItem[]): ChangeFeed
     home_page_url: place.documentUrl,
     feed_url: place.feedUrl,
     description:
-      `What changed between successive builds of ${place.documentUrl}, newest first. Each item's _registry says how to bring a copy ` +
-      "of the older document up to date: apply, oldest first, every item built after your copy (vaults: remove, then upsert by slug; " +
-      "edges: remove_touching, remove, add). Refetch the document when an item says resync, or when your copy is older than the oldest item's from.",
+      `What changed between successive builds of ${place.documentUrl}: a chain, newest first, each item's _registry.from ` +
+      'the next older item\'s to. To catch up a copy built at B with identity ETag E ("" around the first 32 hex digits of ' +
+      "the SHA-256 of its bytes): if the newest item's to is (B, E) it is current; if B is later than that, wait and ask again; " +
+      "else apply, oldest first, the item whose from is (B, E) and every newer one (vaults: remove, then upsert by slug; edges: " +
+      "remove_touching, remove, add), then take the newest item's envelope. Refetch the document when no item's from is (B, E) " +
+      "or an item on the way says resync. A snapshot (from: null) is never merged into a copy.",
     language: "en",
     items,
   };
 }
 
-/** An item's id: the JSON feed's URL and the `built_at` of the document it leads to, unique and stable. */
+/** An item's id: the JSON feed's URL, its document's `built_at` and ETag's hex: unique across restarts. */
 export function itemId(place: FeedPlace, to: BuildRef): string {
-  return `${place.feedUrl}#${to.built_at}`;
+  return `${place.feedUrl}#${to.built_at}/${to.etag.replaceAll('"', "")}`;
 }
 
-function itemOf(place: FeedPlace, title: string, change: RegistryChange): FeedItem {
+function itemOf(place: FeedPlace, change: RegistryChange): FeedItem {
   return {
     id: itemId(place, change.to),
     url: place.documentUrl,
-    title,
-    content_text: contentText(title, change),
+    title: titleOf(change),
+    content_text: summaryOf(change),
     date_published: change.to.built_at,
     _registry: change,
   };
 }
 
-/** The one-line summary: the class, then each `registry diff` rule id with its count. */
-export function titleOf(classification: Classification): string {
-  const rules = classification.rules.map(([rule, n]) => `${n} ${rule}`).join(", ");
-  return `${classification.class}: ${rules === "" ? "no rule applied" : rules}`;
+/** Characters XML 1.0 does not allow in a document, and lone surrogates. */
+const NOT_XML =
+  // deno-lint-ignore no-control-regex -- the control characters are what this matches
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `text` with every character XML 1.0 cannot carry replaced by U+FFFD: what both feeds say. */
+export function xmlSafe(text: string): string {
+  return text.replace(NOT_XML, "\uFFFD");
 }
 
-function contentText(title: string, change: RegistryChange): string {
-  const from = change.from === null ? "nothing (the first snapshot)" : `the build of ${change.from.built_at}`;
-  if (change.resync) {
-    return `${title}. From ${from} to the build of ${change.to.built_at}: too large to list (over 1 MiB); refetch the document.`;
-  }
+/** How many vaults a title and a summary name before they count the rest, and how much of a name they show. */
+const TITLE_NAMES = 3;
+const SUMMARY_NAMES = 20;
+const NAME_CHARACTERS = 60;
+
+/**
+ * An item's title, a sentence about what it carries: its class, then the vaults it changes by
+ * their display names (three, then a count), and how many vaults and edges it removes and adds.
+ */
+export function titleOf(change: RegistryChange): string {
+  return xmlSafe(`${kindOf(change)}: ${carried(change, TITLE_NAMES)}.`);
+}
+
+/** An item's summary: what its title says, naming more vaults, and which builds it joins. */
+function summaryOf(change: RegistryChange): string {
+  const from = change.from === null
+    ? "a snapshot, which a copy never merges: refetch the document instead"
+    : `from the build of ${change.from.built_at}`;
+  return xmlSafe(`${kindOf(change)}: ${carried(change, SUMMARY_NAMES)}. The build of ${change.to.built_at}, ${from}.`);
+}
+
+function kindOf(change: RegistryChange): string {
+  return change.from === null ? "Snapshot" : `${change.class[0]?.toUpperCase()}${change.class.slice(1)} change`;
+}
+
+/** What `change` carries, in words, naming up to `names` vaults. */
+function carried(change: RegistryChange, names: number): string {
+  if (change.resync) return "too large to list (over 1 MiB); refetch the document";
   const { vaults, edges } = change;
-  return (
-    `${title}. From ${from} to the build of ${change.to.built_at}: ${vaults.upsert.length} vaults to upsert, ${vaults.remove.length} to remove; ` +
-    `${edges.add.length} edges to add, ${edges.remove.length} to remove, and those of ${edges.remove_touching.length} vaults.`
-  );
+  const count = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+  const parts: string[] = [];
+  if (vaults.upsert.length > 0) {
+    const shown = vaults.upsert.slice(0, names).map((row) => {
+      const name = Array.from(row.display_name);
+      return name.length > NAME_CHARACTERS ? `${name.slice(0, NAME_CHARACTERS - 1).join("")}…` : row.display_name;
+    });
+    const rest = vaults.upsert.length - shown.length;
+    parts.push(
+      `${change.from === null ? "" : "updated "}${shown.join(", ")}${
+        rest > 0 ? ` and ${count(rest, "more vault")}` : ""
+      }`,
+    );
+  }
+  if (vaults.remove.length > 0) parts.push(`${count(vaults.remove.length, "vault")} removed`);
+  if (edges.remove_touching.length > 0) {
+    parts.push(`the edges of ${count(edges.remove_touching.length, "vault")} removed`);
+  }
+  if (edges.add.length > 0) parts.push(`${count(edges.add.length, "edge")} added`);
+  if (edges.remove.length > 0) parts.push(`${count(edges.remove.length, "edge")} removed`);
+  return parts.length === 0 ? "no vault or edge changed" : parts.join("; ");
 }
 
 /**
- * The privacy rule: `change` with every row of a vault `current` withholds replaced by its current
- * minimal row, every row of a vault `current` does not list dropped, and every edge touching
- * either dropped from `add` and `remove`.
+ * The privacy rule, and what keeps a carried item true: `change` with each row replaced by its
+ * vault's current row in `rows`, or dropped when the vault is not listed; every edge touching a
+ * vault `rows` withholds or does not list dropped from `add` and `remove`; and `envelope` (the
+ * newest item's only) in place of any it had.
  */
-export function withheld(change: RegistryChange, current: RegistryData): RegistryChange {
-  if (change.resync) return change;
-  const rows = new Map(current.vaults.map((row) => [row.vault_slug, row]));
+export function rewrite(
+  change: RegistryChange,
+  rows: ReadonlyMap<string, Row>,
+  envelope?: Envelope,
+): RegistryChange {
+  const { envelope: _old, ...rest } = change;
+  if (change.resync) return envelope === undefined ? rest : { ...rest, envelope };
   const hidden = (slug: string) => {
     const now = rows.get(slug);
     return now === undefined || "listing" in now;
   };
-  const upsert = change.vaults.upsert.flatMap((row): Row[] => {
-    const now = rows.get(row.vault_slug);
-    return now === undefined ? [] : "listing" in now ? [now] : [row];
-  });
   const shown = (e: Edge) => !hidden(e.source) && !hidden(e.target);
   return {
-    ...change,
-    vaults: { upsert, remove: change.vaults.remove },
+    ...rest,
+    vaults: {
+      upsert: change.vaults.upsert.flatMap((row) => rows.get(row.vault_slug) ?? []),
+      remove: change.vaults.remove,
+    },
     edges: {
       add: change.edges.add.filter(shown),
       remove: change.edges.remove.filter(shown),
       remove_touching: change.edges.remove_touching,
     },
+    ...(envelope === undefined ? {} : { envelope }),
   };
 }
 
 /** `change`, or, when its lists would pass the cap serialized compactly, the same change saying `resync`. */
 function capped(change: RegistryChange, limits: FeedLimits): RegistryChange {
   if (change.resync || changeBytes(change) <= limits.changeBytes) return change;
+  const { envelope, ...rest } = change;
   return {
-    ...change,
+    ...rest,
     resync: true,
     vaults: { upsert: [], remove: [] },
     edges: { add: [], remove: [], remove_touching: [] },
+    ...(envelope === undefined ? {} : { envelope }),
   };
 }
 

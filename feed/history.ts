@@ -1,136 +1,122 @@
 /**
- * Reading history: how a consumer catches a copy up from a feed (the one catch-up rule, which
- * `verify` uses too), and how a build checks that the previous build's feed is one (its items
- * replay to its own document). Web standards only.
+ * Reading history: how a consumer catches a copy up from a feed (the one catch-up rule, which the
+ * consumer kit and `verify` use), and how a build checks that the previous build's feed is the
+ * history of its document. Web standards only.
  */
-import { hasRowKeys } from "../contract/document.ts";
 import {
   applyChanges,
-  compareCodeUnits,
+  type BuildRef,
   type EdgeLike,
+  type Envelope,
   type RegistryChange,
   type RegistryData,
   type RowLike,
   sameData,
+  sameRef,
 } from "./change.ts";
-import { type ChangeFeed, type FeedPlace, itemId, type Snapshot } from "./feed.ts";
-
-/** Why a held copy cannot be caught up from a feed: an item on the way says `resync`, or the copy is older than the window. */
-export type Refetch = { readonly refetch: "resync" | "window" };
+import { type FeedPlace, itemId, type Snapshot } from "./feed.ts";
 
 /**
- * The catch-up rule (docs/document.md, "Change feeds"): catches `held`, a document built at
- * `builtAt` (null: no document yet), up with `changes`, the `_registry` of a feed's items in any
- * order. Applies, oldest first, every change whose `to.built_at` is later than `builtAt` (vaults:
- * `remove`, then `upsert` by slug; edges: `remove_touching`, `remove`, `add`) and returns the vaults
- * and edges in the document's order. `built_at` values compare as the RFC 3339 UTC text a build
- * writes.
- *
- * Returns `{ refetch: "window" }` when `held` is older than the window (built before the oldest
- * change's `from`, or null while that change has a `from`), and `{ refetch: "resync" }` when a
- * change to apply says `resync`: then the consumer refetches the document instead.
+ * What the catch-up rule says of a copy: it is `current`; `apply` gives the current document's
+ * vaults, edges and envelope, and the build they are (`to`); `wait` (the feed read is older than
+ * the copy: ask again later); or `refetch` the document, because no item starts at the copy
+ * (`unknown`: older than the window, from a restarted history or a fork), an item on the way says
+ * `resync`, or the items on the way do not form a chain (`broken`).
+ */
+export type CatchUp<R extends RowLike, E extends EdgeLike> =
+  | { readonly kind: "current" }
+  | { readonly kind: "apply"; readonly to: BuildRef; readonly data: RegistryData<R, E>; readonly envelope: Envelope }
+  | { readonly kind: "wait" }
+  | { readonly kind: "refetch"; readonly why: "unknown" | "resync" | "broken" };
+
+/**
+ * The catch-up rule (docs/document.md, "Change feeds"): `held` is a copy of the document `ref`
+ * names (its `built_at` and the identity ETag of its bytes), `changes` the `_registry` of a feed's
+ * items, newest first. If the newest item's `to` is `ref`, the copy is current. If `ref` was built
+ * later than that, the feed is stale: wait. Otherwise the item whose `from` is `ref` and every newer
+ * one are applied, oldest first, and the newest item's envelope taken. A snapshot (`from: null`) is
+ * never merged.
  *
  * @example
  * ```ts
+ * import type { RegistryData } from "./change.ts";
  * import type { ChangeFeed } from "./feed.ts";
- * type Copy = { built_at: string; vaults: { vault_slug: string }[]; edges: { source: string; target: string; type: string }[] };
- * function caughtUp(copy: Copy, feed: ChangeFeed) {
- *   const next = catchUp(copy, copy.built_at, feed.items.map((item) => item._registry));
- *   return "refetch" in next ? undefined : next;
+ * function caughtUp(copy: RegistryData, builtAt: string, etag: string, feed: ChangeFeed) {
+ *   const next = catchUp(copy, { built_at: builtAt, etag }, feed.items.map((item) => item._registry));
+ *   return next.kind === "apply" ? next.data : undefined;
  * }
  * ```
  */
 export function catchUp<R extends RowLike, E extends EdgeLike>(
   held: RegistryData<R, E>,
-  builtAt: string | null,
+  ref: BuildRef,
   changes: readonly RegistryChange<R, E>[],
-): RegistryData<R, E> | Refetch {
-  const ordered = [...changes].sort((a, b) => compareCodeUnits(a.to.built_at, b.to.built_at));
-  const from = ordered[0]?.from ?? null;
-  if (from !== null && (builtAt === null || builtAt < from.built_at)) return { refetch: "window" };
-  const newer = builtAt === null ? ordered : ordered.filter((change) => change.to.built_at > builtAt);
-  if (newer.some((change) => change.resync)) return { refetch: "resync" };
-  return applyChanges(held, newer);
+): CatchUp<R, E> {
+  const newest = changes[0];
+  if (newest === undefined) return { kind: "refetch", why: "broken" };
+  if (sameRef(newest.to, ref)) return { kind: "current" };
+  if (ref.built_at > newest.to.built_at) return { kind: "wait" };
+  const start = changes.findIndex((change) => sameRef(change.from, ref));
+  if (start === -1) return { kind: "refetch", why: "unknown" };
+  const path = changes.slice(0, start + 1);
+  if (path.some((change, i) => i < start && !sameRef(change.from, (changes[i + 1] as RegistryChange<R, E>).to))) {
+    return { kind: "refetch", why: "broken" };
+  }
+  if (path.some((change) => change.resync)) return { kind: "refetch", why: "resync" };
+  if (newest.envelope === undefined) return { kind: "refetch", why: "broken" };
+  return { kind: "apply", to: newest.to, data: applyChanges(held, path.reverse()), envelope: newest.envelope };
 }
 
 /**
- * Why `feed` is not the history of `snapshot` (empty when it is): each item's id, date and order;
- * its newest item not after the document (and naming its ETag when built with it); and replay:
- * from nothing to the document when the feed starts at the first snapshot, else every item since
- * the last resync applied to the document itself changes nothing (each row, edge and removal the
- * items name agrees with the document). Messages name items by index, never a value.
+ * Why the items of a feed are not a chain (empty when they are), by place: each item's id and date
+ * from its `to`, `from` earlier than `to`, each `from` the next older item's `to`, `from: null` only
+ * on the oldest, and the envelope on the newest only. Messages name items by index, never a value.
  */
-export function historyProblems(place: FeedPlace, feed: ChangeFeed, snapshot: Snapshot): string[] {
+export function chainProblems(
+  place: FeedPlace,
+  items: readonly { id: string; date_published: string; _registry: RegistryChange<RowLike, EdgeLike> }[],
+): string[] {
   const problems: string[] = [];
-  feed.items.forEach((item, i) => {
-    const { from, to } = item._registry;
-    if (item.id !== itemId(place, to)) problems.push(`items[${i}].id: expected the feed URL and its to.built_at`);
+  items.forEach((item, i) => {
+    const { from, to, envelope } = item._registry;
+    const older = items[i + 1];
+    if (item.id !== itemId(place, to)) problems.push(`items[${i}].id: expected the feed URL, its to.built_at and ETag`);
     if (item.date_published !== to.built_at) problems.push(`items[${i}].date_published: expected its to.built_at`);
-    if (from !== null && from.built_at >= to.built_at) {
+    if (from !== null && !(from.built_at < to.built_at)) {
       problems.push(`items[${i}]._registry.from.built_at: expected earlier than its to.built_at`);
     }
-    const older = feed.items[i + 1];
-    if (older !== undefined && (from === null || from.built_at < older._registry.to.built_at)) {
-      problems.push(
-        `items[${i}]._registry.from: expected at or after the next item's to.built_at (items are newest first, each from a later build)`,
-      );
+    if (older !== undefined && !sameRef(from, older._registry.to)) {
+      problems.push(`items[${i}]._registry.from: expected the next item's to (items form a chain, newest first)`);
     }
-    if (from === null && older !== undefined) problems.push(`items[${i}]._registry.from: null only on the oldest item`);
-    // A build carries titles on as they are: only what titleOf writes, so no planted text rides along.
-    if (!titlePattern(item._registry.class).test(item.title)) {
-      problems.push(
-        `items[${i}].title: expected "${item._registry.class}: " and rule ids with their counts, as a build writes it`,
-      );
+    if ((envelope !== undefined) !== (i === 0)) {
+      problems.push(`items[${i}]._registry.envelope: expected on the newest item only`);
     }
   });
-  const newest = feed.items[0];
-  if (newest === undefined) return [...problems, "items: expected at least one item"];
-  if (newest._registry.to.built_at > snapshot.ref.built_at) {
-    problems.push("items[0]._registry.to.built_at: later than the document's built_at");
-  }
-  if (newest._registry.to.built_at === snapshot.ref.built_at && newest._registry.to.etag !== snapshot.ref.etag) {
-    problems.push("items[0]._registry.to.etag: not the ETag of the document built then");
-  }
-  if (problems.length > 0) return problems;
-  const lastResync = feed.items.findIndex((item) => item._registry.resync);
-  const since = lastResync === -1 ? feed.items : feed.items.slice(0, lastResync);
-  const oldest = feed.items[feed.items.length - 1] as (typeof feed.items)[number];
-  const start: RegistryData = lastResync === -1 && oldest._registry.from === null
-    ? { vaults: [], edges: [] }
-    : snapshot;
-  // Nothing to replay onto the document itself changes nothing.
-  if (start === snapshot && since.length === 0) return problems;
-  const data = applyChanges(start, [...since].reverse().map((item) => item._registry));
-  if (!sameData(data, snapshot)) {
-    problems.push(
-      start === snapshot
-        ? "items: replayed onto the document they lead to, they change it: the feed is not this document's history"
-        : "items: replayed from the first snapshot, they do not give the document's vaults and edges",
-    );
-  }
-  return problems;
+  return items.length === 0 ? ["items: expected at least one item"] : problems;
 }
 
 /**
- * Rows of `feed` that are not exactly a full or a minimal row (a key more, fewer, or out of order),
- * by place: a build carries the previous feed's rows on, so it takes no key it would not write.
+ * Why `items` (a feed's, newest first) are not the history of `snapshot` (empty when they are):
+ * they form a chain, the newest leads to this very document and carries its envelope, and every
+ * item since the last resync, applied to the document itself, changes nothing (each row, edge and
+ * removal the items name agrees with the document), so no corrupt or planted item is carried on.
  */
-export function rowShapeProblems(feed: ChangeFeed): string[] {
-  const problems: string[] = [];
-  feed.items.forEach((item, i) =>
-    item._registry.vaults.upsert.forEach((row, j) => {
-      if (!hasRowKeys(row)) {
-        problems.push(
-          `items[${i}]._registry.vaults.upsert[${j}]: expected exactly the keys of a full or a minimal row, in order`,
-        );
-      }
-    })
-  );
-  return problems;
-}
-
-/** A title as `titleOf` writes it for an item of class `cls`: the class, then counted rule ids. */
-function titlePattern(cls: string): RegExp {
-  const rule = "\\d+ [a-z][a-z0-9_.-]*";
-  return new RegExp(`^${cls}: (?:no rule applied|${rule}(?:, ${rule})*)$`);
+export function historyProblems(
+  place: FeedPlace,
+  items: readonly { id: string; date_published: string; _registry: RegistryChange }[],
+  snapshot: Snapshot,
+): string[] {
+  const problems = chainProblems(place, items);
+  const newest = items[0]?._registry;
+  if (problems.length > 0 || newest === undefined) return problems;
+  if (!sameRef(newest.to, snapshot.ref)) return ["items[0]._registry.to: not this document (its built_at and ETag)"];
+  if (JSON.stringify(newest.envelope) !== JSON.stringify(snapshot.envelope)) {
+    return ["items[0]._registry.envelope: not this document's envelope"];
+  }
+  const lastResync = items.findIndex((item) => item._registry.resync);
+  const since = items.slice(0, lastResync === -1 ? items.length : lastResync).map((item) => item._registry);
+  if (!sameData(applyChanges(snapshot, since.reverse()), snapshot)) {
+    return ["items: replayed onto the document they lead to, they change it: the feed is not this document's history"];
+  }
+  return [];
 }

@@ -23,20 +23,30 @@ export function registryChangeSchema(rowRef: string, edgeRef: string, exact = fa
   const object = objectOf(exact);
   const build = object({ built_at: utcTimestamp, etag: strongEtag });
   const list = (items: unknown) => ({ type: "array", items });
+  const change = object({
+    from: { oneOf: [{ type: "null" }, build] },
+    to: build,
+    class: { enum: ["data", "additive", "dangerous", "breaking"] },
+    resync: { type: "boolean" },
+    vaults: object({ upsert: list({ $ref: rowRef }), remove: list(slug) }),
+    edges: object({ add: list({ $ref: edgeRef }), remove: list({ $ref: edgeRef }), remove_touching: list(slug) }),
+  });
   return {
-    ...object({
-      from: { oneOf: [{ type: "null" }, build] },
-      to: build,
-      class: { enum: ["data", "additive", "dangerous", "breaking"] },
-      resync: { type: "boolean" },
-      vaults: object({ upsert: list({ $ref: rowRef }), remove: list(slug) }),
-      edges: object({ add: list({ $ref: edgeRef }), remove: list({ $ref: edgeRef }), remove_touching: list(slug) }),
-    }),
+    ...change,
+    // On the newest item only, so not required.
+    properties: {
+      ...change.properties,
+      envelope: {
+        type: "object",
+        description: "On the newest item only: the `to` document's top-level members other than `vaults` and `edges`.",
+      },
+    },
     description:
-      "How to bring a copy of the `from` document to the `to` document: vaults `remove`, then `upsert` by vault_slug; edges " +
-      "`remove_touching` (every edge whose source or target is named), `remove`, then `add`. Lists are sorted as the document sorts. " +
-      "`resync: true` means the lists would pass 1 MiB: they are empty, and a consumer refetches the document. `class` is the " +
-      "worst class of the change, as `registry diff` classifies it.",
+      "How to bring a copy of the `from` document to the `to` document (each named by its built_at and identity ETag): vaults " +
+      "`remove`, then `upsert` by vault_slug; edges `remove_touching` (every edge whose source or target is named), `remove`, then " +
+      "`add`. Rows are as the current document shows them. Lists are sorted as the document sorts. `from: null` marks a snapshot, " +
+      "which a copy never merges. `resync: true` means the lists would pass 1 MiB: they are empty, and a consumer refetches the " +
+      "document. `class` is the worst class of the change, as `registry diff` classifies it.",
   };
 }
 

@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { atomFeed } from "../feed/atom.ts";
 import {
   type ChangeFeed,
+  envelopeOf,
   FEED_LIMITS,
   type FeedLimits,
   feedPlace,
@@ -169,7 +170,7 @@ export async function buildStep(
   const ref = { built_at: builtAt, etag: await strongEtag(documentBytes) };
   const feed = nextFeed(
     PLACE,
-    { ref, vaults: document.vaults, edges: document.edges },
+    { ref, vaults: document.vaults, edges: document.edges, envelope: envelopeOf(document) },
     previous?.history ?? null,
     () => classifyChange(previous?.parsed, document),
     limits,
@@ -178,7 +179,7 @@ export async function buildStep(
   const parsed = JSON.parse(new TextDecoder().decode(documentBytes)) as Registry;
   const history: History = {
     feed: JSON.parse(new TextDecoder().decode(feedBytes)) as ChangeFeed,
-    snapshot: { ref, vaults: parsed.vaults, edges: parsed.edges },
+    snapshot: { ref, vaults: parsed.vaults, edges: parsed.edges, envelope: envelopeOf(parsed) },
   };
   return { document, documentBytes, feed, feedBytes, atomBytes: atomFeed(PLACE, feed), history, parsed };
 }
@@ -202,7 +203,7 @@ export function unwindowedItems(
   const { snapshot } = built.history;
   return nextFeed(
     PLACE,
-    { ref: snapshot.ref, vaults: built.document.vaults, edges: built.document.edges },
+    snapshot,
     previous?.history ?? null,
     () => classifyChange(previous?.parsed, built.document),
     open,

@@ -17,7 +17,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseBaseUrl, shownPath } from "../../contract/config.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
-import { prepareBuild } from "../../assembly/prepare.ts";
+import { type FeedHistory, prepareBuild } from "../../assembly/prepare.ts";
 import { planAt } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
@@ -26,7 +26,7 @@ import { zlibCompress } from "./compress.ts";
 import { INTERNAL_KEYS_HELP, loadInputs } from "../cli/inputs.ts";
 import { classifyChange } from "./classify.ts";
 import { outputProblems, replaceOutput } from "./output-folder.ts";
-import { readPrevious } from "./previous.ts";
+import { holdsDeployment, readPrevious } from "./previous.ts";
 import { printable } from "../review/printable.ts";
 import { writeStatic } from "./static.ts";
 
@@ -34,15 +34,18 @@ import { writeStatic } from "./static.ts";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const SPEC: CommandSpec = {
-  usage: "npm run build -- --source FILE --base-url URL [--out DIR] [--previous DIR|URL] [--internal-keys NAMES]",
+  usage:
+    "npm run build -- --source FILE --base-url URL [--out DIR] [--previous DIR|URL | --new-history] [--internal-keys NAMES]",
   help: `
 Builds every deploy artifact from one source, stamped with one built_at:
   DIR/node/server.mjs    the Node server (node DIR/node/server.mjs; no node_modules needed)
   DIR/fetch/index.mjs    Netlify Functions v2, Cloudflare Workers, Deno (Deploy), Bun
   DIR/lambda/index.mjs   AWS Lambda (handler index.handler)
   DIR/static/            the files and a _headers file, for any static host or CDN
-Each served version has a change feed (/api/registry.vN.changes.json and .changes.atom): with
---previous it carries the previous build's history on; without it, it starts with this build.
+Each served version has a change feed (/api/registry.vN.changes.json and .changes.atom), a chain
+of this deployment's builds: --previous carries the previous build's history on. A rebuild that
+changes nothing keeps the previous built_at (unless SOURCE_DATE_EPOCH sets one), so it publishes
+nothing new.
 
 Flags:
   --source FILE    the source (or REGISTRY_SOURCE); required
@@ -51,11 +54,15 @@ Flags:
   --out DIR        the output folder (default dist). It must be absent, empty, or a previous
                    build's output; anything else is refused and left untouched, and so is a
                    file-system root, the home folder, and the repository or a folder holding it
-  --previous LOC   the previous build of this deployment: its --out folder, or the live base URL
-                   (fetched with verify's time and size limits; a redirect is refused). Its
-                   documents and change feeds must be of the same base URL and versions, built
-                   earlier, and replay to each other; anything else is refused, nothing written.
-                   Leave it out only for the first deploy: the feed then starts afresh
+  --previous LOC   the previous build of this deployment: its --out folder, or this build's own
+                   base URL (read past caches, with verify's time and size limits; a redirect is
+                   refused; 404 for every document and feed: nothing published yet, a new history
+                   starts). Its documents and feeds must be of the same base URL and versions,
+                   built earlier, and its feed a chain ending at its document that replays onto
+                   it unchanged; anything else is refused, nothing written
+  --new-history    start a new history on purpose (a deployment built before feeds were chains
+                   moves on with one). Without it or --previous, an --out that holds a build of
+                   this deployment is refused: a history is never restarted silently
 ${INTERNAL_KEYS_HELP}
   -h, --help       this text
 
@@ -68,6 +75,7 @@ Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written);
     "base-url": { type: "string" },
     out: { type: "string" },
     previous: { type: "string" },
+    "new-history": { type: "boolean" },
     "internal-keys": { type: "string" },
   },
   positionals: { min: 0, max: 0 },
@@ -94,6 +102,13 @@ export const runBuild: Command = async (argv, env, io) => {
   }
   problems.push(...outputProblems(out, { home: env["HOME"] || homedir(), repository: ROOT }));
   let previousLocation = values["previous"] as string | undefined;
+  const newHistory = values["new-history"] === true;
+  if (newHistory && previousLocation !== undefined) {
+    io.stderr(
+      `--new-history and --previous: give one (the first starts a history, the second carries one on)\n${SPEC.usage}\n`,
+    );
+    return 2;
+  }
   // The live base URL follows the base URL's rules, checked here: no query or fragment for the
   // paths to land after, no credentials, never echoed.
   if (previousLocation !== undefined && /^https?:\/\//i.test(previousLocation)) {
@@ -114,15 +129,25 @@ export const runBuild: Command = async (argv, env, io) => {
     return 1;
   }
 
-  let history = {};
+  // The clock gave built_at: a rebuild that changes nothing may keep the previous one.
+  let history: FeedHistory = { clock: (env["SOURCE_DATE_EPOCH"] ?? "") === "" };
   const plan = planAt(VERSIONS, inputs.ok.config.builtAt);
+  const { baseUrl: base, builtAt } = inputs.ok.config;
+  const versions = "ok" in plan ? plan.ok.served.map((s) => s.version) : [];
+  if (previousLocation === undefined && !newHistory && await holdsDeployment(out, base, versions)) {
+    io.stderr(
+      `--out ${relative(io.cwd, out) || "."}: holds a build of ${base}: give --previous ${
+        relative(io.cwd, out) || "."
+      } to carry its history on, or --new-history to start one on purpose\n`,
+    );
+    return 1;
+  }
   // A table or built_at the policy refuses is reported by prepareBuild below, in its own words.
   if (previousLocation !== undefined && "ok" in plan) {
-    const { baseUrl: base, builtAt } = inputs.ok.config;
     const previous = await readPrevious(previousLocation, {
       baseUrl: base,
       builtAt,
-      versions: plan.ok.served.map((s) => s.version),
+      versions,
       cwd: io.cwd,
     });
     if ("error" in previous) {
@@ -131,7 +156,8 @@ export const runBuild: Command = async (argv, env, io) => {
       io.stderr(`${printable(previous.error, "")}\n`);
       return 1;
     }
-    history = { previous: previous.ok.history, documents: previous.ok.documents, classify: classifyChange };
+    if (previous.ok.started !== undefined) io.stderr(`${printable(previous.ok.started, "")}\n`);
+    history = { ...history, previous: previous.ok.history, documents: previous.ok.documents, classify: classifyChange };
   }
 
   io.stderr(inputs.ok.warnings.map((w) => `${w}\n`).join(""));

@@ -1,18 +1,21 @@
 /**
  * `npm run build -- --previous LOCATION`: the previous build of this deployment, read and checked,
  * so that the change feeds carry its history on. LOCATION is an earlier build's output folder (its
- * `--out`) or the live deployment's base URL. For every version this build serves, the previous
- * versioned document and JSON feed are read within stated limits, checked against their schemas,
- * for the same base URL and version and an earlier `built_at`, and the feed's items must replay to
- * its own document. Anything else is refused in one line: a history is never silently restarted.
+ * `--out`) or the build's own base URL, read past caches. For every version this build serves, the
+ * previous versioned document and JSON feed are read within stated limits, checked against their
+ * schemas, for the same base URL and version and one earlier `built_at`, and the feed must be a
+ * chain whose newest item is that document and whose items replay onto it without change. A base
+ * URL that answers 404 for every document and feed has published nothing yet: a new history starts.
+ * Anything else is refused in one line: a history is never silently restarted.
  */
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { shownPath } from "../../contract/config.ts";
+import { sentUrl, shownPath } from "../../contract/config.ts";
+import { isObject } from "../../contract/json.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
-import { type ChangeFeed, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
-import { historyProblems, rowShapeProblems } from "../../feed/history.ts";
+import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
+import { historyProblems } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
@@ -21,10 +24,14 @@ import { validatorOf } from "../review/schemas.ts";
 import { request, RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
 import { REQUEST_TIMEOUT_MS } from "../verify/verify.ts";
 
-/** What the previous build left, per version number: its checked history and its parsed document. */
+/**
+ * What the previous build left, per version number: its checked history and its parsed document;
+ * `started` says, in one line, that a base URL has published nothing yet and a history starts.
+ */
 export interface Previous {
   readonly history: ReadonlyMap<number, History>;
   readonly documents: ReadonlyMap<number, unknown>;
+  readonly started?: string;
 }
 
 /** The most bytes read of a previous document and of a previous feed: what a build writes at most. */
@@ -58,6 +65,13 @@ export async function readPrevious(
     };
   }
   const remote = /^https?:\/\//i.test(location);
+  if (remote && location.replace(/\/+$/, "") !== settings.baseUrl) {
+    return {
+      error:
+        `--previous ${location}: not this build's base URL (${settings.baseUrl}); give the base URL this build deploys to, ` +
+        "or the previous build's output folder",
+    };
+  }
   const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
   const read = deadline !== null
     ? urlReader(location.replace(/\/+$/, ""), deadline.signal)
@@ -73,8 +87,13 @@ export async function readPrevious(
     for (const version of settings.versions) {
       const feeds = changesPaths(version);
       const documentBytes = await read(version.path, DOCUMENT_CAP);
-      if (documentBytes === null) continue;
-      const checked = await checkPrevious(version, settings, documentBytes, await read(feeds.json, FEED_CAP), where);
+      const feedBytes = await read(feeds.json, FEED_CAP);
+      // A version neither published yet starts its feed here; one without the other is no build.
+      if (documentBytes === null && feedBytes === null) continue;
+      if (documentBytes === null) {
+        return { error: `--previous: ${where(version.path)}: missing beside its change feed` };
+      }
+      const checked = await checkPrevious(version, settings, documentBytes, feedBytes, where);
       if ("error" in checked) return checked;
       history.set(version.number, checked.ok.history);
       documents.set(version.number, checked.ok.document);
@@ -83,6 +102,16 @@ export async function readPrevious(
     return { error: `--previous: ${error instanceof Error ? error.message : String(error)}` };
   } finally {
     deadline?.clear();
+  }
+  const builtAts = new Set([...history.values()].map((h) => h.snapshot.ref.built_at));
+  if (builtAts.size > 1) {
+    return { error: `--previous: ${location}: its versioned documents were built at different times: not one build` };
+  }
+  if (history.size === 0 && remote) {
+    const started =
+      `--previous ${location}: nothing published there yet (404 for every versioned document and change feed): ` +
+      "this build starts a new history";
+    return { ok: { history, documents, started } };
   }
   if (history.size === 0) {
     return {
@@ -148,19 +177,42 @@ export async function checkPrevious(
     ref: { built_at: registry.built_at, etag: await strongEtag(documentBytes) },
     vaults: registry.vaults,
     edges: registry.edges,
+    envelope: envelopeOf(registry),
   };
-  const problems = [...rowShapeProblems(changeFeed), ...historyProblems(place, changeFeed, snapshot)];
+  const problems = historyProblems(place, changeFeed.items, snapshot);
   if (problems.length > 0) {
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
     return {
       error: problem(
         feeds.json,
-        `not the history of its document: ${problems[0]}${
-          problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""
-        }`,
+        `not the history of its document: ${
+          problems[0]
+        }${more}; a deployment built before feeds were chains moves on with one ` +
+          "--new-history",
       ),
     };
   }
   return { ok: { history: { snapshot, feed: changeFeed }, document } };
+}
+
+/**
+ * True when the output folder `out` holds a build of `baseUrl`: the versioned document of one of
+ * `versions`, made for that base URL. Anything unreadable there is no build of it.
+ */
+export async function holdsDeployment(
+  out: string,
+  baseUrl: string,
+  versions: readonly ContractVersion[],
+): Promise<boolean> {
+  const read = folderReader(join(out, "static"), basePathOf(baseUrl));
+  for (const version of versions) {
+    const bytes = await read(version.path, DOCUMENT_CAP).catch(() => null);
+    const document = bytes === null ? undefined : parseJson(bytes);
+    if (isObject(document) && isObject(document["about"])) {
+      if (document["about"]["versioned_url"] === baseUrl + version.path) return true;
+    }
+  }
+  return false;
 }
 
 /** Reads `static/<base path><path>` of an output folder; a file over `cap` is refused before it is read. */
@@ -185,9 +237,10 @@ function folderReader(dir: string, prefix: string): Reader {
 function urlReader(base: string, deadline: AbortSignal): Reader {
   return async (path, cap) => {
     const url = `${base}${path}`;
-    const res = await request(url, {
+    // A unique query string (which the service ignores) and no-cache: no cache hands back an older file.
+    const res = await request(`${url}?fresh=${crypto.randomUUID()}`, {
       method: "GET",
-      headers: { "accept-encoding": "identity" },
+      headers: { "accept-encoding": "identity", "cache-control": "no-cache" },
       cap,
       timeoutMs: REQUEST_TIMEOUT_MS,
       deadline,
@@ -197,7 +250,7 @@ function urlReader(base: string, deadline: AbortSignal): Reader {
     if (res.status === 404) return null;
     if (res.status !== 200) {
       const redirect = res.status >= 300 && res.status < 400
-        ? `, a redirect to ${res.headers.get("location") ?? "nowhere"}: give the address it names`
+        ? `, a redirect to ${sentUrl(res.headers.get("location"), url)}: give the address it names`
         : "";
       throw new Error(`${url}: answered ${res.status}${redirect}`);
     }

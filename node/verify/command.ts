@@ -74,14 +74,14 @@ export const runVerify: Command = async (argv, _env, io) => {
   const from = base.ok;
   const expectBase = expect?.ok;
   const previousPath = values["previous-document"] as string | undefined;
-  let previousDocument: { name: string; value: unknown } | undefined;
+  let previousDocument: { name: string; value: unknown; etag: string } | undefined;
   if (previousPath !== undefined) {
     const read = await readJsonFile(previousPath, DOCUMENT_BODY_CAP, io.cwd);
     if ("error" in read) {
       io.stderr(`--previous-document ${read.error}\n`);
       return 1;
     }
-    previousDocument = { name: basename(previousPath), value: read.ok };
+    previousDocument = { name: basename(previousPath), value: read.ok, etag: read.etag };
   }
   const checks = await verify(from, {
     static: values["static"] === true,

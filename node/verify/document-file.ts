@@ -1,17 +1,24 @@
 /** Reading `--previous-document FILE`: within a byte limit (the one bounded reader), parsed as JSON. */
 import { resolve } from "node:path";
+import { strongEtag } from "../../http/responses.ts";
 import { readLimited } from "../cli/source-file.ts";
 
 /**
- * The JSON value of the file at `path` (a relative one read from `cwd`), at most `cap` bytes, or one
+ * The JSON value of the file at `path` (a relative one read from `cwd`), at most `cap` bytes, and
+ * the identity ETag of its bytes, or one
  * line saying why not: unreadable (with the system's code), too large, not UTF-8, not JSON. The line
  * names the file as given and quotes nothing of its content.
  */
-export async function readJsonFile(path: string, cap: number, cwd = ""): Promise<{ ok: unknown } | { error: string }> {
+export async function readJsonFile(
+  path: string,
+  cap: number,
+  cwd = "",
+): Promise<{ ok: unknown; etag: string } | { error: string }> {
   const read = await readLimited(resolve(cwd, path), cap);
   if ("error" in read) return { error: `${path}: ${read.error}` };
   try {
-    return { ok: JSON.parse(read.text) };
+    // The text is checked UTF-8: encoded again, it is the file's bytes.
+    return { ok: JSON.parse(read.text), etag: await strongEtag(new TextEncoder().encode(read.text)) };
   } catch {
     // The parser's message quotes the text, which may not be public (a source file given by mistake).
     return { error: `${path}: not JSON` };

@@ -10,9 +10,16 @@ import { isObject } from "../../contract/json.ts";
 import { sizeOf } from "../../contract/limits.ts";
 import { changesPaths, type ContractVersion } from "../../contract/version-policy.ts";
 import { jsonEqual } from "../review/json-deep.ts";
-import { CHANGE_CLASSES, type EdgeLike, type RegistryChange, type RegistryData } from "../../feed/change.ts";
-import { ATOM_MEDIA_TYPE, FEED_LIMITS, JSON_FEED_MEDIA_TYPE, JSON_FEED_VERSION } from "../../feed/feed.ts";
-import { catchUp, type Refetch } from "../../feed/history.ts";
+import {
+  applyChanges,
+  CHANGE_CLASSES,
+  type EdgeLike,
+  type RegistryChange,
+  type RegistryData,
+  sameRef,
+} from "../../feed/change.ts";
+import { ATOM_MEDIA_TYPE, FEED_LIMITS, feedPlace, JSON_FEED_MEDIA_TYPE, JSON_FEED_VERSION } from "../../feed/feed.ts";
+import { type CatchUp, catchUp, chainProblems } from "../../feed/history.ts";
 import type { Check } from "./check.ts";
 import type { Answer } from "./request.ts";
 
@@ -36,12 +43,18 @@ export interface FeedContext {
   readonly document: Record<string, unknown>;
   /** The `Link` headers of the document's answers (canonical and versioned). */
   readonly documentLinks: readonly (string | null)[];
-  /** The ETag of the document's identity (uncompressed) answer. */
-  readonly identityEtag: string | null;
+  /** The identity ETag of the served document's bytes, as a consumer computes it. */
+  readonly documentEtag: string;
   /** Host-made header differences are warnings. */
   readonly lenient: boolean;
   /** An earlier document of this deployment (`--previous-document`), and why it is not one (null: it is). */
-  readonly previous?: { readonly name: string; readonly value: unknown; readonly problem: string | null };
+  readonly previous?: {
+    readonly name: string;
+    readonly value: unknown;
+    /** The identity ETag of its bytes. */
+    readonly etag: string;
+    readonly problem: string | null;
+  };
   readonly get: (path: string, headers?: Record<string, string>, method?: string, cap?: number) => Promise<Answer>;
 }
 
@@ -136,49 +149,45 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   }
   if (!("items" in items) || items.items.length === 0) return checks;
 
-  const sets = items.items.map((i) => i._registry).sort((a, b) => (a.to.built_at < b.to.built_at ? -1 : 1));
-  const newest = sets[sets.length - 1] as RegistryChange<Row, EdgeLike>;
-  const oldest = sets[0] as RegistryChange<Row, EdgeLike>;
-  const builtAt = String(c.document["built_at"]);
+  const changes = items.items.map((i) => i._registry);
+  const place = feedPlace(c.version.number, c.expect, c.version.path, paths);
+  const chain = chainProblems(place, items.items);
+  check(
+    "the items form a chain, newest first: each from is the next item's to, ids and dates from each to, the envelope on the newest",
+    chain.length === 0,
+    chain.slice(0, 3).join("; "),
+  );
+  const ref = { built_at: String(c.document["built_at"]), etag: c.documentEtag };
   const current = { vaults: arrayOf(c.document["vaults"]) as Row[], edges: arrayOf(c.document["edges"]) as EdgeLike[] };
   const leaks = items.items.flatMap((item) =>
     privacyLeaks(item._registry, current.vaults).map((where) => `${item.id.slice(0, 60)}: ${where}`)
   );
   check(
-    "no item carries detail of a vault the document withholds or no longer lists",
+    "every row an item carries is the document's row, and no item carries an edge of a vault it withholds or no longer lists",
     leaks.length === 0,
     leaks.slice(0, 3).join("; ") + (leaks.length > 3 ? `; ${leaks.length - 3} more` : ""),
   );
-  const thisBuild = newest.to.built_at === builtAt;
+  const newest = changes[0] as RegistryChange<Row, EdgeLike>;
   check(
-    "the newest item's to is no later than the document, and names its identity ETag when it is this build",
-    newest.to.built_at <= builtAt && (!thisBuild || newest.to.etag === c.identityEtag),
-    // A static host computes its own ETags: only the dates can be held against the build there.
-    `to.built_at ${newest.to.built_at}, the document's ${builtAt.slice(0, 40)}${
-      thisBuild
-        ? `; to.etag ${newest.to.etag.slice(0, 40)}, identity ETag ${c.identityEtag}`
-        : " (rebuilt since with no change: the ETag is not compared)"
-    }`,
-    newest.to.built_at <= builtAt,
+    "the newest item's to is the document: its built_at and the identity ETag of its bytes",
+    sameRef(newest.to, ref),
+    `to ${newest.to.built_at.slice(0, 40)} ${newest.to.etag.slice(0, 40)}; the document ${
+      ref.built_at.slice(0, 40)
+    } ${ref.etag}`,
   );
+  const { vaults: _v, edges: _e, ...envelope } = c.document;
+  check("the newest item carries the document's envelope", jsonEqual(newest.envelope, envelope));
+  const lastResync = changes.findIndex((change) => change.resync);
+  const since = changes.slice(0, lastResync === -1 ? changes.length : lastResync);
   checks.push(
     replayCheck(
-      "the newest item's to state is the document's vaults and edges (replayed onto its own result, it changes nothing)",
-      catchUp(current, newest.from?.built_at ?? null, [newest]),
+      "the items since the last resync, replayed onto the document, change nothing",
+      { kind: "apply", to: ref, data: applyChanges(current, [...since].reverse()), envelope },
       current,
     ),
   );
-  if (oldest.from === null) {
-    checks.push(
-      replayCheck(
-        "the whole feed, replayed from nothing, gives the document's vaults and edges",
-        catchUp({ vaults: [], edges: [] }, null, sets),
-        current,
-      ),
-    );
-  }
   if (c.previous !== undefined) {
-    const { name, value, problem } = c.previous;
+    const { name, value, etag, problem } = c.previous;
     if (
       !check(`--previous-document ${name} is a built v${c.version.number} document`, problem === null, problem ?? "")
     ) return checks;
@@ -186,10 +195,10 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     const held = { vaults: arrayOf(earlier["vaults"]) as Row[], edges: arrayOf(earlier["edges"]) as EdgeLike[] };
     checks.push(
       replayCheck(
-        `the items newer than ${name} (built ${
-          String(earlier["built_at"])
-        }), replayed onto it, give the document's vaults and edges`,
-        catchUp(held, String(earlier["built_at"]), sets),
+        `catching ${name} (built ${
+          String(earlier["built_at"]).slice(0, 40)
+        }) up by the feed gives the document's vaults and edges`,
+        catchUp(held, { built_at: String(earlier["built_at"]), etag }, changes),
         current,
       ),
     );
@@ -197,41 +206,34 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   return checks;
 }
 
-/** One replay's row: equal passes; a refetch the rule asks for warns (nothing to compare); a difference fails, naming the first places. */
-function replayCheck(
-  name: string,
-  got: RegistryData<Row, EdgeLike> | Refetch,
-  want: RegistryData<Row, EdgeLike>,
-): Check {
-  if ("refetch" in got) {
-    return {
-      name,
-      result: "warn",
-      detail: got.refetch === "window"
-        ? "older than the feed's window: a consumer refetches the document"
-        : "an item says resync: a consumer refetches the document",
-    };
+/** One replay's row: equal passes; what the rule says instead of applying warns (nothing to compare); a difference fails, naming the first places. */
+function replayCheck(name: string, got: CatchUp<Row, EdgeLike>, want: RegistryData<Row, EdgeLike>): Check {
+  if (got.kind !== "apply") {
+    const why = {
+      current: "it is the document itself",
+      wait: "it is newer than the feed: a consumer waits and asks again",
+      refetch: "no item starts at it, or one on the way says resync: a consumer refetches the document",
+    }[got.kind];
+    return { name, result: got.kind === "current" ? "pass" : "warn", detail: why };
   }
-  const pass = jsonEqual(got.vaults, want.vaults) && jsonEqual(got.edges, want.edges);
+  const pass = jsonEqual(got.data.vaults, want.vaults) && jsonEqual(got.data.edges, want.edges);
   return {
     name,
     result: pass ? "pass" : "fail",
-    detail: pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got, want),
+    detail: pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got.data, want),
   };
 }
 
 /**
- * Where `set` carries detail of a vault that `rows` (the current document's) withholds or no longer
- * lists: such a vault's row may only be its minimal row as shown now, and no edge touching it may
- * be added or removed (it is named in `remove_touching` instead).
+ * Where `set` carries a row that is not the current document's row for its vault (`rows`), or an
+ * edge touching a vault the document withholds or no longer lists (it is named in
+ * `remove_touching` instead).
  */
 function privacyLeaks(set: RegistryChange<Row, EdgeLike>, rows: readonly Row[]): string[] {
   const shown = new Map(rows.map((r) => [r.vault_slug, r]));
   const hidden = (slug: string) => !shown.has(slug) || Object.hasOwn(shown.get(slug) as object, "listing");
   return [
-    ...set.vaults.upsert.filter((r) => hidden(r.vault_slug) && !jsonEqual(r, shown.get(r.vault_slug))).map((r) =>
-      `vaults[${r.vault_slug}]`
-    ),
+    ...set.vaults.upsert.filter((r) => !jsonEqual(r, shown.get(r.vault_slug))).map((r) => `vaults[${r.vault_slug}]`),
     ...[...set.edges.add, ...set.edges.remove].filter((e) => hidden(e.source) || hidden(e.target)).map((e) =>
       `edge ${e.source} -> ${e.target}`
     ),

@@ -6,8 +6,10 @@
 import { hasRowKeys } from "../../contract/document.ts";
 import { isObject } from "../../contract/json.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
+import { sentUrl } from "../../contract/config.ts";
 import { CANONICAL_PATH, contextOf, type ContractVersion, planAt } from "../../contract/version-policy.ts";
 import { basePathOf } from "../../http/answer.ts";
+import { strongEtag } from "../../http/responses.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
 import { jsonEqual } from "../review/json-deep.ts";
@@ -40,7 +42,7 @@ export interface VerifyOptions {
   readonly now?: Date;
   readonly table?: readonly ContractVersion[];
   /** An earlier built document of this deployment (`--previous-document`): the feed's items newer than it must replay onto it. */
-  readonly previousDocument?: { readonly name: string; readonly value: unknown };
+  readonly previousDocument?: { readonly name: string; readonly value: unknown; readonly etag: string };
 }
 
 /**
@@ -109,7 +111,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
       "/vaults.json answers 200",
       false,
       `${canonical.status}, a redirect to ${
-        canonical.headers.get("location") ?? "nowhere"
+        sentUrl(canonical.headers.get("location"), `${base}${CANONICAL_PATH}`)
       }: verify the address it names`,
     );
     return;
@@ -120,7 +122,11 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const named = table.find((v) => v.path === location || `${prefix}${v.path}` === location);
   const plan = planAt(table, today);
   const version = named ?? ("ok" in plan ? plan.ok.canonical : (table[0] as ContractVersion));
-  check(`/vaults.json says Content-Location: a versioned path of the table`, named !== undefined, location ?? "none");
+  check(
+    `/vaults.json says Content-Location: a versioned path of the table`,
+    named !== undefined,
+    location === null ? "none" : sentUrl(location, base),
+  );
   const versioned = await get(version.path, {}, "GET", DOCUMENT_BODY_CAP);
   const paths = { canonical: CANONICAL_PATH, versioned: version.path, schema: version.schemaPath };
   const etag = canonical.headers.get("etag");
@@ -211,7 +217,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   check(
     `Link: rel=describedby names ${expect}${paths.schema}`,
     link.split(", ")[0] === `<${expect}${paths.schema}>; rel="describedby"`,
-    link || "none",
+    link === "" ? "none" : link.replace(/<([^>]*)>/g, (_, url: string) => `<${sentUrl(url, expect)}>`),
   );
   checks.push(...(await lifecycleChecks(table, today, get)));
   // verify's own copy: a schema from the server is never compiled (a hostile pattern could hang it).
@@ -223,7 +229,6 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)),
   );
 
-  const identity = await get(paths.versioned, { "accept-encoding": "identity" }, "HEAD");
   const previous = options.previousDocument;
   // Where and what only: an error's params could name a key of a source given here by mistake.
   const problemOf = (value: unknown): string | null =>
@@ -238,7 +243,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
       expect,
       document,
       documentLinks: [canonical.headers.get("link"), versioned.headers.get("link")],
-      identityEtag: identity.headers.get("content-encoding") === null ? identity.headers.get("etag") : null,
+      documentEtag: await strongEtag(new Uint8Array(versioned.body)),
       lenient,
       get,
       ...(previous === undefined ? {} : { previous: { ...previous, problem: problemOf(previous.value) } }),
