@@ -3,7 +3,8 @@
  * this repository with an operator's source at `registry.source.json`: a canary source whose every
  * private value and internal key name holds SECRET. Each package the tools make holds the answers
  * and nothing else: no source, fixture or repository file, no path of the build machine, and not
- * one canary. The deploy line of each block is replaced by the tool's offline form.
+ * one canary. The deploy line of each block is replaced by the tool's offline form, and the live
+ * deployment its build reads by the block's own earlier build, if any.
  *
  * - Netlify: `netlify build --offline` (netlify-cli), then `netlify serve --offline` in its own
  *   network namespace (it listens on every interface): only the version table's paths answer.
@@ -36,6 +37,7 @@ import { node22 } from "../deploy/node22.ts";
 import { changesPaths, tablePaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../assembly/versions.ts";
+import { MARKER } from "../node/build/output-folder.ts";
 import { feedTypesPath, typesPath } from "../node/build/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
 import { event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
@@ -93,9 +95,23 @@ function block(name: string): string[] {
   return text.split("\n").filter((line) => line.trim() !== "");
 }
 
+/** What every recipe's build reads: the live deployment, so that the change feeds carry the history on. */
+const LIVE = '--previous "$BASE_URL"';
+
+/**
+ * A block's line with the live deployment, out of reach here, stood in for by the previous build in
+ * the line's --out folder (a later deploy), or by nothing when it holds none (a first deploy).
+ */
+function withoutLive(line: string): string {
+  if (!line.includes(LIVE)) return line;
+  const out = / --out (\S+)/.exec(line)?.[1];
+  assert.ok(out !== undefined, `${line}: names its --out folder`);
+  return line.replace(` ${LIVE}`, existsSync(join(clone, out, MARKER)) ? ` --previous ${out}` : "");
+}
+
 /** Runs a README block in the clone, its deploy line (the last) replaced by `offline` lines. */
 async function runBlock(name: string, deployLine: RegExp | null, offline: string[] = []): Promise<void> {
-  const lines = block(name);
+  const lines = block(name).map(withoutLive);
   if (deployLine !== null) {
     assert.match(lines[lines.length - 1] as string, deployLine, `${name}: the deploy line is last`);
     lines.pop();
@@ -160,6 +176,19 @@ test("the README shows each recipe file exactly as it is in deploy/", () => {
       readme,
     )?.[1];
     assert.is(shown, readFileSync(file, "utf8"), file);
+  }
+});
+
+test('every recipe block names the base URL once and builds reading the live deployment: --previous "$BASE_URL"', () => {
+  const names = [...readFileSync("docs/deploying.md", "utf8").matchAll(/<!-- ([\w-]+-recipe) -->/g)].map((m) => m[1]);
+  assert.equal(names, ["netlify-recipe", "cloudflare-recipe", "aws-recipe", "aws-zip-recipe"]);
+  for (const name of names as string[]) {
+    const lines = block(name);
+    assert.is(lines[0], "BASE_URL=https://registry.example.org", `${name}: the base URL, once`);
+    const builds = lines.filter((line) => line.startsWith("npm run build "));
+    assert.is(builds.length, 1, name);
+    assert.match(builds[0] as string, / --base-url "\$BASE_URL" /, name);
+    assert.ok(builds[0]?.endsWith(` ${LIVE}`), `${name}: the build reads the live deployment`);
   }
 });
 

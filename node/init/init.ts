@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
 import {
+  ALIASES,
   type Platform,
   PLATFORMS,
   recipeHead,
@@ -18,7 +19,8 @@ import {
   STARTER_SOURCE,
 } from "./starter.ts";
 
-const USAGE = `registry-endpoint init [--platform ${PLATFORMS.join("|")}]`;
+const NAMES = [...PLATFORMS, ...Object.keys(ALIASES)];
+const USAGE = `registry-endpoint init [--platform ${NAMES.join("|")}]`;
 /** The package root: the recipe templates ship under deploy/. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -35,7 +37,9 @@ It never overwrites a file: if the source or the recipe file exists (a link to n
 names them and exits 1.
 
 Flags:
-  --platform P  one of ${PLATFORMS.join(", ")} (default node)
+  --platform P  one of ${PLATFORMS.join(", ")} (default node; ${
+    Object.entries(ALIASES).map(([alias, platform]) => `${alias}: the same as ${platform}`).join("; ")
+  })
   -h, --help    this text
 
 Exit codes: 0 written; 1 a file it would write exists, or the folder refuses the writes (nothing
@@ -51,11 +55,12 @@ export const runInit: Command = async (argv, _env, io) => {
   const parsed = parseOrExit(SPEC, argv, io);
   if (typeof parsed === "number") return parsed;
   const { values } = parsed;
-  const platform = (values["platform"] as string | undefined) ?? "node";
+  const named = (values["platform"] as string | undefined) ?? "node";
+  const platform = Object.hasOwn(ALIASES, named) ? ALIASES[named] as Platform : named;
   if (!(PLATFORMS as readonly string[]).includes(platform)) {
     io.stderr(
-      `--platform: expected one of ${PLATFORMS.join(", ")}, got ${
-        JSON.stringify(platform)
+      `--platform: expected one of ${NAMES.join(", ")}, got ${
+        JSON.stringify(named)
       } (usage: ${USAGE}; --help for more)\n`,
     );
     return 2;
@@ -88,7 +93,7 @@ export const runInit: Command = async (argv, _env, io) => {
     written.push(join(cwd, SOURCE_FILE));
     writeFileSync(
       join(cwd, recipe.file),
-      recipe.comment === undefined ? template : recipeHead(recipe.comment) + template,
+      recipe.comment === undefined ? template : recipeHead(recipe.comment, recipe.deploy) + template,
       { flag: "wx" },
     );
     written.push(join(cwd, recipe.file));
@@ -125,7 +130,7 @@ keep it out of version control (.gitignore names it), and preview the exact byte
   npx registry-endpoint preview ${SOURCE_FILE} --base-url ${STARTER_BASE_URL}
 
 Replace ${STARTER_BASE_URL} with the address consumers will use, in ${recipe.file} and below. Then:
-${recipe.steps.map((step) => `  ${step}`).join("\n")}
+${[...(recipe.deploy ?? []), ...recipe.steps].map((step) => `  ${step}`).join("\n")}
 
 One build makes every artifact (dist/node, dist/fetch, dist/lambda, dist/static), stamped once:
 deploy that one build everywhere. Set SOURCE_DATE_EPOCH and two builds of the same source are

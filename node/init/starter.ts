@@ -1,4 +1,6 @@
 /** What `registry-endpoint init` writes: a starter source and each platform's recipe file. */
+import project from "../../package.json" with { type: "json" };
+import tools from "../../deploy/tools/package.json" with { type: "json" };
 
 /** The base URL the starter recipes build for: the operator puts their own in its place. */
 export const STARTER_BASE_URL = "https://registry.example.org";
@@ -44,8 +46,37 @@ export const STARTER_SOURCE = `${
 export const PLATFORMS = ["netlify", "cloudflare", "aws", "node", "deno", "static"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-/** The build line every recipe names: one build, stamped once; the deploy ships that build. */
-export const BUILD_LINE = `npx registry-endpoint build --source ${SOURCE_FILE} --base-url ${STARTER_BASE_URL}`;
+/** Other names `--platform` takes for a platform. */
+export const ALIASES: Readonly<Record<string, Platform>> = { lambda: "aws" };
+
+/**
+ * `npx <package>@<version>`: a platform's deploy tool at the version the recipe tests run, read from
+ * the package.json whose lockfile installs it. An alias (`npm:osls@^4.3.1`) names the real package;
+ * a caret or tilde is dropped, and the tests check the result against the lockfile.
+ */
+function pinned(name: string, spec: string): string {
+  const [, alias, version] = /^(?:npm:(.+)@)?[\^~]?(\d+\.\d+\.\d+)$/.exec(spec) ?? [];
+  if (version === undefined) throw new Error(`${name}: ${spec} pins no version`);
+  return `npx ${alias ?? name}@${version}`;
+}
+
+/** Each platform's deploy tool, pinned: netlify-cli and wrangler from deploy/tools/, osls from the project. */
+const TOOLS = {
+  netlify: pinned("netlify-cli", tools.devDependencies["netlify-cli"]),
+  wrangler: pinned("wrangler", tools.devDependencies.wrangler),
+  serverless: pinned("serverless", project.devDependencies.serverless),
+} as const;
+
+/** Names the base URL once: every line after it says "$BASE_URL". */
+export const BASE_URL_LINE = `BASE_URL=${STARTER_BASE_URL}`;
+
+/**
+ * The build line of every recipe deployed to a host: one build, stamped once. `--previous` reads the
+ * live deployment and carries its change feeds' history on; on the first deploy the live URL answers
+ * 404, and the build starts the history.
+ */
+export const BUILD_LINE =
+  `npx registry-endpoint build --source ${SOURCE_FILE} --base-url "$BASE_URL" --previous "$BASE_URL"`;
 
 /** A platform's recipe: the file's name, where its template is in the package (if any), and the lines around it. */
 export interface Recipe {
@@ -55,11 +86,15 @@ export interface Recipe {
   readonly body?: string;
   /** The comment character of the file's format, for the head; absent: no head (JSON). */
   readonly comment?: string;
-  /** How to build, run and deploy it, for the explanation `init` prints. */
+  /** The lines that build and deploy it, when the file is not itself the script: the head names them. */
+  readonly deploy?: readonly string[];
+  /** What to do then (after `deploy`), for the explanation `init` prints. */
   readonly steps: readonly string[];
 }
 
 const verifyLine = (origin: string): string => `npx registry-endpoint verify ${origin}`;
+/** Build, then deploy with the platform's tool. */
+const deployLines = (deploy: string): string[] => [BASE_URL_LINE, BUILD_LINE, deploy];
 
 /** Each platform's recipe. */
 export const RECIPES: Record<Platform, Recipe> = {
@@ -74,25 +109,33 @@ export const RECIPES: Record<Platform, Recipe> = {
 [functions]
   directory = "dist/fetch"
 `,
-    steps: [BUILD_LINE, "npx netlify-cli deploy --prod --no-build", verifyLine(STARTER_BASE_URL)],
+    deploy: deployLines(`${TOOLS.netlify} deploy --prod --no-build`),
+    steps: [verifyLine(STARTER_BASE_URL)],
   },
   cloudflare: {
     file: "wrangler.toml",
     template: "deploy/cloudflare/wrangler.toml",
     comment: "#",
-    steps: [BUILD_LINE, "npx wrangler deploy", verifyLine(STARTER_BASE_URL)],
+    deploy: deployLines(`${TOOLS.wrangler} deploy`),
+    steps: [verifyLine(STARTER_BASE_URL)],
   },
   aws: {
     file: "serverless.yml",
     template: "deploy/aws/serverless.yml",
     comment: "#",
-    steps: [BUILD_LINE, "npx serverless deploy", verifyLine(`<the API's URL> --expect-base ${STARTER_BASE_URL}`)],
+    deploy: deployLines(`${TOOLS.serverless} deploy`),
+    steps: [verifyLine(`<the API's URL> --expect-base ${STARTER_BASE_URL}`)],
   },
   node: {
     file: "start.sh",
     comment: "#",
     body: `set -e
-${BUILD_LINE}
+# Every start rebuilds, while the server is down: the live URL cannot answer --previous, so the
+# change feeds' history carries on from the build already in dist/ (.registry-build is the build's
+# marker), and the first start begins it. Each build must be later than the one it carries on:
+# leave SOURCE_DATE_EPOCH unset here.
+if [ -f dist/.registry-build ]; then previous="--previous dist"; else previous=""; fi
+npx registry-endpoint build --source ${SOURCE_FILE} --base-url ${STARTER_BASE_URL} --out dist $previous
 # The bundled server needs no node_modules: copy dist/node/server.mjs anywhere with Node 20 or newer.
 exec node dist/node/server.mjs
 `,
@@ -100,7 +143,7 @@ exec node dist/node/server.mjs
   },
   deno: {
     file: "deno.json",
-    body: `${JSON.stringify({ tasks: { build: BUILD_LINE } }, null, 2)}\n`,
+    body: `${JSON.stringify({ tasks: { build: `${BASE_URL_LINE} && ${BUILD_LINE}` } }, null, 2)}\n`,
     steps: [
       "deno task build",
       "deno serve dist/fetch/index.mjs",
@@ -111,6 +154,7 @@ exec node dist/node/server.mjs
     file: "build.sh",
     comment: "#",
     body: `set -e
+${BASE_URL_LINE}
 ${BUILD_LINE}
 # Upload dist/static/ to any static host or CDN; its _headers file gives Netlify or Cloudflare
 # Pages the server's headers. Elsewhere, set them from it (docs/deploying.md).
@@ -119,11 +163,15 @@ ${BUILD_LINE}
   },
 };
 
-/** The head of a recipe file: where it comes from and its build line. */
-export function recipeHead(comment: string): string {
+/** The head of a recipe file: where it comes from and, when it is not the script, how to build and deploy it. */
+export function recipeHead(comment: string, deploy: readonly string[] | undefined): string {
   return [
-    `${comment} Written by registry-endpoint init. Build (set SOURCE_DATE_EPOCH for byte-identical rebuilds):`,
-    `${comment}   ${BUILD_LINE}`,
+    ...(deploy === undefined ? [`${comment} Written by registry-endpoint init.`] : [
+      `${comment} Written by registry-endpoint init. Build and deploy:`,
+      ...deploy.map((line) => `${comment}   ${line}`),
+      `${comment} --previous "$BASE_URL" carries the change feeds' history on from the live deployment (the`,
+      `${comment} first deploy, which answers 404, starts it; --new-history starts one on purpose).`,
+    ]),
     `${comment} Internal keys: list them in the source's internal_keys, or add --internal-keys NAME,NAME`,
     `${comment} (or set INTERNAL_KEYS) when another program writes the source.`,
     "",
