@@ -165,8 +165,8 @@ export function feedOf(place: FeedPlace, items: readonly FeedItem[]): ChangeFeed
     feed_url: place.feedUrl,
     description:
       `What changed between successive builds of ${place.documentUrl}: a chain, newest first, each item's _registry.from ` +
-      'the next older item\'s to. To catch up a copy built at B with identity ETag E ("" around the first 32 hex digits of ' +
-      "the SHA-256 of its bytes): if the newest item's to is (B, E) it is current; if B is later than that, wait and ask again; " +
+      "the next older item's to. To catch up a copy built at B with identity ETag E (the first 32 hex digits of the SHA-256 " +
+      "of its bytes, in double quotes): if the newest item's to is (B, E) it is current; if B is later than that, wait and ask again; " +
       "else apply, oldest first, the item whose from is (B, E) and every newer one (vaults: remove, then upsert by slug; edges: " +
       "remove_touching, remove, add), then take the newest item's envelope. Refetch the document when no item's from is (B, E) " +
       "or an item on the way says resync. A snapshot (from: null) is never merged into a copy.",

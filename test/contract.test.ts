@@ -2,6 +2,7 @@
  * The contract over time: the version table and its policy, the lifecycle of a test-only v2 pinned
  * by goldens at every date that matters, and every public byte besides the documents pinned too.
  */
+import { envelopeOf } from "../feed/feed.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -392,7 +393,7 @@ test("the README's version table is the table's rows", () => {
   );
 });
 
-test("a previous build given without its document or a classifier is refused when the data changed, and needs neither when it did not", async () => {
+test("a previous build given without its document or a classifier is refused when the data changed, and needs neither for a rebuild that keeps its built_at", async () => {
   const first = await build("2026-12-01T00:00:00Z");
   const bytes = (path: string) => new TextDecoder().decode(first.routes.get(path)?.identity.body);
   const document = JSON.parse(bytes(V1.path)) as { built_at: string; vaults: unknown[]; edges: unknown[] };
@@ -400,6 +401,7 @@ test("a previous build given without its document or a classifier is refused whe
     ref: { built_at: document.built_at, etag: first.routes.get(V1.path)?.identity.etag },
     vaults: document.vaults,
     edges: document.edges,
+    envelope: envelopeOf(document),
   };
   const previous = new Map([[1, { snapshot, feed: JSON.parse(bytes(changesPaths(V1).json)) }]]);
   const changed = { ...source, vaults: source.vaults.slice(1) };
@@ -429,9 +431,13 @@ test("a previous build given without its document or a classifier is refused whe
     {},
     VERSIONS,
     undefined,
-    { previous } as never,
+    { previous, clock: true } as never,
   );
-  assert.ok(unchanged.routes.has(changesPaths(V1).json));
+  assert.is(unchanged.meta.builtAt, "2026-12-01T00:00:00Z", "the clock's built_at gives way to the previous one");
+  assert.equal(
+    unchanged.routes.get(changesPaths(V1).json)?.identity.body,
+    first.routes.get(changesPaths(V1).json)?.identity.body,
+  );
   const told: unknown[] = [];
   const given = {
     previous,

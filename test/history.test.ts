@@ -7,7 +7,7 @@ import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { ChangeFeed } from "../feed/feed.ts";
+import { type ChangeFeed, envelopeOf } from "../feed/feed.ts";
 import { changeFeedSchema } from "../feed/schema.ts";
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import { changesPaths } from "../contract/version-policy.ts";
@@ -35,12 +35,15 @@ async function buildSequence(): Promise<Build[]> {
         ref: { built_at: document.built_at, etag: before.routes.get(V1.path)!.identity.etag },
         vaults: document.vaults,
         edges: document.edges,
+        envelope: envelopeOf(document),
       };
       const feed = JSON.parse(text(before, FEEDS.json)) as ChangeFeed;
       history = {
         previous: new Map([[1, { snapshot, feed }]]),
         documents: new Map([[1, document]]),
         classify: classifyChange,
+        // Each step's time stands for the clock: the rebuild with no change keeps the previous built_at.
+        clock: true,
       };
     }
     builds.push(
@@ -80,17 +83,23 @@ historySteps.forEach((step, i) => {
   });
 });
 
-test("history: one item per change of data, none for the rebuild with no change; the class and rule ids of registry diff", () => {
+test("history: one item per new document, a chain; the rebuild with no change keeps its built_at and writes the same bytes; the newest item alone carries the envelope", () => {
   const feeds = builds.map((b) => JSON.parse(text(b, FEEDS.json)) as ChangeFeed);
   assert.equal(feeds.map((f) => f.items.length), [1, 2, 3, 4, 5, 6, 6, 7]);
-  const titles = feeds.at(-1)!.items.map((item) => item.title).reverse();
-  assert.match(titles[0]!, /^data: 3 vault\.added, 2 edge\.added$/);
-  assert.match(titles[1]!, /vault\.added/);
-  assert.match(titles[2]!, /vault\.field/);
-  assert.match(titles[3]!, /vault\.minimal/);
-  assert.match(titles[4]!, /vault\.removed/);
-  assert.match(titles[5]!, /edge\.removed/);
-  assert.match(titles[6]!, /vault\.field/);
+  assert.is(text(builds[6]!, FEEDS.json), text(builds[5]!, FEEDS.json), "07 keeps 06's feed");
+  assert.is(text(builds[6]!, V1.path), text(builds[5]!, V1.path), "07 keeps 06's document");
+  const items = feeds.at(-1)!.items;
+  items.forEach((item, i) => {
+    const older = items[i + 1];
+    assert.equal(item._registry.from, older === undefined ? null : older._registry.to, "a chain");
+  });
+  const titles = items.map((item) => item.title).reverse();
+  assert.match(titles[0]!, /^Snapshot: /);
+  assert.match(titles[4]!, /1 vault removed/);
+  assert.match(titles[5]!, /1 edge removed/);
+  const { vaults: _v, edges: _e, ...envelope } = JSON.parse(text(builds.at(-1)!, V1.path)) as Registry;
+  assert.equal(items[0]!._registry.envelope, envelope);
+  assert.ok(items.slice(1).every((item) => !("envelope" in item._registry)));
 });
 
 test("history: the withheld and the removed vault's detail leave every later feed, in both forms", () => {
