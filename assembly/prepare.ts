@@ -141,6 +141,13 @@ export async function prepareBuild(
       edges: document.document.edges,
       envelope: envelopeOf(document.document),
     };
+    if (
+      previous !== null && previous.snapshot.ref.built_at === builtAt && previous.snapshot.ref.etag !== current.ref.etag
+    ) {
+      throw new Error(
+        `v${version.number}: the previous build has this built_at (${builtAt}) but other bytes: build at a later time`,
+      );
+    }
     const feed = nextFeed(place, current, previous, classify);
     const feedLink = successor === undefined ? {} : { link: successorLink(changesPaths(successor).json, baseUrl) };
     const atomLink = successor === undefined ? {} : { link: successorLink(changesPaths(successor).atom, baseUrl) };

@@ -151,9 +151,10 @@ export async function checkPrevious(
       error: problem(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`),
     };
   }
-  if (!(registry.built_at < settings.builtAt)) {
+  // The same built_at is the same build again only if the bytes are the same: prepareBuild checks.
+  if (registry.built_at > settings.builtAt) {
     return {
-      error: problem(version.path, `built at ${registry.built_at}, not earlier than this build (${settings.builtAt})`),
+      error: problem(version.path, `built at ${registry.built_at}, later than this build (${settings.builtAt})`),
     };
   }
   if (feedBytes === null) {
