@@ -1,17 +1,19 @@
 /**
- * examples/catch-up.ts across the history sequence (`fixtures/history/`), as an operator deploys it:
- * each source built with `npm run build -- --previous` the build before, its Node server
- * (`DIR/node/server.mjs`) started, and the example run on Node and on Deno, each keeping its own
- * copy. After every build, each copy equals the served document's vaults and edges, and each run
- * made one request (the feed) except the first (the document).
+ * examples/catch-up.ts (a thin command over the consumer kit's `sync`) across the history sequence
+ * (`fixtures/history/`), as an operator deploys it: each source built with `--previous` the build
+ * before, its Node server (`DIR/node/server.mjs`) started, and the example run on Node and on Deno,
+ * each keeping its own copy file. After every build each copy file is the served document's bytes
+ * exactly; the first run fetches the feed and the document, each later one only the feed; a second
+ * run against the same deployment is one request, answered 304. A failure is one line and exit 1; a
+ * usage error exit 2. (test/client.test.ts runs the kit itself on Node, Deno, Bun and workerd.)
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
-import { historySteps } from "./cases.ts";
+import { type HistoryStep, historySteps } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { startServer } from "./servers.ts";
 
@@ -30,16 +32,26 @@ const RUNTIMES = [
   ]],
 ] as const;
 
+/** Runs the example on `runtime` with `args`, and returns its exit code and what it said. */
+async function example(runtime: (typeof RUNTIMES)[number], args: readonly string[]) {
+  const [, command, prefix] = runtime;
+  const done = await run(command, [...prefix, ...args], { env, timeoutMs: 60_000 });
+  return { code: done.code, stdout: done.stdout.toString(), stderr: done.stderr };
+}
+
 test("deno check accepts the example as it is", async () => {
   const checked = await run("node_modules/.bin/deno", ["check", "examples/catch-up.ts"], { env, timeoutMs: 60_000 });
   assert.is(checked.code, 0, checked.stderr);
 });
 
-test("across the history: each copy equals the served vaults and edges after every build, one request per run after the first", async () => {
+test("across the history: each copy file is the served bytes after every build; one request per run after the first, 304 when nothing changed", async () => {
   let previous: string | null = null;
   for (const [i, step] of historySteps.entries()) {
     const out = join(work, `build-${i}`);
-    const epoch = String(Date.parse(step.builtAt) / 1000);
+    // SOURCE_DATE_EPOCH wins over the built_at a rebuild that changes nothing keeps: the no-change step is
+    // built at its predecessor's time, as its golden keeps it, so that it publishes nothing new.
+    const unchanged = step.name.includes("no-change");
+    const builtAt = unchanged ? (historySteps[i - 1] as HistoryStep).builtAt : step.builtAt;
     const built = await runCommand(runBuild, [
       "--source",
       step.fixture,
@@ -48,38 +60,52 @@ test("across the history: each copy equals the served vaults and edges after eve
       "--out",
       out,
       ...(previous === null ? [] : ["--previous", previous]),
-    ], { env: cleanEnv({ SOURCE_DATE_EPOCH: epoch }) });
+    ], { env: cleanEnv({ SOURCE_DATE_EPOCH: String(Date.parse(builtAt) / 1000) }) });
     assert.is(built.code, 0, `${step.name}: ${built.stderr}`);
     previous = out;
-    const document = JSON.parse(readFileSync(join(out, "static/api/registry.v1.json"), "utf8")) as {
-      vaults: unknown;
-      edges: unknown;
-    };
-    const served = { vaults: document.vaults, edges: document.edges };
+    const document = readFileSync(join(out, "static", "api", "registry.v1.json"));
     const server = await startServer(
       "node",
-      [join(out, "node/server.mjs")],
+      [join(out, "node", "server.mjs")],
       cleanEnv({ HOST: "127.0.0.1", PORT: "0" }),
       60_000,
     );
     try {
-      for (const [name, command, args] of RUNTIMES) {
+      for (const runtime of RUNTIMES) {
+        const [name] = runtime;
         const copyFile = join(work, `copy-${name}.json`);
-        const done = await run(command, [...args, server.origin, copyFile], { env, timeoutMs: 60_000 });
+        const done = await example(runtime, [server.origin, copyFile]);
         assert.is(done.code, 0, `${step.name} on ${name}: ${done.stderr}`);
-        const said = done.stdout.toString();
+        assert.is(done.stderr, "", `${step.name} on ${name}: nothing on stderr`);
         const expected = i === 0
-          ? /^fetched the document: no local copy yet \(1 request\)/
-          : step.name.includes("no-change")
+          ? /^fetched the document: no local copy yet \(2 requests\); \d+ vaults, \d+ edges as of \S+\n$/
+          : unchanged
           ? /^up to date: the feed has not changed \(1 request\)/
-          : /^applied 1 item \(1 request\)/;
-        assert.match(said, expected, `${step.name} on ${name}: ${said}`);
-        const copy = JSON.parse(readFileSync(copyFile, "utf8")) as { vaults: unknown; edges: unknown };
-        assert.equal(
-          { vaults: copy.vaults, edges: copy.edges },
-          served,
-          `${step.name} on ${name}: the copy is the served document's vaults and edges`,
-        );
+          : /^caught up by the feed \(1 request\)/;
+        assert.match(done.stdout, expected, `${step.name} on ${name}: ${done.stdout}`);
+        assert.ok(readFileSync(copyFile).equals(document), `${step.name} on ${name}: the copy is the served bytes`);
+        assert.ok(existsSync(`${copyFile}.feed-etag`), `${step.name} on ${name}: the feed's ETag kept`);
+        if (i === 0 || i === historySteps.length - 1) {
+          const again = await example(runtime, [server.origin, copyFile]);
+          assert.is(again.code, 0, again.stderr);
+          assert.match(again.stdout, /^up to date: the feed has not changed \(1 request\)/, `${name}: ${again.stdout}`);
+          assert.ok(readFileSync(copyFile).equals(document), `${step.name} on ${name}: the copy is unchanged`);
+        }
+      }
+      if (i === historySteps.length - 1) {
+        // A failure is one line naming the request by host and path, and exit 1; a usage error exit 2.
+        for (const runtime of RUNTIMES) {
+          const failed = await example(runtime, [`${server.origin}/elsewhere`, join(work, "elsewhere.json")]);
+          assert.is(failed.code, 1, failed.stderr);
+          assert.is(
+            failed.stderr,
+            `catch-up: GET ${
+              new URL(server.origin).host
+            }/elsewhere/api/registry.v1.changes.json: HTTP 404, expected 200\n`,
+          );
+          const usage = await example(runtime, [server.origin]);
+          assert.equal([usage.code, usage.stderr], [2, "usage: catch-up.ts <base-url> <copy-file>\n"]);
+        }
       }
     } finally {
       await server.stop();

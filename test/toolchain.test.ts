@@ -10,7 +10,7 @@ import { cleanEnv, run } from "./process.ts";
 const WEB_MODULES = [
   "handler.ts",
   "registry.ts",
-  ...["assembly", "http", "feed", "contract"].flatMap((dir) =>
+  ...["assembly", "client", "http", "feed", "contract"].flatMap((dir) =>
     readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`)
   ),
 ];
@@ -29,7 +29,7 @@ test("deno check passes on handler.ts and every web-standard module (Deno reject
 const EXAMPLED = [
   "handler.ts",
   "registry.ts",
-  ...["assembly", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) =>
+  ...["assembly", "client", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) =>
     readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`)
   ),
 ].filter((file) => readFileSync(file, "utf8").includes("@example"));
@@ -64,7 +64,7 @@ test('web-standard modules use nothing of Node; relative imports name .ts, JSON 
   }
 });
 
-test("every import points down a layer: contract/ < registry.ts < feed/ < http/ < assembly/ < handler.ts, node/", () => {
+test("every import points down a layer: contract/ < registry.ts < feed/ < http/ < assembly/ < client/ < handler.ts, node/", () => {
   const rank = (file: string): number =>
     file.startsWith("contract/")
       ? 0
@@ -76,9 +76,11 @@ test("every import points down a layer: contract/ < registry.ts < feed/ < http/ 
       ? 3
       : file.startsWith("assembly/")
       ? 4
-      : file === "handler.ts"
+      : file.startsWith("client/")
       ? 5
-      : 6;
+      : file === "handler.ts"
+      ? 6
+      : 7;
   for (const file of WEB_MODULES) {
     for (const [, spec] of readFileSync(file, "utf8").matchAll(/from "(\.[^"]+\.ts)"/g)) {
       const target = join(dirname(file), spec as string);
@@ -116,7 +118,7 @@ test("node/ is a folder per job, and every import between them points down: revi
 const PRODUCT = [
   "handler.ts",
   "registry.ts",
-  ...["assembly", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) =>
+  ...["assembly", "client", "http", "feed", "contract", ...readdirSync("node").map((d) => `node/${d}`)].flatMap((dir) =>
     readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => `${dir}/${f}`)
   ),
 ];
@@ -150,7 +152,7 @@ test("docs/layout.md names every product file, and no file that is gone", () => 
   for (const file of PRODUCT) assert.ok(layout.includes(`\`${file}\``), `docs/layout.md does not name ${file}`);
   for (
     const [, named] of layout.matchAll(
-      /`((?:contract|feed|http|assembly|node)\/[\w/.-]+\.ts|registry\.ts|handler\.ts)`/g,
+      /`((?:contract|feed|http|assembly|client|node)\/[\w/.-]+\.ts|registry\.ts|handler\.ts)`/g,
     )
   ) assert.ok(PRODUCT.includes(named as string), `docs/layout.md names ${named}, which is not a product file`);
 });

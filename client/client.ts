@@ -1,0 +1,333 @@
+/**
+ * The consumer kit (`registry-endpoint/client`): keeps a copy of the v1 document up to date from the
+ * change feed, by the one catch-up rule of `feed/history.ts`. Web standards only (fetch,
+ * crypto.subtle, TextEncoder): it runs on Node, Deno, Bun, Workers and in browsers.
+ *
+ * `catchUp` works on values; `sync` does the HTTP: a conditional GET of the feed, then the document
+ * only when the rule says refetch (or there is no copy). Bounds: each request has `timeoutMs`
+ * (default 30 s, headers to last byte); a feed body is read up to `FEED_LIMITS.feedBytes` (4 MiB,
+ * the most a feed holds), a document body up to `MAX_DEPLOY_DOCUMENT_BYTES` (8 MiB, the largest
+ * document a build deploys); at most 5 redirects, each within the base URL's origin.
+ */
+import { sentUrl } from "../contract/config.ts";
+import type { Edge, Registry, Row } from "../contract/document.ts";
+import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
+import type { RegistryChange } from "../feed/change.ts";
+import { type ChangeFeed, FEED_LIMITS } from "../feed/feed.ts";
+import { catchUp as catchUpRule } from "../feed/history.ts";
+import { strongEtag } from "../http/responses.ts";
+
+export type { ChangeFeed } from "../feed/feed.ts";
+export type { Registry } from "../contract/document.ts";
+
+/** Why a copy cannot be caught up from a feed, as `feed/history.ts` says (and `sync` adds `no copy`). */
+export type RefetchWhy = "unknown" | "resync" | "broken";
+
+/** What the catch-up rule says of a copy, with the new document when the feed carries it there. */
+export type CatchUpResult =
+  | { readonly kind: "current" }
+  | { readonly kind: "updated"; readonly bytes: Uint8Array<ArrayBuffer>; readonly document: Registry }
+  | { readonly kind: "wait" }
+  | { readonly kind: "refetch"; readonly why: RefetchWhy };
+
+/**
+ * Catches `copy` (the exact bytes of a v1 document, or their text) up by `feed` (the parsed JSON
+ * feed): `current`; `updated`, with the new document's exact bytes (those the server serves) and
+ * the document; `wait` (the feed is older than the copy: ask again later); or `refetch` the document
+ * (`unknown`: no item starts at the copy, or it is not a document; `resync`: an item on the way is
+ * too large to list; `broken`: the items do not form a chain, or the result is not the document
+ * the newest item names). Throws a TypeError when `feed` is not a change feed.
+ *
+ * @example
+ * ```ts
+ * async function refresh(copy: Uint8Array, feed: ChangeFeed): Promise<Uint8Array | "refetch"> {
+ *   const next = await catchUp(copy, feed);
+ *   if (next.kind === "updated") return next.bytes;
+ *   return next.kind === "refetch" ? "refetch" : copy;
+ * }
+ * ```
+ */
+export async function catchUp(copy: Uint8Array | string, feed: ChangeFeed): Promise<CatchUpResult> {
+  const changes = changesOf(feed);
+  const bytes = typeof copy === "string" ? new TextEncoder().encode(copy) : new Uint8Array(copy);
+  const held = parseDocument(bytes);
+  if (held === undefined) return { kind: "refetch", why: "unknown" };
+  const ref = { built_at: held.built_at, etag: await strongEtag(bytes) };
+  const next = catchUpRule<Row, Edge>(held, ref, changes);
+  if (next.kind !== "apply") return next;
+  const document = { ...next.envelope, vaults: next.data.vaults, edges: next.data.edges } as unknown as Registry;
+  const out = new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
+  // The bytes are the server's exactly when their ETag is the one the newest item names.
+  if (await strongEtag(out) !== next.to.etag) return { kind: "refetch", why: "broken" };
+  return { kind: "updated", bytes: out, document };
+}
+
+/** The bounds and state of one `sync`. */
+export interface SyncOptions {
+  /** The `feedEtag` the previous `sync` returned: sent as `If-None-Match`. */
+  readonly feedEtag?: string | null;
+  /** Each request's limit, headers to last byte, in ms (default 30,000). */
+  readonly timeoutMs?: number;
+  /** Aborts the requests. */
+  readonly signal?: AbortSignal;
+}
+
+/** What one `sync` did: every kind carries the feed's ETag to pass to the next, and the requests made. */
+export type SyncResult =
+  & { readonly feedEtag: string | null; readonly requests: number }
+  & (
+    /** The feed answered 304: nothing changed since `feedEtag`; keep the copy. */
+    | { readonly kind: "unchanged" }
+    | { readonly kind: "current" }
+    | { readonly kind: "wait" }
+    /** Caught up from the feed. */
+    | { readonly kind: "updated"; readonly bytes: Uint8Array<ArrayBuffer>; readonly document: Registry }
+    /** The document, fetched whole. */
+    | {
+      readonly kind: "fetched";
+      readonly why: "no copy" | RefetchWhy;
+      readonly bytes: Uint8Array<ArrayBuffer>;
+      readonly document: Registry;
+    }
+  );
+
+/** A request that failed: the message is one line naming the request by host and path. */
+export class SyncError extends Error {
+  override name = "SyncError";
+}
+
+/** Each request's default limit, headers to last byte. */
+export const SYNC_TIMEOUT_MS = 30_000;
+/** The most redirects followed, each within the base URL's origin. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * Brings `copy` (the exact bytes of the document, none on the first call) up to date from the
+ * deployment at `baseUrl` (its base URL, path included): a GET of `/api/registry.v1.changes.json`,
+ * conditional on `options.feedEtag`, then `/api/registry.v1.json` only when there is no copy or
+ * `catchUp` says refetch. Pass the result's `feedEtag` to the next call: when nothing changed, that
+ * call is one request, answered 304. Bounds: each request `options.timeoutMs` (default
+ * `SYNC_TIMEOUT_MS`, 30 s, headers to last byte); the feed's body at most `FEED_LIMITS.feedBytes`
+ * (4 MiB), the document's at most `MAX_DEPLOY_DOCUMENT_BYTES` (8 MiB); at most 5 redirects, each
+ * within the base URL's origin. Throws a `SyncError` on any failure (a status other than 200 or 304,
+ * a timeout, a body over its cap, a redirect to another origin, a body that is not a feed or a
+ * document), in one line naming the request by host and path: never a user name, query or fragment.
+ *
+ * @example
+ * ```ts
+ * async function poll(base: string, copy?: Uint8Array, feedEtag?: string | null) {
+ *   const result = await sync(base, copy, { feedEtag: feedEtag ?? null, timeoutMs: 10_000 });
+ *   const bytes = result.kind === "updated" || result.kind === "fetched" ? result.bytes : copy;
+ *   return { bytes, feedEtag: result.feedEtag, again: result.kind === "wait" };
+ * }
+ * ```
+ */
+export async function sync(
+  baseUrl: string,
+  copy?: Uint8Array | string,
+  options: SyncOptions = {},
+): Promise<SyncResult> {
+  const base = baseOf(baseUrl);
+  const o = { timeoutMs: options.timeoutMs ?? SYNC_TIMEOUT_MS, signal: options.signal, requests: 0 };
+  const conditional = copy !== undefined && typeof options.feedEtag === "string";
+  const feedAnswer = await get(`${base}/api/registry.v1.changes.json`, FEED_LIMITS.feedBytes, o, {
+    accept: "application/feed+json",
+    ...(conditional ? { "if-none-match": options.feedEtag as string } : {}),
+  }, conditional);
+  if (feedAnswer.status === 304) {
+    return { kind: "unchanged", feedEtag: feedAnswer.etag ?? options.feedEtag ?? null, requests: o.requests };
+  }
+  const feedEtag = feedAnswer.etag;
+  const feed = parse(feedAnswer.body);
+  if (changesOf(feed, false) === undefined) {
+    throw new SyncError(`GET ${feedAnswer.shown}: not a registry change feed (JSON Feed 1.1 with _registry items)`);
+  }
+  const next = copy === undefined
+    ? { kind: "refetch" as const, why: "no copy" as const }
+    : await catchUp(copy, feed as ChangeFeed);
+  if (next.kind !== "refetch") return { ...next, feedEtag, requests: o.requests };
+  const answer = await get(`${base}/api/registry.v1.json`, MAX_DEPLOY_DOCUMENT_BYTES, o, {
+    accept: "application/json",
+  });
+  const document = parseDocument(answer.body);
+  if (document === undefined) {
+    throw new SyncError(`GET ${answer.shown}: not a registry document (a JSON object with built_at, vaults and edges)`);
+  }
+  return { kind: "fetched", why: next.why, bytes: answer.body, document, feedEtag, requests: o.requests };
+}
+
+/** The base URL without its trailing slash, or a SyncError that does not quote it. */
+function baseOf(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Said below.
+  }
+  if (
+    url === undefined || !["http:", "https:"].includes(url.protocol) || url.username !== "" || url.password !== "" ||
+    url.search !== "" || url.hash !== "" || /[?#]/.test(raw)
+  ) {
+    throw new SyncError(
+      "sync: the base URL must be an http: or https: URL without a user name, password, query or fragment",
+    );
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+interface Got {
+  readonly status: number;
+  readonly etag: string | null;
+  readonly body: Uint8Array<ArrayBuffer>;
+  /** The URL answered, as a message names it: host and path. */
+  readonly shown: string;
+}
+
+/** A bounded GET: 200 (or 304 when `conditional`), same-origin redirects followed, the body read within `cap`. */
+async function get(
+  url: string,
+  cap: number,
+  o: { timeoutMs: number; signal: AbortSignal | undefined; requests: number },
+  headers: Record<string, string>,
+  conditional = false,
+): Promise<Got> {
+  const origin = new URL(url).origin;
+  let at = url;
+  for (let hops = 0;; hops++) {
+    const shown = sentUrl(at, at);
+    const fail = (what: string) => new SyncError(`GET ${shown}: ${what}`);
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, o.timeoutMs);
+    const stop = () => controller.abort();
+    if (o.signal?.aborted) stop();
+    o.signal?.addEventListener("abort", stop, { once: true });
+    try {
+      o.requests++;
+      const res = await fetch(at, { headers, redirect: "manual", signal: controller.signal });
+      const location = res.headers.get("location");
+      if ([301, 302, 303, 307, 308].includes(res.status) || res.type === "opaqueredirect") {
+        await res.body?.cancel().catch(() => {});
+        const to = location === null ? null : new URL(location, at);
+        if (to === null) throw fail(`HTTP ${res.status}, a redirect to an address it does not show: not followed`);
+        if (to.origin !== origin) {
+          throw fail(`HTTP ${res.status}, a redirect to another origin (${sentUrl(location, at)}): not followed`);
+        }
+        if (hops >= MAX_REDIRECTS) throw fail(`more than ${MAX_REDIRECTS} redirects`);
+        to.hash = "";
+        at = to.href;
+        continue;
+      }
+      if (!(res.status === 200 || (conditional && res.status === 304))) {
+        await res.body?.cancel().catch(() => {});
+        throw fail(`HTTP ${res.status}, expected 200${conditional ? " or 304" : ""}`);
+      }
+      const body = res.status === 304 ? new Uint8Array() : await readCapped(res, cap, fail);
+      return { status: res.status, etag: res.headers.get("etag"), body, shown };
+    } catch (error: unknown) {
+      if (error instanceof SyncError) throw error;
+      if (o.signal?.aborted) throw fail("aborted");
+      if (timedOut) throw fail(`no complete answer within ${o.timeoutMs / 1000} s`);
+      throw fail(`no answer (${causeOf(error)})`);
+    } finally {
+      clearTimeout(timer);
+      o.signal?.removeEventListener("abort", stop);
+    }
+  }
+}
+
+/** The body, read in full within `cap` bytes: refused early by Content-Length, else while reading. */
+async function readCapped(
+  res: Response,
+  cap: number,
+  fail: (what: string) => SyncError,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const tooLarge = (size: string) => fail(`the body is ${size}; the client reads at most ${sizeOf(cap)}`);
+  const declared = Number(res.headers.get("content-length") ?? 0);
+  if (declared > cap && res.headers.get("content-encoding") === null) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge(sizeOf(declared));
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body?.getReader();
+  for (;;) {
+    const read = reader === undefined ? { done: true as const } : await reader.read();
+    if (read.done) break;
+    total += read.value.byteLength;
+    if (total > cap) {
+      await reader?.cancel().catch(() => {});
+      throw tooLarge(`over ${sizeOf(cap)}`);
+    }
+    chunks.push(read.value);
+  }
+  const body = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/** A failed fetch's cause in a few words: its code, or its message's first line without any URL. */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  const code = cause?.code ?? (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return code;
+  const message = typeof cause?.message === "string"
+    ? cause.message
+    : error instanceof Error
+    ? error.message
+    : String(error);
+  return (message.split("\n")[0] as string).replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, "a URL").slice(0, 160);
+}
+
+/** JSON from bytes, or undefined. */
+function parse(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The document in `bytes` as far as catching up reads it (`built_at`, `vaults`, `edges`), or undefined. */
+function parseDocument(bytes: Uint8Array): Registry | undefined {
+  const value = parse(bytes) as { built_at?: unknown; vaults?: unknown; edges?: unknown } | undefined;
+  const ok = typeof value === "object" && value !== null && !Array.isArray(value) &&
+    typeof value.built_at === "string" && isArrayOf(value.vaults, isRow) && isArrayOf(value.edges, isEdge);
+  return ok ? value as Registry : undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === "string";
+const isArrayOf = (v: unknown, each: (x: unknown) => boolean): boolean => Array.isArray(v) && v.every(each);
+const isRef = (v: unknown) => isObject(v) && isString(v["built_at"]) && isString(v["etag"]);
+const isRow = (v: unknown) => isObject(v) && isString(v["vault_slug"]);
+const isEdge = (v: unknown) => isObject(v) && isString(v["source"]) && isString(v["target"]) && isString(v["type"]);
+
+/** True when `v` is a `_registry` extension as far as the rule and replay read it. */
+function isChange(v: unknown): boolean {
+  if (!isObject(v) || !(v["from"] === null || isRef(v["from"])) || !isRef(v["to"])) return false;
+  const { resync, vaults, edges, envelope } = v;
+  return typeof resync === "boolean" && isObject(vaults) && isArrayOf(vaults["upsert"], isRow) &&
+    isArrayOf(vaults["remove"], isString) && isObject(edges) && isArrayOf(edges["add"], isEdge) &&
+    isArrayOf(edges["remove"], isEdge) && isArrayOf(edges["remove_touching"], isString) &&
+    (envelope === undefined || isObject(envelope));
+}
+
+/** The `_registry` of each of the feed's items, newest first; a TypeError (or undefined) when it is not a feed. */
+function changesOf(feed: unknown, strict: false): RegistryChange[] | undefined;
+function changesOf(feed: unknown): RegistryChange[];
+function changesOf(feed: unknown, strict = true): RegistryChange[] | undefined {
+  const items = isObject(feed) ? feed["items"] : undefined;
+  if (Array.isArray(items) && items.every((item) => isObject(item) && isChange(item["_registry"]))) {
+    return items.map((item) => (item as { _registry: RegistryChange })._registry);
+  }
+  if (!strict) return undefined;
+  throw new TypeError("catchUp: the feed is not a registry change feed (JSON Feed 1.1 with _registry items)");
+}

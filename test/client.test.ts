@@ -1,0 +1,416 @@
+/**
+ * The consumer kit (client/client.ts) on Node, Deno, Bun and workerd against real builds: the
+ * history sequence (`fixtures/history/`), each source built with `--previous` the build before and
+ * served by its own `DIR/node/server.mjs`. Each runtime runs the kit in one process for the whole
+ * test (Deno and Bun serve a small driver, workerd runs it bundled as a Worker without
+ * nodejs_compat; Node calls it in this process), keeping its own copy. After every build each copy
+ * is the served document's bytes exactly; a second run against the same deployment is one request,
+ * answered 304 (the server's own log counts them); a copy from a restarted history refetches; a
+ * stale feed waits. Then the kit's bounds and messages, in this process.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { build } from "esbuild";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { catchUp, type ChangeFeed, sync, SyncError, type SyncResult } from "../client/client.ts";
+import { runBuild } from "../node/build/build.ts";
+import { type HistoryStep, historySteps } from "./cases.ts";
+import { cleanEnv, runCommand } from "./process.ts";
+import { type Running, startServer } from "./servers.ts";
+
+const ROOT = resolve(".");
+const BASE_URL = "https://registry.example.org";
+const work = mkdtempSync(join(tmpdir(), "registry-client-"));
+const env = cleanEnv({ HOME: work, DENO_DIR: join(work, "deno"), DENO_NO_UPDATE_CHECK: "1" });
+
+/** What a runtime's run of `sync` gave: the result, its bytes in base64, or the error's line. */
+interface Outcome {
+  readonly kind?: SyncResult["kind"];
+  readonly why?: string | null;
+  readonly requests?: number;
+  readonly feedEtag?: string | null;
+  readonly bytes?: string | null;
+  readonly error?: string;
+}
+
+/** The driver each other runtime serves: a POST of { base, copy, feedEtag } runs `sync` once. */
+const DRIVER = `import { sync } from ${JSON.stringify(join(ROOT, "client", "client.ts"))};
+const b64 = (bytes) => { let s = ""; for (const b of bytes) s += String.fromCharCode(b); return btoa(s); };
+const unb64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+export default {
+  async fetch(request) {
+    const { base, copy, feedEtag } = await request.json();
+    try {
+      const r = await sync(base, copy === null ? undefined : unb64(copy), { feedEtag, timeoutMs: 20000 });
+      const bytes = r.kind === "updated" || r.kind === "fetched" ? b64(r.bytes) : null;
+      return Response.json({ kind: r.kind, why: r.why ?? null, requests: r.requests, feedEtag: r.feedEtag, bytes });
+    } catch (error) {
+      return Response.json({ error: error.name + ": " + error.message });
+    }
+  },
+};
+`;
+
+type Call = (base: string, copy: Buffer | null, feedEtag: string | null) => Promise<Outcome>;
+
+/** Node: the kit in this process. */
+const node: Call = async (base, copy, feedEtag) => {
+  try {
+    const r = await sync(base, copy === null ? undefined : new Uint8Array(copy), { feedEtag });
+    const bytes = r.kind === "updated" || r.kind === "fetched" ? Buffer.from(r.bytes).toString("base64") : null;
+    const why = r.kind === "fetched" ? r.why : null;
+    return { kind: r.kind, why, requests: r.requests, feedEtag: r.feedEtag, bytes };
+  } catch (error: unknown) {
+    return { error: `${(error as Error).name}: ${(error as Error).message}` };
+  }
+};
+
+/** A runtime serving the driver at `origin`. */
+const served = (origin: string): Call => async (base, copy, feedEtag) => {
+  const res = await fetch(origin, {
+    method: "POST",
+    body: JSON.stringify({ base, copy: copy?.toString("base64") ?? null, feedEtag }),
+  });
+  return (await res.json()) as Outcome;
+};
+
+const runtimes: [string, Call][] = [["node", node]];
+const stops: (() => Promise<unknown>)[] = [];
+
+/** workerd serving `module` without nodejs_compat, fetching only loopback addresses, its port read from its control fd. */
+async function startWorkerd(module: string): Promise<{ origin: string; stop: () => Promise<void> }> {
+  const dir = join(work, "workerd");
+  writeFileSync(
+    join(dir, "config.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .driver), (name = "loopback", network = (allow = ["local"])) ],
+  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
+);
+const driver :Workerd.Worker = (
+  modules = [ (name = "index.mjs", esModule = embed "${module}") ],
+  compatibilityDate = "2025-09-01",
+  globalOutbound = "loopback",
+);
+`,
+  );
+  const child = spawn(resolve("node_modules/.bin/workerd"), ["serve", join(dir, "config.capnp"), "--control-fd=3"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<void>((done) => child.on("exit", () => done()));
+  const stop = async () => {
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    const port = await new Promise<number>((resolvePort, reject) => {
+      const timer = setTimeout(() => reject(new Error(`workerd did not listen within 30 s:\n${output}`)), 30_000);
+      let control = "";
+      (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: Buffer) => {
+        control += chunk.toString();
+        for (const line of control.split("\n").filter((l) => l.trim() !== "")) {
+          const event = JSON.parse(line) as { event: string; socket?: string; port?: number };
+          if (event.event === "listen" && event.socket === "http" && event.port !== undefined) {
+            clearTimeout(timer);
+            resolvePort(event.port);
+          }
+        }
+      });
+      child.on("exit", (code) => reject(new Error(`workerd exited (${code}):\n${output}`)));
+    });
+    return { origin: `http://127.0.0.1:${port}`, stop };
+  } catch (error: unknown) {
+    await stop();
+    throw error;
+  }
+}
+
+test.before(async () => {
+  writeFileSync(join(work, "driver.mjs"), DRIVER);
+  mkdirSync(join(work, "workerd"));
+  await build({
+    entryPoints: [join(work, "driver.mjs")],
+    outfile: join(work, "workerd", "index.mjs"),
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    logLevel: "warning",
+  });
+  // The three start side by side: this machine has two cores, and each mostly waits.
+  const [deno, bun, workerd] = await Promise.all([
+    startServer(
+      "node_modules/.bin/deno",
+      [
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--allow-net=127.0.0.1",
+        join(work, "driver.mjs"),
+      ],
+      env,
+      60_000,
+      { ready: /Listening on (?:\x1b\[\d+m)*(http:\/\/127\.0\.0\.1:\d+)/ },
+    ),
+    startServer("node_modules/.bin/bun", ["test/runtimes/bun-serve.ts", join(work, "driver.mjs")], env, 60_000),
+    startWorkerd("index.mjs"),
+  ]);
+  stops.push(() => deno.stop(), () => bun.stop(), () => workerd.stop());
+  runtimes.push(["deno", served(deno.origin)], ["bun", served(bun.origin)], ["workerd", served(workerd.origin)]);
+});
+test.after(async () => {
+  await Promise.all(stops.map((stop) => stop()));
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Builds `fixture` at `builtAt` into `out`, carrying on `previous` (or starting a new history). */
+async function buildStep(fixture: string, builtAt: string, out: string, previous: string | null): Promise<void> {
+  const built = await runCommand(runBuild, [
+    "--source",
+    fixture,
+    "--base-url",
+    BASE_URL,
+    "--out",
+    out,
+    ...(previous === null ? [] : ["--previous", previous]),
+  ], { env: cleanEnv({ SOURCE_DATE_EPOCH: String(Date.parse(builtAt) / 1000) }) });
+  assert.is(built.code, 0, `${fixture}: ${built.stderr}`);
+}
+
+/** The build in `out` served by its own Node server, logging each request. */
+function serve(out: string): Promise<Running> {
+  return startServer(
+    "node",
+    [join(out, "node", "server.mjs")],
+    cleanEnv({ HOST: "127.0.0.1", PORT: "0", LOG_REQUESTS: "1" }),
+  );
+}
+
+/** The requests the server logged: method, path and status. */
+function logged(server: Running): { method: string; path: string; status: number }[] {
+  return server.output().split("\n").filter((line) => line.startsWith("{")).map((line) => {
+    const { method, path, status } = JSON.parse(line) as { method: string; path: string; status: number };
+    return { method, path, status };
+  });
+}
+
+/** The server's log once it holds `count` requests (its lines arrive through a pipe), within 5 s. */
+async function loggedAtLeast(server: Running, count: number): Promise<ReturnType<typeof logged>> {
+  for (let waited = 0; logged(server).length < count && waited < 5_000; waited += 20) {
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  return logged(server);
+}
+
+/** Each runtime's copy: its bytes and the feed's ETag last seen. */
+const copies = new Map<string, { bytes: Buffer | null; feedEtag: string | null }>();
+/** Each runtime's copy of the first build, kept to catch up across the whole history at once. */
+const firstCopies = new Map<string, Buffer>();
+const builds: string[] = [];
+
+/** Runs `sync` on every runtime with its copy; asserts what each did and keeps what it gave. */
+async function round(
+  server: Running,
+  label: string,
+  expect: { kind: SyncResult["kind"]; why?: string; requests: number },
+  document: Buffer,
+): Promise<number> {
+  let requests = 0;
+  for (const [name, call] of runtimes) {
+    const held = copies.get(name) ?? { bytes: null, feedEtag: null };
+    const got = await call(server.origin, held.bytes, held.feedEtag);
+    const what = `${label} on ${name}`;
+    assert.is(got.error, undefined, `${what}: ${got.error}`);
+    assert.equal(
+      { kind: got.kind, requests: got.requests, ...(expect.why === undefined ? {} : { why: got.why }) },
+      expect,
+      what,
+    );
+    const bytes = typeof got.bytes === "string" ? Buffer.from(got.bytes, "base64") : held.bytes;
+    if (expect.kind !== "wait") {
+      assert.ok(bytes?.equals(document), `${what}: the copy is the served document's bytes exactly`);
+    }
+    copies.set(name, { bytes, feedEtag: got.feedEtag ?? null });
+    requests += got.requests ?? 0;
+  }
+  return requests;
+}
+
+test("across the history, on node, deno, bun and workerd: each copy is the served bytes after every build; a second run is one request answered 304", async () => {
+  for (const [i, step] of historySteps.entries()) {
+    const out = join(work, `build-${i}`);
+    // SOURCE_DATE_EPOCH wins over the built_at a rebuild that changes nothing keeps: the no-change step is
+    // built at its predecessor's time, as its golden keeps it, so that it publishes nothing new.
+    const unchanged = step.name.includes("no-change");
+    const builtAt = unchanged ? (historySteps[i - 1] as HistoryStep).builtAt : step.builtAt;
+    await buildStep(step.fixture, builtAt, out, builds.at(-1) ?? null);
+    builds.push(out);
+    const document = readFileSync(join(out, "static", "api", "registry.v1.json"));
+    const server = await serve(out);
+    try {
+      const expect = i === 0
+        ? { kind: "fetched" as const, why: "no copy", requests: 2 }
+        : unchanged
+        ? { kind: "unchanged" as const, requests: 1 }
+        : { kind: "updated" as const, requests: 1 };
+      const made = await round(server, step.name, expect, document);
+      if (i === 0) { for (const [name, { bytes }] of copies) firstCopies.set(name, bytes as Buffer); }
+      const again = await round(server, `${step.name}, run again`, { kind: "unchanged", requests: 1 }, document);
+      const log = await loggedAtLeast(server, made + again);
+      assert.is(log.length, made + again, `${step.name}: the server saw the requests the runtimes counted`);
+      assert.equal(
+        log.slice(made),
+        runtimes.map(() => ({ method: "GET", path: "/api/registry.v1.changes.json", status: 304 })),
+        `${step.name}: the server answered each runtime's second run once, 304`,
+      );
+      if (i === historySteps.length - 1) {
+        // A copy of the first build catches up across every item at once, with no document fetched.
+        for (const [name, call] of runtimes) {
+          const got = await call(server.origin, firstCopies.get(name) as Buffer, null);
+          assert.equal([got.kind, got.requests], ["updated", 1], `${name}: from the first build`);
+          assert.ok(Buffer.from(got.bytes as string, "base64").equals(document), `${name}: from the first build`);
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+});
+
+test("a stale feed (a deployment older than the copy) waits; a copy from a restarted history refetches", async () => {
+  assert.is(builds.length, historySteps.length, "the history was built");
+  const stale = await serve(builds[0] as string);
+  try {
+    await round(stale, "the first build's feed", { kind: "wait", requests: 1 }, Buffer.alloc(0));
+  } finally {
+    await stale.stop();
+  }
+  const restarted = join(work, "restarted");
+  await buildStep("fixtures/history/02-additions.json", "2026-12-28T12:00:00Z", restarted, null);
+  const server = await serve(restarted);
+  try {
+    const document = readFileSync(join(restarted, "static", "api", "registry.v1.json"));
+    await round(server, "a restarted history", { kind: "fetched", why: "unknown", requests: 2 }, document);
+    await round(server, "a restarted history, run again", { kind: "unchanged", requests: 1 }, document);
+    // Every runtime says a failure in one line, naming the request by host and path.
+    for (const [name, call] of runtimes) {
+      const got = await call(`${server.origin}/elsewhere`, null, null);
+      assert.is(
+        got.error,
+        `SyncError: GET ${new URL(server.origin).host}/elsewhere/api/registry.v1.changes.json: HTTP 404, expected 200`,
+        name,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+test("catchUp: a copy that is no document refetches; a feed that is none throws; an item that does not lead to its document refetches", async () => {
+  const copy = readFileSync(join(builds[0] as string, "static", "api", "registry.v1.json"));
+  const feed = JSON.parse(readFileSync(join(builds[1] as string, "static", "api", "registry.v1.changes.json"), "utf8"));
+  const next = await catchUp(copy, feed as ChangeFeed);
+  assert.is(next.kind, "updated");
+  assert.equal(await catchUp(copy.toString("utf8"), feed as ChangeFeed), next, "the copy as text or as bytes");
+  assert.equal(await catchUp("{ not json", feed as ChangeFeed), { kind: "refetch", why: "unknown" });
+  assert.equal(await catchUp(new Uint8Array([0xff, 0xfe]), feed as ChangeFeed), { kind: "refetch", why: "unknown" });
+  for (const bad of [null, {}, { items: [{}] }, { items: "x" }]) {
+    try {
+      await catchUp(copy, bad as unknown as ChangeFeed);
+      assert.unreachable("a feed that is none");
+    } catch (error: unknown) {
+      assert.instance(error, TypeError);
+      assert.match((error as Error).message, /^catchUp: the feed is not a registry change feed/);
+    }
+  }
+  // An item whose rows were altered leads elsewhere than the document it names: refetch.
+  const tampered = structuredClone(feed);
+  tampered.items[0]._registry.vaults.upsert[0].display_name += " (altered)";
+  assert.equal(await catchUp(copy, tampered), { kind: "refetch", why: "broken" });
+});
+
+/** A server of this process answering every request with `answer`, at a free port. */
+async function localServer(answer: Parameters<typeof createServer>[1]): Promise<{ origin: string; server: Server }> {
+  const server = createServer(answer);
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+async function failure(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+  } catch (error: unknown) {
+    assert.instance(error, SyncError);
+    const message = (error as Error).message;
+    assert.not.match(message, /\n/, "one line");
+    return message;
+  }
+  return assert.unreachable("expected a SyncError") as never;
+}
+
+test("sync's bounds: no redirect into another origin, nothing a server sent quoted with its user, query or fragment; a timeout; a body cap", async () => {
+  const feedPath = "/api/registry.v1.changes.json";
+  const { origin, server } = await localServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (path === `/away${feedPath}`) {
+      res.writeHead(302, { location: "http://user:secret@other.example/feed.json?token=abc#frag" }).end();
+    } else if (path === `/hop${feedPath}`) res.writeHead(307, { location: `/away${feedPath}?q=1` }).end();
+    else if (path === `/slow${feedPath}`) res.writeHead(200).write("{");
+    else if (path === `/big${feedPath}`) {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      for (let i = 0; i < 65; i++) res.write(chunk);
+      res.end();
+    } else if (path === `/down${feedPath}`) res.writeHead(503).end();
+    else res.writeHead(200).end('{"items": "none"}');
+  });
+  const host = new URL(origin).host;
+  try {
+    const away = await failure(() => sync(`${origin}/away`));
+    assert.is(
+      away,
+      `GET ${host}/away${feedPath}: HTTP 302, a redirect to another origin (other.example/feed.json): not followed`,
+    );
+    // A redirect within the origin is followed; the next one, to another origin, is not.
+    const hop = await failure(() => sync(`${origin}/hop`));
+    assert.is(hop, away, "followed within the origin, then refused, named without its query");
+    assert.match(
+      await failure(() => sync(`${origin}/slow`, undefined, { timeoutMs: 300 })),
+      /: no complete answer within 0\.3 s$/,
+    );
+    assert.is(
+      await failure(() => sync(`${origin}/big`)),
+      `GET ${host}/big${feedPath}: the body is over 4 MiB; the client reads at most 4 MiB`,
+    );
+    assert.is(await failure(() => sync(`${origin}/down`)), `GET ${host}/down${feedPath}: HTTP 503, expected 200`);
+    assert.is(
+      await failure(() => sync(`${origin}/other`)),
+      `GET ${host}/other${feedPath}: not a registry change feed (JSON Feed 1.1 with _registry items)`,
+    );
+    for (const base of ["http://user:secret@registry.example", `${origin}/?token=abc`, "ftp://registry.example", "x"]) {
+      const said = await failure(() => sync(base));
+      assert.is(
+        said,
+        "sync: the base URL must be an http: or https: URL without a user name, password, query or fragment",
+      );
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  }
+});
+
+test.run();
