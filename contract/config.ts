@@ -130,13 +130,14 @@ export function shownUrl(raw: string): string {
 
 /**
  * A URL a server sent (a redirect's `Location`, a link), resolved against `base`, as a message may
- * name it: its host and path only, never a user name, password, query or fragment it holds.
+ * name it: its host (when not `base`'s) and path only, never a user name, password, query or
+ * fragment it holds.
  */
 export function sentUrl(raw: string | null, base: string): string {
   if (raw === null) return "nowhere";
   try {
     const url = new URL(raw, base);
-    return `${url.host}${url.pathname}`;
+    return url.origin === new URL(base).origin ? url.pathname : `${url.host}${url.pathname}`;
   } catch {
     return "an address that is not a URL";
   }

@@ -289,8 +289,8 @@ test("a change feed golden is named as one, and its changed items shown as a lin
   write(
     "golden/history/01-first.changes.json",
     readFileSync("golden/history/01-first.changes.json", "utf8").replace(
-      '"title": "data: 3 vault.added, 2 edge.added"',
-      '"title": "data: 3 vault.added"',
+      '"title": "Snapshot: Harbour Ledger, Mooring Permits, Tide Tables; 2 edges added."',
+      '"title": "Snapshot: Harbour Ledger."',
     ),
   );
   commit("a feed golden changes");
@@ -308,7 +308,7 @@ test("a change feed golden is named as one, and its changed items shown as a lin
   );
   assert.match(
     changed.stdout.toString(),
-    /-\s+"title": "data: 3 vault\.added, 2 edge\.added",\n\+\s+"title": "data: 3 vault\.added",/,
+    /-\s+"title": "Snapshot: Harbour Ledger, Mooring Permits, Tide Tables; 2 edges added\.",\n\+\s+"title": "Snapshot: Harbour Ledger\.",/,
   );
 });
 

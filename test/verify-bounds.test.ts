@@ -55,7 +55,8 @@ test("control characters a server sends never reach the terminal: header values 
       "a redirect",
       () =>
         "HTTP/1.1 302 Found\r\nLocation: https://x.example/\x9b2J\x85after\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-      /^\| \/vaults\.json answers 200 \| FAIL \| 302, a redirect to https:\/\/x\.example\/after: verify the address it names \|$/m,
+      // Host and path only, as the URL parser reads them: the C1 characters are percent-encoded.
+      /^\| \/vaults\.json answers 200 \| FAIL \| 302, a redirect to x\.example\/%C2%9B2J%C2%85after: verify the address it names \|$/m,
     ],
     [
       "a document",
@@ -78,7 +79,7 @@ test("control characters a server sends never reach the terminal: header values 
       if (name === "a document") {
         assert.match(
           out,
-          /^\| \/vaults\.json says Content-Location: a versioned path of the table \| FAIL \| \/api\/registry\.v1\.json \|$/m,
+          /^\| \/vaults\.json says Content-Location: a versioned path of the table \| FAIL \| \/api\/registry\.v1\.json%C2%9B1m%C2%85 \|$/m,
         );
       }
     } finally {
