@@ -194,7 +194,8 @@ async function get(
   const origin = new URL(url).origin;
   let at = url;
   for (let hops = 0;; hops++) {
-    const shown = sentUrl(at, at);
+    // Host and path only: `at` may be a server's redirect, whose user name, query or fragment no message names.
+    const shown = `${new URL(at).host}${new URL(at).pathname}`;
     const fail = (what: string) => new SyncError(`GET ${shown}: ${what}`);
     const controller = new AbortController();
     let timedOut = false;
