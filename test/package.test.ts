@@ -18,6 +18,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "uvu";
@@ -323,7 +325,19 @@ const tool = (dir: string, args: string[]) =>
     },
   });
 
-/** init --platform P in a fresh folder of the project, then the build line its recipe names, run as written. */
+/**
+ * A deployment that has published nothing yet: every path answers 404. The recipes' build line
+ * reads the live base URL as `--previous`, so a first deploy there starts the history.
+ */
+const unpublished = createServer((_req, res) => res.writeHead(404).end());
+await new Promise<void>((done) => unpublished.listen(0, "127.0.0.1", done));
+const FIRST_DEPLOY = `http://127.0.0.1:${(unpublished.address() as AddressInfo).port}`;
+test.after(() => void unpublished.close());
+
+/**
+ * init --platform P in a fresh folder of the project, then the build line its recipe names, run as
+ * written against a first deploy's base URL (FIRST_DEPLOY); node's start.sh builds on its own start.
+ */
 async function initAndBuild(platform: Platform): Promise<string> {
   const dir = join(project, `init-${platform}`);
   mkdirSync(dir, { recursive: true });
@@ -336,30 +350,45 @@ async function initAndBuild(platform: Platform): Promise<string> {
   ], { cwd: dir, env, timeoutMs: 30_000 });
   assert.is(init.code, 0, init.stderr);
   const recipe = readFileSync(join(dir, RECIPES[platform].file), "utf8");
-  assert.ok(recipe.includes(BUILD_LINE), `${platform}: the recipe names the build line`);
   assert.match(readFileSync(join(dir, ".gitignore"), "utf8"), /^\/registry\.source\.json$/m);
   const ignored = spawnSync("git", ["-C", dir, "init", "-q"]).status === 0 &&
     spawnSync("git", ["-C", dir, "check-ignore", "-q", "registry.source.json"]).status === 0;
   assert.ok(ignored, `${platform}: git ignores the source`);
-  const build = platform === "deno"
-    ? await run(DENO, ["task", "build"], { cwd: dir, env: { ...env, SOURCE_DATE_EPOCH: EPOCH }, timeoutMs: 120_000 })
-    : await run("sh", ["-e", "-c", BUILD_LINE], {
+  if (platform === "node") return dir;
+  let build;
+  if (platform === "deno") {
+    assert.ok(recipe.includes(STARTER_BASE_URL), "deno.json's task names the base URL");
+    writeFileSync(join(dir, "deno.json"), recipe.replaceAll(STARTER_BASE_URL, FIRST_DEPLOY));
+    build = await run(DENO, ["task", "build"], {
       cwd: dir,
       env: { ...env, SOURCE_DATE_EPOCH: EPOCH },
       timeoutMs: 120_000,
     });
+  } else {
+    assert.ok(recipe.includes(BUILD_LINE), `${platform}: the recipe names the build line`);
+    build = await run("sh", ["-e", "-c", BUILD_LINE], {
+      cwd: dir,
+      env: { ...env, BASE_URL: FIRST_DEPLOY, SOURCE_DATE_EPOCH: EPOCH },
+      timeoutMs: 120_000,
+    });
+  }
   assert.is(build.code, 0, `${platform}: ${build.stderr}`);
+  assert.match(
+    build.stderr.toString(),
+    /nothing published there yet.*starts a new history/,
+    `${platform}: a first deploy`,
+  );
   return dir;
 }
 
-/** verify against `origin`, built for the starter's base URL: nothing fails. */
-async function verifies(origin: string, flags: string[] = []): Promise<void> {
+/** verify against `origin`, built for `expect` (the starter's base URL unless given): nothing fails. */
+async function verifies(origin: string, flags: string[] = [], expect = STARTER_BASE_URL): Promise<void> {
   const verified = await run(systemNode(), [
     join(project, "node_modules", ".bin", "registry-endpoint"),
     "verify",
     origin,
     "--expect-base",
-    STARTER_BASE_URL,
+    expect,
     ...flags,
   ], { env, timeoutMs: 120_000 });
   assert.is(verified.code, 0, verified.stdout.toString() + verified.stderr);
@@ -442,7 +471,7 @@ test("init --platform deno: deno task build, then deno serve on the built Worker
     { cwd: dir, ready: /Listening on (?:\x1b\[\d+m)*(http:\/\/127\.0\.0\.1:\d+)/ },
   );
   try {
-    await verifies(server.origin);
+    await verifies(server.origin, [], FIRST_DEPLOY);
   } finally {
     await server.stop();
   }
