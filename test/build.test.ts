@@ -123,9 +123,11 @@ test("a folder holding files the build did not make is refused and left exactly 
 test("a previous build's output is replaced whole; one with a foreign file in it is refused", async () => {
   const out = join(work, "replaced");
   assert.is((await buildInto(out)).code, 0);
-  assert.is((await buildInto(out)).code, 0, "a build's own output may be rebuilt");
+  // It holds a build of this deployment: the rebuild carries its history on (or starts one on purpose).
+  assert.is((await buildInto(out, ["--previous", out])).code, 0, "a build's own output may be rebuilt");
+  assert.is((await buildInto(out, ["--new-history"])).code, 0, "and rebuilt with a new history");
   writeFileSync(join(out, "static", "extra.html"), "added by hand");
-  const refused = await buildInto(out);
+  const refused = await buildInto(out, ["--previous", out]);
   assert.is(refused.code, 1);
   assert.match(
     refused.stderr,

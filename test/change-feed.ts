@@ -1,7 +1,8 @@
 /**
- * A test oracle of the change feed's wire format (docs/deploying.md, "What verify checks"),
- * written from the rule, not from the build: the item from one document to the next, the privacy
- * rewrite, and the two feed texts. The verify tests serve feeds made by it, and tamper with them.
+ * A test oracle of the change feed's wire format (docs/deploying.md, "What verify checks"; D9),
+ * written from the rule, not from the build: the item from one document to the next, the rewrite
+ * of every carried item to the current rows, the chain's ids and envelope, and the two feed texts.
+ * The verify tests serve feeds made by it, and tamper with them.
  */
 import type { BuildRef, EdgeLike, RegistryChange } from "../feed/change.ts";
 
@@ -11,6 +12,8 @@ export interface Doc {
   readonly etag: string;
   readonly vaults: readonly Row[];
   readonly edges: readonly EdgeLike[];
+  /** The document's top-level members other than `vaults` and `edges`: the newest item carries them. */
+  readonly envelope?: Record<string, unknown>;
 }
 export type Row = { readonly vault_slug: string; readonly listing?: string } & Record<string, unknown>;
 
@@ -50,27 +53,42 @@ export function changeBetween(a: Doc | null, b: Doc): RegistryChange<Row, EdgeLi
   };
 }
 
-/** `set` as the build of `current` carries it: rows of vaults `current` withholds become their minimal row, of vaults it does not list leave; edges touching either leave. */
+/**
+ * `set` as the build of `current` carries it: every row becomes its vault's row in `current` (full
+ * or minimal), or leaves when `current` does not list the vault; edges touching a vault `current`
+ * withholds or does not list leave `add` and `remove`; no envelope.
+ */
 export function rewriteFor(set: RegistryChange<Row, EdgeLike>, current: Doc): RegistryChange<Row, EdgeLike> {
   const shown = new Map(current.vaults.map((r) => [r.vault_slug, r]));
   const hidden = (slug: string) => !shown.has(slug) || shown.get(slug)?.listing !== undefined;
   const open = (e: EdgeLike) => !hidden(e.source) && !hidden(e.target);
+  const { envelope: _old, ...rest } = set;
   return {
-    ...set,
-    vaults: {
-      ...set.vaults,
-      upsert: set.vaults.upsert.filter((r) => shown.has(r.vault_slug)).map((
-        r,
-      ) => (hidden(r.vault_slug) ? (shown.get(r.vault_slug) as Row) : r)),
-    },
+    ...rest,
+    vaults: { ...set.vaults, upsert: set.vaults.upsert.flatMap((r) => shown.get(r.vault_slug) ?? []) },
     edges: { ...set.edges, add: set.edges.add.filter(open), remove: set.edges.remove.filter(open) },
   };
 }
 
-/** The change sets of a sequence of documents, first snapshot first, rewritten for the last. */
+/**
+ * The change sets of a sequence of documents, first snapshot first, rewritten for the last; the
+ * last one carries the last document's envelope when it has one.
+ */
 export function historyOf(docs: readonly Doc[]): RegistryChange<Row, EdgeLike>[] {
   const last = docs[docs.length - 1] as Doc;
-  return docs.map((d, i) => rewriteFor(changeBetween(i === 0 ? null : (docs[i - 1] as Doc), d), last));
+  const sets = docs.map((d, i) => rewriteFor(changeBetween(i === 0 ? null : (docs[i - 1] as Doc), d), last));
+  return last.envelope === undefined ? sets : withEnvelope(sets, last);
+}
+
+/** `sets` (oldest first) with `doc`'s envelope on the newest only. */
+export function withEnvelope(
+  sets: readonly RegistryChange<Row, EdgeLike>[],
+  doc: Doc,
+): RegistryChange<Row, EdgeLike>[] {
+  return sets.map((set, i) => {
+    const { envelope: _old, ...rest } = set;
+    return i === sets.length - 1 && doc.envelope !== undefined ? { ...rest, envelope: doc.envelope } : rest;
+  });
 }
 
 /** One feed item: an id, a title, the dates, and the change set. */
@@ -79,9 +97,12 @@ export interface FeedItem {
   readonly set: RegistryChange<Row, EdgeLike>;
 }
 
-/** Items for `sets`, with ids made from the builds they lead to. */
+/** Items for `sets`, with ids made from the builds they lead to: the feed URL, `#`, `to.built_at`, `/`, its ETag's hex. */
 export function itemsOf(base: string, sets: readonly RegistryChange<Row, EdgeLike>[]): FeedItem[] {
-  return sets.map((set) => ({ id: `${base}/api/registry.v1.changes.json#${set.to.built_at}`, set }));
+  return sets.map((set) => ({
+    id: `${base}/api/registry.v1.changes.json#${set.to.built_at}/${set.to.etag.replaceAll('"', "")}`,
+    set,
+  }));
 }
 
 /** The JSON Feed 1.1 text of `items`, newest first. */

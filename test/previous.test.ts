@@ -1,6 +1,7 @@
 /**
  * `npm run build -- --previous`: the previous build's history carried on from its folder or its
- * base URL, and every previous build that is not one refused in one line, nothing written.
+ * base URL (which must be this build's own), and every previous build that is not one refused in
+ * one line, nothing written (D9). More of the chain's rules through the command: test/feed-build-*.test.ts.
  */
 import { createServer, type Server } from "node:http";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -22,10 +23,19 @@ const build = (out: string, epochDay: number, extra: string[] = [], source = "fi
   runCommand(runBuild, ["--source", source, "--base-url", base, "--out", out, ...extra], {
     env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }),
   });
-const feedOf = (out: string) =>
-  JSON.parse(readFileSync(join(out, FEED), "utf8")) as {
-    items: { id: string; _registry: { from: unknown; vaults: { upsert: { note?: string }[] } } }[];
+interface Lists {
+  vaults: { upsert: { note?: string }[]; remove: string[] };
+  edges: { add: unknown[]; remove: unknown[]; remove_touching: string[] };
+}
+const feedOf = (out: string, basePath = "") =>
+  JSON.parse(readFileSync(join(out, FEED.replace("static/", `static${basePath}/`)), "utf8")) as {
+    items: { id: string; title: string; _registry: { from: unknown; to: unknown; envelope?: unknown } & Lists }[];
   };
+const EMPTY = {
+  vaults: { upsert: [], remove: [] },
+  edges: { add: [], remove: [], remove_touching: [] },
+};
+const listsOf = ({ vaults, edges }: Lists) => ({ vaults, edges });
 
 let first = "";
 test.before(async () => {
@@ -47,19 +57,27 @@ test("without --previous: one item, from null, every row upserted and every edge
   assert.equal((feed.items[0]!._registry as unknown as { edges: { add: unknown[] } }).edges.add, document.edges);
 });
 
-test("--previous FOLDER: a changed source adds one item; an equal rebuild adds none; the same folder may be --out and --previous", async () => {
-  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { note?: string | null }[] };
+test("--previous FOLDER: a changed source adds one item naming the vault; an equal rebuild at a later SOURCE_DATE_EPOCH adds one with empty lists; the same folder may be --out and --previous", async () => {
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as {
+    vaults: { display_name: string; note?: string | null }[];
+  };
   source.vaults[0]!.note = "A changed note.";
   writeFileSync(join(work, "changed.json"), JSON.stringify(source));
   const out = join(work, "rolling");
   cpSync(first, out, { recursive: true });
   const changed = await build(out, 1, ["--previous", out], join(work, "changed.json"));
   assert.is(changed.code, 0, changed.stderr);
+  const [newest, older] = feedOf(out).items;
   assert.is(feedOf(out).items.length, 2);
-  assert.match(JSON.stringify(feedOf(out).items[0]), /"title":"data: [^"]*vault\.field/);
+  assert.is(newest!.title, `Data change: updated ${source.vaults[0]!.display_name}.`);
+  assert.equal(newest!._registry.from, older!._registry.to, "a chain: its from is the older item's to");
   const again = await build(out, 2, ["--previous", out], join(work, "changed.json"));
   assert.is(again.code, 0, again.stderr);
-  assert.is(feedOf(out).items.length, 2, "an equal rebuild adds no item");
+  const feed = feedOf(out);
+  assert.is(feed.items.length, 3, "a new document (a new built_at) is a new item");
+  assert.equal(listsOf(feed.items[0]!._registry), EMPTY);
+  assert.is(feed.items[0]!.title, "Data change: no vault or edge changed.");
+  assert.equal(feed.items.slice(1).map((i) => i.id), [newest!.id, older!.id]);
 });
 
 /** Runs a build with --previous `location` that must be refused: one line naming the reason, exit 1, nothing written. */
@@ -68,12 +86,12 @@ async function refused(location: string, reason: RegExp, epochDay = 5, base = BA
   const result = await build(out, epochDay, ["--previous", location], "fixtures/registry.json", base);
   assert.is(result.code, 1, result.stderr);
   assert.is(result.stderr.trim().split("\n").length, 1, result.stderr);
-  assert.match(result.stderr, reason);
+  assert.match(result.stderr, reason, result.stderr);
   assert.not.ok(existsSync(out), "nothing written");
   return result.stderr;
 }
 
-test("refused: a folder that is not a build's output, another base URL, a built_at not earlier", async () => {
+test("refused: a folder that is not a build's output, another base URL, a later built_at, the same built_at with other bytes; the same built_at and bytes is the same build", async () => {
   await refused(join(work), /^--previous: .* holds no versioned document of this build's versions/);
   await refused(
     first,
@@ -81,10 +99,28 @@ test("refused: a folder that is not a build's output, another base URL, a built_
     5,
     "https://other.example",
   );
-  await refused(first, /built at 2026-11-21T12:00:00Z, not earlier than this build \(2026-11-21T12:00:00Z\)/, 0);
+  const later = join(work, "later");
+  assert.is((await build(later, 3)).code, 0);
+  await refused(later, /built at 2026-11-24T12:00:00Z, later than this build \(2026-11-23T12:00:00Z\)$/m, 2);
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { note?: string | null }[] };
+  source.vaults[0]!.note = "Other bytes at the same built_at.";
+  writeFileSync(join(work, "same-time.json"), JSON.stringify(source));
+  const out = join(work, "same-time");
+  const other = await build(out, 0, ["--previous", first], join(work, "same-time.json"));
+  assert.is(other.code, 1, other.stderr);
+  assert.match(
+    other.stderr,
+    /^build failed: v1: the previous build has this built_at \(2026-11-21T12:00:00Z\) but other bytes: build at a later time\n$/,
+  );
+  assert.not.ok(existsSync(out), "nothing written");
+  const again = await build(out, 0, ["--previous", first]);
+  assert.is(again.code, 0, again.stderr);
+  for (const file of filesUnder(first)) {
+    assert.ok(readFileSync(join(out, file)).equals(readFileSync(join(first, file))), `${file}: the same build again`);
+  }
 });
 
-test("refused: a feed missing, not JSON, not a change feed, over its size limit, or tampered so that its items do not replay to its document", async () => {
+test("refused: a feed missing, not JSON, not a change feed, over its size limit, or tampered so that its items do not replay to its document; a planted title is not carried on", async () => {
   const variant = (name: string, edit: (feedPath: string) => void) => {
     const dir = join(work, name);
     cpSync(first, dir, { recursive: true });
@@ -112,7 +148,7 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
   assert.ok(statSync(join(tampered, FEED)).size > 0);
   await refused(
     tampered,
-    /not the history of its document: items: replayed from the first snapshot, they do not give the document's vaults and edges$/m,
+    /not the history of its document: items: replayed onto the document they lead to, they change it: the feed is not this document's history; a deployment built before feeds were chains moves on with one --new-history$/m,
   );
   const extraKey = variant("extra-key", (f) => {
     const feed = JSON.parse(readFileSync(f, "utf8")) as {
@@ -121,65 +157,87 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
     feed.items[0]!._registry.vaults.upsert[0]!["internal_owner"] = "someone";
     writeFileSync(f, JSON.stringify(feed, null, 2));
   });
-  await refused(extraKey, /expected exactly the keys of a full or a minimal row/);
-  // A title carries on into every later feed: one planted there is refused, and not quoted.
+  // A row that is not the document's row (here: a key more) changes the document when replayed onto it.
+  const said = await refused(
+    extraKey,
+    /changes\.json: not the history of its document: items: replayed onto the document/,
+  );
+  assert.not.ok(said.includes("someone") || said.includes("internal_owner"), said);
+  // Every title is made anew from what its item carries: one planted there is not carried on.
   const planted = variant("planted-title", (f) => {
-    const feed = JSON.parse(readFileSync(f, "utf8")) as { items: { title: string }[] };
+    const feed = JSON.parse(readFileSync(f, "utf8")) as { items: { title: string; content_text: string }[] };
     feed.items[0]!.title = "breaking: <b>PLANTED</b>\nsecond line";
+    feed.items[0]!.content_text = "PLANTED summary";
     writeFileSync(f, JSON.stringify(feed, null, 2));
   });
-  const said = await refused(
-    planted,
-    /items\[0\]\.title: expected "data: " and rule ids with their counts, as a build writes it/,
+  const out = join(work, "after-planted");
+  const carried = await build(out, 5, ["--previous", planted]);
+  assert.is(carried.code, 0, carried.stderr);
+  assert.not.ok(carried.stderr.includes("PLANTED"), carried.stderr);
+  assert.not.ok(readFileSync(join(out, FEED), "utf8").includes("PLANTED"), "the planted title is not carried on");
+  assert.not.ok(
+    readFileSync(join(out, "static/api/registry.v1.changes.atom"), "utf8").includes("PLANTED"),
+    "nor in the Atom feed",
   );
-  assert.not.ok(said.includes("PLANTED"), said);
 });
 
 test("--previous URL: read from the live base URL; a redirect, an error status, a body over the cap and an unreachable host are refused", async () => {
   const seen: string[] = [];
+  let live = "";
   const server: Server = createServer((req, res) => {
     seen.push(req.url ?? "");
-    if (req.url?.startsWith("/huge/")) {
+    const path = (req.url ?? "/").split("?")[0] as string;
+    if (path.startsWith("/huge/")) {
       res.writeHead(200, { "content-length": String(1 << 30) }).flushHeaders();
       res.destroy();
       return;
     }
-    if (req.url?.startsWith("/moved/")) {
+    if (path.startsWith("/moved/")) {
       res.writeHead(301, { location: "https://elsewhere.example/" }).end();
       return;
     }
-    if (req.url?.startsWith("/controls/")) {
+    if (path.startsWith("/controls/")) {
       // A C1 CSI (U+009B, sent as the byte 0x9B): a fetch hands them over in the Location it reads.
       res.writeHead(301, { location: "https://elsewhere.example/\u009b2J\u009b31mred" }).end();
       return;
     }
-    if (req.url?.startsWith("/broken/")) {
+    if (path.startsWith("/broken/")) {
       res.writeHead(500).end();
       return;
     }
-    const file = join(first, "static", (req.url ?? "/").replace(/^\/live/, ""));
-    if (!req.url?.startsWith("/live/") || !existsSync(file)) res.writeHead(404).end();
+    // The static export of a build for base URL <origin>/live names its folders after /live.
+    const file = join(live, "static", path);
+    if (!path.startsWith("/live/") || !existsSync(file)) res.writeHead(404).end();
     else res.writeHead(200).end(readFileSync(file));
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const { port } = server.address() as { port: number };
+  const origin = `http://127.0.0.1:${port}`;
   try {
+    live = join(work, "live");
+    const deployed = await build(live, 0, [], "fixtures/registry.json", `${origin}/live`);
+    assert.is(deployed.code, 0, deployed.stderr);
     const out = join(work, "from-url");
-    const ok = await build(out, 3, ["--previous", `http://127.0.0.1:${port}/live`]);
+    const ok = await build(out, 3, ["--previous", `${origin}/live`], "fixtures/registry.json", `${origin}/live`);
     assert.is(ok.code, 0, ok.stderr);
-    assert.is(feedOf(out).items.length, 1, "an equal source adds no item to the live history");
-    assert.is(feedOf(out).items[0]!.id, feedOf(first).items[0]!.id);
-    await refused(
-      `http://127.0.0.1:${port}/moved`,
-      /answered 301, a redirect to https:\/\/elsewhere\.example\/: give the address it names$/m,
+    assert.is(ok.stderr, "", "a history carried on says nothing");
+    const [newest, older] = feedOf(out, "/live").items;
+    assert.is(feedOf(out, "/live").items.length, 2, "a new built_at is a new item, with empty lists");
+    assert.equal(listsOf(newest!._registry), EMPTY);
+    assert.is(older!.id, feedOf(live, "/live").items[0]!.id);
+    const refusedAt = (path: string, reason: RegExp) => refused(`${origin}${path}`, reason, 5, `${origin}${path}`);
+    await refusedAt(
+      "/moved",
+      /answered 301, a redirect to elsewhere\.example\/: give the address it names$/m,
     );
-    await refused(`http://127.0.0.1:${port}/broken`, /answered 500$/m);
-    await refused(
-      `http://127.0.0.1:${port}/huge`,
-      /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/huge\/api\/registry\.v1\.json: the body is 1 GiB; --previous reads at most \d+ MiB$/m,
+    await refusedAt("/broken", /answered 500$/m);
+    await refusedAt(
+      "/huge",
+      /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/huge\/api\/registry\.v1\.json\?fresh=[0-9a-f-]{36}: the body is 1 GiB; --previous reads at most \d+ MiB$/m,
     );
     // A live base URL by the base URL's rules: credentials refused and never printed; no query or
     // fragment for the paths to land after.
+    const fetched = seen.length;
     for (
       const [location, reason] of [
         [
@@ -187,39 +245,37 @@ test("--previous URL: read from the live base URL; a redirect, an error status, 
           /^--previous: a base URL must not hold a user name or password .*the value is not printed$/m,
         ],
         [
-          `http://127.0.0.1:${port}/live?token=hunter2`,
+          `${origin}/live?token=hunter2`,
           /^--previous: expected an absolute http or https URL without query, fragment or credentials, got /m,
         ],
         [
-          `http://127.0.0.1:${port}/live#hunter2`,
+          `${origin}/live#hunter2`,
           /^--previous: expected an absolute http or https URL without query, fragment or credentials, got /m,
         ],
       ] as const
     ) {
-      const said = await refused(location, reason);
+      const said = await refused(location, reason, 5, `${origin}/live`);
       if (location.includes("user:")) assert.not.ok(said.includes("hunter2"), said);
-      assert.not.ok(
-        seen.some((url) =>
-          !url.startsWith("/live/") && !url.startsWith("/moved/") && !url.startsWith("/broken/") &&
-          !url.startsWith("/controls/") && !url.startsWith("/huge/")
-        ),
-        `nothing fetched for ${location}: ${seen.join(", ")}`,
-      );
+      assert.is(seen.length, fetched, `nothing fetched for ${location}: ${seen.slice(fetched).join(", ")}`);
     }
     const out2 = join(work, "from-url-slash");
-    const slashed = await build(out2, 3, ["--previous", `http://127.0.0.1:${port}/live/`]);
+    const slashed = await build(out2, 3, ["--previous", `${origin}/live/`], "fixtures/registry.json", `${origin}/live`);
     assert.is(slashed.code, 0, slashed.stderr);
     // What the redirect names reaches the terminal without its controls.
-    await refused(
-      `http://127.0.0.1:${port}/controls`,
-      /answered 301, a redirect to https:\/\/elsewhere\.example\/red: give the address it names$/m,
+    const controls = await refusedAt(
+      "/controls",
+      /answered 301, a redirect to elsewhere\.example\/\S*: give the address it names$/m,
     );
+    assert.not.match(controls, /[\u0080-\u009f\u001b]/);
   } finally {
     await new Promise((done) => server.close(done));
   }
+  const closed = `http://127.0.0.1:${await freePort()}`;
   await refused(
-    `http://127.0.0.1:${await freePort()}`,
-    /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\.v1\.json: connection refused \(127\.0\.0\.1 port \d+\)$/m,
+    closed,
+    /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\.v1\.json\?fresh=[0-9a-f-]{36}: connection refused \(127\.0\.0\.1 port \d+\)$/m,
+    5,
+    closed,
   );
 });
 
@@ -231,24 +287,23 @@ test("docs/deploying.md's history lines run as written: the first deploy, then l
   );
   const lines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] as string).trim().split("\n"));
   assert.is(lines.length, 3, section);
-  // As written, but for the source's path, the live URL (served here from the first build's folder)
-  // and the output folder.
+  // As written, but for the source's path, the live URL (served here from the first build's folder,
+  // and so the base URL too) and the output folder.
   const argsOf = (line: string, out: string, live: string): string[] => {
     assert.match(
       line,
       /^npm run build -- --source registry\.source\.json --base-url https:\/\/registry\.example\.org( |$)/,
     );
-    const args = line.replace(/^npm run build -- /, "").replace(
-      "--previous https://registry.example.org",
-      `--previous ${live}`,
-    ).split(" ").map((a) => (a === "dist" ? out : a === "registry.source.json" ? join(work, "doc-source.json") : a));
+    // --previous URL must be the build's own base URL: the live one stands for both.
+    const args = line.replace(/^npm run build -- /, "").replaceAll("https://registry.example.org", live)
+      .split(" ").map((a) => (a === "dist" ? out : a === "registry.source.json" ? join(work, "doc-source.json") : a));
     return args.includes("--out") ? args : [...args, "--out", out];
   };
   const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { note?: string | null }[] };
   writeFileSync(join(work, "doc-source.json"), JSON.stringify(source));
   const out = join(work, "doc-lines");
   const server: Server = createServer((req, res) => {
-    const file = join(out, "static", req.url ?? "/");
+    const file = join(out, "static", (req.url ?? "/").split("?")[0] as string);
     if (!existsSync(file) || !statSync(file).isFile()) res.writeHead(404).end();
     else res.writeHead(200).end(readFileSync(file));
   });

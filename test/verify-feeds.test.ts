@@ -1,7 +1,8 @@
 /**
  * `verify` on change feeds: servers of the test's own serve a real build's document with hand-made
- * feeds (test/change-feed.ts), valid or broken one way each, and every case ends in its PASS or
- * FAIL row.
+ * feeds (test/change-feed.ts, written from D9: a chain, every carried row the current one, the
+ * envelope on the newest item), valid or broken one way each, and every case ends in its PASS,
+ * WARN or FAIL row.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,6 +18,7 @@ import { answerer } from "../http/answer.ts";
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import type { Resource } from "../http/responses.ts";
 import { type Check, verify } from "../node/verify/verify.ts";
+import { strongEtag } from "../http/responses.ts";
 import { validateSource } from "../registry.ts";
 import {
   atomFeed,
@@ -27,6 +29,7 @@ import {
   itemsOf,
   jsonFeed,
   type Row,
+  withEnvelope,
 } from "./change-feed.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 
@@ -65,13 +68,15 @@ function changed(source: Source): Source {
 async function built(
   source: Source,
   builtAt: string,
-): Promise<{ build: Build; doc: Doc & Record<string, unknown>; bytes: Uint8Array }> {
+): Promise<{ build: Build; doc: Doc & Record<string, unknown>; bytes: Uint8Array<ArrayBuffer> }> {
   const valid = validateSource(source);
   assert.ok(valid.ok, JSON.stringify(valid));
   const build = await prepareBuild(valid.source, { baseUrl: DEPLOYED, builtAt });
   const resource = build.routes.get("/api/registry.v1.json") as Resource;
   const bytes = resource.identity.body;
-  return { build, doc: { ...JSON.parse(Buffer.from(bytes).toString()), etag: resource.identity.etag }, bytes };
+  const parsed = JSON.parse(Buffer.from(bytes).toString()) as Record<string, unknown>;
+  const { vaults: _v, edges: _e, ...envelope } = parsed;
+  return { build, doc: { ...(parsed as unknown as Doc), etag: resource.identity.etag, envelope }, bytes };
 }
 
 const before = await built(fixture(), "2026-11-21T12:00:00Z");
@@ -79,6 +84,12 @@ const after = await built(changed(fixture()), "2026-11-22T12:00:00Z");
 const A = before.doc;
 const B = after.doc;
 const VALID = historyOf([A, B]);
+/** An earlier document as `--previous-document` gives it: its value and the identity ETag of its bytes. */
+const earlier = async (value: unknown, bytes = new TextEncoder().encode(JSON.stringify(value))) => ({
+  value,
+  etag: await strongEtag(bytes),
+});
+const EARLIER = await earlier(JSON.parse(Buffer.from(before.bytes).toString()), before.bytes);
 
 interface Served {
   json?: string | null;
@@ -128,12 +139,12 @@ async function feedServer(served: Served): Promise<{ origin: string; server: Ser
 }
 
 /** verify's rows about the feeds, against a server of `served`. */
-async function feedRows(served: Served, previous?: unknown): Promise<Check[]> {
+async function feedRows(served: Served, previous?: { value: unknown; etag: string }): Promise<Check[]> {
   const { origin, server } = await feedServer(served);
   try {
     const rows = await verify(origin, {
       expectBase: DEPLOYED,
-      ...(previous === undefined ? {} : { previousDocument: { name: "earlier.json", value: previous } }),
+      ...(previous === undefined ? {} : { previousDocument: { name: "earlier.json", ...previous } }),
     });
     const start = rows.findIndex((c) => /feed|Link rel="alternate"/.test(c.name));
     assert.ok(start > 0, JSON.stringify(rows));
@@ -157,7 +168,7 @@ const row = (rows: readonly Check[], name: RegExp): Check => {
 const failing = (rows: readonly Check[]) => rows.filter((c) => c.result !== "pass").map((c) => c.name);
 
 test("a valid feed of two builds (first snapshot, then a change), and B's own earlier document: every feed row passes", async () => {
-  const rows = await feedRows(both(itemsOf(DEPLOYED, VALID)), A);
+  const rows = await feedRows(both(itemsOf(DEPLOYED, VALID)), EARLIER);
   assert.equal(failing(rows), []);
   for (
     const name of [
@@ -170,33 +181,71 @@ test("a valid feed of two builds (first snapshot, then a change), and B's own ea
       /is well-formed Atom .* RFC 4287/,
       /ids are unique/,
       /Atom entries are the JSON items/,
-      /no item carries detail/,
-      /newest item's to is no later/,
-      /newest item's to state is the document's/,
-      /whole feed, replayed from nothing/,
-      /items newer than earlier\.json .*, replayed onto it/,
+      /items form a chain, newest first/,
+      /every row an item carries is the document's row/,
+      /newest item's to is the document: its built_at and the identity ETag/,
+      /newest item carries the document's envelope/,
+      /items since the last resync, replayed onto the document, change nothing/,
+      /catching earlier\.json \(built 2026-11-21T12:00:00Z\) up by the feed gives/,
     ]
   ) {
     assert.is(row(rows, name).result, "pass", String(name));
   }
-  assert.is(row(rows, /replayed onto it, give/).detail, `${B.vaults.length} vaults, ${B.edges.length} edges`);
+  assert.is(row(rows, /catching earlier/).detail, `${B.vaults.length} vaults, ${B.edges.length} edges`);
 });
 
-test("a tampered feed whose replay misses a change: the whole-history replay and the --previous-document replay FAIL, naming the vault", async () => {
+const CATCH_UP =
+  "catching earlier.json (built 2026-11-21T12:00:00Z) up by the feed gives the document's vaults and edges";
+
+test("a tampered feed whose catch-up misses a change: the --previous-document catch-up FAILs, naming the vault or the edge", async () => {
   const last = VALID[1] as RegistryChange<Row, EdgeLike>;
   const tampered = [VALID[0], {
     ...last,
     vaults: { ...last.vaults, upsert: last.vaults.upsert.filter((r) => r.vault_slug !== "tide-tables") },
   }] as RegistryChange<Row, EdgeLike>[];
-  const rows = await feedRows(both(itemsOf(DEPLOYED, tampered)), A);
-  assert.equal(failing(rows), [
-    "the whole feed, replayed from nothing, gives the document's vaults and edges",
-    "the items newer than earlier.json (built 2026-11-21T12:00:00Z), replayed onto it, give the document's vaults and edges",
-  ]);
-  assert.is(row(rows, /replayed from nothing/).detail, "vaults[tide-tables] differs");
+  const rows = await feedRows(both(itemsOf(DEPLOYED, tampered)), EARLIER);
+  assert.equal(failing(rows), [CATCH_UP]);
+  assert.is(row(rows, /catching earlier/).detail, "vaults[tide-tables] differs");
   const noEdge = [VALID[0], { ...last, edges: { ...last.edges, add: [] } }] as RegistryChange<Row, EdgeLike>[];
-  const missing = await feedRows(both(itemsOf(DEPLOYED, noEdge)), A);
-  assert.is(row(missing, /replayed onto it, give/).detail, "edge new-quay -> tide-tables missing");
+  const missing = await feedRows(both(itemsOf(DEPLOYED, noEdge)), EARLIER);
+  assert.equal(failing(missing), [CATCH_UP]);
+  assert.is(row(missing, /catching earlier/).detail, "edge new-quay -> tide-tables missing");
+});
+
+test("a feed that is not a chain: an item's from not the next item's to, a snapshot that is not the oldest, the envelope on an older item or on none: FAIL", async () => {
+  const [first, last] = VALID as [RegistryChange<Row, EdgeLike>, RegistryChange<Row, EdgeLike>];
+  const CHAIN =
+    "the items form a chain, newest first: each from is the next item's to, ids and dates from each to, the envelope on the newest";
+  const cases: [string, RegistryChange<Row, EdgeLike>[], RegExp][] = [
+    [
+      "from not the next item's to",
+      [first, { ...last, from: { ...(last.from as { built_at: string; etag: string }), etag: '"0000"' } }],
+      /^items\[0\]\._registry\.from: expected the next item's to \(items form a chain, newest first\)$/,
+    ],
+    [
+      "a snapshot on top",
+      [first, { ...last, from: null }],
+      /^items\[0\]\._registry\.from: expected the next item's to/,
+    ],
+    [
+      "the envelope on the older item too",
+      [{ ...first, envelope: B.envelope as Record<string, unknown> }, last],
+      /^items\[1\]\._registry\.envelope: expected on the newest item only$/,
+    ],
+  ];
+  for (const [name, sets, detail] of cases) {
+    const rows = await feedRows(both(itemsOf(DEPLOYED, sets)));
+    assert.equal(failing(rows), [CHAIN], name);
+    assert.match(row(rows, /items form a chain/).detail, detail, name);
+  }
+  const { envelope: _e, ...bare } = last;
+  const none = await feedRows(both(itemsOf(DEPLOYED, [first, bare])));
+  assert.equal(failing(none), [CHAIN, "the newest item carries the document's envelope"]);
+  // Items out of order: oldest first.
+  const json = JSON.parse(jsonFeed(DEPLOYED, itemsOf(DEPLOYED, VALID))) as { items: unknown[] };
+  json.items.reverse();
+  const reversed = await feedRows({ json: JSON.stringify(json), atom: atomFeed(DEPLOYED, itemsOf(DEPLOYED, VALID)) });
+  assert.ok(failing(reversed).includes(CHAIN), JSON.stringify(reversed));
 });
 
 test("a JSON feed that breaks its own rules: two items to one build, a date_published that is not to.built_at, a resync with lists, a bad class, over 4 MiB: FAIL", async () => {
@@ -249,12 +298,13 @@ test("feeds that ignore If-None-Match: FAIL for each", async () => {
   assert.equal(failing(rows), [`${JSON_PATH} answers 304 to its own ETag`, `${ATOM_PATH} answers 304 to its own ETag`]);
 });
 
-test("duplicate item ids: FAIL (and the Atom entries no longer match the items one to one)", async () => {
+test("duplicate item ids: FAIL (and the Atom entries no longer match the items one to one, nor the ids their to)", async () => {
   const items = itemsOf(DEPLOYED, VALID).map((item) => ({ ...item, id: "same-id" }));
   const rows = await feedRows(both(items));
   assert.equal(failing(rows), [
     "item ids are unique in each feed",
     "the Atom entries are the JSON items: the same ids and dates",
+    "the items form a chain, newest first: each from is the next item's to, ids and dates from each to, the envelope on the newest",
   ]);
   assert.is(row(rows, /ids are unique/).detail, "same-id, same-id");
 });
@@ -293,27 +343,24 @@ test("a broken Atom feed: not well-formed, or an entry without a required elemen
   }
 });
 
-test("a feed whose newest to is not the document: a later built_at, another ETag, or another state: FAIL", async () => {
+const NEWEST = "the newest item's to is the document: its built_at and the identity ETag of its bytes";
+
+test("a feed whose newest to is not the document: a later or an earlier built_at, another ETag, or another state: FAIL", async () => {
   const last = VALID[1] as RegistryChange<Row, EdgeLike>;
-  const later = { ...last, to: { ...last.to, built_at: "2026-11-23T12:00:00Z" } };
-  const rows = await feedRows(both(itemsOf(DEPLOYED, [VALID[0], later] as RegistryChange<Row, EdgeLike>[])));
-  assert.ok(
-    failing(rows).includes(
-      "the newest item's to is no later than the document, and names its identity ETag when it is this build",
-    ),
-    JSON.stringify(rows),
-  );
+  for (const builtAt of ["2026-11-23T12:00:00Z", "2026-11-22T06:00:00Z"]) {
+    const moved = { ...last, to: { ...last.to, built_at: builtAt } };
+    const rows = await feedRows(both(itemsOf(DEPLOYED, [VALID[0], moved] as RegistryChange<Row, EdgeLike>[])));
+    assert.equal(failing(rows), [NEWEST], builtAt);
+  }
   const etag = await feedRows(
     both(
       itemsOf(DEPLOYED, [VALID[0], { ...last, to: { ...last.to, etag: '"0000"' } }] as RegistryChange<Row, EdgeLike>[]),
     ),
   );
-  assert.equal(failing(etag), [
-    "the newest item's to is no later than the document, and names its identity ETag when it is this build",
-  ]);
-  assert.match(
-    row(etag, /newest item's to is no later/).detail,
-    new RegExp(`to\\.etag "0000", identity ETag ${B.etag}$`),
+  assert.equal(failing(etag), [NEWEST]);
+  assert.is(
+    row(etag, /newest item's to is the document/).detail,
+    `to 2026-11-22T12:00:00Z "0000"; the document 2026-11-22T12:00:00Z ${B.etag}`,
   );
   const other = {
     ...B,
@@ -321,38 +368,73 @@ test("a feed whose newest to is not the document: a later built_at, another ETag
   };
   const state = await feedRows(both(itemsOf(DEPLOYED, historyOf([A, other]))));
   assert.equal(failing(state), [
-    "the newest item's to state is the document's vaults and edges (replayed onto its own result, it changes nothing)",
-    "the whole feed, replayed from nothing, gives the document's vaults and edges",
+    "every row an item carries is the document's row, and no item carries an edge of a vault it withholds or no longer lists",
+    "the items since the last resync, replayed onto the document, change nothing",
   ]);
-  assert.is(row(state, /newest item's to state/).detail, "vaults[new-quay] differs");
+  assert.is(row(state, /replayed onto the document/).detail, "vaults[new-quay] differs");
+  const envelope = await feedRows(
+    both(
+      itemsOf(DEPLOYED, withEnvelope(VALID, { ...B, envelope: { ...B.envelope, built_at: "2026-11-20T00:00:00Z" } })),
+    ),
+  );
+  assert.equal(failing(envelope), ["the newest item carries the document's envelope"]);
 });
 
-test("a feed that still carries a withheld vault's former detail (not rewritten for this build): FAIL naming the slug only", async () => {
-  const unrewritten = [changeBetween(null, A), changeBetween(A, B)];
+const ROWS =
+  "every row an item carries is the document's row, and no item carries an edge of a vault it withholds or no longer lists";
+
+test("a feed that still carries a withheld vault's former detail, or a row older than the document's (not rewritten for this build): FAIL naming the slug only", async () => {
+  const unrewritten = withEnvelope([changeBetween(null, A), changeBetween(A, B)], B);
   const rows = await feedRows(both(itemsOf(DEPLOYED, unrewritten)));
-  assert.equal(failing(rows), ["no item carries detail of a vault the document withholds or no longer lists"]);
-  const detail = row(rows, /no item carries detail/).detail;
+  assert.equal(failing(rows), [ROWS]);
+  const detail = row(rows, /every row an item carries/).detail;
   assert.match(detail, /: vaults\[harbour-ledger\]/);
   assert.not.match(detail, /Quartermaster|reconciliation/);
+  // Only tide-tables' note changed: the snapshot still carries its former row.
+  const tide = A.vaults.find((r) => r.vault_slug === "tide-tables") as Row;
+  const staleRows = VALID.map((set, i) =>
+    i === 0
+      ? {
+        ...set,
+        vaults: {
+          ...set.vaults,
+          upsert: set.vaults.upsert.map((r) => (r.vault_slug === "tide-tables" ? tide : r)),
+        },
+      }
+      : set
+  );
+  const old = await feedRows(both(itemsOf(DEPLOYED, staleRows)));
+  assert.equal(failing(old), [ROWS]);
+  assert.match(row(old, /every row an item carries/).detail, /: vaults\[tide-tables\]$/);
 });
 
-test("--previous-document: an earlier build's document replays; one older than the window warns; one that is not a document fails", async () => {
+test("--previous-document: an earlier build's document catches up; the document itself is current; one older than the window or of a fork refetches, one newer waits (warnings); one that is not a document fails", async () => {
   const items = itemsOf(DEPLOYED, VALID);
+  // The window dropped the snapshot: the newest item alone, from A.
   const windowOnly = { json: jsonFeed(DEPLOYED, items.slice(1)), atom: atomFeed(DEPLOYED, items.slice(1)) };
-  const older = { ...A, built_at: "2026-11-21T06:00:00Z" };
-  const rows = await feedRows(windowOnly, older);
-  assert.equal(rows.filter((c) => c.result !== "pass").map((c) => [c.result, c.detail]), [[
-    "warn",
-    "older than the feed's window: a consumer refetches the document",
-  ]]);
-  assert.not.ok(
-    rows.some((c) => /replayed from nothing/.test(c.name)),
-    "no whole-history row when the window has no first snapshot",
+  const applied = await feedRows(windowOnly, EARLIER);
+  assert.equal(failing(applied), []);
+  const parsed = (value: Record<string, unknown>) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  const document = JSON.parse(Buffer.from(after.bytes).toString()) as Record<string, unknown>;
+  const warned = async (value: { value: unknown; etag: string }) =>
+    (await feedRows(windowOnly, value)).filter((c) => c.result !== "pass").map((c) => [c.result, c.detail]);
+  const refetch = "no item starts at it, or one on the way says resync: a consumer refetches the document";
+  const older = await earlier(
+    parsed({ ...EARLIER.value as Record<string, unknown>, built_at: "2026-11-21T06:00:00Z" }),
   );
-  const bad = await feedRows(both(items), { schema_version: "1.0", vaults: [] });
+  assert.equal(await warned(older), [["warn", refetch]]);
+  // A fork: A's built_at, other bytes.
+  const fork = await earlier(parsed({ ...EARLIER.value as Record<string, unknown>, vaults: [] }));
+  assert.equal(await warned({ ...fork, value: EARLIER.value }), [["warn", refetch]]);
+  const newer = await earlier(parsed({ ...document, built_at: "2026-11-23T12:00:00Z" }));
+  assert.equal(await warned(newer), [["warn", "it is newer than the feed: a consumer waits and asks again"]]);
+  const itself = await feedRows(windowOnly, await earlier(document, after.bytes));
+  assert.equal(failing(itself), []);
+  assert.is(row(itself, /^catching earlier\.json/).detail, "it is the document itself");
+  const bad = await feedRows(both(items), await earlier({ schema_version: "1.0", vaults: [] }));
   assert.equal(failing(bad), ["--previous-document earlier.json is a built v1 document"]);
   // A source given by mistake: the row says where and what, never an internal key's name.
-  const source = await feedRows(both(items), fixture());
+  const source = await feedRows(both(items), await earlier(fixture()));
   const detail = row(source, /--previous-document/).detail;
   assert.match(detail, /^it does not validate against v1's schema: \/ must have required property 'schema_version'$/);
   assert.not.match(detail, /owner_email|review_queue|node_operator|build_pipeline|harbour\.internal/);
@@ -389,7 +471,7 @@ test("through the command: --previous-document FILE replays; a missing file, bad
     assert.is(ok.code, 0, out + ok.stderr);
     assert.match(
       out,
-      /^\| the items newer than earlier\.json \(built 2026-11-21T12:00:00Z\), replayed onto it, give the document's vaults and edges \| pass \| \d+ vaults, \d+ edges \|$/m,
+      /^\| catching earlier\.json \(built 2026-11-21T12:00:00Z\) up by the feed gives the document's vaults and edges \| pass \| \d+ vaults, \d+ edges \|$/m,
     );
     assert.match(out, /^\d+ passed, 0 warned, 0 failed$/m);
     writeFileSync(join(work, "broken.json"), "{ nope");
