@@ -41,7 +41,7 @@ test("deno.json pins hono to the lockfile's version, with an npm: specifier", ()
     packages: Record<string, { version: string }>;
   };
   assert.equal(deno.imports, { "hono/": `npm:/hono@${lock.packages["node_modules/hono"]?.version}/` });
-  assert.equal(deno.exports, { ".": "./registry.ts", "./handler": "./handler.ts" });
+  assert.equal(deno.exports, { ".": "./registry.ts", "./handler": "./handler.ts", "./client": "./client/client.ts" });
   assert.is(deno.version, (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version);
 });
 
@@ -73,7 +73,7 @@ test("the README's deno serve line, in a checkout with no node_modules, answers 
 });
 
 test("deno check, deno lint and deno publish --dry-run pass on the copy", async () => {
-  const web = ["handler.ts", "registry.ts", "http/", "assembly/", "feed/", "contract/"];
+  const web = ["handler.ts", "registry.ts", "http/", "assembly/", "feed/", "contract/", "client/"];
   for (const args of [["check", "handler.ts", "registry.ts"], ["lint"], ["publish", "--dry-run"]]) {
     const done = await run(DENO, args, { cwd: copy, env, timeoutMs: 180_000 });
     assert.is(done.code, 0, `deno ${args.join(" ")}:\n${done.stderr}`);

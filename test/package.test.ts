@@ -487,10 +487,11 @@ test("init --platform static: sh build.sh writes the static export with its _hea
   assert.ok(files.includes("_headers"));
 });
 
-test("the library: registry-endpoint's validateSource, buildRegistry and serializeRegistry, registry-endpoint/handler's app, and their types", async () => {
+test("the library: registry-endpoint's validateSource, buildRegistry and serializeRegistry, registry-endpoint/handler's app, registry-endpoint/client's catchUp, and their types", async () => {
   const consumer = `
 import { buildRegistry, serializeRegistry, validateSource, type Registry } from "registry-endpoint";
 import app from "registry-endpoint/handler";
+import { catchUp, type CatchUpResult } from "registry-endpoint/client";
 import { readFileSync } from "node:fs";
 const checked = validateSource(JSON.parse(readFileSync("starter.json", "utf8")));
 if (!checked.ok) throw new Error(checked.problems.join("; "));
@@ -498,13 +499,16 @@ const paths = { canonical: "/vaults.json", versioned: "/api/registry.v1.json", s
 const document: Registry = buildRegistry(checked.source, { baseUrl: "${BASE_URL}", builtAt: "2026-11-27T17:20:00Z", paths });
 const bytes: Uint8Array = serializeRegistry(document);
 const served = await app.fetch(new Request("http://localhost/vaults.json"));
-process.stdout.write(JSON.stringify({ rows: document.vaults.length, bytes: bytes.length, status: served.status }));
+const feed = await (await app.fetch(new Request("http://localhost/api/registry.v1.changes.json"))).json();
+const caught: CatchUpResult = await catchUp(new Uint8Array(await served.arrayBuffer()), feed);
+process.stdout.write(JSON.stringify({ rows: document.vaults.length, bytes: bytes.length, status: served.status, caught: caught.kind }));
 `;
   writeFileSync(join(project, "starter.json"), STARTER_SOURCE);
   writeFileSync(join(project, "consumer.ts"), consumer);
   writeFileSync(
     join(project, "consumer.mjs"),
-    consumer.replace(", type Registry", "").replace(": Registry", "").replace(": Uint8Array", ""),
+    consumer.replace(", type Registry", "").replace(": Registry", "").replace(": Uint8Array", "")
+      .replace(", type CatchUpResult", "").replace(": CatchUpResult", ""),
   );
   writeFileSync(
     join(project, "tsconfig.json"),
@@ -531,8 +535,8 @@ process.stdout.write(JSON.stringify({ rows: document.vaults.length, bytes: bytes
   assert.is(typed.code, 0, typed.stdout.toString() + typed.stderr);
   const ran = await run(systemNode(), ["consumer.mjs"], { cwd: project, env, timeoutMs: 30_000 });
   assert.is(ran.code, 0, ran.stderr);
-  const result = JSON.parse(ran.stdout.toString()) as { rows: number; bytes: number; status: number };
-  assert.equal([result.rows, result.status], [2, 200]);
+  const result = JSON.parse(ran.stdout.toString()) as { rows: number; bytes: number; status: number; caught: string };
+  assert.equal([result.rows, result.status, result.caught], [2, 200, "current"]);
   assert.ok(result.bytes > 0);
 });
 

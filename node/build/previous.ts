@@ -183,15 +183,14 @@ export async function checkPrevious(
   const problems = historyProblems(place, changeFeed.items, snapshot);
   if (problems.length > 0) {
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-    return {
-      error: problem(
-        feeds.json,
-        `not the history of its document: ${
-          problems[0]
-        }${more}; a deployment built before feeds were chains moves on with one ` +
-          "--new-history",
-      ),
-    };
+    const first = problems[0] as string;
+    // An older feed beside a newer document is a cache's doing; an item out of the chain is an old deployment's.
+    const advice = first.startsWith("items[0]._registry.to")
+      ? "an older feed beside a newer document (a cache?): build again later, or purge the cache"
+      : first.startsWith("items: replayed")
+      ? "refused, as a corrupt or planted item would be"
+      : "a deployment built before feeds were chains moves on with one --new-history";
+    return { error: problem(feeds.json, `not the history of its document: ${first}${more}; ${advice}`) };
   }
   return { ok: { history: { snapshot, feed: changeFeed }, document } };
 }
@@ -242,6 +241,7 @@ function urlReader(base: string, deadline: AbortSignal): Reader {
     const res = await request(`${url}?fresh=${crypto.randomUUID()}`, {
       method: "GET",
       headers: { "accept-encoding": "identity", "cache-control": "no-cache" },
+      shownAs: url,
       cap,
       timeoutMs: REQUEST_TIMEOUT_MS,
       deadline,

@@ -50,7 +50,7 @@ await build({
 });
 await build({
   ...common,
-  entryPoints: [join(ROOT, "registry.ts"), join(ROOT, "handler.ts")],
+  entryPoints: [join(ROOT, "registry.ts"), join(ROOT, "handler.ts"), join(ROOT, "client", "client.ts")],
   outdir: LIB,
   platform: "neutral",
   target: "es2022",

@@ -26,6 +26,8 @@ export interface RequestBounds {
   readonly deadlineMs: number;
   /** Who reads, for the message about a body over `cap` (default: verify). */
   readonly reader?: string;
+  /** The URL as messages name it, when `url` carries a query of the caller's own (a cache buster). */
+  readonly shownAs?: string;
 }
 
 /** A request that got no complete answer: the message says which request and what failed. */
@@ -71,8 +73,8 @@ export async function request(url: string, o: RequestBounds): Promise<Answer> {
 }
 
 async function exchange(url: string, o: RequestBounds, signal: AbortSignal): Promise<Answer> {
-  const what = `${o.method} ${url}`;
-  const failed = (error: unknown) => new RequestFailure(`${what}: ${failure(url, error, o)}`);
+  const what = `${o.method} ${o.shownAs ?? url}`;
+  const failed = (error: unknown) => new RequestFailure(`${what}: ${failure(o.shownAs ?? url, error, o)}`);
   let res: Response;
   try {
     res = await fetch(url, { method: o.method, headers: o.headers, signal, redirect: "manual" });
