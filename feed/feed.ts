@@ -265,12 +265,18 @@ export function rewrite(
   envelope?: Envelope,
 ): RegistryChange {
   const { envelope: _old, ...rest } = change;
-  if (change.resync) return envelope === undefined ? rest : { ...rest, envelope };
+  if (change.resync) return { ...rest, ...EMPTY_LISTS, ...(envelope === undefined ? {} : { envelope }) };
   const hidden = (slug: string) => {
     const now = rows.get(slug);
     return now === undefined || "listing" in now;
   };
-  const shown = (e: Edge) => !hidden(e.source) && !hidden(e.target);
+  // Edges are made anew from their three members: nothing else a previous feed held rides along.
+  const edges = (list: readonly Edge[]) =>
+    list.filter((e) => !hidden(e.source) && !hidden(e.target)).map((e) => ({
+      source: e.source,
+      target: e.target,
+      type: e.type,
+    }));
   return {
     ...rest,
     vaults: {
@@ -278,13 +284,19 @@ export function rewrite(
       remove: change.vaults.remove,
     },
     edges: {
-      add: change.edges.add.filter(shown),
-      remove: change.edges.remove.filter(shown),
+      add: edges(change.edges.add),
+      remove: edges(change.edges.remove),
       remove_touching: change.edges.remove_touching,
     },
     ...(envelope === undefined ? {} : { envelope }),
   };
 }
+
+/** The lists of a `resync` item: empty. */
+const EMPTY_LISTS = {
+  vaults: { upsert: [], remove: [] },
+  edges: { add: [], remove: [], remove_touching: [] },
+} as const;
 
 /** `change`, or, when its lists would pass the cap serialized compactly, the same change saying `resync`. */
 function capped(change: RegistryChange, limits: FeedLimits): RegistryChange {

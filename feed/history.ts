@@ -88,6 +88,10 @@ export function chainProblems(
     if (older !== undefined && !sameRef(from, older._registry.to)) {
       problems.push(`items[${i}]._registry.from: expected the next item's to (items form a chain, newest first)`);
     }
+    const { vaults, edges } = item._registry;
+    const listed = vaults.upsert.length + vaults.remove.length + edges.add.length + edges.remove.length +
+      edges.remove_touching.length;
+    if (item._registry.resync && listed > 0) problems.push(`items[${i}]._registry: says resync but lists changes`);
     if ((envelope !== undefined) !== (i === 0)) {
       problems.push(`items[${i}]._registry.envelope: expected on the newest item only`);
     }

@@ -125,7 +125,13 @@ test("a previous build's output is replaced whole; one with a foreign file in it
   assert.is((await buildInto(out)).code, 0);
   // It holds a build of this deployment: the rebuild carries its history on (or starts one on purpose).
   assert.is((await buildInto(out, ["--previous", out])).code, 0, "a build's own output may be rebuilt");
-  assert.is((await buildInto(out, ["--new-history"])).code, 0, "and rebuilt with a new history");
+  const sameTime = await build(["--source", "fixtures/registry.json", ...BASE, "--out", out, "--new-history"]);
+  assert.is(sameTime.code, 1, "a new history no later than the build held there is refused");
+  assert.match(sameTime.stderr, /^--out \S*replaced: holds a build of \S+ built at \S+, not earlier than this one/);
+  const later = await build(["--source", "fixtures/registry.json", ...BASE, "--out", out, "--new-history"], {
+    SOURCE_DATE_EPOCH: "1795266000",
+  });
+  assert.is(later.code, 0, "and rebuilt with a new history, later");
   writeFileSync(join(out, "static", "extra.html"), "added by hand");
   const refused = await buildInto(out, ["--previous", out]);
   assert.is(refused.code, 1);

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { parseBaseUrl, shownPath } from "../../contract/config.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { type FeedHistory, prepareBuild } from "../../assembly/prepare.ts";
+import { sameRef } from "../../feed/change.ts";
 import { planAt } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
@@ -26,7 +27,7 @@ import { zlibCompress } from "./compress.ts";
 import { INTERNAL_KEYS_HELP, loadInputs } from "../cli/inputs.ts";
 import { classifyChange } from "./classify.ts";
 import { outputProblems, replaceOutput } from "./output-folder.ts";
-import { holdsDeployment, readPrevious } from "./previous.ts";
+import { heldBuild, readPrevious } from "./previous.ts";
 import { printable } from "../review/printable.ts";
 import { writeStatic } from "./static.ts";
 
@@ -134,11 +135,18 @@ export const runBuild: Command = async (argv, env, io) => {
   const plan = planAt(VERSIONS, inputs.ok.config.builtAt);
   const { baseUrl: base, builtAt } = inputs.ok.config;
   const versions = "ok" in plan ? plan.ok.served.map((s) => s.version) : [];
-  if (previousLocation === undefined && !newHistory && await holdsDeployment(out, base, versions)) {
+  const shownOut = relative(io.cwd, out) || ".";
+  const held = await heldBuild(out, base, versions);
+  if (held !== null && previousLocation === undefined && !newHistory) {
     io.stderr(
-      `--out ${relative(io.cwd, out) || "."}: holds a build of ${base}: give --previous ${
-        relative(io.cwd, out) || "."
-      } to carry its history on, or --new-history to start one on purpose\n`,
+      `--out ${shownOut}: holds a build of ${base}: give --previous ${shownOut} to carry its history on, or --new-history to start one on purpose\n`,
+    );
+    return 1;
+  }
+  // Consumers of the build held there must meet a later document, or they would wait for it.
+  if (held !== null && newHistory && !(held.ref.built_at < builtAt)) {
+    io.stderr(
+      `--out ${shownOut}: holds a build of ${base} built at ${held.ref.built_at}, not earlier than this one (${builtAt}): a new history starts later than what consumers hold\n`,
     );
     return 1;
   }
@@ -154,6 +162,13 @@ export const runBuild: Command = async (argv, env, io) => {
       // The reason may quote what a remote answered (a redirect's Location): no terminal control of
       // it reaches the terminal.
       io.stderr(`${printable(previous.error, "")}\n`);
+      return 1;
+    }
+    const carried = held === null ? undefined : previous.ok.history.get(held.version)?.snapshot.ref;
+    if (held !== null && !sameRef(carried ?? null, held.ref)) {
+      io.stderr(
+        `--out ${shownOut}: holds a build of ${base} (built at ${held.ref.built_at}) that --previous does not lead to: carry on from it (--previous ${shownOut}), or build into an empty folder\n`,
+      );
       return 1;
     }
     if (previous.ok.started !== undefined) io.stderr(`${printable(previous.ok.started, "")}\n`);

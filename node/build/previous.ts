@@ -14,6 +14,7 @@ import { sentUrl, shownPath } from "../../contract/config.ts";
 import { isObject } from "../../contract/json.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
+import type { BuildRef } from "../../feed/change.ts";
 import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
 import { historyProblems } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
@@ -196,23 +197,27 @@ export async function checkPrevious(
 }
 
 /**
- * True when the output folder `out` holds a build of `baseUrl`: the versioned document of one of
- * `versions`, made for that base URL. Anything unreadable there is no build of it.
+ * The build of `baseUrl` that the output folder `out` holds: the version number and document
+ * (`built_at` and identity ETag) of the first of `versions` whose document there was made for that
+ * base URL; null when none is. Anything unreadable there is no build of it.
  */
-export async function holdsDeployment(
+export async function heldBuild(
   out: string,
   baseUrl: string,
   versions: readonly ContractVersion[],
-): Promise<boolean> {
+): Promise<{ readonly version: number; readonly ref: BuildRef } | null> {
   const read = folderReader(join(out, "static"), basePathOf(baseUrl));
   for (const version of versions) {
     const bytes = await read(version.path, DOCUMENT_CAP).catch(() => null);
     const document = bytes === null ? undefined : parseJson(bytes);
-    if (isObject(document) && isObject(document["about"])) {
-      if (document["about"]["versioned_url"] === baseUrl + version.path) return true;
+    if (
+      bytes !== null && isObject(document) && isObject(document["about"]) &&
+      document["about"]["versioned_url"] === baseUrl + version.path && typeof document["built_at"] === "string"
+    ) {
+      return { version: version.number, ref: { built_at: document["built_at"], etag: await strongEtag(bytes) } };
     }
   }
-  return false;
+  return null;
 }
 
 /** Reads `static/<base path><path>` of an output folder; a file over `cap` is refused before it is read. */
