@@ -197,4 +197,49 @@ test("a vault withheld and renamed in a later build: neither feed holds its form
   assert.is(Number(edges?.[1] ?? 0), snap._registry.edges.add.length, snap.title);
 });
 
+test("a planted resync item that still lists changes, or an edge with a key of its own, is never carried on", async () => {
+  const first = join(work, "planted-1");
+  assert.is((await build(first, 1)).code, 0);
+  const second = join(work, "planted-2");
+  const changed = fixture();
+  changed.vaults = changed.vaults.map((v) => v["suppressed"] === true ? v : { ...v, note: "changed" });
+  const made = await build(second, 2, ["--previous", first], writeSource("planted.json", changed));
+  assert.is(made.code, 0, made.stderr);
+  const feed = feedOf(second);
+  // Plant into the older item: resync with its lists kept.
+  (feed.items[1]!._registry as unknown as { resync: boolean }).resync = true;
+  writeFileSync(join(second, FEED), `${JSON.stringify(feed, null, 2)}\n`);
+  const refused = await build(join(work, "planted-3"), 3, ["--previous", second]);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /items\[1\]\._registry: says resync but lists changes/);
+  // An edge key of its own on a carried edge: the next feed holds the edge as source, target, type.
+  (feed.items[1]!._registry as unknown as { resync: boolean }).resync = false;
+  const edge = feed.items[1]!._registry.edges.add[0] as Record<string, unknown> | undefined;
+  if (edge !== undefined) {
+    edge["planted"] = "PLANTED-SECRET";
+    writeFileSync(join(second, FEED), `${JSON.stringify(feed, null, 2)}\n`);
+    const third = join(work, "planted-4");
+    const carried = await build(third, 3, ["--previous", second]);
+    assert.is(carried.code, 0, carried.stderr);
+    assert.not.ok(readFileSync(join(third, FEED), "utf8").includes("PLANTED-SECRET"));
+  }
+});
+
+test("an --out holding a later link of the history than --previous leads to is refused, and nothing is written", async () => {
+  const [a, b] = [join(work, "link-a"), join(work, "link-b")];
+  assert.is((await build(a, 1)).code, 0);
+  const changed = fixture();
+  changed.vaults = changed.vaults.map((v) => v["suppressed"] === true ? v : { ...v, note: "changed" });
+  const made = await build(b, 2, ["--previous", a], writeSource("link.json", changed));
+  assert.is(made.code, 0, made.stderr);
+  const before = snapshot(b);
+  const rolledBack = await build(b, 3, ["--previous", a]);
+  assert.is(rolledBack.code, 1);
+  assert.match(
+    rolledBack.stderr,
+    /^--out \S*link-b: holds a build of \S+ \(built at \S+\) that --previous does not lead to/,
+  );
+  assertSame(before, snapshot(b), "nothing written");
+});
+
 test.run();
