@@ -56,7 +56,13 @@ export async function catchUp(copy: Uint8Array | string, feed: ChangeFeed): Prom
   const next = catchUpRule<Row, Edge>(held, ref, changes);
   if (next.kind !== "apply") return next;
   const document = { ...next.envelope, vaults: next.data.vaults, edges: next.data.edges } as unknown as Registry;
-  const out = new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
+  let out: Uint8Array<ArrayBuffer>;
+  try {
+    out = new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
+  } catch {
+    // An envelope nested past the stack is no document a build wrote.
+    return { kind: "refetch", why: "broken" };
+  }
   // The bytes are the server's exactly when their ETag is the one the newest item names.
   if (await strongEtag(out) !== next.to.etag) return { kind: "refetch", why: "broken" };
   return { kind: "updated", bytes: out, document };

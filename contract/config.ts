@@ -137,7 +137,9 @@ export function sentUrl(raw: string | null, base: string): string {
   if (raw === null) return "nowhere";
   try {
     const url = new URL(raw, base);
-    return url.origin === new URL(base).origin ? url.pathname : `${url.host}${url.pathname}`;
+    const shown = url.origin === new URL(base).origin ? url.pathname : `${url.host}${url.pathname}`;
+    // The parser finds no user name in some spellings that hold one (`foo:user:pass@host`).
+    return /@|%40/i.test(shown) ? "an address holding an @, not printed (it may hold a user name or password)" : shown;
   } catch {
     return "an address that is not a URL";
   }

@@ -99,16 +99,37 @@ export function applyChanges<R extends RowLike, E extends EdgeLike>(
 ): RegistryData<R, E> {
   const vaults = new Map(data.vaults.map((row) => [row.vault_slug, row]));
   const edges = new Map(data.edges.map((e) => [edgeKey(e), e]));
+  // The keys of the edges at each end, kept only when some change removes the edges touching a
+  // vault: each removal then costs its own edges, not a walk over all of them.
+  const touching = changes.some((change) => change.edges.remove_touching.length > 0)
+    ? new Map<string, Set<string>>()
+    : undefined;
+  const link = (key: string, e: E) => {
+    for (const end of [e.source, e.target]) {
+      const keys = touching?.get(end);
+      if (keys !== undefined) keys.add(key);
+      else touching?.set(end, new Set([key]));
+    }
+  };
+  const unlink = (key: string) => {
+    const e = edges.get(key);
+    if (e === undefined) return;
+    edges.delete(key);
+    for (const end of [e.source, e.target]) touching?.get(end)?.delete(key);
+  };
+  if (touching !== undefined) { for (const [key, e] of edges) link(key, e); }
   for (const change of changes) {
     if (change.resync) throw new Error(`the change to ${change.to.built_at} says resync: refetch the document`);
     for (const slug of change.vaults.remove) vaults.delete(slug);
     for (const row of change.vaults.upsert) vaults.set(row.vault_slug, row);
-    if (change.edges.remove_touching.length > 0) {
-      const touching = new Set(change.edges.remove_touching);
-      for (const [key, e] of edges) if (touching.has(e.source) || touching.has(e.target)) edges.delete(key);
+    for (const slug of change.edges.remove_touching) for (const key of [...(touching?.get(slug) ?? [])]) unlink(key);
+    for (const e of change.edges.remove) unlink(edgeKey(e));
+    for (const e of change.edges.add) {
+      const key = edgeKey(e);
+      unlink(key);
+      edges.set(key, e);
+      link(key, e);
     }
-    for (const e of change.edges.remove) edges.delete(edgeKey(e));
-    for (const e of change.edges.add) edges.set(edgeKey(e), e);
   }
   return {
     vaults: [...vaults.values()].sort((a, b) => compareCodeUnits(a.vault_slug, b.vault_slug)),

@@ -272,11 +272,9 @@ export function rewrite(
   };
   // Edges are made anew from their three members: nothing else a previous feed held rides along.
   const edges = (list: readonly Edge[]) =>
-    list.filter((e) => !hidden(e.source) && !hidden(e.target)).map((e) => ({
-      source: e.source,
-      target: e.target,
-      type: e.type,
-    }));
+    list.filter((e) => !hidden(e.source) && !hidden(e.target)).map((e) =>
+      isBareEdge(e) ? e : { source: e.source, target: e.target, type: e.type }
+    );
   return {
     ...rest,
     vaults: {
@@ -290,6 +288,12 @@ export function rewrite(
     },
     ...(envelope === undefined ? {} : { envelope }),
   };
+}
+
+/** True when `e` has exactly an edge's three members, in order (as every edge a build writes). */
+function isBareEdge(e: Edge): boolean {
+  const keys = Object.keys(e);
+  return keys.length === 3 && keys[0] === "source" && keys[1] === "target" && keys[2] === "type";
 }
 
 /** The lists of a `resync` item: empty. */

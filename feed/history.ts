@@ -14,7 +14,7 @@ import {
   sameData,
   sameRef,
 } from "./change.ts";
-import { type FeedPlace, itemId, type Snapshot } from "./feed.ts";
+import { FEED_LIMITS, type FeedPlace, itemId, type Snapshot } from "./feed.ts";
 
 /**
  * What the catch-up rule says of a copy: it is `current`; `apply` gives the current document's
@@ -53,7 +53,8 @@ export function catchUp<R extends RowLike, E extends EdgeLike>(
   changes: readonly RegistryChange<R, E>[],
 ): CatchUp<R, E> {
   const newest = changes[0];
-  if (newest === undefined) return { kind: "refetch", why: "broken" };
+  // A feed holds at most maxItems: more is no feed a build wrote, and would cost without bound.
+  if (newest === undefined || changes.length > FEED_LIMITS.maxItems) return { kind: "refetch", why: "broken" };
   if (sameRef(newest.to, ref)) return { kind: "current" };
   if (ref.built_at > newest.to.built_at) return { kind: "wait" };
   const start = changes.findIndex((change) => sameRef(change.from, ref));

@@ -5,6 +5,7 @@ import {
   DEFAULT_BASE_URL,
   parseBaseUrl,
   resolveConfig,
+  sentUrl,
   shownArgument,
   shownPath,
   shownUrl,
@@ -340,6 +341,19 @@ test("a value from the command line: a path as it is, anything with a : or an @ 
       JSON.stringify(previous),
     );
   }
+});
+
+test("sentUrl names a server-sent URL by its path (same origin) or host and path, never its user name, query or fragment", () => {
+  const base = "https://registry.example.org/reg";
+  assert.is(sentUrl("/reg/api/x.json?token=SECRET#frag", base), "/reg/api/x.json");
+  assert.is(sentUrl("https://user:SECRET@other.example/p?q=SECRET", base), "other.example/p");
+  // The parser sees no user name here, so the @ would reach the message: nothing is printed.
+  assert.is(
+    sentUrl("foo:user:SECRET@evil.example/p", base),
+    "an address holding an @, not printed (it may hold a user name or password)",
+  );
+  assert.is(sentUrl(null, base), "nowhere");
+  assert.is(sentUrl("http://[", base), "an address that is not a URL");
 });
 
 test.run();

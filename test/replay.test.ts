@@ -213,4 +213,19 @@ test("a snapshot is never merged, and a feed without items or without its envelo
   equal(catchUp({ vaults: [], edges: [] }, FROM, [bare]), { kind: "refetch", why: "broken" });
 });
 
+test("a feed of more items than a build ever writes is broken: the rule costs no more than the window", () => {
+  const lists = { vaults: { upsert: [], remove: [] }, edges: { add: [], remove: [], remove_touching: ["zz"] } };
+  const at = (n: number) => ({ built_at: `2026-11-10T12:00:00Z`, etag: `"${n}"` });
+  const changes = Array.from({ length: 1001 }, (_, i) => ({
+    from: at(1000 - i),
+    to: at(1001 - i),
+    class: "data" as const,
+    resync: false,
+    ...lists,
+    ...(i === 0 ? { envelope: ENVELOPE } : {}),
+  }));
+  equal(catchUp({ vaults: [], edges: [] }, at(0), changes), { kind: "refetch", why: "broken" });
+  equal(catchUp({ vaults: [], edges: [] }, at(1), changes.slice(0, 1000)).kind, "apply");
+});
+
 test.run();

@@ -94,7 +94,15 @@ export async function readPrevious(
       if (documentBytes === null) {
         return { error: `--previous: ${where(version.path)}: missing beside its change feed` };
       }
-      const checked = await checkPrevious(version, settings, documentBytes, feedBytes, where);
+      const checked = await checkPrevious(version, settings, documentBytes, feedBytes, where).catch(
+        (error: unknown) => {
+          // Values nested past the stack (a hostile file) are refused by name, not by the engine's words.
+          if (error instanceof RangeError) {
+            return { error: `--previous: ${where(version.path)} or its change feed: nested too deeply to check` };
+          }
+          throw error;
+        },
+      );
       if ("error" in checked) return checked;
       history.set(version.number, checked.ok.history);
       documents.set(version.number, checked.ok.document);
