@@ -8,7 +8,6 @@
  * answered 304 (the server's own log counts them); a copy from a restarted history refetches; a
  * stale feed waits. Then the kit's bounds and messages, in this process.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,7 +20,7 @@ import { catchUp, type ChangeFeed, sync, SyncError, type SyncResult } from "../c
 import { runBuild } from "../node/build/build.ts";
 import { type HistoryStep, historySteps } from "./cases.ts";
 import { cleanEnv, runCommand } from "./process.ts";
-import { type Running, startServer } from "./servers.ts";
+import { type Running, serveWorkerd, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");
 const BASE_URL = "https://registry.example.org";
@@ -99,41 +98,7 @@ const driver :Workerd.Worker = (
 );
 `,
   );
-  const child = spawn(resolve("node_modules/.bin/workerd"), ["serve", join(dir, "config.capnp"), "--control-fd=3"], {
-    env,
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
-  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<void>((done) => child.on("exit", () => done()));
-  const stop = async () => {
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  try {
-    const port = await new Promise<number>((resolvePort, reject) => {
-      const timer = setTimeout(() => reject(new Error(`workerd did not listen within 30 s:\n${output}`)), 30_000);
-      let control = "";
-      (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: Buffer) => {
-        control += chunk.toString();
-        for (const line of control.split("\n").filter((l) => l.trim() !== "")) {
-          const event = JSON.parse(line) as { event: string; socket?: string; port?: number };
-          if (event.event === "listen" && event.socket === "http" && event.port !== undefined) {
-            clearTimeout(timer);
-            resolvePort(event.port);
-          }
-        }
-      });
-      child.on("exit", (code) => reject(new Error(`workerd exited (${code}):\n${output}`)));
-    });
-    return { origin: `http://127.0.0.1:${port}`, stop };
-  } catch (error: unknown) {
-    await stop();
-    throw error;
-  }
+  return await serveWorkerd(dir, env);
 }
 
 test.before(async () => {

@@ -10,7 +10,6 @@
  *   and HTTP API (2.0) over real HTTP; ALB and Function URL events, which no emulator covers, are
  *   the recorded ones in fixtures/aws-events/.
  */
-import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -29,7 +28,14 @@ import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { leakIn, plantCanaries } from "./canary.ts";
 import { SECRET } from "./arbitraries.ts";
-import { fetchRaw as fetchUnchecked, freePort, type RawResponse, type Running, startServer } from "./servers.ts";
+import {
+  fetchRaw as fetchUnchecked,
+  freePort,
+  type RawResponse,
+  type Running,
+  serveWorkerd,
+  startServer,
+} from "./servers.ts";
 
 const ROOT = resolve(".");
 /** @netlify/dev (in deploy/tools/, beside netlify-cli) needs Node 22.12 or later. */
@@ -311,41 +317,7 @@ const registry :Workerd.Worker = (
 );
 `,
   );
-  const child = spawn(resolve("node_modules/.bin/workerd"), ["serve", join(dir, "config.capnp"), "--control-fd=3"], {
-    env,
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
-  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<void>((done) => child.on("exit", () => done()));
-  const stop = async () => {
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  try {
-    const port = await new Promise<number>((resolvePort, reject) => {
-      const timer = setTimeout(() => reject(new Error(`workerd did not listen within 30 s:\n${output}`)), 30_000);
-      let control = "";
-      (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: Buffer) => {
-        control += chunk.toString();
-        for (const line of control.split("\n").filter((l) => l.trim() !== "")) {
-          const event = JSON.parse(line) as { event: string; socket?: string; port?: number };
-          if (event.event === "listen" && event.socket === "http" && event.port !== undefined) {
-            clearTimeout(timer);
-            resolvePort(event.port);
-          }
-        }
-      });
-      child.on("exit", (code) => reject(new Error(`workerd exited (${code}):\n${output}`)));
-    });
-    return { origin: `http://127.0.0.1:${port}`, output: () => output, stop };
-  } catch (error: unknown) {
-    await stop();
-    throw error;
-  }
+  return await serveWorkerd(dir, env);
 }
 
 test("Cloudflare Workers: workerd serves dist/fetch/index.mjs without nodejs_compat, compressing nothing twice", async () => {

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
+import { join, resolve } from "node:path";
 import { type AddressInfo, connect, createServer as createNetServer } from "node:net";
 
 export interface Running {
@@ -131,4 +132,49 @@ export function rawExchange(port: number, bytes: string): Promise<Buffer> {
     socket.on("error", () => undefined);
     socket.on("connect", () => socket.end(bytes));
   });
+}
+
+/**
+ * workerd serving `dir/config.capnp` (its socket `http` on 127.0.0.1:0), its port read back from
+ * its control fd; stopped by its own handle.
+ */
+export async function serveWorkerd(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ origin: string; output: () => string; stop: () => Promise<void> }> {
+  const child = spawn(resolve("node_modules/.bin/workerd"), ["serve", join(dir, "config.capnp"), "--control-fd=3"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<void>((done) => child.on("exit", () => done()));
+  const stop = async () => {
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    const port = await new Promise<number>((resolvePort, reject) => {
+      const timer = setTimeout(() => reject(new Error(`workerd did not listen within 30 s:\n${output}`)), 30_000);
+      let control = "";
+      (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: Buffer) => {
+        control += chunk.toString();
+        for (const line of control.split("\n").filter((l) => l.trim() !== "")) {
+          const event = JSON.parse(line) as { event: string; socket?: string; port?: number };
+          if (event.event === "listen" && event.socket === "http" && event.port !== undefined) {
+            clearTimeout(timer);
+            resolvePort(event.port);
+          }
+        }
+      });
+      child.on("exit", (code) => reject(new Error(`workerd exited (${code}):\n${output}`)));
+    });
+    return { origin: `http://127.0.0.1:${port}`, output: () => output, stop };
+  } catch (error: unknown) {
+    await stop();
+    throw error;
+  }
 }
