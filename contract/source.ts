@@ -6,6 +6,7 @@
  * build. Internal keys are declared by name (`internal_keys`); any other key is refused.
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
+import { isObject } from "./json.ts";
 import { MAX_INTERNAL_KEY_LENGTH, MAX_INTERNAL_KEYS, MAX_STRING_LENGTH } from "./limits.ts";
 import { MAX_PROBLEMS, type Warning } from "./messages.ts";
 
@@ -807,10 +808,6 @@ export function editDistance(a: string, b: string, limit: number): number {
 }
 
 // --- helpers -------------------------------------------------------------------------------------
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** True for an absolute http(s) URL. */
 export function isHttpUrl(text: string): boolean {
