@@ -16,9 +16,12 @@ import type { RegistryChange } from "../feed/change.ts";
 import { type ChangeFeed, FEED_LIMITS } from "../feed/feed.ts";
 import { catchUp as catchUpRule } from "../feed/history.ts";
 import { strongEtag } from "../http/responses.ts";
+import { verifyGeneral, verifyingKeys } from "../assembly/jws.ts";
+import { CLOCK_SKEW_S, documentPath, fileEntry, MANIFEST_TYP, type ManifestFile } from "../assembly/manifest.ts";
 
 export type { ChangeFeed } from "../feed/feed.ts";
 export type { Registry } from "../contract/document.ts";
+export type { ManifestFile } from "../assembly/manifest.ts";
 
 /** Why a copy cannot be caught up from a feed, as `feed/history.ts` says (and `sync` adds `no copy`). */
 export type RefetchWhy = "unknown" | "resync" | "broken";
@@ -309,6 +312,139 @@ function parseDocument(bytes: Uint8Array): Registry | undefined {
     typeof value.built_at === "string" && isArrayOf(value.vaults, isRow) && isArrayOf(value.edges, isEdge);
   return ok ? value as Registry : undefined;
 }
+
+/** What a consumer expects of a manifest, and what it accepted last for this (`iss`, `version`). */
+export interface ManifestExpectation {
+  /** The deployment's base URL: the manifest's `iss`. */
+  readonly baseUrl: string;
+  /** The contract version read (a `/vaults.json` reader takes it from the document's `schema_version`). */
+  readonly version: number;
+  /** The `seq` last accepted: a lower one is a rollback. */
+  readonly lastSeq?: number;
+  /** The SHA-256 (hex) of the versioned document last accepted: at the same `seq`, another is equivocation. */
+  readonly lastSha256?: string;
+  /** The `iat` last accepted: at the same `seq`, a lower one is a rollback (an older signature replayed). */
+  readonly lastIat?: number;
+  /** Now, epoch seconds (default: the clock). */
+  readonly now?: number;
+}
+
+/** Why a manifest is refused. */
+export type ManifestFailure = "signature" | "issuer" | "rollback" | "equivocation" | "expired" | "malformed";
+
+/** A manifest's verdict: the files it lists (path to SHA-256, size, SRI string), or why it is refused. */
+export type ManifestResult =
+  | {
+    readonly ok: true;
+    readonly seq: number;
+    readonly iat: number;
+    readonly exp: number;
+    readonly files: Readonly<Record<string, ManifestFile>>;
+  }
+  | { readonly ok: false; readonly reason: ManifestFailure; readonly detail: string };
+
+/**
+ * Checks a signed manifest (`/api/registry.v{N}.manifest.json`: the parsed JSON, its text or its
+ * bytes) against `keys` (a JWK Set, or an array of JWKs, that the consumer pinned out of band), with
+ * no I/O: at least one signature by a pinned key verifies, with `alg` EdDSA and `typ`
+ * `registry-manifest` (`signature`); `iss` and `version` are the expected ones (`issuer`); `seq` is
+ * not lower than `lastSeq`, nor, at the same `seq`, `iat` lower than `lastIat` (`rollback`); at the
+ * same `seq`, the versioned document is the one of `lastSha256` (`equivocation`); `now` is at most
+ * `exp` plus 5 minutes (`expired`: a frozen deployment); anything else wrong, such as a `seq` later
+ * than `iat` plus 5 minutes, is `malformed`. Then every file read must match its listing: see
+ * `fileMatches`. Keep `seq`, `iat` and the document's `files[...].sha256` per (`iss`, `version`) for
+ * the next call.
+ *
+ * @example
+ * ```ts
+ * async function check(base: string, keys: unknown): Promise<Uint8Array> {
+ *   const manifest = await (await fetch(`${base}/api/registry.v1.manifest.json`)).json();
+ *   const result = await checkManifest(manifest, keys, { baseUrl: base, version: 1 });
+ *   if (!result.ok) throw new Error(`manifest: ${result.reason}`);
+ *   const bytes = new Uint8Array(await (await fetch(`${base}/api/registry.v1.json`)).arrayBuffer());
+ *   if (!(await fileMatches(result.files, "/api/registry.v1.json", bytes))) throw new Error("digest");
+ *   return bytes;
+ * }
+ * ```
+ */
+export async function checkManifest(
+  manifest: unknown,
+  keys: unknown,
+  expect: ManifestExpectation,
+): Promise<ManifestResult> {
+  const fail = (reason: ManifestFailure, detail: string): ManifestResult => ({ ok: false, reason, detail });
+  let jws = manifest;
+  if (typeof manifest === "string" || manifest instanceof Uint8Array) {
+    try {
+      jws = JSON.parse(
+        typeof manifest === "string" ? manifest : new TextDecoder("utf-8", { fatal: true }).decode(manifest),
+      );
+    } catch {
+      return fail("malformed", "not JSON");
+    }
+  }
+  const verified = await verifyGeneral(jws, await verifyingKeys(keys), MANIFEST_TYP);
+  if ("error" in verified) {
+    return verified.error === "malformed"
+      ? fail("malformed", "not a JWS in general JSON serialization")
+      : fail("signature", "no signature by a pinned key verifies (alg EdDSA, typ registry-manifest)");
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(verified.ok));
+  } catch {
+    return fail("malformed", "a payload that is not JSON");
+  }
+  const seconds = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+  if (
+    !isObject(payload) || !isString(payload["iss"]) || !Number.isSafeInteger(payload["version"]) ||
+    !seconds(payload["seq"]) || !seconds(payload["iat"]) || !seconds(payload["exp"]) || !isObject(payload["files"]) ||
+    !Object.values(payload["files"]).every(isManifestFile)
+  ) return fail("malformed", "a payload without iss, version, seq, iat, exp and files");
+  const { iss, version, seq, iat, exp } = payload as {
+    iss: string;
+    version: number;
+    seq: number;
+    iat: number;
+    exp: number;
+  };
+  const files = payload["files"] as Record<string, ManifestFile>;
+  if (iss !== expect.baseUrl.replace(/\/+$/, "") || version !== expect.version) {
+    return fail("issuer", `signed for ${iss} v${version}, expected ${expect.baseUrl} v${expect.version}`);
+  }
+  if (seq > iat + CLOCK_SKEW_S) return fail("malformed", `seq ${seq} later than iat ${iat} plus 5 minutes`);
+  if (exp < iat) return fail("malformed", `exp ${exp} before iat ${iat}`);
+  if (expect.lastSeq !== undefined && seq < expect.lastSeq) {
+    return fail("rollback", `seq ${seq} is lower than the last accepted, ${expect.lastSeq}`);
+  }
+  if (expect.lastSeq !== undefined && seq === expect.lastSeq) {
+    const sha = files[documentPath(version)]?.sha256;
+    if (expect.lastSha256 !== undefined && sha !== expect.lastSha256) {
+      return fail("equivocation", `seq ${seq} again, with another document than the one last accepted`);
+    }
+    if (expect.lastIat !== undefined && iat < expect.lastIat) {
+      return fail("rollback", `seq ${seq} again, signed at ${iat}, before the last accepted (${expect.lastIat})`);
+    }
+  }
+  const now = expect.now ?? Math.floor(Date.now() / 1000);
+  if (now > exp + CLOCK_SKEW_S) return fail("expired", `expired at ${exp}, now ${now}: a frozen deployment?`);
+  return { ok: true, seq, iat, exp, files };
+}
+
+/** True when `bytes` (the identity bytes read at `path`) are listed at `path` with their SHA-256 and size. */
+export async function fileMatches(
+  files: Readonly<Record<string, ManifestFile>>,
+  path: string,
+  bytes: Uint8Array,
+): Promise<boolean> {
+  const listed = Object.hasOwn(files, path) ? files[path] : undefined;
+  if (listed === undefined || listed.size !== bytes.byteLength) return false;
+  return (await fileEntry(new Uint8Array(bytes))).sha256 === listed.sha256;
+}
+
+const isManifestFile = (v: unknown): boolean =>
+  isObject(v) && isString(v["sha256"]) && /^[0-9a-f]{64}$/.test(v["sha256"]) && Number.isSafeInteger(v["size"]) &&
+  isString(v["integrity"]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === "string";

@@ -13,6 +13,7 @@ const COMMANDS = {
   verify: "checks a live deployment (npm run verify)",
   serve: "the development server, built from the source at start (npm start)",
   init: "writes a starter source and one platform's recipe into the current folder",
+  keygen: "writes a new signing key (PKCS#8 PEM, mode 0600) and prints its public JWK Set",
 } as const;
 
 const HELP = `usage: registry-endpoint <command> [flags]   (registry-endpoint <command> --help for each)
@@ -55,6 +56,7 @@ if (command === "--help" || command === "-h") {
   if (command === "build") await runAsProcess((await import("../build/build.ts")).runBuild);
   else if (command === "verify") await runAsProcess((await import("../verify/command.ts")).runVerify);
   else if (command === "serve") await import("../serve/server.ts");
+  else if (command === "keygen") await runAsProcess((await import("../build/keygen.ts")).runKeygen);
   else await runAsProcess((await import("../init/init.ts")).runInit);
 }
 

@@ -30,13 +30,14 @@ import { outputProblems, replaceOutput } from "./output-folder.ts";
 import { heldBuild, readPrevious } from "./previous.ts";
 import { printable } from "../review/printable.ts";
 import { writeStatic } from "./static.ts";
+import { prepareSigning, SIGNING_FLAGS, SIGNING_HELP, signStaged } from "./signing.ts";
 
 /** The repository this build runs from: neither it nor a folder holding it may be the output. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const SPEC: CommandSpec = {
   usage:
-    "npm run build -- --source FILE --base-url URL [--out DIR] [--previous DIR|URL | --new-history] [--internal-keys NAMES]",
+    "npm run build -- --source FILE --base-url URL [--out DIR] [--previous DIR|URL | --new-history] [--internal-keys NAMES] [--signature-lifetime DURATION] [--unsigned]",
   help: `
 Builds every deploy artifact from one source, stamped with one built_at:
   DIR/node/server.mjs    the Node server (node DIR/node/server.mjs; no node_modules needed)
@@ -65,10 +66,13 @@ Flags:
                    moves on with one). Without it or --previous, an --out that holds a build of
                    this deployment is refused: a history is never restarted silently
 ${INTERNAL_KEYS_HELP}
+${SIGNING_HELP}
   -h, --help       this text
 
 Environment: REGISTRY_SOURCE, BASE_URL, INTERNAL_KEYS, SOURCE_DATE_EPOCH (built_at in whole seconds since 1970;
-set it and two builds are byte-identical; unset, the clock once).
+set it and two builds are byte-identical; unset, the clock once), REGISTRY_SIGNING_KEY (one or more
+PKCS#8 PEM blocks of Ed25519 keys, or a private JWK or JWK Set: each signs a manifest per version,
+/api/registry.vN.manifest.json, and /api/registry.keys.json lists their public keys; never printed).
 
 Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written); 2 a bad flag.`,
   options: {
@@ -78,6 +82,7 @@ Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written);
     previous: { type: "string" },
     "new-history": { type: "boolean" },
     "internal-keys": { type: "string" },
+    ...SIGNING_FLAGS,
   },
   positionals: { min: 0, max: 0 },
 };
@@ -175,6 +180,19 @@ export const runBuild: Command = async (argv, env, io) => {
     history = { ...history, previous: previous.ok.history, documents: previous.ok.documents, classify: classifyChange };
   }
 
+  // The previous build's manifests: where --previous reads, or the --out a new history replaces.
+  const signing = await prepareSigning({
+    env,
+    values,
+    location: previousLocation ?? (held !== null && newHistory ? out : undefined),
+    baseUrl: base,
+    versions,
+    cwd: io.cwd,
+  });
+  if ("exit" in signing) {
+    io.stderr(`${signing.message}\n`);
+    return signing.exit;
+  }
   io.stderr(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
   try {
     const served = await prepareBuild(
@@ -187,8 +205,9 @@ export const runBuild: Command = async (argv, env, io) => {
     );
     await replaceOutput(out, served.meta.builtAt, async (staging) => {
       await writeStatic(join(staging, "static"), served);
+      const signed = await signStaged(served, join(staging, "static"), signing.ok);
       // The artifact names the source by its base name only: the build machine's folders stay private.
-      await bundleArtifacts(served, staging, basename(sourcePath as string));
+      await bundleArtifacts(signed, staging, basename(sourcePath as string));
     });
     const { meta } = served;
     io.stdout(

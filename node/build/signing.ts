@@ -1,0 +1,251 @@
+/**
+ * Signed builds at build time: the keys from `REGISTRY_SIGNING_KEY`, `--signature-lifetime` and
+ * `--unsigned`, the previous build's manifests, the rules a signing build keeps (no `built_at` past
+ * the clock plus 5 minutes, no new document at or before the previous `seq`, a previous manifest
+ * that verifies), and the manifests and key set written beside the static export. Nothing of a
+ * private key is ever printed or written: messages name the variable, never its value.
+ */
+import { appendFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type { Env } from "../../contract/config.ts";
+import type { Build } from "../../assembly/prepare.ts";
+import { KeyError, keySet, readSigningKeys, type SigningKey } from "../../assembly/jws.ts";
+import { CLOCK_SKEW_S, documentPath, fileEntry, manifestPath, signBuild } from "../../assembly/manifest.ts";
+import { basePathOf } from "../../http/answer.ts";
+import { checkManifest } from "../../client/client.ts";
+import type { ContractVersion } from "../../contract/version-policy.ts";
+import { request, RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
+import { REQUEST_TIMEOUT_MS } from "../verify/verify.ts";
+import { zlibCompress } from "./compress.ts";
+import { staticHeaders } from "./static.ts";
+import { feedTypesPath, typesPath } from "./types.ts";
+
+/** The variable holding the signing keys. */
+export const SIGNING_KEY_VARIABLE = "REGISTRY_SIGNING_KEY";
+
+/** The default signature lifetime: 7 days. */
+export const DEFAULT_LIFETIME = "7d";
+
+/** The build's signing flags. */
+export const SIGNING_FLAGS = {
+  "signature-lifetime": { type: "string" },
+  unsigned: { type: "boolean" },
+} as const;
+
+export const SIGNING_HELP =
+  `  --signature-lifetime DURATION  with REGISTRY_SIGNING_KEY, how long each manifest's signature
+                   holds: exp = the signing time plus this (7d by default; 12h, 90m, 90s): re-sign
+                   (build again) within it, or consumers see a frozen deployment
+  --unsigned       build without a key although the previous build was signed (no silent
+                   downgrade: without it, such a build is refused)`;
+
+/** A duration as `--signature-lifetime` takes it (`7d`, `12h`, `90m`, `90s`), in seconds, or null. */
+export function parseLifetime(text: string): number | null {
+  const m = /^([1-9]\d{0,6})([dhms])$/.exec(text);
+  if (m === null) return null;
+  return Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1 }[m[2] as "d" | "h" | "m" | "s"];
+}
+
+/** The keys of `REGISTRY_SIGNING_KEY` (none when unset or empty), or one line refusing it without quoting it. */
+export async function signingKeysOf(env: Env): Promise<{ ok: SigningKey[] } | { error: string }> {
+  const text = env[SIGNING_KEY_VARIABLE] ?? "";
+  if (text.trim() === "") return { ok: [] };
+  try {
+    return { ok: await readSigningKeys(text) };
+  } catch (error: unknown) {
+    const why = error instanceof KeyError ? error.message : "unreadable";
+    return {
+      error:
+        `${SIGNING_KEY_VARIABLE}: ${why}; it must hold one or more PKCS#8 PEM blocks of Ed25519 private keys (registry-endpoint keygen FILE makes one), or a private Ed25519 JWK or JWK Set (its value is not shown)`,
+    };
+  }
+}
+
+/** What the previous build's manifest of one version said. */
+interface PreviousManifest {
+  readonly where: string;
+  readonly seq: number;
+  readonly iat: number;
+  readonly documentSha256: string | undefined;
+}
+
+/** How this build signs: its keys and lifetime, and what the previous build's manifests said. */
+export interface SigningPlan {
+  readonly keys: readonly SigningKey[];
+  readonly lifetime: number;
+  readonly previous: ReadonlyMap<number, PreviousManifest>;
+  /** The clock, epoch seconds. */
+  readonly now: () => number;
+}
+
+/**
+ * Reads the signing settings and the previous build's manifests (from `location`: an output folder
+ * or the base URL), and applies the rules that need no new build: a malformed key is refused; no key
+ * while the previous build was signed is refused unless `unsigned`; a previous manifest that does
+ * not verify with the keys is refused. Returns the plan (null: no signing), or a line and an exit code.
+ */
+export async function prepareSigning(settings: {
+  readonly env: Env;
+  readonly values: Record<string, string | boolean | undefined>;
+  readonly location: string | undefined;
+  readonly baseUrl: string;
+  readonly versions: readonly ContractVersion[];
+  readonly cwd: string;
+  readonly now?: () => number;
+}): Promise<{ ok: SigningPlan | null } | { exit: 1 | 2; message: string }> {
+  const { values, baseUrl } = settings;
+  const keys = await signingKeysOf(settings.env);
+  if ("error" in keys) return { exit: 1, message: keys.error };
+  const lifetimeText = (values["signature-lifetime"] as string | undefined) ?? DEFAULT_LIFETIME;
+  const lifetime = parseLifetime(lifetimeText);
+  if (lifetime === null) {
+    return {
+      exit: 2,
+      message: `--signature-lifetime: ${
+        JSON.stringify(lifetimeText.slice(0, 20))
+      } is not a duration such as 7d, 12h, 90m or 90s`,
+    };
+  }
+  const unsigned = values["unsigned"] === true;
+  if (unsigned && keys.ok.length > 0) {
+    return {
+      exit: 2,
+      message: `--unsigned and ${SIGNING_KEY_VARIABLE}: give one (unset the variable to build unsigned)`,
+    };
+  }
+  const previous = new Map<number, PreviousManifest>();
+  if (settings.location !== undefined) {
+    const read = await readManifests(settings.location, baseUrl, settings.versions, settings.cwd);
+    if ("error" in read) return { exit: 1, message: read.error };
+    for (const [n, { bytes, where }] of read.ok) {
+      if (keys.ok.length === 0) {
+        if (unsigned) continue;
+        return {
+          exit: 1,
+          message:
+            `the previous build is signed (${where}): set ${SIGNING_KEY_VARIABLE} to sign this one, or give --unsigned to publish an unsigned build on purpose`,
+        };
+      }
+      // The previous manifest's age does not matter here (a re-sign is what renews it): now = 0.
+      const checked = await checkManifest(bytes, keySet(keys.ok), { baseUrl, version: n, now: 0 });
+      if (!checked.ok) {
+        return {
+          exit: 1,
+          message:
+            `the previous manifest ${where} does not verify with ${SIGNING_KEY_VARIABLE}'s keys (${checked.reason}: ${checked.detail})`,
+        };
+      }
+      previous.set(n, {
+        where,
+        seq: checked.seq,
+        iat: checked.iat,
+        documentSha256: checked.files[documentPath(n)]?.sha256,
+      });
+    }
+  }
+  if (keys.ok.length === 0) return { ok: null };
+  return { ok: { keys: keys.ok, lifetime, previous, now: settings.now ?? (() => Math.floor(Date.now() / 1000)) } };
+}
+
+/** The previous build's manifests at `location` (an output folder, or the base URL), by version. */
+async function readManifests(
+  location: string,
+  baseUrl: string,
+  versions: readonly ContractVersion[],
+  cwd: string,
+): Promise<{ ok: Map<number, { bytes: Uint8Array; where: string }> } | { error: string }> {
+  const out = new Map<number, { bytes: Uint8Array; where: string }>();
+  const remote = /^https?:\/\//i.test(location);
+  const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
+  try {
+    for (const { number } of versions) {
+      const path = manifestPath(number);
+      if (remote) {
+        const url = `${location.replace(/\/+$/, "")}${path}`;
+        const res = await request(`${url}?fresh=${crypto.randomUUID()}`, {
+          method: "GET",
+          headers: { "accept-encoding": "identity", "cache-control": "no-cache" },
+          shownAs: url,
+          cap: 4 * 1024 * 1024,
+          timeoutMs: REQUEST_TIMEOUT_MS,
+          deadline: (deadline as { signal: AbortSignal }).signal,
+          deadlineMs: RUN_DEADLINE_MS,
+          reader: "--previous",
+        });
+        if (res.status === 404) continue;
+        if (res.status !== 200) return { error: `--previous: ${url}: answered ${res.status}` };
+        out.set(number, { bytes: new Uint8Array(res.body), where: url });
+      } else {
+        const file = join(resolve(cwd, location, "static"), `${basePathOf(baseUrl)}${path}`);
+        const info = await stat(file).catch(() => null);
+        if (info === null) continue;
+        if (!info.isFile() || info.size > 4 * 1024 * 1024) return { error: `--previous: ${file}: not a manifest` };
+        out.set(number, { bytes: new Uint8Array(await readFile(file)), where: join(location, "static", path) });
+      }
+    }
+  } catch (error: unknown) {
+    return { error: `--previous: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    deadline?.clear();
+  }
+  return { ok: out };
+}
+
+/**
+ * Signs `served` after its static export was written to `dir` (whose types it lists): checks the
+ * seq rules against the clock and the previous manifests, adds a manifest per served version and
+ * the key set, writes them beside the export with their `_headers` blocks, and returns the signed
+ * build for the code artifacts. Throws one line on a refusal. Without a plan, `served` as it is.
+ */
+export async function signStaged(served: Build, dir: string, plan: SigningPlan | null): Promise<Build> {
+  if (plan === null) return served;
+  const { builtAt } = served.meta;
+  const seq = Math.floor(Date.parse(builtAt) / 1000);
+  const now = plan.now();
+  if (seq > now + CLOCK_SKEW_S) {
+    throw new Error(
+      `built_at ${builtAt} is more than 5 minutes after this machine's clock: signed, it would move every consumer's seq past the future`,
+    );
+  }
+  for (const [n, previous] of plan.previous) {
+    const document = served.routes.get(documentPath(n));
+    const sha = document === undefined ? undefined : (await fileEntry(document.identity.body)).sha256;
+    if (seq < previous.seq || (seq === previous.seq && sha !== previous.documentSha256)) {
+      throw new Error(
+        `v${n}: a new document whose built_at (${builtAt}, seq ${seq}) is not later than the previous manifest's seq (${previous.seq}, ${previous.where}): build at a later time`,
+      );
+    }
+    if (now < previous.iat) {
+      throw new Error(
+        `v${n}: this machine's clock is before the previous manifest's iat (${previous.iat}): consumers would take the new signature for a rollback`,
+      );
+    }
+  }
+  const prefix = basePathOf(served.meta.baseUrl);
+  const extra = new Map<string, Uint8Array<ArrayBuffer>>();
+  for (const [route, resource] of served.routes) {
+    const type = resource.identity.ok["content-type"];
+    const beside = type === "application/schema+json"
+      ? typesPath(route)
+      : type === "application/feed+json"
+      ? feedTypesPath(route)
+      : undefined;
+    if (beside === undefined) continue;
+    const bytes = await readFile(join(dir, `${prefix}${beside}`)).catch(() => null);
+    if (bytes !== null) extra.set(beside, new Uint8Array(bytes));
+  }
+  const { build } = await signBuild(served, plan.keys, {
+    iat: now,
+    lifetime: plan.lifetime,
+    extra,
+    compression: { compress: zlibCompress },
+  });
+  const added = new Map([...build.routes].filter(([path]) => !served.routes.has(path)));
+  for (const [route, resource] of added) {
+    const file = join(dir, `${prefix}${route}`);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, resource.identity.body);
+  }
+  await appendFile(join(dir, "_headers"), `\n${staticHeaders({ routes: added, gone: new Map(), meta: build.meta })}`);
+  return build;
+}

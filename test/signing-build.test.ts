@@ -1,0 +1,241 @@
+/**
+ * Signed builds, through `runBuild` and `runKeygen` in process: keygen's file and output, a build
+ * signed by two keys (a manifest per version, listing every served file, and the key set) in the
+ * static export and the fetch artifact, the documents' bytes unchanged, no manifest without a key,
+ * no silent downgrade, a malformed key refused unquoted, the seq rules, and no byte of key
+ * material anywhere.
+ */
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { runBuild } from "../node/build/build.ts";
+import { runKeygen } from "../node/build/keygen.ts";
+import { checkManifest, fileMatches } from "../client/client.ts";
+import { thumbprint } from "../assembly/jws.ts";
+import { filesUnder } from "./files.ts";
+import { cleanEnv, type Finished, runCommand } from "./process.ts";
+
+const work = mkdtempSync(join(tmpdir(), "registry-signing-build-"));
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+const BASE = "https://registry.example.org";
+const MANIFEST = "static/api/registry.v1.manifest.json";
+const KEYS = "static/api/registry.keys.json";
+/** SOURCE_DATE_EPOCH of day `n` after 2026-11-21T12:00:00Z (before this machine's clock). */
+const day = (n: number) => String(1795262400 + n * 86_400);
+const outputs: Finished[] = [];
+const run = async (...args: Parameters<typeof runCommand>) => {
+  const result = await runCommand(...args);
+  outputs.push(result);
+  return result;
+};
+const build = (out: string, env: Record<string, string>, extra: string[] = []) =>
+  run(runBuild, ["--source", "fixtures/registry.json", "--base-url", BASE, "--out", out, ...extra], {
+    env: cleanEnv(env),
+  });
+
+const keyFile = (name: string) => join(work, name);
+let pemA = "";
+let pemB = "";
+let pemC = "";
+
+test("keygen writes a PKCS#8 PEM with mode 0600, never over a file, and prints the public JWK Set", async () => {
+  const made = await run(runKeygen, [keyFile("a.pem")], { cwd: work });
+  assert.is(made.code, 0, made.stderr);
+  pemA = readFileSync(keyFile("a.pem"), "utf8");
+  assert.match(pemA, /^-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+-----END PRIVATE KEY-----\n$/);
+  assert.is(statSync(keyFile("a.pem")).mode & 0o777, 0o600);
+  const set = JSON.parse(made.stdout.toString("utf8")) as { keys: Record<string, string>[] };
+  assert.is(set.keys.length, 1);
+  const [jwk] = set.keys as [Record<string, string>];
+  assert.equal(Object.keys(jwk).sort(), ["alg", "crv", "kid", "kty", "use", "x"]);
+  assert.is(jwk["kid"], await thumbprint(jwk["x"] as string));
+  const again = await run(runKeygen, [keyFile("a.pem")], { cwd: work });
+  assert.is(again.code, 1);
+  assert.match(again.stderr, /exists: a key is never overwritten/);
+  assert.is(readFileSync(keyFile("a.pem"), "utf8"), pemA, "the existing key is untouched");
+  assert.is((await run(runKeygen, ["--bad"], { cwd: work })).code, 2);
+  assert.is((await run(runKeygen, [], { cwd: work })).code, 2);
+  const help = await run(runKeygen, ["--help"], { cwd: work });
+  assert.is(help.code, 0);
+  assert.match(help.stdout.toString("utf8"), /mode 0600/);
+  assert.is((await run(runKeygen, [keyFile("b.pem")], { cwd: work })).code, 0);
+  assert.is((await run(runKeygen, [keyFile("c.pem")], { cwd: work })).code, 0);
+  pemB = readFileSync(keyFile("b.pem"), "utf8");
+  pemC = readFileSync(keyFile("c.pem"), "utf8");
+});
+
+test("two keys sign one manifest twice; it lists every served file; the documents' bytes do not move", async () => {
+  const signed = join(work, "signed");
+  const plain = join(work, "plain");
+  const a = await build(signed, { SOURCE_DATE_EPOCH: day(3), REGISTRY_SIGNING_KEY: pemA + pemB });
+  assert.is(a.code, 0, a.stderr);
+  const b = await build(plain, { SOURCE_DATE_EPOCH: day(3) });
+  assert.is(b.code, 0, b.stderr);
+  // Without a key, no manifest and no key set; with one, every other file the same bytes.
+  const plainFiles = filesUnder(plain);
+  assert.not.ok(plainFiles.includes(MANIFEST) || plainFiles.includes(KEYS));
+  for (const file of plainFiles.filter((f) => f.startsWith("static/api/") || f === "static/vaults.json")) {
+    assert.ok(readFileSync(join(signed, file)).equals(readFileSync(join(plain, file))), file);
+  }
+  const keys = JSON.parse(readFileSync(join(signed, KEYS), "utf8")) as { keys: { kid: string }[] };
+  assert.is(keys.keys.length, 2);
+  const manifestBytes = readFileSync(join(signed, MANIFEST));
+  const manifest = JSON.parse(manifestBytes.toString("utf8")) as { signatures: { protected: string }[] };
+  assert.equal(
+    manifest.signatures.map((s) => JSON.parse(Buffer.from(s.protected, "base64url").toString("utf8"))),
+    keys.keys.map((k) => ({ alg: "EdDSA", kid: k.kid, typ: "registry-manifest" })),
+  );
+  const result = await checkManifest(new Uint8Array(manifestBytes), keys, { baseUrl: BASE, version: 1 });
+  assert.ok(result.ok, JSON.stringify(result));
+  if (!result.ok) return;
+  assert.is(result.seq, Number(day(3)));
+  assert.is(result.exp - result.iat, 7 * 86400);
+  const listed = Object.keys(result.files);
+  assert.equal(listed, [
+    "/api/registry.v1.changes.atom",
+    "/api/registry.v1.changes.d.ts",
+    "/api/registry.v1.changes.json",
+    "/api/registry.v1.d.ts",
+    "/api/registry.v1.json",
+    "/api/registry.v1.openapi.json",
+    "/api/registry.v1.schema.json",
+    "/vaults.json",
+  ]);
+  for (const path of listed) {
+    const bytes = readFileSync(join(signed, "static", path));
+    assert.ok(await fileMatches(result.files, path, bytes), path);
+    assert.is(result.files[path]?.integrity, `sha256-${sha256Base64(bytes)}`);
+  }
+  // Each key alone verifies it; a third key does not.
+  const one = JSON.parse(
+    (await runCommand(runKeygen, [join(work, "scratch.pem")], { cwd: work })).stdout.toString("utf8"),
+  );
+  assert.equal(
+    await checkManifest(manifestBytes.toString("utf8"), one, { baseUrl: BASE, version: 1 }).then((r) => r.ok),
+    false,
+  );
+  for (const key of keys.keys) {
+    assert.ok((await checkManifest(manifest, [key], { baseUrl: BASE, version: 1 })).ok);
+  }
+  // The static export's headers, and the fetch artifact's answers.
+  const headers = readFileSync(join(signed, "static/_headers"), "utf8");
+  assert.match(headers, /\/api\/registry\.v1\.manifest\.json\n {2}content-type: application\/jose\+json\n/);
+  assert.match(headers, /\/api\/registry\.keys\.json\n {2}content-type: application\/jwk-set\+json\n/);
+  const app = (await import(pathToFileURL(join(signed, "fetch/index.mjs")).href)) as {
+    default: { fetch(r: Request): Promise<Response> };
+    config: { path: string[] };
+  };
+  for (
+    const [path, file, type] of [["/api/registry.v1.manifest.json", MANIFEST, "application/jose+json"], [
+      "/api/registry.keys.json",
+      KEYS,
+      "application/jwk-set+json",
+    ]] as const
+  ) {
+    const res = await app.default.fetch(new Request(`${BASE}${path}`));
+    assert.is(res.status, 200);
+    assert.is(res.headers.get("content-type"), type);
+    assert.is(res.headers.get("access-control-allow-origin"), "*");
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(signed, file))), path);
+    assert.ok(app.config.path.includes(path), path);
+  }
+  const lastModified = (await app.default.fetch(new Request(`${BASE}/api/registry.v1.manifest.json`))).headers.get(
+    "last-modified",
+  );
+  assert.is(lastModified, new Date(result.iat * 1000).toUTCString(), "Last-Modified is iat");
+  const doc = await app.default.fetch(new Request(`${BASE}/vaults.json`));
+  assert.ok(Buffer.from(await doc.arrayBuffer()).equals(readFileSync(join(plain, "static/vaults.json"))));
+});
+
+test("a rebuild re-signs the same seq; a signed previous build is never followed silently by an unsigned one", async () => {
+  const out = join(work, "history");
+  const env = { SOURCE_DATE_EPOCH: day(4), REGISTRY_SIGNING_KEY: pemA };
+  assert.is((await build(out, env)).code, 0);
+  const first = JSON.parse(readFileSync(join(out, MANIFEST), "utf8"));
+  const again = await build(out, env, ["--previous", out, "--signature-lifetime", "12h"]);
+  assert.is(again.code, 0, again.stderr);
+  const second = await checkManifest(readFileSync(join(out, MANIFEST)), { keys: [] }, { baseUrl: BASE, version: 1 });
+  assert.is(second.ok, false, "no pinned key, no pass");
+  const keys = JSON.parse(readFileSync(join(out, KEYS), "utf8"));
+  const checked = await checkManifest(readFileSync(join(out, MANIFEST)), keys, { baseUrl: BASE, version: 1 });
+  const before = await checkManifest(first, keys, { baseUrl: BASE, version: 1 });
+  assert.ok(checked.ok && before.ok);
+  if (!checked.ok || !before.ok) return;
+  assert.is(checked.seq, before.seq, "the same seq: the document is the same");
+  assert.is(checked.exp - checked.iat, 12 * 3600);
+
+  const unsigned = await build(out, { SOURCE_DATE_EPOCH: day(5) }, ["--previous", out]);
+  assert.is(unsigned.code, 1);
+  assert.match(unsigned.stderr, /^the previous build is signed \(.*\): set REGISTRY_SIGNING_KEY .* --unsigned/);
+  assert.is(unsigned.stderr.split("\n").length, 2, "one line");
+  // Another key: the previous manifest does not verify with it.
+  const other = await build(out, { SOURCE_DATE_EPOCH: day(5), REGISTRY_SIGNING_KEY: pemC }, ["--previous", out]);
+  assert.is(other.code, 1);
+  assert.match(other.stderr, /the previous manifest .* does not verify with REGISTRY_SIGNING_KEY's keys \(signature/);
+  // An earlier built_at with another document, and a built_at past the clock: refused.
+  const future = await build(join(work, "future"), {
+    SOURCE_DATE_EPOCH: String(Math.floor(Date.now() / 1000) + 3600),
+    REGISTRY_SIGNING_KEY: pemA,
+  });
+  assert.is(future.code, 1);
+  assert.match(future.stderr, /more than 5 minutes after this machine's clock/);
+  assert.is((await build(out, env, ["--signature-lifetime", "7 days", "--previous", out])).code, 2);
+  assert.is((await build(out, env, ["--unsigned", "--previous", out])).code, 2);
+  const down = await build(out, { SOURCE_DATE_EPOCH: day(5) }, ["--previous", out, "--unsigned"]);
+  assert.is(down.code, 0, down.stderr);
+  assert.not.ok(filesUnder(out).includes(MANIFEST));
+});
+
+test("a malformed REGISTRY_SIGNING_KEY is refused in one line naming the variable, quoting none of it", async () => {
+  const secret = "c2VjcmV0LWtleS1tYXRlcmlhbC10aGF0LW11c3Qtbm90LWxlYWs";
+  for (
+    const value of [
+      `-----BEGIN PRIVATE KEY-----\n${secret}\n-----END PRIVATE KEY-----\n`,
+      `{"kty":"OKP","crv":"Ed25519","d":"${secret}","x":"${secret}"}`,
+      secret,
+      pemA.replace("PRIVATE KEY-----\n", `PRIVATE KEY-----\n${secret}`),
+    ]
+  ) {
+    const result = await build(join(work, "bad-key"), { SOURCE_DATE_EPOCH: day(3), REGISTRY_SIGNING_KEY: value });
+    assert.is(result.code, 1);
+    assert.match(result.stderr, /^REGISTRY_SIGNING_KEY: [^\n]*\(its value is not shown\)\n$/);
+    assert.not.ok(result.stderr.includes(secret.slice(0, 12)));
+  }
+});
+
+test("no byte of a private key reaches any output, message or artifact", async () => {
+  const material: string[] = [];
+  for (const pem of [pemA, pemB, pemC]) {
+    const body = pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
+    const der = Buffer.from(body, "base64");
+    const seed = der.subarray(der.length - 32);
+    material.push(body, seed.toString("base64url"), seed.toString("base64"), seed.toString("hex"));
+    // Every 24-character window of the PEM body: a partial leak is a leak.
+    for (let i = 0; i + 24 <= body.length; i += 8) material.push(body.slice(i, i + 24));
+  }
+  const texts = outputs.map((o) => `${o.stdout.toString("utf8")}\n${o.stderr}`);
+  const seeds = [pemA, pemB, pemC].map((pem) => {
+    const der = Buffer.from(pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, ""), "base64");
+    return der.subarray(der.length - 32);
+  });
+  for (const dir of ["signed", "history", "plain"]) {
+    for (const file of filesUnder(join(work, dir))) {
+      const bytes = readFileSync(join(work, dir, file));
+      for (const seed of seeds) assert.is(bytes.indexOf(seed), -1, `${dir}/${file} holds a raw seed`);
+      texts.push(bytes.toString("latin1"));
+    }
+  }
+  for (const text of texts) for (const m of material) assert.not.ok(text.includes(m), "key material in an output");
+  assert.ok(texts.length > 20);
+});
+
+function sha256Base64(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("base64");
+}
+
+test.run();
