@@ -3,13 +3,16 @@
  * pass / warn / fail table (markdown). Exit 0 when nothing failed, 1 when a check failed, 2 on a
  * usage error.
  */
-import { basename } from "node:path";
+import { rename, writeFile } from "node:fs/promises";
+import { basename, resolve } from "node:path";
 import { parseBaseUrl } from "../../contract/config.ts";
 import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
 import { readJsonFile } from "./document-file.ts";
 import { FEED_BODY_CAP } from "./feeds.ts";
-import { DOCUMENT_BODY_CAP, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, table, verify } from "./verify.ts";
+import { DOCUMENT_BODY_CAP, type ManifestState, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, table, verify } from "./verify.ts";
+import { request, timeout } from "./request.ts";
 
+// The usage line stays as scripts and tests quote it; --help names --keys and --state.
 const USAGE = "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE]";
 
 const SPEC: CommandSpec = {
@@ -39,6 +42,17 @@ Flags:
   --previous-document FILE
               an earlier built document of this deployment (its versioned document): the
               feed's items newer than it, replayed onto it, must give the served vaults and edges
+  --keys FILE|URL
+              the public JWK Set you pinned (registry-endpoint keygen prints it; the build serves
+              it at /api/registry.keys.json, but a key read from the deployment it checks proves
+              nothing: a warning says so). The manifest of the version /vaults.json serves must
+              be served and verify: a signature by a pinned key (signature), its iss and version
+              (issuer), exp not past (expired: a frozen deployment), and every file read must
+              match its SHA-256 (digest; fetched again past caches before it fails)
+  --state FILE
+              with --keys: what was last accepted per (iss, version), read and then written
+              back when every check passes: a lower seq (rollback), or the same seq with another
+              document (equivocation) or an older iat (rollback), fails
   -h, --help  this text
 
 Limits: each request ${REQUEST_TIMEOUT_MS / 1000} s, headers to last byte; a document body at most ${
@@ -53,7 +67,13 @@ sends are removed before anything is printed.
 
 Exit codes: 0 nothing failed (warnings allowed); 1 a check failed, or --previous-document cannot
 be read; 2 a bad flag or argument.`,
-  options: { static: { type: "boolean" }, "expect-base": { type: "string" }, "previous-document": { type: "string" } },
+  options: {
+    static: { type: "boolean" },
+    "expect-base": { type: "string" },
+    "previous-document": { type: "string" },
+    keys: { type: "string" },
+    state: { type: "string" },
+  },
   positionals: { min: 1, max: 1 },
 };
 
@@ -83,11 +103,84 @@ export const runVerify: Command = async (argv, _env, io) => {
     }
     previousDocument = { name: basename(previousPath), value: read.ok, etag: read.etag };
   }
+  const keysLocation = values["keys"] as string | undefined;
+  const statePath = values["state"] as string | undefined;
+  if (statePath !== undefined && keysLocation === undefined) return usage("--state: only with --keys");
+  let keys: unknown;
+  const notes: string[] = [];
+  if (keysLocation !== undefined) {
+    const read = await readKeys(keysLocation, io.cwd);
+    if ("error" in read) {
+      io.stderr(`--keys ${read.error}\n`);
+      return 1;
+    }
+    keys = read.ok;
+    if (/^https?:\/\//i.test(keysLocation) && new URL(keysLocation).origin === new URL(expectBase ?? from).origin) {
+      notes.push(
+        `warning: --keys ${keysLocation} is on the deployment's own origin: whoever can change the deployment can change these keys; pin keys obtained out of band`,
+      );
+    }
+  }
+  const stateKey = (iss: string, version: number) => `${iss} v${version}`;
+  let stored: Record<string, ManifestState> = {};
+  if (statePath !== undefined) {
+    const read = await readJsonFile(statePath, 1024 * 1024, io.cwd);
+    if ("error" in read && !read.error.includes("ENOENT")) {
+      io.stderr(`--state ${read.error}\n`);
+      return 1;
+    }
+    if ("ok" in read) {
+      if (typeof read.ok !== "object" || read.ok === null || Array.isArray(read.ok)) {
+        io.stderr(`--state ${statePath}: not a state file\n`);
+        return 1;
+      }
+      stored = read.ok as Record<string, ManifestState>;
+    }
+  }
+  let accepted: (ManifestState & { iss: string; version: number }) | undefined;
+  const canonicalVersion = 1;
+  const last = stored[stateKey(expectBase ?? from, canonicalVersion)];
   const checks = await verify(from, {
+    ...(keys === undefined ? {} : { keys, onAccepted: (s) => void (accepted = s) }),
+    ...(last === undefined ? {} : { state: last }),
     static: values["static"] === true,
     ...(expectBase === undefined ? {} : { expectBase }),
     ...(previousDocument === undefined ? {} : { previousDocument }),
   });
+  for (const note of notes) checks.push({ name: "pinned keys", result: "warn", detail: note });
   io.stdout(`${table(expectBase === undefined ? from : `${from} (built for ${expectBase})`, checks)}\n`);
-  return checks.some((c) => c.result === "fail") ? 1 : 0;
+  const failed = checks.some((c) => c.result === "fail");
+  if (!failed && statePath !== undefined && accepted !== undefined) {
+    const { iss, version, ...kept } = accepted;
+    const file = resolve(io.cwd, statePath);
+    await writeFile(`${file}.tmp`, `${JSON.stringify({ ...stored, [stateKey(iss, version)]: kept }, null, 2)}\n`);
+    await rename(`${file}.tmp`, file);
+  }
+  return failed ? 1 : 0;
 };
+
+/** The pinned key set from a file or a URL (bounded like every request of verify). */
+async function readKeys(location: string, cwd: string): Promise<{ ok: unknown } | { error: string }> {
+  if (!/^https?:\/\//i.test(location)) {
+    const read = await readJsonFile(location, 1024 * 1024, cwd);
+    return "error" in read ? read : { ok: read.ok };
+  }
+  const deadline = timeout(RUN_DEADLINE_MS);
+  try {
+    const res = await request(location, {
+      method: "GET",
+      headers: {},
+      cap: 1024 * 1024,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      deadline: deadline.signal,
+      deadlineMs: RUN_DEADLINE_MS,
+      reader: "--keys",
+    });
+    if (res.status !== 200) return { error: `${location}: answered ${res.status}` };
+    return { ok: JSON.parse(res.body.toString("utf8")) };
+  } catch (error: unknown) {
+    return { error: error instanceof SyntaxError ? `${location}: not JSON` : String((error as Error).message) };
+  } finally {
+    deadline.clear();
+  }
+}

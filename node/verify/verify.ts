@@ -16,6 +16,8 @@ import { jsonEqual } from "../review/json-deep.ts";
 import { validatorOf } from "../review/schemas.ts";
 import type { Check } from "./check.ts";
 import { coding, feedChecks } from "./feeds.ts";
+import { checkManifest, fileMatches } from "../../client/client.ts";
+import { documentPath, MANIFEST_MEDIA_TYPE, manifestPath } from "../../assembly/manifest.ts";
 import { printable } from "../review/printable.ts";
 import { type Answer, request, RequestFailure, RUN_DEADLINE_MS, timeout } from "./request.ts";
 
@@ -43,6 +45,19 @@ export interface VerifyOptions {
   readonly table?: readonly ContractVersion[];
   /** An earlier built document of this deployment (`--previous-document`): the feed's items newer than it must replay onto it. */
   readonly previousDocument?: { readonly name: string; readonly value: unknown; readonly etag: string };
+  /** Pinned public keys (a JWK Set): the manifest of the version `/vaults.json` serves must verify with one. */
+  readonly keys?: unknown;
+  /** What was last accepted for this deployment and version (`--state`): rollback and equivocation. */
+  readonly state?: ManifestState;
+  /** Called with what to keep when the manifest and every file's digest pass. */
+  readonly onAccepted?: (state: ManifestState & { readonly iss: string; readonly version: number }) => void;
+}
+
+/** What a consumer keeps per (`iss`, `version`): the last accepted `seq`, `iat` and document SHA-256. */
+export interface ManifestState {
+  readonly seq: number;
+  readonly iat: number;
+  readonly sha256: string;
 }
 
 /**
@@ -229,6 +244,13 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)),
   );
 
+  if (options.keys !== undefined) {
+    await manifestChecks(version.number, expect, options, get, check, [
+      [paths.canonical, a],
+      [paths.versioned, b],
+      [paths.schema, schemaResponse.body],
+    ]);
+  }
   const previous = options.previousDocument;
   // Where and what only: an error's params could name a key of a source given here by mistake.
   const problemOf = (value: unknown): string | null =>
@@ -249,6 +271,90 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
       ...(previous === undefined ? {} : { previous: { ...previous, problem: problemOf(previous.value) } }),
     })),
   );
+}
+
+/**
+ * The signed manifest of `version`, checked with the pinned keys: its signature, issuer and
+ * version, rollback and equivocation against `options.state`, freeze; then every listed file it
+ * reads (all but the static export's types), against its SHA-256. On a mismatch, the manifest and
+ * the file are fetched again past caches (a deploy in progress pairs a new file with an old
+ * manifest) before it fails.
+ */
+async function manifestChecks(
+  n: number,
+  expect: string,
+  options: VerifyOptions,
+  get: (path: string, headers?: Record<string, string>, method?: string, cap?: number) => Promise<Answer>,
+  check: (name: string, pass: boolean, detail?: string, hostMay?: boolean) => boolean,
+  read: readonly (readonly [string, Buffer])[],
+): Promise<void> {
+  const path = manifestPath(n);
+  const fresh = (p: string) =>
+    get(`${p}?fresh=${crypto.randomUUID()}`, { "cache-control": "no-cache" }, "GET", DOCUMENT_BODY_CAP);
+  let answer = await get(path);
+  const type = answer.headers.get("content-type");
+  if (
+    !check(
+      `manifest ${path} answers 200 (a pinned key and no manifest fails)`,
+      answer.status === 200,
+      String(answer.status),
+    )
+  ) {
+    return;
+  }
+  check(
+    `manifest is ${MANIFEST_MEDIA_TYPE}`,
+    type === MANIFEST_MEDIA_TYPE,
+    String(type),
+    type?.replace(/;\s*charset=utf-8$/i, "") === MANIFEST_MEDIA_TYPE,
+  );
+  const state = options.state;
+  const expectation = {
+    baseUrl: expect,
+    version: n,
+    ...(state === undefined ? {} : { lastSeq: state.seq, lastIat: state.iat, lastSha256: state.sha256 }),
+    ...(options.now === undefined ? {} : { now: Math.floor(options.now.getTime() / 1000) }),
+  };
+  let result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
+  if (!result.ok) {
+    check(`manifest: ${result.reason}`, false, result.detail);
+    return;
+  }
+  check(
+    "manifest: signature, issuer, version, seq and exp",
+    true,
+    `seq ${result.seq}, exp ${new Date(result.exp * 1000).toISOString()}`,
+  );
+  const bodies = new Map(read);
+  for (const listed of Object.keys(result.files).filter((p) => !p.endsWith(".d.ts"))) {
+    if (!bodies.has(listed)) bodies.set(listed, (await get(listed, {}, "GET", DOCUMENT_BODY_CAP)).body);
+  }
+  for (const [p] of read) {
+    if (!Object.hasOwn(result.files, p)) check(`manifest lists ${p}`, false, "not listed");
+  }
+  const wrong: string[] = [];
+  for (const [p, body] of bodies) if (!(await fileMatches(result.files, p, body))) wrong.push(p);
+  if (wrong.length > 0) {
+    // Both again, past caches: a deploy in progress can pair a new file with an old manifest.
+    answer = await fresh(path);
+    result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
+    if (!result.ok) {
+      check(`manifest: ${result.reason}`, false, `${result.detail} (fetched again)`);
+      return;
+    }
+    for (const p of [...wrong]) {
+      if (await fileMatches(result.files, p, (await fresh(p)).body)) wrong.splice(wrong.indexOf(p), 1);
+    }
+  }
+  check(
+    `manifest: digest of every file read (${bodies.size})`,
+    wrong.length === 0,
+    wrong.length === 0 ? "" : `differs, fetched again past caches: ${wrong.slice(0, 5).join(", ")}`,
+  );
+  const sha256 = result.files[documentPath(n)]?.sha256;
+  if (wrong.length === 0 && sha256 !== undefined) {
+    options.onAccepted?.({ iss: expect, version: n, seq: result.seq, iat: result.iat, sha256 });
+  }
 }
 
 /** The checks of the document's content: its URLs name `expect`, counts, coverage, tiers, row shapes. */
