@@ -16,7 +16,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseBaseUrl, shownPath } from "../../contract/config.ts";
-import { MAX_DEPLOY_DOCUMENT_BYTES } from "../../contract/limits.ts";
+import { MAX_DEPLOY_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import { type FeedHistory, prepareBuild } from "../../assembly/prepare.ts";
 import { sameRef } from "../../feed/change.ts";
 import { planAt } from "../../contract/version-policy.ts";
@@ -200,15 +200,26 @@ export const runBuild: Command = async (argv, env, io) => {
       inputs.ok.config,
       { compress: zlibCompress },
       VERSIONS,
-      MAX_DEPLOY_DOCUMENT_BYTES,
+      MAX_DOCUMENT_BYTES,
       history,
     );
+    // The static export serves documents up to MAX_DOCUMENT_BYTES; the code artifacts embed every
+    // answer and keep their own limit: past it they are left out, in one line.
+    const largest = Math.max(...[...served.routes.values()].map((r) => r.identity.body.byteLength));
+    const functions = largest <= MAX_DEPLOY_DOCUMENT_BYTES;
     await replaceOutput(out, served.meta.builtAt, async (staging) => {
-      await writeStatic(join(staging, "static"), served);
+      await writeStatic(join(staging, "static"), served, { siblings: !functions });
       const signed = await signStaged(served, join(staging, "static"), signing.ok);
       // The artifact names the source by its base name only: the build machine's folders stay private.
-      await bundleArtifacts(signed, staging, basename(sourcePath as string));
+      if (functions) await bundleArtifacts(signed, staging, basename(sourcePath as string));
     });
+    if (!functions) {
+      io.stderr(
+        `left out node/server.mjs, fetch/index.mjs and lambda/index.mjs: a document of ${sizeOf(largest)} is over the ${
+          sizeOf(MAX_DEPLOY_DOCUMENT_BYTES)
+        } they embed; static/ serves it, with .gz and .br siblings (docs/deploying.md, "Large registries")\n`,
+      );
+    }
     const { meta } = served;
     io.stdout(
       `built ${

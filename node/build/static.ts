@@ -3,31 +3,55 @@
  * Netlify and Cloudflare Pages read) giving them the server's headers. A path past its sunset has
  * no file, so a static host answers it 404, not 410. Beside each schema, the TypeScript types
  * generated from it (`types.ts`), and beside each JSON change feed, the types of the feed.
+ *
+ * With `siblings` (a build whose documents are past what the code artifacts embed, so the export
+ * alone serves them), each served file also gets its precompressed `.gz` and `.br` siblings, the
+ * build's own gzip and br bytes (`compress.ts`), and `_headers` a block for each naming its
+ * `Content-Encoding`: for hosts that choose a sibling by `Accept-Encoding` (nginx `gzip_static`,
+ * Caddy `precompressed`, @fastify/static `preCompressed`) and for uploads that carry each coding's
+ * metadata (S3, docs/deploying.md).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { basePathOf } from "../../http/answer.ts";
 import type { Build } from "../../assembly/prepare.ts";
 import { JSON_FEED_MEDIA_TYPE } from "../../feed/feed.ts";
+import type { Encoding } from "../../http/encoding.ts";
+import type { Resource, Variant } from "../../http/responses.ts";
 import { feedTypesOf, feedTypesPath, typesOf, typesPath } from "./types.ts";
 
 /** Headers a static host computes on its own (length, validators) or sets itself (Vary, when it compresses). */
 const HOST_MADE = ["content-length", "etag", "last-modified", "vary"];
 
+/** The file suffix of each precompressed sibling. */
+export const SIBLINGS = { gzip: ".gz", br: ".br" } as const;
+
+/** The precompressed siblings of a resource that has them: suffix, coding and variant. */
+function siblingsOf(resource: Resource): { suffix: string; coding: Encoding; variant: Variant }[] {
+  return (Object.keys(SIBLINGS) as Encoding[]).flatMap((coding) => {
+    const variant = resource.encoded[coding];
+    return variant === undefined ? [] : [{ suffix: SIBLINGS[coding], coding, variant }];
+  });
+}
+
+const block = (path: string, headers: Readonly<Record<string, string>>): string =>
+  [path, ...Object.entries(headers).filter(([name]) => !HOST_MADE.includes(name)).map(([n, v]) => `  ${n}: ${v}`)]
+    .join("\n");
+
 /**
  * The `_headers` file of a build: one block per path (with the base URL's path in front, where the
  * files go), its identity answer's headers in order.
  */
-export function staticHeaders(build: Build): string {
+export function staticHeaders(build: Build, options: { siblings?: boolean } = {}): string {
   const prefix = basePathOf(build.meta.baseUrl);
-  const blocks = [...build.routes].map(([path, resource]) =>
-    [
-      `${prefix}${path}`,
-      ...Object.entries(resource.identity.ok).filter(([name]) => !HOST_MADE.includes(name)).map(([n, v]) =>
-        `  ${n}: ${v}`
-      ),
-    ].join("\n")
-  );
+  const blocks = [...build.routes].map(([path, resource]) => block(`${prefix}${path}`, resource.identity.ok));
+  if (options.siblings === true) {
+    for (const [path, resource] of build.routes) {
+      for (const { suffix, variant } of siblingsOf(resource)) {
+        blocks.push(block(`${prefix}${path}${suffix}`, variant.ok));
+      }
+    }
+  }
   return `${blocks.join("\n\n")}\n`;
 }
 
@@ -36,12 +60,15 @@ export function staticHeaders(build: Build): string {
  * URL with a path (`https://example.org/registry`) puts them under that path (`registry/`), so
  * that a host serving `dir` at its root answers the base URL's addresses.
  */
-export async function writeStatic(dir: string, build: Build): Promise<void> {
+export async function writeStatic(dir: string, build: Build, options: { siblings?: boolean } = {}): Promise<void> {
   const prefix = basePathOf(build.meta.baseUrl);
   for (const [route, resource] of build.routes) {
     const path = `${prefix}${route}`;
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), resource.identity.body);
+    if (options.siblings === true) {
+      for (const { suffix, variant } of siblingsOf(resource)) await writeFile(join(dir, path + suffix), variant.body);
+    }
     if (resource.identity.ok["content-type"] === "application/schema+json") {
       const schema = JSON.parse(new TextDecoder().decode(resource.identity.body)) as Record<string, unknown>;
       await writeFile(join(dir, typesPath(path)), await typesOf(schema, route));
@@ -50,7 +77,7 @@ export async function writeStatic(dir: string, build: Build): Promise<void> {
       await writeFile(join(dir, feedTypesPath(path)), await feedTypesOf(documentSchemaOf(build, route), route));
     }
   }
-  await writeFile(join(dir, "_headers"), staticHeaders(build));
+  await writeFile(join(dir, "_headers"), staticHeaders(build, options));
 }
 
 /** The document schema served beside a change feed: `/api/registry.v1.changes.json` is beside `/api/registry.v1.schema.json`. */
