@@ -63,9 +63,6 @@ export interface RegistryData<R extends RowLike = Row, E extends EdgeLike = Edge
   readonly edges: readonly E[];
 }
 
-// feed/history.ts orders builds by it too.
-export { compareCodeUnits };
-
 /** Orders edges as the document does: by source, target, type. */
 export function compareEdges(a: EdgeLike, b: EdgeLike): number {
   return compareCodeUnits(a.source, b.source) || compareCodeUnits(a.target, b.target) ||
@@ -81,18 +78,10 @@ export function edgeKey(e: EdgeLike): string {
 }
 
 /**
- * Applies one change to `data` (vaults: `remove`, then `upsert` by slug; edges: `remove_touching`,
- * `remove`, `add`) and returns the result in the document's order. A `resync` change cannot be
- * applied: the caller refetches the document instead.
+ * Applies `changes` to `data`, oldest first (each: vaults `remove`, then `upsert` by slug; edges
+ * `remove_touching`, `remove`, `add`), and returns the result in the document's order. A `resync`
+ * change cannot be applied: the caller refetches the document instead.
  */
-export function applyChange<R extends RowLike, E extends EdgeLike>(
-  data: RegistryData<R, E>,
-  change: RegistryChange<R, E>,
-): RegistryData<R, E> {
-  return applyChanges(data, [change]);
-}
-
-/** Applies `changes`, oldest first, as `applyChange` would one by one, sorting once at the end. */
 export function applyChanges<R extends RowLike, E extends EdgeLike>(
   data: RegistryData<R, E>,
   changes: readonly RegistryChange<R, E>[],
@@ -189,11 +178,4 @@ function sameRow(a: Row, b: Row): boolean {
   const keys = Object.keys(x);
   const other = Object.keys(y);
   return keys.length === other.length && keys.every((key, i) => other[i] === key && x[key] === y[key]);
-}
-
-/** True when a change changes nothing (an equal rebuild). */
-export function isEmptyChange(change: Pick<RegistryChange, "vaults" | "edges">): boolean {
-  const { vaults, edges } = change;
-  return vaults.upsert.length + vaults.remove.length + edges.add.length + edges.remove.length +
-      edges.remove_touching.length === 0;
 }

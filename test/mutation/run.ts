@@ -61,7 +61,10 @@ export const GROUPS: Readonly<Record<string, Group>> = {
     mutate: ["contract/version-policy.ts", "assembly/versions.ts", "assembly/openapi.ts", "assembly/prepare.ts"],
     tests: ["(http|contract|golden)\\.test\\.ts$", "(lambda|encoding)\\.test\\.ts$"],
   },
-  feed: { mutate: ["feed/**/*.ts"], tests: ["(replay|history|golden)\\.test\\.ts$", "feed-properties\\.test\\.ts$"] },
+  feed: {
+    mutate: ["feed/**/*.ts"],
+    tests: ["(feed-units|replay|history)\\.test\\.ts$", "feed-properties\\.test\\.ts$"],
+  },
 };
 
 /** Where each run leaves its config, its report and its incremental file: ignored by git and by Stryker. */

@@ -1,0 +1,306 @@
+/**
+ * The change feed's parts one by one, on hand-made items: the chain check and the history check
+ * (each refusal by itself), titles and summaries, XML-safe text, the rewrite of a carried item,
+ * and replay's edge bookkeeping. The laws over generated histories are in feed-properties.test.ts
+ * and replay.test.ts; these pin what a law cannot name.
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { Edge, Row } from "../contract/document.ts";
+import { applyChanges, type RegistryChange } from "../feed/change.ts";
+import { changeBytes, FEED_LIMITS, feedPlace, itemId, nextFeed, rewrite, xmlSafe } from "../feed/feed.ts";
+import { chainProblems, historyProblems } from "../feed/history.ts";
+import { atomFeed, escapeXml } from "../feed/atom.ts";
+
+const PLACE = feedPlace(1, "https://r.example", "/api/registry.v1.json", {
+  json: "/api/registry.v1.changes.json",
+  atom: "/api/registry.v1.changes.atom",
+});
+const ref = (day: number, etag = day) => ({
+  built_at: `2026-12-0${day}T12:00:00Z`,
+  etag: `"${String(etag).padStart(32, "0")}"`,
+});
+const full = (slug: string, name = slug.toUpperCase()): Row => ({
+  vault_slug: slug,
+  display_name: name,
+  class: null,
+  class_label: null,
+  status: "active",
+  status_label: "Active",
+  tier: "in_use",
+  tier_label: "In use",
+  tier_meaning: "",
+  persona: null,
+  note: null,
+  url: "",
+  markdown_url: "",
+  last_synced: null,
+  tagline: null,
+});
+const minimal = (slug: string): Row => ({
+  vault_slug: slug,
+  display_name: slug.toUpperCase(),
+  class: null,
+  class_label: null,
+  status: "sealed",
+  status_label: "Sealed",
+  persona: null,
+  listing: "minimal",
+  listing_note: "",
+});
+const edge = (source: string, target: string, type = "feeds"): Edge => ({ source, target, type });
+const ENVELOPE = { schema_version: "1.0" };
+const NONE = { vaults: { upsert: [], remove: [] }, edges: { add: [], remove: [], remove_touching: [] } };
+
+function change(from: number | null, to: number, extra: Partial<RegistryChange> = {}): RegistryChange {
+  return { from: from === null ? null : ref(from), to: ref(to), class: "data", resync: false, ...NONE, ...extra };
+}
+function item(c: RegistryChange) {
+  return { id: itemId(PLACE, c.to), date_published: c.to.built_at, _registry: c };
+}
+/** A valid chain of three: a snapshot on day 1, then days 2 and 3, the newest with the envelope. */
+const chain = () => [
+  item(change(2, 3, { envelope: ENVELOPE })),
+  item(change(1, 2)),
+  item(change(null, 1)),
+];
+
+test("chainProblems: a chain has none; each break is named by the item's index", () => {
+  assert.equal(chainProblems(PLACE, chain()), []);
+  assert.equal(chainProblems(PLACE, []), ["items: expected at least one item"]);
+  const cases: [string, (items: ReturnType<typeof chain>) => void, string][] = [
+    [
+      "an id of another feed",
+      (c) => (c[1]!.id = "https://r.example/x#1"),
+      "items[1].id: expected the feed URL, its to.built_at and ETag",
+    ],
+    [
+      "a date not its to's",
+      (c) => (c[1]!.date_published = "2026-12-09T00:00:00Z"),
+      "items[1].date_published: expected its to.built_at",
+    ],
+    [
+      "from as late as to",
+      (c) => (c[0]!._registry = { ...c[0]!._registry, from: ref(3, 9) }),
+      "items[0]._registry.from.built_at: expected earlier than its to.built_at",
+    ],
+    [
+      "from not the next to",
+      (c) => (c[0]!._registry = { ...c[0]!._registry, from: ref(2, 7) }),
+      "items[0]._registry.from: expected the next item's to (items form a chain, newest first)",
+    ],
+    [
+      "a snapshot above another item",
+      (c) => (c[1]!._registry = { ...c[1]!._registry, from: null }),
+      "items[1]._registry.from: expected the next item's to (items form a chain, newest first)",
+    ],
+    [
+      "no envelope on the newest",
+      (c) => (c[0]!._registry = change(2, 3)),
+      "items[0]._registry.envelope: expected on the newest item only",
+    ],
+    [
+      "an envelope on an older one",
+      (c) => (c[2]!._registry = change(null, 1, { envelope: ENVELOPE })),
+      "items[2]._registry.envelope: expected on the newest item only",
+    ],
+    [
+      "a resync that lists",
+      (c) => (c[1]!._registry = change(1, 2, { resync: true, vaults: { upsert: [], remove: ["a"] } })),
+      "items[1]._registry: says resync but lists changes",
+    ],
+  ];
+  for (const [what, tamper, problem] of cases) {
+    const items = chain();
+    tamper(items);
+    const problems = chainProblems(PLACE, items);
+    assert.ok(problems.includes(problem), `${what}: ${problems.join("; ")}`);
+    assert.ok(problems.length <= 2, what);
+  }
+  // Each list counts: a resync item with anything in any list is refused.
+  for (
+    const lists of [
+      { vaults: { upsert: [full("a")], remove: [] } },
+      { edges: { add: [edge("a", "b")], remove: [], remove_touching: [] } },
+      { edges: { add: [], remove: [edge("a", "b")], remove_touching: [] } },
+      { edges: { add: [], remove: [], remove_touching: ["a"] } },
+    ]
+  ) {
+    const items = chain();
+    items[1]!._registry = change(1, 2, { resync: true, ...lists });
+    assert.equal(chainProblems(PLACE, items).length, 1, JSON.stringify(lists));
+  }
+});
+
+test("historyProblems: the newest item must be this document, carry its envelope, and the items must replay onto it unchanged", () => {
+  const snapshot = { ref: ref(3), vaults: [full("a"), full("b")], edges: [edge("a", "b")], envelope: ENVELOPE };
+  const items = chain();
+  items[2]!._registry = change(null, 1, { vaults: { upsert: [full("a"), full("b")], remove: [] } });
+  assert.equal(historyProblems(PLACE, items, snapshot), []);
+  assert.equal(historyProblems(PLACE, items, { ...snapshot, ref: ref(3, 5) }), [
+    "items[0]._registry.to: not this document (its built_at and ETag)",
+  ]);
+  assert.equal(historyProblems(PLACE, items, { ...snapshot, envelope: { schema_version: "2.0" } }), [
+    "items[0]._registry.envelope: not this document's envelope",
+  ]);
+  const planted = chain();
+  planted[1]!._registry = change(1, 2, { vaults: { upsert: [full("c")], remove: [] } });
+  assert.equal(historyProblems(PLACE, planted, snapshot), [
+    "items: replayed onto the document they lead to, they change it: the feed is not this document's history",
+  ]);
+  // Items at and before the last resync are not replayed: only what follows it must agree.
+  planted[1]!._registry = change(1, 2, { resync: true });
+  planted[2]!._registry = change(null, 1, { vaults: { upsert: [full("zz")], remove: [] } });
+  assert.equal(historyProblems(PLACE, planted, snapshot), []);
+  // A broken chain is reported as such, before any replay.
+  const broken = chain();
+  broken[0]!._registry = { ...broken[0]!._registry, from: ref(2, 8) };
+  assert.equal(historyProblems(PLACE, broken, snapshot).length, 1);
+});
+
+test("titles and summaries: sentences naming what an item carries, three names then a count, each name cut at 60 characters", () => {
+  const place = PLACE;
+  const current = { ref: ref(2), vaults: [full("a", "Alpha"), full("b", "Beta")], edges: [], envelope: ENVELOPE };
+  const first = nextFeed(place, { ...current, ref: ref(1) }, null, () => ({ class: "data", rules: [] }));
+  assert.is(first.items[0]!.title, "Snapshot: Alpha, Beta.");
+  assert.is(
+    first.items[0]!.content_text,
+    "Snapshot: Alpha, Beta. The build of 2026-12-01T12:00:00Z, a snapshot, which a copy never merges: refetch the document instead.",
+  );
+  const long = "L".repeat(70);
+  const vaults = [
+    full("a", "Alpha"),
+    full("b", "Beta"),
+    full("c", "Gamma"),
+    full("d", long),
+    full("e", "Eps"),
+    full("f", "Phi"),
+  ];
+  const next = nextFeed(
+    place,
+    { ref: ref(2), vaults, edges: [edge("a", "b"), edge("a", "c")], envelope: ENVELOPE },
+    { snapshot: { ...current, ref: ref(1), edges: [edge("b", "a")] }, feed: first },
+    () => ({ class: "additive", rules: [] }),
+  );
+  assert.is(
+    next.items[0]!.title,
+    "Additive change: updated Gamma, LLLLL, Eps and 1 more vault; 2 edges added; 1 edge removed.".replace(
+      "LLLLL",
+      `${"L".repeat(59)}…`,
+    ),
+  );
+  assert.ok(next.items[0]!.content_text.startsWith("Additive change: updated Gamma, "));
+  assert.ok(
+    next.items[0]!.content_text.includes(
+      "Eps, Phi; 2 edges added; 1 edge removed. The build of 2026-12-02T12:00:00Z, from the build of 2026-12-01",
+    ),
+  );
+  const removed = nextFeed(
+    place,
+    { ref: ref(3), vaults: [full("a", "Alpha")], edges: [], envelope: ENVELOPE },
+    {
+      snapshot: {
+        ref: ref(2),
+        vaults: [full("a", "Alpha"), full("b", "Beta"), full("c", "Gamma")],
+        edges: [edge("b", "c")],
+        envelope: ENVELOPE,
+      },
+      feed: first,
+    },
+    () => ({ class: "breaking", rules: [] }),
+  );
+  assert.is(removed.items[0]!.title, "Breaking change: 2 vaults removed; the edges of 2 vaults removed.");
+  const same = nextFeed(
+    place,
+    { ...current, ref: ref(3) },
+    { snapshot: current, feed: first },
+    () => ({ class: "dangerous", rules: [] }),
+  );
+  assert.is(same.items[0]!.title, "Dangerous change: no vault or edge changed.");
+  const resync = rewrite(change(1, 2, { resync: true }), new Map());
+  assert.is(
+    nextFeed(place, current, null, () => ({ class: "data", rules: [] }), { ...FEED_LIMITS, changeBytes: 10 }).items[0]!
+      .title,
+    "Snapshot: too large to list (over 1 MiB); refetch the document.",
+  );
+  assert.equal(resync.vaults, NONE.vaults);
+});
+
+test("xmlSafe and escapeXml: what XML 1.0 cannot carry becomes U+FFFD, surrogate pairs stay, the five specials are escaped", () => {
+  assert.is(
+    xmlSafe("a\u0000b\u0008c\u000Bd\u000Ce\u001Ff\uFFFEg\uFFFFh\tI\nJ\rK"),
+    "a\uFFFDb\uFFFDc\uFFFDd\uFFFDe\uFFFDf\uFFFDg\uFFFDh\tI\nJ\rK",
+  );
+  assert.is(xmlSafe("x\uD800y\uDC00z\uD83D\uDE00"), "x\uFFFDy\uFFFDz\uD83D\uDE00");
+  assert.is(escapeXml(`<a href="x">&'</a>`), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
+  const text = new TextDecoder().decode(
+    atomFeed(
+      PLACE,
+      nextFeed(
+        PLACE,
+        { ref: ref(1), vaults: [full("a", "A\u0001<b>")], edges: [], envelope: ENVELOPE },
+        null,
+        () => ({ class: "data", rules: [] }),
+      ),
+    ),
+  );
+  assert.ok(text.includes("<title>Snapshot: A\uFFFD&lt;b&gt;.</title>"));
+});
+
+test("rewrite: each row becomes its vault's current row or leaves; edges touching a withheld or unlisted vault leave; a resync item keeps no list", () => {
+  const rows = new Map<string, Row>([["a", full("a", "Now")], ["b", minimal("b")]]);
+  const carried = change(1, 2, {
+    vaults: { upsert: [full("a", "Then"), full("b"), full("c")], remove: ["d"] },
+    edges: {
+      add: [edge("a", "a"), edge("a", "b"), { ...edge("a", "a", "x"), extra: 1 } as Edge],
+      remove: [edge("c", "a"), edge("a", "a", "y")],
+      remove_touching: ["c"],
+    },
+    envelope: { old: true },
+  });
+  const got = rewrite(carried, rows);
+  assert.equal(got.vaults, { upsert: [full("a", "Now"), minimal("b")], remove: ["d"] });
+  assert.equal(got.edges, {
+    add: [edge("a", "a"), edge("a", "a", "x")],
+    remove: [edge("a", "a", "y")],
+    remove_touching: ["c"],
+  });
+  assert.equal(Object.keys(got.edges.add[1]!), ["source", "target", "type"], "a planted key is dropped");
+  assert.ok(got.edges.add[0] === carried.edges.add[0], "a bare edge is kept as it is");
+  assert.not.ok("envelope" in got);
+  assert.equal(rewrite(carried, rows, ENVELOPE).envelope, ENVELOPE);
+  const resync = rewrite({ ...carried, resync: true }, rows, ENVELOPE);
+  assert.equal([resync.vaults, resync.edges, resync.envelope, resync.resync], [
+    NONE.vaults,
+    NONE.edges,
+    ENVELOPE,
+    true,
+  ]);
+});
+
+test("applyChanges: remove_touching, remove and add in that order, across items, with edges re-added and removed again", () => {
+  const data = { vaults: [full("a"), full("b")], edges: [edge("a", "b"), edge("b", "a"), edge("b", "b")] };
+  const got = applyChanges(data, [
+    change(1, 2, {
+      edges: { add: [edge("a", "b"), edge("b", "c")], remove: [edge("b", "b")], remove_touching: ["a"] },
+    }),
+    change(2, 3, { edges: { add: [edge("c", "c")], remove: [], remove_touching: ["b"] } }),
+    change(3, 4, { edges: { add: [edge("b", "a", "t")], remove: [edge("c", "c")], remove_touching: [] } }),
+  ]);
+  assert.equal(got.edges, [edge("b", "a", "t")]);
+  // Without any remove_touching, no index is kept, and the rest still applies.
+  const plain = applyChanges(data, [
+    change(1, 2, { edges: { add: [edge("a", "a")], remove: [edge("b", "a")], remove_touching: [] } }),
+  ]);
+  assert.equal(plain.edges, [edge("a", "a"), edge("a", "b"), edge("b", "b")]);
+  assert.throws(() => applyChanges(data, [change(1, 2, { resync: true })]), /says resync: refetch the document/);
+});
+
+test("changeBytes: the UTF-8 length of the compact JSON, and past four times the cap in code units, the text's length", () => {
+  const c = change(1, 2, { vaults: { upsert: [], remove: ["é"] } });
+  assert.is(changeBytes(c), new TextEncoder().encode(JSON.stringify(c)).byteLength);
+  const big = change(1, 2, { vaults: { upsert: [], remove: ["é".repeat(FEED_LIMITS.changeBytes * 4)] } });
+  assert.is(changeBytes(big), JSON.stringify(big).length);
+});
+
+test.run();
