@@ -8,6 +8,7 @@ import { ATOM_MEDIA_TYPE, JSON_FEED_MEDIA_TYPE } from "../feed/feed.ts";
 import { changeFeedSchema } from "../feed/schema.ts";
 import { basePathOf } from "../http/answer.ts";
 import { CANONICAL_PATH, changesPaths, type ContractVersion } from "../contract/version-policy.ts";
+import { KEYS_MEDIA_TYPE, KEYS_PATH, MANIFEST_MEDIA_TYPE, MANIFEST_TYP, manifestPath } from "./manifest.ts";
 import {
   ALLOWED_METHODS,
   CACHE_CONTROL,
@@ -54,6 +55,12 @@ interface Address {
   readonly canonical: boolean;
   /** The document: its answers link the schema (`describedby`) and this description (`service-desc`). */
   readonly document: boolean;
+  /**
+   * Served by a signed build only (D10), 404 otherwise, with no `Link` and `Last-Modified` = the
+   * signing time: the version's `manifest` (its lifecycle headers, 410 past its sunset, no link), or
+   * the `keys` (the same on every version: never deprecated, never gone).
+   */
+  readonly signed?: "manifest" | "keys";
 }
 
 /**
@@ -117,6 +124,25 @@ export function openApiDescription(version: ContractVersion, baseUrl: string, ca
       canonical: false,
       document: false,
     },
+    {
+      path: manifestPath(n),
+      summary:
+        `The signed manifest of v${n}: every file served for v${n} with its SHA-256, size and SRI string, signed at build time (a signed build only)`,
+      mediaType: MANIFEST_MEDIA_TYPE,
+      schema: ref("schemas", "Manifest"),
+      canonical: false,
+      document: false,
+      signed: "manifest",
+    },
+    {
+      path: KEYS_PATH,
+      summary: "The public keys that sign the manifests, a JWK Set (a signed build only)",
+      mediaType: KEYS_MEDIA_TYPE,
+      schema: ref("schemas", "KeySet"),
+      canonical: false,
+      document: false,
+      signed: "keys",
+    },
   ];
   const schemaRef = relativeRef(version.openapiPath, version.schemaPath);
   const { $schema: _dialect, $id: _id, ...changeFeed } = changeFeedSchema(
@@ -136,6 +162,9 @@ export function openApiDescription(version: ContractVersion, baseUrl: string, ca
         "A version is deprecated once its successor is published (`Deprecation`, RFC 9745, and a `successor-version` link); after its sunset (`Sunset`, RFC 8594) its paths answer 410.",
         "Consumers must ignore keys they do not recognise. In a row, null means not known; a minimal row omits the keys a ruling withholds.",
         "Behind AWS Lambda, an event that is not an HTTP request answers 400.",
+        `A build given a signing key also serves each version's manifest (${
+          manifestPath(n)
+        }: a JWS, RFC 7515, in general JSON serialization, EdDSA over Ed25519) and the public keys (${KEYS_PATH}, a JWK Set); without one, both answer 404. Consumers verify the manifest with keys they pinned out of band, then compare the SHA-256 of each file they read with its listing.`,
       ].join("\n\n"),
     },
     servers: [{ url: baseUrl }],
@@ -160,11 +189,16 @@ export function relativeRef(from: string, to: string): string {
 /** `location`: the versioned path as the canonical address names it, with the base URL's path in front. */
 function pathItem(address: Address, location: string): Json {
   const id = operationStem(address.path);
+  // The keys serve every version alike: never deprecated, never gone.
+  const lifecycle = !address.canonical && address.signed !== "keys";
+  const link = address.signed !== undefined
+    ? {}
+    : { Link: address.document ? headerOf("DocumentLink") : headerOf("SuccessorLink") };
   const ok = (withBody: boolean): Json => ({
     description: address.summary,
     headers: {
       ETag: headerOf("ETag"),
-      "Last-Modified": headerOf("Last-Modified"),
+      "Last-Modified": headerOf(address.signed === undefined ? "Last-Modified" : "SignedLastModified"),
       "Cache-Control": headerOf("Cache-Control"),
       "Content-Length": headerOf("Content-Length"),
       "Content-Encoding": headerOf("Content-Encoding"),
@@ -174,8 +208,8 @@ function pathItem(address: Address, location: string): Json {
           "Content-Location": header(`The versioned path whose bytes this is: ${location}`, { const: location }, true),
         }
         : {}),
-      Link: address.document ? headerOf("DocumentLink") : headerOf("SuccessorLink"),
-      ...(address.canonical ? {} : { Deprecation: headerOf("Deprecation"), Sunset: headerOf("Sunset") }),
+      ...link,
+      ...(lifecycle ? { Deprecation: headerOf("Deprecation"), Sunset: headerOf("Sunset") } : {}),
       ...commonHeaders(),
     },
     ...(withBody ? { content: { [address.mediaType]: { schema: address.schema } } } : {}),
@@ -189,7 +223,8 @@ function pathItem(address: Address, location: string): Json {
     "200": ok(withBody),
     "304": responseOf("NotModified"),
     "400": responseOf("BadRequest"),
-    ...(address.canonical ? {} : { "410": responseOf("Gone") }),
+    ...(address.signed === undefined ? {} : { "404": responseOf("Unsigned") }),
+    ...(lifecycle ? { "410": responseOf(address.signed === "manifest" ? "ManifestGone" : "Gone") } : {}),
   });
   return {
     summary: address.summary,
@@ -242,6 +277,7 @@ const problemResponse = (description: string, headers: Json = {}): Json => ({
 const HEADERS: Readonly<Record<string, Json>> = {
   ETag: header("A strong ETag, one per content coding", { type: "string", pattern: '^"[0-9a-f]{32}"$' }, true),
   "Last-Modified": header("The build's built_at, as an HTTP-date", text, true),
+  SignedLastModified: header("When the build signed it (the manifest's iat), as an HTTP-date", text, true),
   "Cache-Control": header("How long a cache may keep the answer", { const: CACHE_CONTROL }, true),
   "Content-Length": header("The length of the body in this coding (of the GET's body, for HEAD)", {
     type: "string",
@@ -337,7 +373,57 @@ const RESPONSES: Readonly<Record<string, Json>> = {
   Gone: problemResponse("Past this version's sunset: its successor is linked", {
     Link: header('The successor\'s counterpart (`rel="successor-version"`)', text, true),
   }),
+  ManifestGone: problemResponse("Past this version's sunset, as its document is: its successor has its own manifest"),
+  Unsigned: problemResponse("The build was not signed (no signing key): it serves no manifest and no keys"),
   BadRequest: problemResponse("AWS Lambda only: the event is not an HTTP request"),
+};
+
+const base64urlText = { type: "string", pattern: "^[A-Za-z0-9_-]+$" } as const;
+
+/** A manifest as served: a JWS in general JSON serialization (RFC 7515 §7.2.1), one signature per key. */
+const MANIFEST_SCHEMA: Json = {
+  description:
+    `A JWS in general JSON serialization (RFC 7515 §7.2.1). Each signature's protected header is {"alg":"EdDSA","kid":<the key's RFC 7638 thumbprint>,"typ":"${MANIFEST_TYP}"} (EdDSA over Ed25519, RFC 8037); a consumer accepts the manifest when one signature by a key it pinned verifies, and ignores the others. The payload (base64url of JSON) is {"iss": the base URL, "version": N, "seq": the document's built_at in epoch seconds, "iat": the signing time, "exp": when the signature stops holding (epoch seconds), "files": {"<path>": {"sha256": hex, "size": bytes, "integrity": "sha256-<base64>"}}} for every file served for version N.`,
+  type: "object",
+  required: ["payload", "signatures"],
+  properties: {
+    payload: base64urlText,
+    signatures: {
+      type: "array",
+      minItems: 1,
+      items: {
+        type: "object",
+        required: ["protected", "signature"],
+        properties: { protected: base64urlText, signature: base64urlText },
+      },
+    },
+  },
+};
+
+/** The key set as served: public Ed25519 JWKs (RFC 7517, RFC 8037). */
+const KEY_SET_SCHEMA: Json = {
+  description:
+    "The public JWK Set (RFC 7517) of the keys that sign the manifests, each under its RFC 7638 thumbprint. A convenience: consumers pin keys they obtained out of band.",
+  type: "object",
+  required: ["keys"],
+  properties: {
+    keys: {
+      type: "array",
+      minItems: 1,
+      items: {
+        type: "object",
+        required: ["kty", "crv", "x", "kid"],
+        properties: {
+          kty: { const: "OKP" },
+          crv: { const: "Ed25519" },
+          x: base64urlText,
+          kid: base64urlText,
+          alg: { const: "EdDSA" },
+          use: { const: "sig" },
+        },
+      },
+    },
+  },
 };
 
 function components(changeFeed: Json): Json {
@@ -357,6 +443,8 @@ function components(changeFeed: Json): Json {
         },
       },
       ChangeFeed: changeFeed,
+      Manifest: MANIFEST_SCHEMA,
+      KeySet: KEY_SET_SCHEMA,
     },
   };
 }

@@ -15,6 +15,8 @@ import * as assert from "uvu/assert";
 import { answerer } from "../http/answer.ts";
 import { contextOf, type ContractVersion } from "../contract/version-policy.ts";
 import { openApiDescription } from "../assembly/openapi.ts";
+import { KEYS_PATH, manifestPath, signBuild } from "../assembly/manifest.ts";
+import { generateSigningKey } from "../assembly/jws.ts";
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { zlibCompress } from "../node/build/compress.ts";
@@ -128,6 +130,50 @@ test("every lifecycle answer conforms too: deprecated (Deprecation, Sunset, succ
     const described = await descriptions(served, TEST_TABLE, date.builtAt);
     assert.equal(problemsOf(served, described, LIFECYCLE_REQUESTS), [], date.name);
   }
+});
+
+test("a signed build's manifests and key set conform too (and answer 404, as described, when unsigned)", async () => {
+  const { key } = await generateSigningKey();
+  const sign = async (served: Build) =>
+    (await signBuild(served, [key], { iat: 1795262400, lifetime: 7 * 86400, compression: { compress: zlibCompress } }))
+      .build;
+  const unsigned = await build(GOLDEN_OPTIONS.builtAt);
+  const signed = await sign(unsigned);
+  const described = await descriptions(signed, VERSIONS, GOLDEN_OPTIONS.builtAt);
+  const paths = [manifestPath(1), KEYS_PATH];
+  const etagOf = (path: string) => signed.routes.get(path)!.identity.etag;
+  const requests: Exchange[] = paths.flatMap((path) => [
+    { method: "GET", path },
+    { method: "HEAD", path },
+    { method: "GET", path, headers: { "accept-encoding": "gzip" } },
+    { method: "GET", path, headers: { "accept-encoding": "br" } },
+    { method: "GET", path, headers: { "if-none-match": etagOf(path) } },
+    { method: "GET", path, headers: { "if-modified-since": new Date(1795262400 * 1000).toUTCString() } },
+    {
+      method: "OPTIONS",
+      path,
+      headers: { origin: "https://consumer.example", "access-control-request-method": "GET" },
+    },
+    { method: "POST", path },
+  ]);
+  const statuses = requests.map(({ method, path, headers = {} }) =>
+    answerer(signed)(method, path, (name) => headers[name]).status
+  );
+  assert.equal([...new Set(statuses)].sort(), [200, 204, 304, 405]);
+  assert.equal(problemsOf(signed, described, requests), []);
+  const gets = paths.map((path): Exchange => ({ method: "GET", path }));
+  assert.equal(gets.map(({ path }) => answerer(unsigned)("GET", path, () => undefined).status), [404, 404]);
+  assert.equal(problemsOf(unsigned, await descriptions(unsigned, VERSIONS, GOLDEN_OPTIONS.builtAt), gets), []);
+  // Every lifecycle step, signed: deprecated manifests (Deprecation, Sunset) and a gone one (410).
+  const lifecycle = [manifestPath(1), manifestPath(2), KEYS_PATH].map((path): Exchange => ({ method: "GET", path }));
+  const seen = new Set<number>();
+  for (const date of LIFECYCLE_DATES) {
+    const served = await sign(await build(date.builtAt, TEST_TABLE));
+    for (const { path } of lifecycle) seen.add(answerer(served)("GET", path, () => undefined).status);
+    const described = await descriptions(served, TEST_TABLE, date.builtAt);
+    assert.equal(problemsOf(served, described, [...LIFECYCLE_REQUESTS, ...lifecycle]), [], date.name);
+  }
+  assert.equal([...seen].sort(), [200, 404, 410]);
 });
 
 test("the check fails when the description drops a status or a header that an answer uses", async () => {
