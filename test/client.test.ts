@@ -6,18 +6,24 @@
  * nodejs_compat; Node calls it in this process), keeping its own copy. After every build each copy
  * is the served document's bytes exactly; a second run against the same deployment is one request,
  * answered 304 (the server's own log counts them); a copy from a restarted history refetches; a
- * stale feed waits. Then the kit's bounds and messages, in this process.
+ * stale feed waits. `checkManifest` runs in the same driver on each runtime against a build signed
+ * with a key from `keygen` (the manifest and the document fetched from its server): it passes with
+ * the pinned key and with the served key set, the document's SHA-256 matches its listing and a
+ * changed byte does not, and another key, another issuer, a rollback, an equivocation and an
+ * expired signature each fail with their reason. Then the kit's bounds and messages, in this process.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { catchUp, type ChangeFeed, sync, SyncError, type SyncResult } from "../client/client.ts";
 import { runBuild } from "../node/build/build.ts";
+import { runKeygen } from "../node/build/keygen.ts";
 import { type HistoryStep, historySteps } from "./cases.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 import { type Running, serveWorkerd, startServer } from "./servers.ts";
@@ -37,13 +43,52 @@ interface Outcome {
   readonly error?: string;
 }
 
-/** The driver each other runtime serves: a POST of { base, copy, feedEtag } runs `sync` once. */
-const DRIVER = `import { sync } from ${JSON.stringify(join(ROOT, "client", "client.ts"))};
+/**
+ * The driver each other runtime serves (and Node imports): a POST of { base, copy, feedEtag } runs
+ * `sync` once; a POST of { op: "check", base, checks } fetches the signed manifest and the document
+ * from `base` and runs `checkManifest` once per check ({ keys, expect }; keys "served" are the
+ * deployment's own key set), then `fileMatches` on the document and on a copy with one byte changed.
+ */
+const DRIVER = `import { checkManifest, fileMatches, sync } from ${JSON.stringify(join(ROOT, "client", "client.ts"))};
 const b64 = (bytes) => { let s = ""; for (const b of bytes) s += String.fromCharCode(b); return btoa(s); };
 const unb64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+async function check(base, checks) {
+  const get = async (path) => {
+    const res = await fetch(base + path);
+    if (res.status !== 200) throw new Error(path + ": HTTP " + res.status);
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  const manifest = await get("/api/registry.v1.manifest.json");
+  const served = JSON.parse(new TextDecoder().decode(await get("/api/registry.keys.json")));
+  const document = await get("/api/registry.v1.json");
+  const changed = document.slice();
+  changed[changed.length >> 1] ^= 1;
+  const results = [];
+  for (const { keys, expect } of checks) {
+    const r = await checkManifest(manifest, keys === "served" ? served : keys, expect);
+    results.push(r.ok
+      ? {
+        ok: true,
+        seq: r.seq,
+        listed: Object.keys(r.files).length,
+        matches: await fileMatches(r.files, "/api/registry.v1.json", document),
+        changed: await fileMatches(r.files, "/api/registry.v1.json", changed),
+      }
+      : { ok: false, reason: r.reason });
+  }
+  return results;
+}
 export default {
   async fetch(request) {
-    const { base, copy, feedEtag } = await request.json();
+    const body = await request.json();
+    if (body.op === "check") {
+      try {
+        return Response.json({ results: await check(body.base, body.checks) });
+      } catch (error) {
+        return Response.json({ error: error.name + ": " + error.message });
+      }
+    }
+    const { base, copy, feedEtag } = body;
     try {
       const r = await sync(base, copy === null ? undefined : unb64(copy), { feedEtag, timeoutMs: 20000 });
       const bytes = r.kind === "updated" || r.kind === "fetched" ? b64(r.bytes) : null;
@@ -79,6 +124,8 @@ const served = (origin: string): Call => async (base, copy, feedEtag) => {
 };
 
 const runtimes: [string, Call][] = [["node", node]];
+/** Where each other runtime serves the driver. */
+const runtimeOrigins: [string, string][] = [];
 const stops: (() => Promise<unknown>)[] = [];
 
 /** workerd serving `module` without nodejs_compat, fetching only loopback addresses, its port read from its control fd. */
@@ -135,6 +182,7 @@ test.before(async () => {
   ]);
   stops.push(() => deno.stop(), () => bun.stop(), () => workerd.stop());
   runtimes.push(["deno", served(deno.origin)], ["bun", served(bun.origin)], ["workerd", served(workerd.origin)]);
+  runtimeOrigins.push(["deno", deno.origin], ["bun", bun.origin], ["workerd", workerd.origin]);
 });
 test.after(async () => {
   await Promise.all(stops.map((stop) => stop()));
@@ -252,6 +300,74 @@ test("across the history, on node, deno, bun and workerd: each copy is the serve
     } finally {
       await server.stop();
     }
+  }
+});
+
+/** What the driver's check op gave on one runtime. */
+interface Checked {
+  readonly results?: readonly Record<string, unknown>[];
+  readonly error?: string;
+}
+
+test("checkManifest on node, deno, bun and workerd against a signed build: pinned or served keys pass and the document matches; each failure has its reason", async () => {
+  const keys = join(work, "keys");
+  mkdirSync(keys);
+  const made = await runCommand(runKeygen, [join(keys, "signing.pem")], { cwd: keys });
+  assert.is(made.code, 0, made.stderr);
+  const other = await runCommand(runKeygen, [join(keys, "other.pem")], { cwd: keys });
+  assert.is(other.code, 0, other.stderr);
+  const pinned = JSON.parse(made.stdout.toString("utf8"));
+  const out = join(work, "signed");
+  const builtAt = Date.parse("2026-11-21T12:00:00Z") / 1000;
+  const built = await runCommand(
+    runBuild,
+    ["--source", "fixtures/registry.json", "--base-url", BASE_URL, "--out", out],
+    {
+      env: cleanEnv({
+        SOURCE_DATE_EPOCH: String(builtAt),
+        REGISTRY_SIGNING_KEY: readFileSync(join(keys, "signing.pem"), "utf8"),
+      }),
+    },
+  );
+  assert.is(built.code, 0, built.stderr);
+  const manifest = JSON.parse(readFileSync(join(out, "static", "api", "registry.v1.manifest.json"), "utf8"));
+  const { exp } = JSON.parse(Buffer.from(manifest.payload, "base64url").toString("utf8")) as { exp: number };
+  const expect = { baseUrl: BASE_URL, version: 1 };
+  const checks = [
+    { keys: pinned, expect },
+    { keys: "served", expect },
+    { keys: JSON.parse(other.stdout.toString("utf8")), expect },
+    { keys: pinned, expect: { baseUrl: "https://elsewhere.example", version: 1 } },
+    { keys: pinned, expect: { ...expect, lastSeq: builtAt + 1 } },
+    { keys: pinned, expect: { ...expect, lastSeq: builtAt, lastSha256: "0".repeat(64) } },
+    { keys: pinned, expect: { ...expect, now: exp + 301 } },
+  ];
+  const passed = { ok: true, seq: builtAt, listed: 8, matches: true, changed: false };
+  const expected = [
+    passed,
+    passed,
+    ...["signature", "issuer", "rollback", "equivocation", "expired"].map((reason) => ({ ok: false, reason })),
+  ];
+  // Node runs the same driver, imported into this process.
+  const driver = (await import(pathToFileURL(join(work, "driver.mjs")).href)) as {
+    default: { fetch(request: Request): Promise<Response> };
+  };
+  const origins = new Map(runtimeOrigins);
+  assert.equal([...origins.keys()], ["deno", "bun", "workerd"]);
+  const server = await serve(out);
+  try {
+    for (const name of ["node", "deno", "bun", "workerd"]) {
+      const request = new Request(origins.get(name) ?? "http://driver.invalid/", {
+        method: "POST",
+        body: JSON.stringify({ op: "check", base: server.origin, checks }),
+      });
+      const answer = name === "node" ? await driver.default.fetch(request) : await fetch(request);
+      const got = (await answer.json()) as Checked;
+      assert.is(got.error, undefined, `${name}: ${got.error}`);
+      assert.equal(got.results, expected, name);
+    }
+  } finally {
+    await server.stop();
   }
 });
 
