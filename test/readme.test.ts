@@ -5,12 +5,26 @@
  * with no node_modules under the machine's own Node.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
+import { runKeygen } from "../node/build/keygen.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { bytesUnder } from "./files.ts";
 import { freePort, startServer } from "./servers.ts";
@@ -185,6 +199,53 @@ test("the operator's two lines, as written, on a copy of the repository with no 
       readFileSync(join(operator, "dist", file)).equals(readFileSync(join(work, "repository-dist", file))),
       `dist/${file}: the repository's bytes`,
     );
+  }
+});
+
+test("the consumer's five lines, as written, pass a signed deployment and refuse one serving a changed document", async () => {
+  const text = new RegExp("<!-- consumer-check -->\\n```ts\\n([\\s\\S]*?)```").exec(readFileSync("README.md", "utf8"))
+    ?.[1];
+  assert.ok(text !== undefined, "README has the consumer-check block");
+  assert.is(text.trim().split("\n").length, 5, "five lines");
+  assert.match(text, /^import \{ checkManifest \} from "registry-endpoint\/client";$/m);
+  // The deployment: a signed build's fetch artifact, served by this process at its own base URL.
+  let tamper = false;
+  let app: { fetch(request: Request): Promise<Response> } | undefined;
+  const server = createServer(async (req, res) => {
+    const answer = await app!.fetch(new Request(`http://127.0.0.1${req.url}`));
+    const body = new Uint8Array(await answer.arrayBuffer());
+    if (tamper && req.url === "/api/registry.v1.json") body[body.length >> 1]! ^= 1;
+    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" }).end(body);
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const keyFile = join(work, "consumer.pem");
+    assert.is((await runCommand(runKeygen, [keyFile], { cwd: work })).code, 0);
+    const out = join(work, "consumer-dist");
+    const built = await runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", base, "--out", out], {
+      env: { ...env, SOURCE_DATE_EPOCH: "1795262400", REGISTRY_SIGNING_KEY: readFileSync(keyFile, "utf8") },
+    });
+    assert.is(built.code, 0, built.stderr);
+    app = ((await import(pathToFileURL(join(out, "fetch", "index.mjs")).href)) as { default: typeof app }).default;
+    const script = join(work, "consumer.mts");
+    writeFileSync(
+      script,
+      text.replace("https://registry.example.org", base).replace(
+        '"registry-endpoint/client"',
+        JSON.stringify(pathToFileURL(join(ROOT, "client", "client.ts")).href),
+      ),
+    );
+    const check = () => run("node", ["--import", "tsx", script], { env, cwd: ROOT, timeoutMs: 60_000 });
+    const passed = await check();
+    assert.is(passed.code, 0, passed.stderr);
+    tamper = true;
+    const refused = await check();
+    assert.is(refused.code, 1);
+    assert.match(refused.stderr, /Error: digest/);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
   }
 });
 
