@@ -6,12 +6,12 @@
  * `catchUp` works on values; `sync` does the HTTP: a conditional GET of the feed, then the document
  * only when the rule says refetch (or there is no copy). Bounds: each request has `timeoutMs`
  * (default 30 s, headers to last byte); a feed body is read up to `FEED_LIMITS.feedBytes` (4 MiB,
- * the most a feed holds), a document body up to `MAX_DEPLOY_DOCUMENT_BYTES` (8 MiB, the largest
+ * the most a feed holds), a document body up to `MAX_DOCUMENT_BYTES` (128 MiB, the largest
  * document a build deploys); at most 5 redirects, each within the base URL's origin.
  */
 import { sentUrl } from "../contract/config.ts";
 import type { Edge, Registry, Row } from "../contract/document.ts";
-import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
+import { MAX_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
 import type { RegistryChange } from "../feed/change.ts";
 import { type ChangeFeed, FEED_LIMITS } from "../feed/feed.ts";
 import { catchUp as catchUpRule } from "../feed/history.ts";
@@ -117,7 +117,7 @@ const MAX_REDIRECTS = 5;
  * `catchUp` says refetch. Pass the result's `feedEtag` to the next call: when nothing changed, that
  * call is one request, answered 304. Bounds: each request `options.timeoutMs` (default
  * `SYNC_TIMEOUT_MS`, 30 s, headers to last byte); the feed's body at most `FEED_LIMITS.feedBytes`
- * (4 MiB), the document's at most `MAX_DEPLOY_DOCUMENT_BYTES` (8 MiB); at most 5 redirects, each
+ * (4 MiB), the document's at most `MAX_DOCUMENT_BYTES` (128 MiB); at most 5 redirects, each
  * within the base URL's origin. Throws a `SyncError` on any failure (a status other than 200 or 304,
  * a timeout, a body over its cap, a redirect to another origin, a body that is not a feed or a
  * document), in one line naming the request by host and path: never a user name, query or fragment.
@@ -155,7 +155,7 @@ export async function sync(
     ? { kind: "refetch" as const, why: "no copy" as const }
     : await catchUp(copy, feed as ChangeFeed);
   if (next.kind !== "refetch") return { ...next, feedEtag, requests: o.requests };
-  const answer = await get(`${base}/api/registry.v1.json`, MAX_DEPLOY_DOCUMENT_BYTES, o, {
+  const answer = await get(`${base}/api/registry.v1.json`, MAX_DOCUMENT_BYTES, o, {
     accept: "application/json",
   });
   const document = parseDocument(answer.body);

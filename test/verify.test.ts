@@ -257,14 +257,14 @@ async function hostServer(
   return { origin: await listen(server), server };
 }
 
-/** A 200 whose body does not stop: bounded at 64 MiB, far past verify's 16 MiB cap. */
+/** A 200 whose body does not stop: bounded at 160 MiB, past verify's 128 MiB cap. */
 function endless(res: ServerResponse): void {
   res.writeHead(200, { "content-type": "application/json" });
   const chunk = Buffer.alloc(65_536, 32);
   let sent = 0;
   const pump = () => {
-    while (!res.destroyed && sent < 1024 && res.write(chunk)) sent++;
-    if (sent >= 1024) res.end();
+    while (!res.destroyed && sent < 2560 && res.write(chunk)) sent++;
+    if (sent >= 2560) res.end();
   };
   res.on("drain", pump);
   pump();
@@ -359,7 +359,7 @@ test("hostile servers: every failure is a FAIL row naming the request, and the r
     [
       "endless body",
       (req, res) => (req.url === "/vaults.json" ? (endless(res), true) : false),
-      /^GET .*\/vaults\.json: the body is over 16 MiB; verify reads at most 16 MiB$/,
+      /^GET .*\/vaults\.json: the body is over 128 MiB; verify reads at most 128 MiB$/,
     ],
     [
       "declared huge body",
@@ -369,7 +369,7 @@ test("hostile servers: every failure is a FAIL row naming the request, and the r
       ) => (req.url === "/vaults.json"
         ? (res.writeHead(200, { "content-length": String(1 << 30) }).flushHeaders(), true)
         : false),
-      /^GET .*\/vaults\.json: the body is 1 GiB; verify reads at most 16 MiB$/,
+      /^GET .*\/vaults\.json: the body is 1 GiB; verify reads at most 128 MiB$/,
     ],
     [
       "drip",
@@ -416,7 +416,7 @@ test("hostile servers: every failure is a FAIL row naming the request, and the r
   for (const [name, hook, detail, edit] of cases) {
     const { origin, server } = await hostServer(hook, edit);
     try {
-      // Only the drip is meant to time out; reading 16 MiB can take over a second on a loaded machine.
+      // Only the drip is meant to time out; reading 128 MiB can take seconds on a loaded machine.
       const result = await checks(origin, {
         expectBase: DEPLOYED,
         timeoutMs: name === "drip" ? 1_000 : 15_000,
@@ -464,7 +464,7 @@ test("an endless body through the command: exit 1, the FAIL row, no stack trace"
     assert.is(result.code, 1);
     assert.match(
       result.stdout.toString(),
-      /\| FAIL \| GET http:\/\/127\.0\.0\.1:\d+\/vaults\.json: the body is over 16 MiB; verify reads at most 16 MiB \|/,
+      /\| FAIL \| GET http:\/\/127\.0\.0\.1:\d+\/vaults\.json: the body is over 128 MiB; verify reads at most 128 MiB \|/,
     );
     assert.not.match(result.stdout.toString() + result.stderr, /\n\s+at /);
   } finally {

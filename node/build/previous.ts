@@ -12,7 +12,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { sentUrl, shownPath } from "../../contract/config.ts";
 import { isObject } from "../../contract/json.ts";
-import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import { MAX_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
 import type { BuildRef } from "../../feed/change.ts";
 import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
@@ -36,7 +36,7 @@ export interface Previous {
 }
 
 /** The most bytes read of a previous document and of a previous feed: what a build writes at most. */
-const DOCUMENT_CAP = MAX_DEPLOY_DOCUMENT_BYTES;
+const DOCUMENT_CAP = MAX_DOCUMENT_BYTES;
 const FEED_CAP = FEED_LIMITS.feedBytes;
 
 /** Reads one file of the previous build: its bytes, or null when there is none. */

@@ -57,8 +57,8 @@ Flags:
 
 Limits: each request ${REQUEST_TIMEOUT_MS / 1000} s, headers to last byte; a document body at most ${
     DOCUMENT_BODY_CAP / 1048576
-  } MiB (twice the
-largest document a build deploys), a feed ${FEED_BODY_CAP / 1048576} MiB (twice the largest feed), any other body 1 MiB,
+  } MiB (the
+largest document a build makes), a feed ${FEED_BODY_CAP / 1048576} MiB (twice the largest feed), any other body 1 MiB,
 --previous-document ${DOCUMENT_BODY_CAP / 1048576} MiB; no redirect is followed; the whole run ${
     RUN_DEADLINE_MS / 1000
   } s. A request that

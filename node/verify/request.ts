@@ -83,7 +83,8 @@ async function exchange(url: string, o: RequestBounds, signal: AbortSignal): Pro
   }
   const tooLarge = (n: string) =>
     new RequestFailure(`${what}: the body is ${n}; ${o.reader ?? "verify"} reads at most ${sizeOf(o.cap)}`);
-  const declared = Number(res.headers.get("content-length") ?? 0);
+  // A HEAD answer declares the length of a body it does not send.
+  const declared = o.method === "HEAD" ? 0 : Number(res.headers.get("content-length") ?? 0);
   if (declared > o.cap) {
     await res.body?.cancel().catch(() => {});
     throw tooLarge(sizeOf(declared));
