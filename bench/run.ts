@@ -17,6 +17,7 @@ import { buildRegistry, serializeRegistry, type Source, validateSource } from ".
 import { fetchRaw, type Running, startServer } from "../test/servers.ts";
 import { parseProcessArgs } from "../node/cli/args.ts";
 import { bundleArtifacts } from "../node/build/bundle.ts";
+import { runBuild } from "../node/build/build.ts";
 import { diffDocuments, type Document } from "../node/review/diff.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import {
@@ -50,7 +51,8 @@ The load generator is wrk when installed, else autocannon.
 
 Environment: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4),
 BENCH_CONNECTIONS (default 50), BENCH_ONLY (sections to run, comma-separated: serving, encodings,
-deno, builds, diffs, cold, memory, routers, hostile, feeds, install; a partial run writes no RESULTS.md).
+deno, builds, diffs, cold, memory, routers, hostile, feeds, install, signing; a partial run writes no
+RESULTS.md).
 
 Exit codes: 0 measured (a target not met is reported, not an error); 1 a run failed; 2 a bad flag.`,
   options: {},
@@ -471,6 +473,38 @@ async function diffs(): Promise<void> {
       t.ratio <= target,
     );
   }
+}
+
+/**
+ * What signing adds to a build: `npm run build` of the embedded snapshot in process with a signing
+ * key, and the same without, alternated over nine rounds, medians. The key is made for the run.
+ */
+async function signing(): Promise<void> {
+  const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]) as CryptoKeyPair;
+  const der = Buffer.from(await crypto.subtle.exportKey("pkcs8", pair.privateKey)).toString("base64");
+  const pem = `-----BEGIN PRIVATE KEY-----\n${der.match(/.{1,64}/g)?.join("\n")}\n-----END PRIVATE KEY-----\n`;
+  const io = { stdout: () => {}, stderr: () => {}, cwd: process.cwd() };
+  let round = 0;
+  const build = (key: string | undefined) => async () => {
+    const out = join(work, `signing-${round++}`);
+    const started = performance.now();
+    const code = await runBuild(
+      ["--source", "fixtures/registry.json", "--base-url", CONFIG.baseUrl, "--out", out],
+      { ...(key === undefined ? {} : { REGISTRY_SIGNING_KEY: key }), SOURCE_DATE_EPOCH: "1795262400" },
+      io,
+    );
+    if (code !== 0) throw new Error(`bench: the signing build exited ${code}`);
+    const took = performance.now() - started;
+    rmSync(out, { recursive: true, force: true });
+    return took;
+  };
+  const t = await alternateTimes(build(pem), build(undefined), 9);
+  row(
+    "signing: npm run build of the embedded snapshot with a signing key - without, in process",
+    `+${fmt(t.a - t.b, 0)} ms (${fmt(t.a, 0)} vs ${fmt(t.b, 0)} ms, ${fmt(t.ratio)}x)`,
+    "<= +50 ms",
+    t.a - t.b <= 50,
+  );
 }
 
 /**
@@ -945,6 +979,7 @@ try {
   if (runs("routers")) await routers();
   if (runs("hostile")) await hostileSources();
   if (runs("install")) installs();
+  if (runs("signing")) await signing();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
