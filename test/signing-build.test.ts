@@ -6,7 +6,9 @@
  * material anywhere.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -189,6 +191,78 @@ test("a rebuild re-signs the same seq; a signed previous build is never followed
   const down = await build(out, { SOURCE_DATE_EPOCH: day(5) }, ["--previous", out, "--unsigned"]);
   assert.is(down.code, 0, down.stderr);
   assert.not.ok(filesUnder(out).includes(MANIFEST));
+});
+
+test("equivocation: the same seq with another document is refused, by the feed's history and, when the feed served is older than the manifest, by the manifest alone", async () => {
+  const out = join(work, "equivocation");
+  const variant = join(work, "variant.json");
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
+  source.vaults[0].display_name += " II";
+  writeFileSync(variant, JSON.stringify(source));
+  const env = { SOURCE_DATE_EPOCH: day(1), REGISTRY_SIGNING_KEY: pemA };
+  const first = await build(out, env);
+  assert.is(first.code, 0, first.stderr);
+  const manifest = readFileSync(join(out, MANIFEST));
+  // With the whole previous build, its change feed already refuses the same built_at with other bytes.
+  const again = await run(runBuild, ["--source", variant, "--base-url", BASE, "--out", out, "--previous", out], {
+    env: cleanEnv(env),
+  });
+  assert.is(again.code, 1);
+  assert.match(
+    again.stderr,
+    /^build failed: v1: the previous build has this built_at \(.*\) but other bytes: build at a later time\n$/,
+  );
+  assert.ok(readFileSync(join(out, MANIFEST)).equals(manifest), "the previous build is untouched");
+  // A deployment mid-way (or a cache) serving the newer manifest beside an older document and feed:
+  // the feeds' history sees a later build, and the signing rule alone refuses the same seq.
+  const older = join(work, "equivocation-older");
+  const newer = join(work, "equivocation-newer");
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const file = join(path === "/api/registry.v1.manifest.json" ? newer : older, "static", path);
+    if (!/^\/[\w./-]+$/.test(path) || path.includes("..") || !existsSync(file)) res.writeHead(404).end();
+    else res.writeHead(200).end(readFileSync(file));
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  try {
+    const live = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const at = (source: string, dir: string, epoch: string, extra: string[] = []) =>
+      run(runBuild, ["--source", source, "--base-url", live, "--out", dir, ...extra], {
+        env: cleanEnv({ ...env, SOURCE_DATE_EPOCH: epoch }),
+      });
+    assert.is((await at("fixtures/registry.json", older, day(0))).code, 0);
+    assert.is((await at("fixtures/registry.json", newer, day(1))).code, 0);
+    const alone = await at(variant, join(work, "equivocation-alone"), day(1), ["--previous", live]);
+    assert.is(alone.code, 1);
+    assert.match(
+      alone.stderr,
+      new RegExp(
+        `^build failed: v1: a new document whose built_at \\(2026-11-22T12:00:00Z, seq ${
+          day(1)
+        }\\) is not later than the previous manifest's seq \\(${
+          day(1)
+        }, ${live}/api/registry\\.v1\\.manifest\\.json\\): build at a later time\n$`,
+      ),
+    );
+    assert.not.ok(existsSync(join(work, "equivocation-alone", MANIFEST)), "nothing signed");
+    // The same document at the same seq re-signs; another document later is signed.
+    const resign = await at("fixtures/registry.json", join(work, "equivocation-resign"), day(1), ["--previous", live]);
+    assert.is(resign.code, 0, resign.stderr);
+    const later = await at(variant, join(work, "equivocation-later"), day(2), ["--previous", live]);
+    assert.is(later.code, 0, later.stderr);
+    const keys = JSON.parse(readFileSync(join(out, KEYS), "utf8"));
+    const seqOf = async (dir: string) => {
+      const checked = await checkManifest(readFileSync(join(dir, MANIFEST)), keys, { baseUrl: live, version: 1 });
+      return checked.ok ? checked.seq : checked.reason;
+    };
+    assert.equal(
+      [await seqOf(join(work, "equivocation-resign")), await seqOf(join(work, "equivocation-later"))],
+      [Number(day(1)), Number(day(2))],
+    );
+  } finally {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  }
 });
 
 test("a malformed REGISTRY_SIGNING_KEY is refused in one line naming the variable, quoting none of it", async () => {
