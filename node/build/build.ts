@@ -16,13 +16,14 @@ import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseBaseUrl, shownPath } from "../../contract/config.ts";
-import { MAX_DEPLOY_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import { MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import { type FeedHistory, prepareBuild } from "../../assembly/prepare.ts";
 import { sameRef } from "../../feed/change.ts";
 import { planAt } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
-import { bundleArtifacts } from "./bundle.ts";
+import { bundleSome } from "./bundle.ts";
+import { type ArtifactPlan, planArtifacts, staticAlone } from "./platform-limits.ts";
 import { zlibCompress } from "./compress.ts";
 import { INTERNAL_KEYS_HELP, loadInputs } from "../cli/inputs.ts";
 import { classifyChange } from "./classify.ts";
@@ -205,23 +206,21 @@ export const runBuild: Command = async (argv, env, io) => {
       MAX_DOCUMENT_BYTES,
       history,
     );
-    // The static export serves documents up to MAX_DOCUMENT_BYTES; the code artifacts embed every
-    // answer and keep their own limit: past it they are left out, in one line.
-    const largest = Math.max(...[...served.routes.values()].map((r) => r.identity.body.byteLength));
-    const functions = largest <= MAX_DEPLOY_DOCUMENT_BYTES;
+    // The static export serves documents up to MAX_DOCUMENT_BYTES, always. Each code artifact is
+    // written only when every answer it may give fits its platforms (platform-limits.ts); each one
+    // left out is named in one line. Past the limit every code artifact embeds, the static export
+    // alone serves the document, with precompressed siblings.
+    const alone = staticAlone(served);
+    let plan: ArtifactPlan | undefined;
     await replaceOutput(out, served.meta.builtAt, async (staging) => {
-      await writeStatic(join(staging, "static"), served, { siblings: !functions });
+      await writeStatic(join(staging, "static"), served, { siblings: alone });
       const signed = await signStaged(served, join(staging, "static"), signing.ok);
+      plan = await planArtifacts(signed);
       // The artifact names the source by its base name only: the build machine's folders stay private.
-      if (functions) await bundleArtifacts(signed, staging, basename(sourcePath as string));
+      await bundleSome(signed, staging, basename(sourcePath as string), plan.write);
     });
-    if (!functions) {
-      io.stderr(
-        `left out node/server.mjs, fetch/index.mjs and lambda/index.mjs: a document of ${sizeOf(largest)} is over the ${
-          sizeOf(MAX_DEPLOY_DOCUMENT_BYTES)
-        } they embed; static/ serves it, with .gz and .br siblings (docs/deploying.md, "Large registries")\n`,
-      );
-    }
+    const lines = plan?.lines ?? [];
+    if (lines.length > 0) io.stderr(lines.map((line) => `${line}\n`).join(""));
     const { meta } = served;
     io.stdout(
       `built ${

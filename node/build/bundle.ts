@@ -16,6 +16,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { addressesOf } from "../../http/app.ts";
 import type { Build } from "../../assembly/prepare.ts";
+import type { CodeArtifact } from "./platform-limits.ts";
 import { stampBuild } from "./stamp.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -44,25 +45,51 @@ export interface Bundles {
 
 /** Writes the three code artifacts of `served` under `dir`. `sourceName` is named on the Node server's start line. */
 export async function bundleArtifacts(served: Build, dir: string, sourceName: string): Promise<Bundles> {
+  const all = await bundleSome(
+    served,
+    dir,
+    sourceName,
+    new Set(["fetch/index.mjs", "lambda/index.mjs", "node/server.mjs"]),
+  );
+  return all as Bundles;
+}
+
+/**
+ * Writes the code artifacts of `served` that `which` names, under `dir` (see `platform-limits.ts`
+ * for which a build writes).
+ */
+export async function bundleSome(
+  served: Build,
+  dir: string,
+  sourceName: string,
+  which: ReadonlySet<CodeArtifact>,
+): Promise<Partial<Bundles>> {
+  const bundles: { -readonly [K in keyof Bundles]?: Metafile } = {};
   const withCodings = stampBuild(served, ["br", "gzip"]);
-  const fetchFile = resolve(dir, "fetch", "index.mjs");
-  const fetch = await bundle({ contents: FETCH_ENTRY }, fetchFile, withCodings, "neutral");
-  // Netlify reads config by static analysis and accepts only literal values in this exact form.
-  // It names every address the app routes.
-  await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(addressesOf(served))} };\n`);
-  const lambda = await bundle(
-    { contents: LAMBDA_ENTRY },
-    resolve(dir, "lambda", "index.mjs"),
-    stampBuild(served, []),
-    "node",
-  );
-  const node = await bundle(
-    { file: resolve(ROOT, "node", "serve", "artifact-server.ts") },
-    resolve(dir, "node", "server.mjs"),
-    { ...withCodings, sourceName },
-    "node",
-  );
-  return { fetch, lambda, node };
+  if (which.has("fetch/index.mjs")) {
+    const fetchFile = resolve(dir, "fetch", "index.mjs");
+    bundles.fetch = await bundle({ contents: FETCH_ENTRY }, fetchFile, withCodings, "neutral");
+    // Netlify reads config by static analysis and accepts only literal values in this exact form.
+    // It names every address the app routes.
+    await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(addressesOf(served))} };\n`);
+  }
+  if (which.has("lambda/index.mjs")) {
+    bundles.lambda = await bundle(
+      { contents: LAMBDA_ENTRY },
+      resolve(dir, "lambda", "index.mjs"),
+      stampBuild(served, []),
+      "node",
+    );
+  }
+  if (which.has("node/server.mjs")) {
+    bundles.node = await bundle(
+      { file: resolve(ROOT, "node", "serve", "artifact-server.ts") },
+      resolve(dir, "node", "server.mjs"),
+      { ...withCodings, sourceName },
+      "node",
+    );
+  }
+  return bundles;
 }
 
 async function bundle(

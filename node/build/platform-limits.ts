@@ -1,0 +1,276 @@
+/**
+ * Each platform's limits as one table, and the one rule the build writes the code artifacts by:
+ * an artifact is written only when every answer it may give fits every limit of every platform it
+ * is for (docs/deploying.md, "Platform limits", cites each figure). An artifact left out is named
+ * in one line saying which limit and what serves the document instead; artifacts left out by the
+ * same limit share that line. The static export is never left out: it is what serves a document
+ * no code artifact can.
+ *
+ * Response streaming (Lambda's, Netlify's) is not used: every figure here is a buffered response's.
+ */
+import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import type { Build } from "../../http/table.ts";
+import { lambdaHandlerFor } from "../../http/lambda.ts";
+import { restoreBuild } from "../../http/restore.ts";
+import { stampBuild } from "./stamp.ts";
+
+/** One limit: what it bounds, in bytes (Infinity: none), and where it is stated. */
+export interface PlatformLimit {
+  /** Who sets it, as a line names it. */
+  readonly platform: string;
+  /** What it bounds, as a line names it. */
+  readonly what: string;
+  readonly bytes: number;
+  /** The figure with response streaming, which the build does not use. */
+  readonly streamedBytes?: number;
+  readonly source: string;
+}
+
+/** 6 MB as AWS counts it: 6 × 1024 × 1024 bytes. */
+const SIX_MB = 6 * 1024 * 1024;
+
+/** Every limit an artifact is checked against. */
+export const PLATFORM_LIMITS = {
+  /** The project's own: every code artifact embeds every answer (contract/limits.ts). */
+  embed: {
+    platform: "the code artifacts",
+    what: "document they embed",
+    bytes: MAX_DEPLOY_DOCUMENT_BYTES,
+    source: "contract/limits.ts (MAX_DEPLOY_DOCUMENT_BYTES): an AWS Lambda function of 128 MB holds the answers",
+  },
+  /**
+   * Measured as the serialized response: the result object as JSON, its body JSON-escaped, a
+   * binary body in base64 (HTTP APIs and Function URLs decode it, so a compressed answer counts by
+   * its base64 size).
+   */
+  lambda: {
+    platform: "AWS Lambda",
+    what: "buffered response payload",
+    bytes: SIX_MB,
+    streamedBytes: 200 * 1000 * 1000,
+    source: "https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html",
+  },
+  /** Netlify Functions run on Lambda: measured the same way, every coding the fetch artifact offers. */
+  netlify: {
+    platform: "Netlify Functions",
+    what: "buffered response payload",
+    bytes: SIX_MB,
+    streamedBytes: 20 * 1000 * 1000,
+    source: "https://docs.netlify.com/build/functions/configuration/",
+  },
+  workers: {
+    platform: "Cloudflare Workers",
+    what: "response body",
+    bytes: Number.POSITIVE_INFINITY,
+    source: "https://developers.cloudflare.com/workers/platform/limits/",
+  },
+  /** Workers static assets and Cloudflare Pages: each file of the static export. */
+  workersAssets: {
+    platform: "Cloudflare Workers static assets",
+    what: "file",
+    bytes: 25 * 1024 * 1024,
+    source: "https://developers.cloudflare.com/workers/platform/limits/",
+  },
+} as const satisfies Record<string, PlatformLimit>;
+
+export type LimitName = keyof typeof PLATFORM_LIMITS;
+
+/** The code artifacts, each with the limits it must fit, in the order they are checked. */
+export const ARTIFACT_LIMITS = {
+  "node/server.mjs": ["embed"],
+  "fetch/index.mjs": ["embed", "netlify", "workers"],
+  "lambda/index.mjs": ["embed", "lambda"],
+} as const satisfies Record<string, readonly LimitName[]>;
+
+export type CodeArtifact = keyof typeof ARTIFACT_LIMITS;
+
+/** The static export: written always; the limits of the hosts that serve it (docs only). */
+export const STATIC_LIMITS: readonly LimitName[] = ["workersAssets"];
+
+/** The largest answer an artifact may give under one limit's measure. */
+export interface Largest {
+  readonly bytes: number;
+  /** The answer, as a line names it: `GET /vaults.json (identity)`. */
+  readonly answer: string;
+}
+
+/** What the rule decided: the artifacts to write, and one line per limit that left some out. */
+export interface ArtifactPlan {
+  readonly write: ReadonlySet<CodeArtifact>;
+  readonly lines: readonly string[];
+}
+
+/**
+ * The largest answer `build` gives under `limit`'s measure, for an artifact embedding it: the
+ * largest document for `embed`; the serialized Lambda response for `lambda` (the Lambda
+ * artifact's own handler answering GET on every path, in every event shape); for `netlify`, each
+ * coding the fetch artifact offers, serialized the same way. Undefined where nothing is measured.
+ */
+export async function largestAnswer(limit: LimitName, build: Build): Promise<Largest | undefined> {
+  switch (limit) {
+    case "embed":
+      return largestDocument(build);
+    case "lambda":
+      return await largestLambdaAnswer(build);
+    case "netlify":
+      return largestBufferedAnswer(build);
+    case "workers":
+    case "workersAssets":
+      return undefined;
+  }
+}
+
+function largestDocument(build: Build): Largest {
+  let largest: Largest = { bytes: 0, answer: "" };
+  for (const [path, resource] of build.routes) {
+    const bytes = resource.identity.body.byteLength;
+    if (bytes > largest.bytes) largest = { bytes, answer: `GET ${path} (identity)` };
+  }
+  return largest;
+}
+
+/**
+ * Whether the static export alone serves `build`: past the limit every code artifact embeds (the
+ * only limit of `node/server.mjs`), so `planArtifacts` writes none of them.
+ */
+export function staticAlone(build: Build): boolean {
+  return largestDocument(build).bytes > PLATFORM_LIMITS.embed.bytes;
+}
+
+/** The event shapes the Lambda artifact answers, each a GET of `path`. */
+const LAMBDA_EVENTS: readonly ((path: string) => unknown)[] = [
+  // API Gateway REST API (payload 1.0), single- and multi-value headers.
+  (path) => ({ httpMethod: "GET", path, headers: {}, requestContext: {} }),
+  (path) => ({ httpMethod: "GET", path, headers: {}, multiValueHeaders: {}, requestContext: {} }),
+  // HTTP API (payload 2.0) and Function URL.
+  (path) => ({ version: "2.0", rawPath: path, headers: {}, requestContext: { http: { method: "GET" } } }),
+  // Application Load Balancer, multi-value headers on (the largest shape).
+  (path) => ({ httpMethod: "GET", path, headers: {}, multiValueHeaders: {}, requestContext: { elb: {} } }),
+];
+
+/** Bytes of a Lambda result as Lambda carries it: its JSON text in UTF-8. */
+export function lambdaPayloadBytes(result: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(result)).byteLength;
+}
+
+async function largestLambdaAnswer(build: Build): Promise<Largest> {
+  // The build the Lambda artifact embeds: identity only, as bundle.ts stamps it.
+  const handler = lambdaHandlerFor(restoreBuild(stampBuild(build, [])), () => {});
+  // A body is escaped once, however many paths and event shapes send it: its JSON text's bytes
+  // stand in for those of the empty body ("", 2 bytes) in the rest of the result's.
+  const escaped = new Map<string, number>();
+  let largest: Largest = { bytes: 0, answer: "" };
+  for (const path of [...build.routes.keys(), ...build.gone.keys()]) {
+    for (const event of LAMBDA_EVENTS) {
+      const result = await handler(event(path));
+      let body = escaped.get(result.body);
+      if (body === undefined) {
+        body = lambdaPayloadBytes(result.body);
+        escaped.set(result.body, body);
+      }
+      const bytes = lambdaPayloadBytes({ ...result, body: "" }) - 2 + body;
+      if (bytes > largest.bytes) largest = { bytes, answer: `GET ${path} (identity)` };
+    }
+  }
+  return largest;
+}
+
+function largestBufferedAnswer(build: Build): Largest {
+  // The build the fetch artifact embeds: identity, gzip and br, as bundle.ts stamps it.
+  const stamp = stampBuild(build, ["br", "gzip"]);
+  const escaped = new Map<string, number>();
+  let largest: Largest = { bytes: 0, answer: "" };
+  for (const [path, route] of Object.entries(stamp.routes)) {
+    const variants = [["identity", route.identity], ...Object.entries(route.encoded)] as const;
+    for (const [coding, variant] of variants) {
+      if (variant === undefined) continue;
+      const body = stamp.bodies[variant.etag];
+      if (body === undefined) continue;
+      const binary = "base64" in body;
+      let text = escaped.get(variant.etag);
+      if (text === undefined) {
+        text = lambdaPayloadBytes(binary ? body.base64 : body.text);
+        escaped.set(variant.etag, text);
+      }
+      const bytes = lambdaPayloadBytes({ statusCode: 200, headers: variant.ok, body: "", isBase64Encoded: binary }) -
+        2 +
+        text;
+      if (bytes > largest.bytes) largest = { bytes, answer: `GET ${path} (${coding})` };
+    }
+  }
+  for (const [path, problem] of Object.entries(stamp.gone)) {
+    const bytes = lambdaPayloadBytes({
+      statusCode: problem.status,
+      headers: problem.headers,
+      body: problem.text,
+      isBase64Encoded: false,
+    });
+    if (bytes > largest.bytes) largest = { bytes, answer: `GET ${path} (identity)` };
+  }
+  return largest;
+}
+
+/**
+ * The rule: each code artifact is checked against its limits in order, and the first it does not
+ * fit leaves it out. Each limit is measured once, only if an artifact still needs it.
+ */
+export async function planArtifacts(build: Build): Promise<ArtifactPlan> {
+  const measured = new Map<LimitName, Largest | undefined>();
+  const measure = async (limit: LimitName) => {
+    if (!measured.has(limit)) measured.set(limit, await largestAnswer(limit, build));
+    return measured.get(limit);
+  };
+  const write = new Set<CodeArtifact>();
+  const leftOut = new Map<LimitName, CodeArtifact[]>();
+  for (const [artifact, limits] of Object.entries(ARTIFACT_LIMITS) as [CodeArtifact, readonly LimitName[]][]) {
+    let over: LimitName | undefined;
+    for (const limit of limits) {
+      const largest = await measure(limit);
+      if (largest !== undefined && largest.bytes > PLATFORM_LIMITS[limit].bytes) {
+        over = limit;
+        break;
+      }
+    }
+    if (over === undefined) write.add(artifact);
+    else leftOut.set(over, [...(leftOut.get(over) ?? []), artifact]);
+  }
+  const lines = [...leftOut].map(([limit, artifacts]) =>
+    leaveOutLine(limit, artifacts, measured.get(limit) as Largest, write)
+  );
+  return { write, lines };
+}
+
+/** A list as a sentence names it: `a`, `a and b`, `a, b and c`. */
+function listed(items: readonly string[]): string {
+  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/** `n` bytes exactly, and as a person reads them where that differs: `8,290,143 bytes (7.9 MiB)`. */
+function bytesOf(n: number): string {
+  const exact = `${n.toLocaleString("en-US")} bytes`;
+  const read = sizeOf(n);
+  return read.endsWith("bytes") ? exact : `${exact} (${read})`;
+}
+
+function leaveOutLine(
+  limit: LimitName,
+  artifacts: readonly CodeArtifact[],
+  largest: Largest,
+  written: ReadonlySet<CodeArtifact>,
+): string {
+  const left = `left out ${listed(artifacts)}`;
+  if (limit === "embed") {
+    // Every code artifact: the static export alone serves the document, with its siblings.
+    return `${left}: a document of ${sizeOf(largest.bytes)} is over the ${
+      sizeOf(PLATFORM_LIMITS.embed.bytes)
+    } they embed; static/ serves it, with .gz and .br siblings (docs/deploying.md, "Large registries")`;
+  }
+  const { platform, what, bytes } = PLATFORM_LIMITS[limit];
+  const whose = platform.endsWith("s") ? `${platform}'` : `${platform}'s`;
+  const instead = [...[...written].sort(), "static/"];
+  return `${left}: its answer to ${largest.answer} is ${
+    bytesOf(largest.bytes)
+  } serialized, over ${whose} ${what} limit of ${bytesOf(bytes)}; ${
+    listed(instead)
+  } serve the document instead (docs/deploying.md, "Platform limits")`;
+}
