@@ -7,7 +7,7 @@
  */
 import { prepareResource, problem, type Resource } from "../http/responses.ts";
 import type { Build } from "../http/table.ts";
-import type { Compression } from "./prepare.ts";
+import type { Compression } from "../http/encoding.ts";
 import { base64, type GeneralJws, keySet, signGeneral, type SigningKey } from "./jws.ts";
 
 /** The media type of a manifest (RFC 7515 §9.2.1: JWS JSON serialization). */

@@ -20,7 +20,7 @@ import {
   type Snapshot,
 } from "../feed/feed.ts";
 import { type RegistryData, sameData } from "../feed/change.ts";
-import type { Compress, Encoding } from "../http/encoding.ts";
+import type { Compression } from "../http/encoding.ts";
 import {
   type BuiltDocument,
   CANONICAL_PATH,
@@ -38,11 +38,7 @@ import { VERSIONS } from "./versions.ts";
 
 export type { Build, BuildMeta } from "../http/table.ts";
 
-/** How a build precompresses: the runtime's compressor and the codings to offer (default all). */
-export interface Compression {
-  readonly compress?: Compress | undefined;
-  readonly encodings?: readonly Encoding[];
-}
+export type { Compression } from "../http/encoding.ts";
 
 /**
  * What the previous build left, for the change feeds (`npm run build -- --previous`): per version

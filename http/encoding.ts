@@ -103,3 +103,9 @@ function parseQ(text: string | undefined): number {
   if (text === undefined || !/^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(text)) return 0;
   return Number(text);
 }
+
+/** How a build precompresses: the runtime's compressor and the codings to offer (default all). */
+export interface Compression {
+  readonly compress?: Compress | undefined;
+  readonly encodings?: readonly Encoding[];
+}

@@ -45,8 +45,9 @@ Builds every deploy artifact from one source, stamped with one built_at:
   DIR/fetch/index.mjs    Netlify Functions v2, Cloudflare Workers, Deno (Deploy), Bun
   DIR/lambda/index.mjs   AWS Lambda (handler index.handler)
   DIR/static/            the files and a _headers file, for any static host or CDN
-A document over the 8 MiB the three code artifacts embed (up to 128 MiB) gets the static export
-alone, each file with .gz and .br siblings; the build says so in one line.
+An artifact whose answers would pass its platform's limit (what the code artifacts embed: 8 MiB;
+a Lambda or Netlify Functions answer: 6 MB) is left out, in one line naming the limit; a document
+over 8 MiB (up to 128 MiB) gets the static export alone, each file with .gz and .br siblings.
 Each served version has a change feed (/api/registry.vN.changes.json and .changes.atom), a chain
 of this deployment's builds: --previous carries the previous build's history on. A rebuild that
 changes nothing keeps the previous built_at (unless SOURCE_DATE_EPOCH sets one), so it publishes
