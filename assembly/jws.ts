@@ -5,6 +5,7 @@
  * and the consumer kit stays free of dependencies on every runtime. No function here ever puts a
  * private key's bytes in a value it returns or a message it throws.
  */
+import { isObject } from "../contract/json.ts";
 
 /** A key that signs: its public JWK, its RFC 7638 thumbprint, and the private key (never exported). */
 export interface SigningKey {
@@ -106,11 +107,11 @@ export async function readSigningKeys(text: string): Promise<SigningKey[]> {
     } catch {
       throw new KeyError("not JSON");
     }
-    const jwks = isRecord(parsed) && Array.isArray(parsed["keys"]) ? parsed["keys"] : [parsed];
+    const jwks = isObject(parsed) && Array.isArray(parsed["keys"]) ? parsed["keys"] : [parsed];
     if (jwks.length === 0) throw new KeyError("an empty JWK Set");
     for (const jwk of jwks) {
       if (
-        !isRecord(jwk) || jwk["kty"] !== "OKP" || jwk["crv"] !== "Ed25519" || typeof jwk["d"] !== "string" ||
+        !isObject(jwk) || jwk["kty"] !== "OKP" || jwk["crv"] !== "Ed25519" || typeof jwk["d"] !== "string" ||
         typeof jwk["x"] !== "string"
       ) {
         throw new KeyError("a JWK that is not a private Ed25519 key (kty OKP, crv Ed25519, d, x)");
@@ -188,10 +189,10 @@ export interface VerifyingKey {
  * Members that are not Ed25519 public keys are skipped; private members are never read.
  */
 export async function verifyingKeys(set: unknown): Promise<VerifyingKey[]> {
-  const members = Array.isArray(set) ? set : isRecord(set) && Array.isArray(set["keys"]) ? set["keys"] : [];
+  const members = Array.isArray(set) ? set : isObject(set) && Array.isArray(set["keys"]) ? set["keys"] : [];
   const out: VerifyingKey[] = [];
   for (const jwk of members) {
-    if (!isRecord(jwk) || jwk["kty"] !== "OKP" || jwk["crv"] !== "Ed25519" || typeof jwk["x"] !== "string") continue;
+    if (!isObject(jwk) || jwk["kty"] !== "OKP" || jwk["crv"] !== "Ed25519" || typeof jwk["x"] !== "string") continue;
     const x = jwk["x"];
     if (fromBase64url(x)?.length !== 32) continue;
     const kid = await thumbprint(x);
@@ -203,6 +204,9 @@ export async function verifyingKeys(set: unknown): Promise<VerifyingKey[]> {
   return out;
 }
 
+/** The most signature entries a manifest may carry: one per key, with room for a rotation or two. */
+const MAX_SIGNATURES = 16;
+
 /**
  * The payload bytes of `jws` when at least one signature whose protected header is exactly
  * `{ alg: "EdDSA", kid, typ }` with `kid` among `keys` verifies; others are ignored. `"malformed"`
@@ -213,15 +217,16 @@ export async function verifyGeneral(
   keys: readonly VerifyingKey[],
   typ: string,
 ): Promise<{ ok: Uint8Array<ArrayBuffer> } | { error: "malformed" | "signature" }> {
-  if (!isRecord(jws) || typeof jws["payload"] !== "string" || !Array.isArray(jws["signatures"])) {
+  if (!isObject(jws) || typeof jws["payload"] !== "string" || !Array.isArray(jws["signatures"])) {
     return { error: "malformed" };
   }
   const payload = fromBase64url(jws["payload"]);
-  if (payload === null) return { error: "malformed" };
+  // More signatures than keys anyone rotates through is no manifest a build wrote, and each costs a check.
+  if (payload === null || jws["signatures"].length > MAX_SIGNATURES) return { error: "malformed" };
+  // Each pinned key is tried once: repeated entries under one kid cost nothing more.
+  const tried = new Set<string>();
   for (const entry of jws["signatures"] as unknown[]) {
-    if (!isRecord(entry) || typeof entry["protected"] !== "string" || typeof entry["signature"] !== "string") {
-      return { error: "malformed" };
-    }
+    if (!isObject(entry) || typeof entry["protected"] !== "string" || typeof entry["signature"] !== "string") continue;
     const headerBytes = fromBase64url(entry["protected"]);
     const signature = fromBase64url(entry["signature"]);
     if (headerBytes === null || signature === null) continue;
@@ -232,11 +237,12 @@ export async function verifyGeneral(
       continue;
     }
     if (
-      !isRecord(header) || header["alg"] !== "EdDSA" || header["typ"] !== typ || typeof header["kid"] !== "string" ||
+      !isObject(header) || header["alg"] !== "EdDSA" || header["typ"] !== typ || typeof header["kid"] !== "string" ||
       Object.keys(header).some((k) => !["alg", "kid", "typ"].includes(k))
     ) continue;
     const key = keys.find((k) => k.kid === header["kid"]);
-    if (key === undefined) continue;
+    if (key === undefined || tried.has(key.kid)) continue;
+    tried.add(key.kid);
     const input = new TextEncoder().encode(`${entry["protected"]}.${jws["payload"]}`);
     if (await crypto.subtle.verify(ED25519, key.key, signature, input)) return { ok: payload };
   }
@@ -249,8 +255,4 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
   return out;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -10,6 +10,7 @@
  * document a build deploys); at most 5 redirects, each within the base URL's origin.
  */
 import { sentUrl } from "../contract/config.ts";
+import { isObject } from "../contract/json.ts";
 import type { Edge, Registry, Row } from "../contract/document.ts";
 import { MAX_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
 import type { RegistryChange } from "../feed/change.ts";
@@ -325,8 +326,11 @@ export interface ManifestExpectation {
   readonly lastSha256?: string;
   /** The `iat` last accepted: at the same `seq`, a lower one is a rollback (an older signature replayed). */
   readonly lastIat?: number;
-  /** Now, epoch seconds (default: the clock). */
-  readonly now?: number;
+  /**
+   * Now, epoch seconds (default: the clock); null judges neither the manifest's age nor its signing
+   * time (a build that re-signs what it reads).
+   */
+  readonly now?: number | null;
 }
 
 /** Why a manifest is refused. */
@@ -373,6 +377,15 @@ export async function checkManifest(
   expect: ManifestExpectation,
 ): Promise<ManifestResult> {
   const fail = (reason: ManifestFailure, detail: string): ManifestResult => ({ ok: false, reason, detail });
+  // What the caller holds must be what it claims: a NaN or a string would switch a check off.
+  for (const [name, value] of [["lastSeq", expect.lastSeq], ["lastIat", expect.lastIat], ["now", expect.now ?? 0]]) {
+    if (value !== undefined && !Number.isSafeInteger(value)) {
+      throw new TypeError(`checkManifest: expect.${name} is not whole seconds`);
+    }
+  }
+  if (expect.lastSha256 !== undefined && !/^[0-9a-f]{64}$/.test(expect.lastSha256)) {
+    throw new TypeError("checkManifest: expect.lastSha256 is not 64 lowercase hex digits");
+  }
   let jws = manifest;
   if (typeof manifest === "string" || manifest instanceof Uint8Array) {
     try {
@@ -426,8 +439,14 @@ export async function checkManifest(
       return fail("rollback", `seq ${seq} again, signed at ${iat}, before the last accepted (${expect.lastIat})`);
     }
   }
-  const now = expect.now ?? Math.floor(Date.now() / 1000);
-  if (now > exp + CLOCK_SKEW_S) return fail("expired", `expired at ${exp}, now ${now}: a frozen deployment?`);
+  const now = expect.now === undefined ? Math.floor(Date.now() / 1000) : expect.now;
+  if (now !== null && now > exp + CLOCK_SKEW_S) {
+    return fail("expired", `expired at ${exp}, now ${now}: a frozen deployment?`);
+  }
+  // Signed in the future: a signing clock gone wrong. Accepted, its seq would hold back every later build.
+  if (now !== null && iat > now + CLOCK_SKEW_S) {
+    return fail("malformed", `signed at ${iat}, after now (${now}) plus 5 minutes`);
+  }
   return { ok: true, seq, iat, exp, files };
 }
 
@@ -444,9 +463,13 @@ export async function fileMatches(
 
 const isManifestFile = (v: unknown): boolean =>
   isObject(v) && isString(v["sha256"]) && /^[0-9a-f]{64}$/.test(v["sha256"]) && Number.isSafeInteger(v["size"]) &&
-  isString(v["integrity"]);
+  (v["size"] as number) >= 0 && v["integrity"] === `sha256-${hexToBase64(v["sha256"])}`;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+/** Hex digits as standard base64: an SRI string's digest. */
+function hexToBase64(hex: string): string {
+  return btoa(String.fromCharCode(...(hex.match(/../g) ?? []).map((pair) => parseInt(pair, 16))));
+}
+
 const isString = (v: unknown): v is string => typeof v === "string";
 const isArrayOf = (v: unknown, each: (x: unknown) => boolean): boolean => Array.isArray(v) && v.every(each);
 const isRef = (v: unknown) => isObject(v) && isString(v["built_at"]) && isString(v["etag"]);

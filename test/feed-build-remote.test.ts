@@ -96,11 +96,12 @@ test("--previous URL: every read says Cache-Control: no-cache and has a query st
   assert.is(result.code, 0, result.stderr);
   assert.is(result.stderr, "");
   const requests = seen.slice(count);
-  // The signing step asks for the previous manifest too (none here): past caches as well.
+  // The signing step asks for the previous manifest too, and with none, the key set: past caches as well.
   assert.equal(requests.map((r) => r.url.split("?")[0]), [
     DOCUMENT,
     FEED,
     DOCUMENT.replace(/\.json$/, ".manifest.json"),
+    "/live/api/registry.keys.json",
   ]);
   assert.ok(requests.every((r) => r.cacheControl === "no-cache"), JSON.stringify(requests));
   const queries = requests.map((r) => r.url.split("?")[1] ?? "");

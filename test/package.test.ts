@@ -279,7 +279,7 @@ for (const [line, node] of NODES) {
       assert.is(await serve.stop(), 0);
     }
 
-    for (const sub of ["build", "preview", "diff", "verify", "serve", "init"]) {
+    for (const sub of ["build", "preview", "diff", "verify", "serve", "init", "keygen"]) {
       const help = await cli([sub, "--help"]);
       assert.is(help.code, 0, `${sub} --help: ${help.stderr}`);
       assert.match(
@@ -299,7 +299,7 @@ for (const [line, node] of NODES) {
     assert.is(unknown.code, 2);
     assert.is(
       unknown.stderr,
-      'unknown command "publish" (usage: registry-endpoint <build|preview|diff|verify|serve|init> [flags]; --help for more)\n',
+      'unknown command "publish" (usage: registry-endpoint <build|preview|diff|verify|serve|init|keygen> [flags]; --help for more)\n',
     );
     const help = await cli(["--help"]);
     assert.is(help.code, 0);

@@ -4,6 +4,7 @@
  * The private key is written to FILE only: never printed.
  */
 import { open } from "node:fs/promises";
+import { printable } from "../review/printable.ts";
 import { resolve } from "node:path";
 import { shownPath } from "../../contract/config.ts";
 import { generateSigningKey, keySet } from "../../assembly/jws.ts";
@@ -28,6 +29,10 @@ export const runKeygen: Command = async (argv, _env, io) => {
   const parsed = parseOrExit(SPEC, argv, io);
   if (typeof parsed === "number") return parsed;
   const name = parsed.positionals[0] as string;
+  if (name === "") {
+    io.stderr(`FILE: empty; give the new key's file name (${SPEC.usage})\n`);
+    return 2;
+  }
   const file = resolve(io.cwd, name);
   const { pem, key } = await generateSigningKey();
   let handle;
@@ -37,7 +42,7 @@ export const runKeygen: Command = async (argv, _env, io) => {
   } catch (error: unknown) {
     const code = (error as NodeJS.ErrnoException).code;
     io.stderr(
-      `${shownPath(name)}: ${
+      `${printable(shownPath(name), "")}: ${
         code === "EEXIST" ? "exists: a key is never overwritten; choose a new file" : `cannot be written (${code})`
       }\n`,
     );
@@ -51,7 +56,7 @@ export const runKeygen: Command = async (argv, _env, io) => {
   }
   io.stdout(`${JSON.stringify(keySet([key]), null, 2)}\n`);
   io.stderr(
-    `wrote ${shownPath(name)} (mode 0600): keep it secret; set REGISTRY_SIGNING_KEY to its text where the build runs\n`,
+    `wrote ${printable(shownPath(name), "")} (mode 0600): keep it secret; set REGISTRY_SIGNING_KEY to its text where the build runs\n`,
   );
   return 0;
 };

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import type { Env } from "../../contract/config.ts";
 import type { Build } from "../../assembly/prepare.ts";
 import { KeyError, keySet, readSigningKeys, type SigningKey } from "../../assembly/jws.ts";
-import { CLOCK_SKEW_S, documentPath, fileEntry, manifestPath, signBuild } from "../../assembly/manifest.ts";
+import { CLOCK_SKEW_S, documentPath, fileEntry, KEYS_PATH, manifestPath, signBuild } from "../../assembly/manifest.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { checkManifest } from "../../client/client.ts";
 import type { ContractVersion } from "../../contract/version-policy.ts";
@@ -39,11 +39,15 @@ export const SIGNING_HELP =
   --unsigned       build without a key although the previous build was signed (no silent
                    downgrade: without it, such a build is refused)`;
 
-/** A duration as `--signature-lifetime` takes it (`7d`, `12h`, `90m`, `90s`), in seconds, or null. */
+/** The longest signature lifetime: past a year, the freeze check would be switched off in effect. */
+const MAX_LIFETIME_S = 366 * 86400;
+
+/** A duration as `--signature-lifetime` takes it (`7d`, `12h`, `90m`, `90s`, at most 366d), in seconds, or null. */
 export function parseLifetime(text: string): number | null {
   const m = /^([1-9]\d{0,6})([dhms])$/.exec(text);
   if (m === null) return null;
-  return Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1 }[m[2] as "d" | "h" | "m" | "s"];
+  const seconds = Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1 }[m[2] as "d" | "h" | "m" | "s"];
+  return seconds <= MAX_LIFETIME_S ? seconds : null;
 }
 
 /** The keys of `REGISTRY_SIGNING_KEY` (none when unset or empty), or one line refusing it without quoting it. */
@@ -103,7 +107,7 @@ export async function prepareSigning(settings: {
       exit: 2,
       message: `--signature-lifetime: ${
         JSON.stringify(lifetimeText.slice(0, 20))
-      } is not a duration such as 7d, 12h, 90m or 90s`,
+      } is not a duration such as 7d, 12h, 90m or 90s, of at most 366d`,
     };
   }
   const unsigned = values["unsigned"] === true;
@@ -126,8 +130,8 @@ export async function prepareSigning(settings: {
             `the previous build is signed (${where}): set ${SIGNING_KEY_VARIABLE} to sign this one, or give --unsigned to publish an unsigned build on purpose`,
         };
       }
-      // The previous manifest's age does not matter here (a re-sign is what renews it): now = 0.
-      const checked = await checkManifest(bytes, keySet(keys.ok), { baseUrl, version: n, now: 0 });
+      // The previous manifest's age does not matter here (a re-sign is what renews it): now = null.
+      const checked = await checkManifest(bytes, keySet(keys.ok), { baseUrl, version: n, now: null });
       if (!checked.ok) {
         return {
           exit: 1,
@@ -181,6 +185,33 @@ async function readManifests(
         if (info === null) continue;
         if (!info.isFile() || info.size > 4 * 1024 * 1024) return { error: `--previous: ${file}: not a manifest` };
         out.set(number, { bytes: new Uint8Array(await readFile(file)), where: join(location, "static", path) });
+      }
+    }
+    // A key set with no manifest beside it is a signed deployment whose manifests are missing (a
+    // cache, a partial upload): taken for unsigned, it would let a build drop signing silently.
+    if (out.size === 0) {
+      let keySetAt: string | undefined;
+      if (remote) {
+        const url = `${location.replace(/\/+$/, "")}${KEYS_PATH}`;
+        const res = await request(`${url}?fresh=${crypto.randomUUID()}`, {
+          method: "GET",
+          headers: { "accept-encoding": "identity", "cache-control": "no-cache" },
+          shownAs: url,
+          cap: 1024 * 1024,
+          timeoutMs: REQUEST_TIMEOUT_MS,
+          deadline: (deadline as { signal: AbortSignal }).signal,
+          deadlineMs: RUN_DEADLINE_MS,
+          reader: "--previous",
+        });
+        if (res.status !== 404) keySetAt = url;
+      } else {
+        const file = join(resolve(cwd, location, "static"), `${basePathOf(baseUrl)}${KEYS_PATH}`);
+        if (await stat(file).then(() => true, () => false)) keySetAt = join(location, "static", KEYS_PATH);
+      }
+      if (keySetAt !== undefined) {
+        return {
+          error: `--previous: ${keySetAt}: a key set, but no manifest beside it: a signed build missing its manifests`,
+        };
       }
     }
   } catch (error: unknown) {

@@ -3,9 +3,10 @@
  * pass / warn / fail table (markdown). Exit 0 when nothing failed, 1 when a check failed, 2 on a
  * usage error.
  */
-import { rename, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { parseBaseUrl } from "../../contract/config.ts";
+import { isObject } from "../../contract/json.ts";
 import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
 import { readJsonFile } from "./document-file.ts";
 import { FEED_BODY_CAP } from "./feeds.ts";
@@ -134,6 +135,18 @@ export const runVerify: Command = async (argv, _env, io) => {
         io.stderr(`--state ${statePath}: not a state file\n`);
         return 1;
       }
+      const whole = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+      const bad = Object.entries(read.ok).find(([, v]) =>
+        !isObject(v) || !whole(v["seq"]) || !whole(v["iat"]) || typeof v["sha256"] !== "string" ||
+        !/^[0-9a-f]{64}$/.test(v["sha256"])
+      );
+      // A damaged entry would switch the rollback check off: refused, never rewritten.
+      if (bad !== undefined) {
+        io.stderr(
+          `--state ${statePath}: an entry that is not { seq, iat, sha256 } as verify writes it; restore it or remove it\n`,
+        );
+        return 1;
+      }
       stored = read.ok as Record<string, ManifestState>;
     }
   }
@@ -153,8 +166,18 @@ export const runVerify: Command = async (argv, _env, io) => {
   if (!failed && statePath !== undefined && accepted !== undefined) {
     const { iss, version, ...kept } = accepted;
     const file = resolve(io.cwd, statePath);
-    await writeFile(`${file}.tmp`, `${JSON.stringify({ ...stored, [stateKey(iss, version)]: kept }, null, 2)}\n`);
-    await rename(`${file}.tmp`, file);
+    // A name of its own, created here ("wx"): no link planted beside the state file is followed.
+    const staged = `${file}.${crypto.randomUUID()}.tmp`;
+    try {
+      await writeFile(staged, `${JSON.stringify({ ...stored, [stateKey(iss, version)]: kept }, null, 2)}\n`, {
+        flag: "wx",
+      });
+      await rename(staged, file);
+    } catch (error: unknown) {
+      await rm(staged, { force: true }).catch(() => {});
+      io.stderr(`--state ${statePath}: cannot write it (${(error as NodeJS.ErrnoException).code ?? "error"})\n`);
+      return 1;
+    }
   }
   return failed ? 1 : 0;
 };
