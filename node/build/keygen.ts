@@ -56,7 +56,9 @@ export const runKeygen: Command = async (argv, _env, io) => {
   }
   io.stdout(`${JSON.stringify(keySet([key]), null, 2)}\n`);
   io.stderr(
-    `wrote ${printable(shownPath(name), "")} (mode 0600): keep it secret; set REGISTRY_SIGNING_KEY to its text where the build runs\n`,
+    `wrote ${
+      printable(shownPath(name), "")
+    } (mode 0600): keep it secret; set REGISTRY_SIGNING_KEY to its text where the build runs\n`,
   );
   return 0;
 };
