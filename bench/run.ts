@@ -960,7 +960,8 @@ try {
     `bench: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${GENERATOR}, scratch in ${work}`,
   );
   const needsLarge = ONLY === undefined || ONLY.some((o) => ["serving", "encodings", "memory"].includes(o));
-  const fixturePrepared = needsLarge
+  // The cold start builds the fixture's artifacts too.
+  const fixturePrepared = needsLarge || runs("cold")
     ? await prepare("fixture", JSON.parse(readFileSync("fixtures/registry.json", "utf8")))
     : undefined;
   // The largest deployable build: npm run build packages at most 8 MiB of document (contract/limits.ts).
