@@ -56,7 +56,8 @@ interface Address {
   /** The document: its answers link the schema (`describedby`) and this description (`service-desc`). */
   readonly document: boolean;
   /**
-   * Served by a signed build only (D10), 404 otherwise, with no `Link` and `Last-Modified` = the
+   * Served by a signed build only (docs/deploying.md, "Signed builds"), 404 otherwise, with no `Link` and
+   * `Last-Modified` = the
    * signing time: the version's `manifest` (its lifecycle headers, 410 past its sunset, no link), or
    * the `keys` (the same on every version: never deprecated, never gone).
    */

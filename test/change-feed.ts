@@ -1,5 +1,6 @@
 /**
- * A test oracle of the change feed's wire format (docs/deploying.md, "What verify checks"; D9),
+ * A test oracle of the change feed's wire format (docs/deploying.md, "What verify checks"; docs/document.md, "Change
+ * feeds"),
  * written from the rule, not from the build: the item from one document to the next, the rewrite
  * of every carried item to the current rows, the chain's ids and envelope, and the two feed texts.
  * The verify tests serve feeds made by it, and tamper with them.

@@ -1,5 +1,6 @@
 /**
- * The change feed as a chain (D9), through `runBuild` in process: a history is never restarted
+ * The change feed as a chain (docs/document.md, "Change feeds"), through `runBuild` in process: a history is never
+ * restarted
  * silently (an --out holding this deployment's build needs --previous or --new-history), a rebuild
  * that changes nothing publishes nothing new, every new document is a new item (even with empty
  * lists), and every carried item is rewritten to the current rows, titles included.

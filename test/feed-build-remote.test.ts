@@ -1,5 +1,6 @@
 /**
- * `build --previous URL` (D9) through `runBuild` in process, against a local server that records
+ * `build --previous URL` (docs/document.md, "Change feeds") through `runBuild` in process, against a local server that
+ * records
  * what it is asked: the URL must be the build's own base URL, every read goes past caches, 404 for
  * both files starts a new history (said in one line), anything else that is not this deployment's
  * chain is refused in one line; and no URL a server sent is printed with its user name, password,

@@ -1,5 +1,5 @@
 /**
- * `verify`'s feed checks (D9) against real builds of a chain served by their own
+ * `verify`'s feed checks (docs/document.md, "Change feeds") against real builds of a chain served by their own
  * `DIR/node/server.mjs`: every row passes, and a `--previous-document` of an earlier build of the
  * chain catches up; behind a proxy that tampers with the served JSON feed (a carried row that is
  * not the current one, a broken chain), the row about it fails. Builds and verify run in process;

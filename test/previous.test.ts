@@ -1,7 +1,7 @@
 /**
  * `npm run build -- --previous`: the previous build's history carried on from its folder or its
  * base URL (which must be this build's own), and every previous build that is not one refused in
- * one line, nothing written (D9). More of the chain's rules through the command: test/feed-build-*.test.ts.
+ * one line, nothing written. More of the chain's rules through the command: test/feed-build-*.test.ts.
  */
 import { createServer, type Server } from "node:http";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -1,7 +1,8 @@
 /**
  * Laws of signed builds (fast-check, in process): a change of one byte of a listed file or of the
  * manifest fails; a manifest signed by another key fails; `seq` never decreases along a generated
- * history of builds, whose refusals are exactly D10's; the same source, key and clock give the
+ * history of builds, whose refusals are exactly the signing rules (docs/deploying.md, "Signed builds"); the same
+ * source, key and clock give the
  * same bytes. Replay a failure with FC_SEED=<seed>; run more cases with FC_RUNS=<n>.
  */
 import fc from "fast-check";
@@ -169,7 +170,7 @@ const step = fc.record({
   clock: fc.integer({ min: -3600, max: 2 * 86400 }),
 });
 
-test("seq never decreases along a history of signed builds; the refusals are exactly D10's", async () => {
+test("seq never decreases along a history of signed builds; the refusals are exactly the signing rules", async () => {
   const pem = pemOf(new Uint8Array(32).fill(9));
   const keys = keySet(await readSigningKeys(pem));
   let n = 0;
@@ -203,7 +204,7 @@ test("seq never decreases along a history of signed builds; the refusals are exa
             });
             assert.ok("ok" in plan && plan.ok !== null, JSON.stringify(plan));
             const plan_ = (plan as { ok: Parameters<typeof signStaged>[2] }).ok;
-            // D10: no built_at past the clock plus 5 minutes; given a previous manifest, no earlier
+            // The rules: no built_at past the clock plus 5 minutes; given a previous manifest, no earlier
             // seq, the same seq only with the same document, and no clock before its iat.
             const expected = seq <= now + CLOCK_SKEW_S &&
               (last === undefined || (seq > last.seq || (seq === last.seq && sha === last.sha)) && now >= last.iat);

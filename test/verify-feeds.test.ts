@@ -1,6 +1,7 @@
 /**
  * `verify` on change feeds: servers of the test's own serve a real build's document with hand-made
- * feeds (test/change-feed.ts, written from D9: a chain, every carried row the current one, the
+ * feeds (test/change-feed.ts, written from the rule in docs/document.md, "Change feeds": a chain, every carried row the
+ * current one, the
  * envelope on the newest item), valid or broken one way each, and every case ends in its PASS,
  * WARN or FAIL row.
  */

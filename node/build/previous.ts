@@ -40,7 +40,7 @@ const DOCUMENT_CAP = MAX_DOCUMENT_BYTES;
 const FEED_CAP = FEED_LIMITS.feedBytes;
 
 /** Reads one file of the previous build: its bytes, or null when there is none. */
-type Reader = (path: string, cap: number) => Promise<Uint8Array<ArrayBuffer> | null>;
+export type Reader = (path: string, cap: number) => Promise<Uint8Array<ArrayBuffer> | null>;
 
 /**
  * Reads and checks the previous build at `location` for the `versions` this build serves at
@@ -247,7 +247,7 @@ function folderReader(dir: string, prefix: string): Reader {
  * read within `deadline`, no redirect followed, the body refused past `cap`. 404 is "none"; any
  * other status but 200 is a refusal.
  */
-function urlReader(base: string, deadline: AbortSignal): Reader {
+export function urlReader(base: string, deadline: AbortSignal): Reader {
   return async (path, cap) => {
     const url = `${base}${path}`;
     // A unique query string (which the service ignores) and no-cache: no cache hands back an older file.

@@ -14,8 +14,8 @@ import { CLOCK_SKEW_S, documentPath, fileEntry, KEYS_PATH, manifestPath, signBui
 import { basePathOf } from "../../http/answer.ts";
 import { checkManifest } from "../../client/client.ts";
 import type { ContractVersion } from "../../contract/version-policy.ts";
-import { request, RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
-import { REQUEST_TIMEOUT_MS } from "../verify/verify.ts";
+import { RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
+import { type Reader, urlReader } from "./previous.ts";
 import { zlibCompress } from "./compress.ts";
 import { staticHeaders } from "./static.ts";
 import { feedTypesPath, typesPath } from "./types.ts";
@@ -161,24 +161,16 @@ async function readManifests(
   const out = new Map<number, { bytes: Uint8Array; where: string }>();
   const remote = /^https?:\/\//i.test(location);
   const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
+  const base = location.replace(/\/+$/, "");
+  // Past caches, within verify's bounds, as the previous document and feed are read.
+  const read = deadline === null ? undefined : urlReader(base, deadline.signal);
   try {
     for (const { number } of versions) {
       const path = manifestPath(number);
       if (remote) {
-        const url = `${location.replace(/\/+$/, "")}${path}`;
-        const res = await request(`${url}?fresh=${crypto.randomUUID()}`, {
-          method: "GET",
-          headers: { "accept-encoding": "identity", "cache-control": "no-cache" },
-          shownAs: url,
-          cap: 4 * 1024 * 1024,
-          timeoutMs: REQUEST_TIMEOUT_MS,
-          deadline: (deadline as { signal: AbortSignal }).signal,
-          deadlineMs: RUN_DEADLINE_MS,
-          reader: "--previous",
-        });
-        if (res.status === 404) continue;
-        if (res.status !== 200) return { error: `--previous: ${url}: answered ${res.status}` };
-        out.set(number, { bytes: new Uint8Array(res.body), where: url });
+        const bytes = await (read as Reader)(path, 4 * 1024 * 1024);
+        if (bytes === null) continue;
+        out.set(number, { bytes, where: `${base}${path}` });
       } else {
         const file = join(resolve(cwd, location, "static"), `${basePathOf(baseUrl)}${path}`);
         const info = await stat(file).catch(() => null);
@@ -192,18 +184,9 @@ async function readManifests(
     if (out.size === 0) {
       let keySetAt: string | undefined;
       if (remote) {
-        const url = `${location.replace(/\/+$/, "")}${KEYS_PATH}`;
-        const res = await request(`${url}?fresh=${crypto.randomUUID()}`, {
-          method: "GET",
-          headers: { "accept-encoding": "identity", "cache-control": "no-cache" },
-          shownAs: url,
-          cap: 1024 * 1024,
-          timeoutMs: REQUEST_TIMEOUT_MS,
-          deadline: (deadline as { signal: AbortSignal }).signal,
-          deadlineMs: RUN_DEADLINE_MS,
-          reader: "--previous",
-        });
-        if (res.status !== 404) keySetAt = url;
+        // Anything but a 404 (a key set, or an error) counts as one: fail closed.
+        const found = await (read as Reader)(KEYS_PATH, 1024 * 1024).catch(() => undefined);
+        if (found !== null) keySetAt = `${base}${KEYS_PATH}`;
       } else {
         const file = join(resolve(cwd, location, "static"), `${basePathOf(baseUrl)}${KEYS_PATH}`);
         if (await stat(file).then(() => true, () => false)) keySetAt = join(location, "static", KEYS_PATH);
