@@ -63,7 +63,11 @@ export const GROUPS: Readonly<Record<string, Group>> = {
   },
   feed: {
     mutate: ["feed/**/*.ts"],
-    tests: ["(feed-units|replay|history)\\.test\\.ts$", "feed-properties\\.test\\.ts$"],
+    tests: [
+      "^(feed-units|replay|history)\\.test\\.ts$",
+      "^feed-properties\\.test\\.ts$",
+      "^feed-build-history\\.test\\.ts$",
+    ],
   },
 };
 
