@@ -10,7 +10,6 @@ import { basePathOf } from "../http/answer.ts";
 import { atomFeed } from "../feed/atom.ts";
 import {
   ATOM_MEDIA_TYPE,
-  type Classification,
   envelopeOf,
   feedPlace,
   type History,
@@ -19,7 +18,7 @@ import {
   serializeFeed,
   type Snapshot,
 } from "../feed/feed.ts";
-import { type RegistryData, sameData } from "../feed/change.ts";
+import { type ChangeClass, type RegistryData, sameData } from "../feed/change.ts";
 import type { Compression } from "../http/encoding.ts";
 import {
   type BuiltDocument,
@@ -53,7 +52,8 @@ export interface FeedHistory {
    * previous `built_at`, so that it writes the same bytes and publishes nothing new.
    */
   readonly clock?: boolean;
-  readonly classify?: (before: unknown, after: unknown) => Classification;
+  /** The class of the change from a previous document to this build's. */
+  readonly classify?: (before: unknown, after: unknown) => ChangeClass;
   /** The previous documents, parsed, by version number: what `classify` compares with. */
   readonly documents?: ReadonlyMap<number, unknown>;
 }

@@ -131,8 +131,9 @@ export function sameData(a: RegistryData, b: RegistryData): boolean {
   return (
     a.vaults.length === b.vaults.length &&
     a.edges.length === b.edges.length &&
-    a.vaults.every((row, i) => sameRow(row, b.vaults[i] as Row)) &&
-    a.edges.every((e, i) => edgeKey(e) === edgeKey(b.edges[i] as Edge))
+    // A replay hands back the very rows and edges it was given, unless a change replaced them.
+    a.vaults.every((row, i) => row === b.vaults[i] || sameRow(row, b.vaults[i] as Row)) &&
+    a.edges.every((e, i) => e === b.edges[i] || edgeKey(e) === edgeKey(b.edges[i] as Edge))
   );
 }
 
@@ -140,42 +141,71 @@ export function sameData(a: RegistryData, b: RegistryData): boolean {
  * The change from `before` to `after` (null: the first snapshot, from nothing), before the privacy
  * rule and the size cap apply (see `feed.ts`): rows new or different in `upsert`, rows gone in
  * `remove`; a vault published in full before and withheld or gone after is named in
- * `remove_touching`, and its edges leave `remove`.
+ * `remove_touching`, and its edges leave `remove`. Both sides are documents' lists, in the
+ * document's order (rows by slug, edges by source, target, type, each once): they are walked side
+ * by side, and a list out of that order is an error.
  */
 export function diffData(before: RegistryData | null, after: RegistryData): Pick<RegistryChange, "vaults" | "edges"> {
-  const oldRows = new Map((before?.vaults ?? []).map((row) => [row.vault_slug, row]));
-  const upsert = after.vaults.filter((row) => {
-    const was = oldRows.get(row.vault_slug);
-    return was === undefined || !sameRow(was, row);
+  const [was, now] = [before?.vaults ?? [], after.vaults];
+  const upsert: Row[] = [];
+  const remove: string[] = [];
+  const removeTouching: string[] = [];
+  walk(was, now, (a, b) => compareCodeUnits(a.vault_slug, b.vault_slug), (old, row) => {
+    if (row === undefined || old === undefined) {
+      if (old === undefined) upsert.push(row as Row);
+      else remove.push(old.vault_slug);
+    } else if (!sameRow(old, row)) upsert.push(row);
+    if (old !== undefined && !("listing" in old) && (row === undefined || "listing" in row)) {
+      removeTouching.push(old.vault_slug);
+    }
   });
-  const newRows = new Map(after.vaults.map((row) => [row.vault_slug, row]));
-  const remove = (before?.vaults ?? []).filter((row) => !newRows.has(row.vault_slug)).map((row) => row.vault_slug);
-  const removeTouching = (before?.vaults ?? [])
-    .filter((row) => {
-      const now = newRows.get(row.vault_slug);
-      return !("listing" in row) && (now === undefined || "listing" in now);
-    })
-    .map((row) => row.vault_slug);
+  const add: Edge[] = [];
+  const gone: Edge[] = [];
+  walk(before?.edges ?? [], after.edges, compareEdges, (old, e) => {
+    if (old === undefined) add.push(e as Edge);
+    else if (e === undefined) gone.push(old);
+  });
   const touching = new Set(removeTouching);
-  // Each edge's key is made once: 100k edges a side.
-  const [oldKeys, newKeys] = [(before?.edges ?? []).map(edgeKey), after.edges.map(edgeKey)];
-  const [oldEdges, newEdges] = [new Set(oldKeys), new Set(newKeys)];
   return {
     vaults: { upsert, remove },
     edges: {
-      add: after.edges.filter((_, i) => !oldEdges.has(newKeys[i] as string)),
-      remove: (before?.edges ?? []).filter((e, i) =>
-        !newEdges.has(oldKeys[i] as string) && !touching.has(e.source) && !touching.has(e.target)
-      ),
+      add,
+      remove: gone.filter((e) => !touching.has(e.source) && !touching.has(e.target)),
       remove_touching: removeTouching,
     },
   };
 }
 
+/**
+ * Walks two lists in ascending `order`, each element once, side by side: `visit` gets each pair of
+ * equal elements, and each element of one list without its equal in the other (the other side
+ * undefined). Throws on a list out of that order.
+ */
+function walk<T>(a: readonly T[], b: readonly T[], order: (x: T, y: T) => number, visit: (x?: T, y?: T) => void): void {
+  let [i, j] = [0, 0];
+  while (i < a.length || j < b.length) {
+    const [x, y] = [a[i], b[j]];
+    if (
+      (x !== undefined && i > 0 && order(a[i - 1] as T, x) >= 0) ||
+      (y !== undefined && j > 0 && order(b[j - 1] as T, y) >= 0)
+    ) {
+      throw new Error("diffData: a list is not in the document's order");
+    }
+    const o = x === undefined ? 1 : y === undefined ? -1 : order(x, y);
+    if (o <= 0) i++;
+    if (o >= 0) j++;
+    visit(o <= 0 ? x : undefined, o >= 0 ? y : undefined);
+  }
+}
+
 /** True when two rows have the same keys in the same order with the same values (rows are flat: strings and nulls). */
 function sameRow(a: Row, b: Row): boolean {
   const [x, y] = [a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>];
-  const keys = Object.keys(x);
-  const other = Object.keys(y);
-  return keys.length === other.length && keys.every((key, i) => other[i] === key && x[key] === y[key]);
+  const keys = Object.keys(y);
+  let i = 0;
+  for (const key in x) {
+    if (keys[i] !== key || x[key] !== y[key]) return false;
+    i++;
+  }
+  return i === keys.length;
 }

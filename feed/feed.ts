@@ -80,12 +80,6 @@ export interface ChangeFeed {
   readonly items: readonly FeedItem[];
 }
 
-/** The class of a change and the `registry diff` rule ids behind it, with how often each applied. */
-export interface Classification {
-  readonly class: ChangeClass;
-  readonly rules: readonly (readonly [rule: string, count: number])[];
-}
-
 /** A built document as the feed sees it: which build it is, its vaults and edges, and its envelope. */
 export interface Snapshot extends RegistryData {
   readonly ref: BuildRef;
@@ -117,7 +111,7 @@ export function envelopeOf(document: object): Envelope {
  * ```ts
  * function firstFeed(place: FeedPlace, current: Snapshot): ChangeFeed {
  *   // No previous build: one snapshot item, whose class classify is never asked for.
- *   return nextFeed(place, current, null, () => ({ class: "data", rules: [] }));
+ *   return nextFeed(place, current, null, () => "data");
  * }
  * ```
  */
@@ -125,7 +119,7 @@ export function nextFeed(
   place: FeedPlace,
   current: Snapshot,
   previous: History | null,
-  classify: () => Classification,
+  classify: () => ChangeClass,
   limits: FeedLimits = FEED_LIMITS,
 ): ChangeFeed {
   const changes: RegistryChange[] = [];
@@ -142,7 +136,7 @@ export function nextFeed(
     changes.push({
       from: previous.snapshot.ref,
       to: current.ref,
-      class: classify().class,
+      class: classify(),
       resync: false,
       ...diffData(previous.snapshot, current),
     });

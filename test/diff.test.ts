@@ -9,6 +9,7 @@ import { runCli } from "../node/cli/registry-command.ts";
 import {
   asDocument,
   type Change,
+  classOf,
   diffDocuments,
   type Document,
   NOT_PRINTED,
@@ -753,9 +754,57 @@ test("law: any two documents compare without throwing; a document and its copy d
       JSON.parse(jsonReport(changes, "a", "b"));
       markdownReport(changes, "a", "b");
       assert.equal(diffDocuments(a!.ok, JSON.parse(JSON.stringify(a!.ok))), []);
+      assert.is(classOf(a!.ok, b!.ok), worstClass(changes) ?? "data");
     }),
     fcParams,
   );
+});
+
+test("law: classOf, which lists no data change, is the worst class of diffDocuments, for the golden with random edits", () => {
+  const base = fresh();
+  const rowAt = base.vaults.findIndex((r) => !("listing" in r));
+  const minimalAt = base.vaults.findIndex((r) => "listing" in r);
+  const places = [
+    ["schema_version"],
+    ["about", "licence"],
+    ...Object.keys(base.vaults[rowAt]!).map((k) => ["vaults", String(rowAt), k]),
+    ...Object.keys(base.vaults[minimalAt]!).map((k) => ["vaults", String(minimalAt), k]),
+    ["vaults", String(rowAt)],
+    ["edges", "0"],
+    ["edges", "0", "type"],
+    ["field_coverage", "note", "of"],
+    ["vaults", String(rowAt), "added_key"],
+  ];
+  const value = fc.oneof(
+    fc.constantFrom(undefined, null, "x", "in_use", "planned", "retired", "active", "minimal", 0, 1.5, true, [], {}),
+    fc.string({ maxLength: 4 }),
+  );
+  const edited = fc.record({
+    edits: fc.array(fc.tuple(fc.constantFrom(...places), value), { maxLength: 4 }),
+    reverse: fc.boolean(),
+  }).map(({ edits, reverse }) => {
+    const d = fresh() as Record<string, any>;
+    for (const [path, v] of edits) {
+      let at = d;
+      for (const key of path.slice(0, -1)) at = at?.[key];
+      if (at === null || typeof at !== "object") continue;
+      if (v === undefined) delete at[path.at(-1) as string];
+      else at[path.at(-1) as string] = v;
+    }
+    if (reverse) d["vaults"].reverse();
+    return d as Document;
+  });
+  const seen = new Set<string>();
+  fc.assert(
+    fc.property(edited, edited, (p, q) => {
+      const worst = worstClass(diffDocuments(p, q)) ?? "data";
+      seen.add(worst);
+      assert.is(classOf(p, q), worst);
+    }),
+    fcParams,
+  );
+  // The edits reach every class, so the law compares each of classOf's answers.
+  assert.equal([...seen].sort(), ["additive", "breaking", "dangerous", "data"]);
 });
 
 /** Every terminal control: C0 (newline and tab apart), DEL and C1. */

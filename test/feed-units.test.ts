@@ -161,7 +161,7 @@ test("historyProblems: the newest item must be this document, carry its envelope
 test("titles and summaries: sentences naming what an item carries, three names then a count, each name cut at 60 characters", () => {
   const place = PLACE;
   const current = { ref: ref(2), vaults: [full("a", "Alpha"), full("b", "Beta")], edges: [], envelope: ENVELOPE };
-  const first = nextFeed(place, { ...current, ref: ref(1) }, null, () => ({ class: "data", rules: [] }));
+  const first = nextFeed(place, { ...current, ref: ref(1) }, null, () => "data");
   assert.is(first.items[0]!.title, "Snapshot: Alpha, Beta.");
   assert.is(
     first.items[0]!.content_text,
@@ -180,7 +180,7 @@ test("titles and summaries: sentences naming what an item carries, three names t
     place,
     { ref: ref(2), vaults, edges: [edge("a", "b"), edge("a", "c")], envelope: ENVELOPE },
     { snapshot: { ...current, ref: ref(1), edges: [edge("b", "a")] }, feed: first },
-    () => ({ class: "additive", rules: [] }),
+    () => "additive",
   );
   assert.is(
     next.items[0]!.title,
@@ -207,19 +207,19 @@ test("titles and summaries: sentences naming what an item carries, three names t
       },
       feed: first,
     },
-    () => ({ class: "breaking", rules: [] }),
+    () => "breaking",
   );
   assert.is(removed.items[0]!.title, "Breaking change: 2 vaults removed; the edges of 2 vaults removed.");
   const same = nextFeed(
     place,
     { ...current, ref: ref(3) },
     { snapshot: current, feed: first },
-    () => ({ class: "dangerous", rules: [] }),
+    () => "dangerous",
   );
   assert.is(same.items[0]!.title, "Dangerous change: no vault or edge changed.");
   const resync = rewrite(change(1, 2, { resync: true }), new Map());
   assert.is(
-    nextFeed(place, current, null, () => ({ class: "data", rules: [] }), { ...FEED_LIMITS, changeBytes: 10 }).items[0]!
+    nextFeed(place, current, null, () => "data", { ...FEED_LIMITS, changeBytes: 10 }).items[0]!
       .title,
     "Snapshot: too large to list (over 1 MiB); refetch the document.",
   );
@@ -240,7 +240,7 @@ test("xmlSafe and escapeXml: what XML 1.0 cannot carry becomes U+FFFD, surrogate
         PLACE,
         { ref: ref(1), vaults: [full("a", "A\u0001<b>")], edges: [], envelope: ENVELOPE },
         null,
-        () => ({ class: "data", rules: [] }),
+        () => "data",
       ),
     ),
   );

@@ -162,7 +162,7 @@ function sourceKeyIn(value: Obj): { error: string } | undefined {
  */
 export function diffDocuments(before: Document, after: Document): Change[] {
   const changes: Change[] = [];
-  const add = (rule: string, where: string, values: { old?: unknown; new?: unknown } = {}, privacy = false) =>
+  const add: Add = (rule, where, values = {}, privacy = false) =>
     changes.push({
       class: (RULES[rule] as { class: ChangeClass }).class,
       rule,
@@ -170,50 +170,76 @@ export function diffDocuments(before: Document, after: Document): Change[] {
       ...values,
       ...(privacy ? { privacy: true as const } : {}),
     });
+  contractChanges(before, after, add);
+  dataChanges(before, after, add);
+  const rank = (c: Change) => CLASSES.indexOf(c.class);
+  return changes.map((c, i) => [c, i] as const).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([c]) => c);
+}
 
+/**
+ * The class of the change from `before` to `after`: `worstClass` of `diffDocuments`, or `data` when
+ * nothing changed. Only the rules of another class than `data` are checked, so no data change is
+ * listed: what a build's change feed asks of 100k rows.
+ */
+export function classOf(before: Document, after: Document): ChangeClass {
+  let worst: ChangeClass = "data";
+  contractChanges(before, after, (rule) => {
+    const found = (RULES[rule] as { class: ChangeClass }).class;
+    if (CLASSES.indexOf(found) < CLASSES.indexOf(worst)) worst = found;
+  });
+  return worst;
+}
+
+/** Reports one change: its rule, where, its values, and whether it is privacy-relevant. */
+type Add = (rule: string, where: string, values?: { old?: unknown; new?: unknown }, privacy?: boolean) => void;
+
+/**
+ * The changes of the contract, in their order: shapes, `schema_version`, closed sets, the tier
+ * rule, orders. Every rule of another class than `data` is reported here, and only here.
+ */
+function contractChanges(before: Document, after: Document, add: Add): void {
   compareShapes(before, after, add);
   if (!equal(before["schema_version"], after["schema_version"])) {
     add("envelope.schema-version", "schema_version", { old: before["schema_version"], new: after["schema_version"] });
   }
+  const [oldRows, newRows] = [arrayOf(before["vaults"]), arrayOf(after["vaults"])];
 
-  const [oldRows, newRows] = [rowsOf(before), rowsOf(after)];
-  const full = (rows: Rows) => {
-    const found: Obj[] = [];
-    for (const value of rows.values()) if (isObj(value) && !Object.hasOwn(value, "listing")) found.push(value);
-    return found;
-  };
-
-  // Closed sets and the tier rule.
-  const valuesOf = (rows: Rows, field: string) => {
-    const values: Json[] = [];
-    for (const value of rows.values()) if (isObj(value) && value[field] !== undefined) values.push(value[field]);
-    return values;
-  };
+  // Closed sets: a value of a row's field that neither the set nor an old row has.
   for (const [field, set] of Object.entries(CLOSED_SETS)) {
-    const known = new Set([...set.map(valueKey), ...valuesOf(oldRows, field).map(valueKey)]);
-    const fresh = new Map(valuesOf(newRows, field).map((v) => [valueKey(v), v]));
-    for (const [key, value] of fresh) if (!known.has(key)) add("closed-set.value", `vaults[].${field}`, { new: value });
+    const known = new Set(set.map(valueKey));
+    for (const row of oldRows) if (isObj(row) && row[field] !== undefined) known.add(valueKey(row[field]));
+    for (const row of newRows) {
+      if (!isObj(row) || row[field] === undefined) continue;
+      const key = valueKey(row[field]);
+      if (known.has(key)) continue;
+      known.add(key);
+      add("closed-set.value", `vaults[].${field}`, { new: row[field] });
+    }
   }
-  const tierOf = (rows: Rows) => new Map(full(rows).map((r) => [jsonText(r["status"]), r]));
+  // The tier rule: per status (as JSON text), the tier of the last full row with it, before and after.
+  const tierOf = (rows: Json[]) => {
+    const tiers = new Map<string, Json | undefined>();
+    for (const row of rows) {
+      if (isObj(row) && !Object.hasOwn(row, "listing")) tiers.set(jsonText(row["status"]), row["tier"]);
+    }
+    return tiers;
+  };
   const oldTiers = tierOf(oldRows);
-  for (const [status, row] of tierOf(newRows)) {
+  for (const [status, tier] of tierOf(newRows)) {
     const old = oldTiers.get(status);
-    if (old !== undefined && !equal(old["tier"], row["tier"])) {
-      add("derivation.tier", `tier of status ${status}`, { old: old["tier"], new: row["tier"] });
+    if (oldTiers.has(status) && !equal(old, tier)) {
+      add("derivation.tier", `tier of status ${status}`, { old, new: tier });
     }
   }
 
   // Orders.
-  const slugs = (d: Document) => {
-    const found: string[] = [];
-    for (const r of arrayOf(d["vaults"])) {
-      if (isObj(r) && typeof r["vault_slug"] === "string") found.push(r["vault_slug"]);
-    }
-    return found;
-  };
-  if (isSorted(slugs(before)) && !isSorted(slugs(after))) add("order.vaults", "vaults");
-  const triples = (d: Document) => arrayOf(d["edges"]).map(edgeOrderKey);
-  if (isSorted(triples(before)) && !isSorted(triples(after))) add("order.edges", "edges");
+  if (slugsSorted(oldRows) && !slugsSorted(newRows)) add("order.vaults", "vaults");
+  if (edgesSorted(arrayOf(before["edges"])) && !edgesSorted(arrayOf(after["edges"]))) add("order.edges", "edges");
+}
+
+/** Every change of class `data`, in document order: the envelope's values, vaults, edges, counts and coverage. */
+function dataChanges(before: Document, after: Document, add: Add): void {
+  const [oldRows, newRows] = [rowsOf(before), rowsOf(after)];
 
   // The envelope's values.
   for (const key of Object.keys(after)) {
@@ -271,7 +297,11 @@ export function diffDocuments(before: Document, after: Document): Change[] {
   // Edges. One touching a vault the new document withholds or no longer lists is former detail of
   // that vault: its ends (identities) are named, its type is not.
   const shownInFull = new Set<string>();
-  for (const r of full(newRows)) if (typeof r["vault_slug"] === "string") shownInFull.add(r["vault_slug"]);
+  for (const r of newRows.values()) {
+    if (isObj(r) && !Object.hasOwn(r, "listing") && typeof r["vault_slug"] === "string") {
+      shownInFull.add(r["vault_slug"]);
+    }
+  }
   const edgesOf = (d: Document) => {
     const edges = new Map<string, Json>();
     for (const e of arrayOf(d["edges"])) edges.set(edgeKey(e), e);
@@ -300,8 +330,6 @@ export function diffDocuments(before: Document, after: Document): Change[] {
       }
     }
   }
-  const rank = (c: Change) => CLASSES.indexOf(c.class);
-  return changes.map((c, i) => [c, i] as const).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([c]) => c);
 }
 
 /** Envelope keys whose changes other rules report. */
@@ -520,8 +548,27 @@ function valueKey(v: Json): string {
   return typeof v === "string" ? `s${v}` : `j${jsonText(v)}`;
 }
 
-function isSorted(keys: readonly string[]): boolean {
-  return keys.every((k, i) => i === 0 || (keys[i - 1] as string) <= k);
+/** True when the string `vault_slug`s of the rows (others skipped) are in ascending order. */
+function slugsSorted(rows: readonly Json[]): boolean {
+  let last: string | undefined;
+  for (const row of rows) {
+    const slug = isObj(row) ? row["vault_slug"] : undefined;
+    if (typeof slug !== "string") continue;
+    if (last !== undefined && last > slug) return false;
+    last = slug;
+  }
+  return true;
+}
+
+/** True when the edges' order keys (`edgeOrderKey`) are in ascending order. */
+function edgesSorted(edges: readonly Json[]): boolean {
+  let last: string | undefined;
+  for (const e of edges) {
+    const key = edgeOrderKey(e);
+    if (last !== undefined && last > key) return false;
+    last = key;
+  }
+  return true;
 }
 
 /**
@@ -542,8 +589,13 @@ function edgeKey(e: Json): string {
 
 /** The key edges are sorted by: the strings themselves, as the build compares them. */
 function edgeOrderKey(e: Json): string {
-  const part = (v: Json | undefined) => (typeof v === "string" ? v : jsonText(v ?? null));
-  return isObj(e) ? `${part(e["source"])}\u0000${part(e["target"])}\u0000${part(e["type"])}` : jsonText(e);
+  return isObj(e)
+    ? `${orderPart(e["source"])}\u0000${orderPart(e["target"])}\u0000${orderPart(e["type"])}`
+    : jsonText(e);
+}
+
+function orderPart(v: Json | undefined): string {
+  return typeof v === "string" ? v : jsonText(v ?? null);
 }
 
 /**
