@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { addressesOf } from "../../http/app.ts";
 import type { Build } from "../../assembly/prepare.ts";
 import type { CodeArtifact } from "./platform-limits.ts";
+import type { BuildStamp } from "../../http/restore.ts";
 import { stampBuild } from "./stamp.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -65,10 +66,12 @@ export async function bundleSome(
   which: ReadonlySet<CodeArtifact>,
 ): Promise<Partial<Bundles>> {
   const bundles: { -readonly [K in keyof Bundles]?: Metafile } = {};
-  const withCodings = stampBuild(served, ["br", "gzip"]);
+  // Made only for an artifact that embeds it: a registry past every artifact's limit skips the copy.
+  let stamped: BuildStamp | undefined;
+  const withCodings = () => (stamped ??= stampBuild(served, ["br", "gzip"]));
   if (which.has("fetch/index.mjs")) {
     const fetchFile = resolve(dir, "fetch", "index.mjs");
-    bundles.fetch = await bundle({ contents: FETCH_ENTRY }, fetchFile, withCodings, "neutral");
+    bundles.fetch = await bundle({ contents: FETCH_ENTRY }, fetchFile, withCodings(), "neutral");
     // Netlify reads config by static analysis and accepts only literal values in this exact form.
     // It names every address the app routes.
     await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(addressesOf(served))} };\n`);
@@ -85,7 +88,7 @@ export async function bundleSome(
     bundles.node = await bundle(
       { file: resolve(ROOT, "node", "serve", "artifact-server.ts") },
       resolve(dir, "node", "server.mjs"),
-      { ...withCodings, sourceName },
+      { ...withCodings(), sourceName },
       "node",
     );
   }
