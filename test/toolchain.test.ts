@@ -147,6 +147,15 @@ test("no import cycles: no product module imports itself back through others", (
   assert.is(done.size >= PRODUCT.length, true);
 });
 
+test("one Node server: npm start and dist/node/server.mjs serve through the one listener, and no server module takes another", () => {
+  const serving = readdirSync("node/serve").filter((f) => f.endsWith(".ts")).map((f) => `node/serve/${f}`);
+  const users = serving.filter((file) => /\banswerListener\(/.test(readFileSync(file, "utf8")));
+  assert.equal(users.sort(), ["node/serve/answer-server.ts", "node/serve/artifact-server.ts", "node/serve/server.ts"]);
+  for (const file of PRODUCT) {
+    assert.not.match(readFileSync(file, "utf8"), /from "@hono\/node-server"/, `${file} serves another way`);
+  }
+});
+
 test("docs/layout.md names every product file, and no file that is gone", () => {
   const layout = readFileSync("docs/layout.md", "utf8");
   for (const file of PRODUCT) assert.ok(layout.includes(`\`${file}\``), `docs/layout.md does not name ${file}`);

@@ -9,7 +9,6 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runVerify } from "../node/verify/command.ts";
 import { runBuild } from "../node/build/build.ts";
-import { answerer } from "../http/answer.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import type { Resource } from "../http/responses.ts";
 import { answerListener } from "../node/serve/answer-server.ts";
@@ -211,7 +210,7 @@ test("verify judges every version by the table as of today: a deprecated version
       {},
       TEST_TABLE,
     );
-    server.on("request", answerListener(answerer(build)));
+    server.on("request", answerListener(build));
     const failed = (list: { name: string; result: string }[]) =>
       list.filter((c) => c.result === "fail").map((c) => c.name);
     assert.equal(failed(await checks(origin, { table: TEST_TABLE, now: new Date("2027-03-02T00:00:00Z") })), []);
@@ -238,7 +237,7 @@ async function hostServer(
   const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
   assert.ok(source.ok);
   const build = await prepareBuild(source.source, { baseUrl: DEPLOYED, builtAt: "2026-11-21T12:00:00Z" });
-  const answer = answerListener(answerer(build));
+  const answer = answerListener(build);
   let n = 0;
   const server = createServer((req, res) => {
     n += 1;

@@ -1,15 +1,19 @@
 /**
- * A plain node:http request listener over the answer function: what `dist/node/server.mjs` runs.
- * No framework, no Request or Response objects: a request looks its path up and writes
- * precomputed headers and bytes.
+ * The one Node request listener, of `npm start` and `dist/node/server.mjs` alike: plain node:http
+ * over the answer table (`http/answer.ts`), the same answering as the Hono app of the fetch
+ * runtimes and the Lambda adapter. No framework and no Request or Response objects: the Hono app
+ * through @hono/node-server serves as fast, but creating a Request loads Node's fetch
+ * implementation at start, which doubles the server's cold start (bench/RESULTS.md).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { type Answerer, BAD_REQUEST, problemAnswer } from "../../http/answer.ts";
+import { answerer, BAD_REQUEST, problemAnswer } from "../../http/answer.ts";
 import { pathOf } from "../../http/request-path.ts";
+import type { Build } from "../../http/table.ts";
 import { writeAnswer } from "./request-guard.ts";
 
-/** The listener answering every request through `answer`; the query string is never read. */
-export function answerListener(answer: Answerer): RequestListener {
+/** The listener answering every request from `build`'s answers; the query string is never read. */
+export function answerListener(build: Pick<Build, "routes" | "gone" | "meta">): RequestListener {
+  const answer = answerer(build);
   return (req: IncomingMessage, res: ServerResponse) => {
     const path = pathOf(req.url ?? "");
     if (path === null) return writeAnswer(res, problemAnswer(BAD_REQUEST, req.method));

@@ -1,10 +1,10 @@
 /**
  * The entry of `dist/node/server.mjs`: the bundled production server. It serves one build's
- * answers, stamped in at build, with plain node:http: no tsx, no node_modules, no work at start.
+ * answers, stamped in at build, through the one Node listener (`answer-server.ts`): no tsx, no
+ * node_modules, no work at start.
  * `registry:stamp` is provided by the bundler (see `bundle.ts`).
  */
 import { parseBaseUrl, shownUrl } from "../../contract/config.ts";
-import { answerer } from "../../http/answer.ts";
 import { type BuildStamp, restoreBuild } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
 import stampData from "registry:stamp";
@@ -54,4 +54,4 @@ if (problems.length > 0 || !("ok" in listen)) {
   process.exit(1);
 }
 const build = restoreBuild(stamp);
-runServer(answerListener(answerer(build)), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });
+runServer(answerListener(build), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });

@@ -1,7 +1,6 @@
 /**
- * What both Node servers refuse before answering, so that `npm start` (the Hono app through
- * @hono/node-server) and `dist/node/server.mjs` (plain node:http) answer every request form the
- * same way (docs/http.md, "Request forms"). A request with no `Host` (HTTP/1.0 too) or more than one, a
+ * What the Node server (`npm start` and `dist/node/server.mjs`) refuses before answering, so that it
+ * answers every request form as docs/http.md, "Request forms", states. A request with no `Host` (HTTP/1.0 too) or more than one, a
  * `Host` that is not a plain host and port (userinfo, a path, an invalid port), a target with no path (`*`,
  * another scheme, an invalid port) or a backslash before its query is answered 400
  * problem+json; `CONNECT` is answered 405 with `Allow`, where node:http would close the connection;
@@ -113,7 +112,7 @@ function oneHostLine(raw: readonly string[]): boolean {
   return true;
 }
 
-/** A `\` before the query: @hono/node-server refuses it, so both servers do. */
+/** A `\` before the query: a URL parser reads it as `/`, so the path asked for is not the path answered. */
 function backslashInPath(target: string): boolean {
   const backslash = target.indexOf("\\");
   if (backslash === -1) return false;

@@ -1,18 +1,16 @@
 /**
  * `npm start` (and `registry-endpoint serve`): the development server, from source. It builds at
- * start from --source or REGISTRY_SOURCE (default the embedded snapshot) and serves the Hono app
- * that `handler.ts` exports, through @hono/node-server, so development answers exactly as the
- * fetch runtimes do. Production runs the bundled `dist/node/server.mjs` instead (see `npm run build`).
+ * start from --source or REGISTRY_SOURCE (default the embedded snapshot) and serves it through the
+ * one Node listener (`answer-server.ts`), as the bundled `dist/node/server.mjs` that production
+ * runs (see `npm run build`) serves a build made before.
  */
-import { getRequestListener, RequestError } from "@hono/node-server";
 import { basename } from "node:path";
-import { BAD_REQUEST, INTERNAL_ERROR, problemAnswer } from "../../http/answer.ts";
-import { createApp, toResponse } from "../../http/app.ts";
 import { LimitError } from "../../contract/limits.ts";
 import { prepareBuild, VersionPolicyError } from "../../assembly/prepare.ts";
 import { parseProcessArgs } from "../cli/args.ts";
 import { zlibCompress } from "../build/compress.ts";
 import { loadInputs, SNAPSHOT } from "../cli/inputs.ts";
+import { answerListener } from "./answer-server.ts";
 import { runServer, serverEnv } from "./shutdown.ts";
 
 const { values } = parseProcessArgs({
@@ -74,10 +72,7 @@ const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress:
     process.exit(1);
   },
 );
-// A request @hono/node-server cannot make a Request of gets the problem document the bundled server sends.
-const errorHandler = (error: unknown): Response =>
-  toResponse(problemAnswer(error instanceof RequestError ? BAD_REQUEST : INTERNAL_ERROR));
-runServer(getRequestListener(createApp(build).fetch, { errorHandler }), {
+runServer(answerListener(build), {
   ...listen.ok,
   sourceName: basename(sourcePath),
   meta: build.meta,
