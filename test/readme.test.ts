@@ -170,6 +170,7 @@ test("the operator's two lines, as written, on a copy of the repository with no 
       "@stryker-mutator",
       "fastify",
       "autocannon",
+      "@hono/node-server",
     ]
   ) assert.not.ok(existsSync(join(modules, name)), `${name} installed`);
   assert.not.ok(existsSync(join(operator, "deploy", "tools", "node_modules")), "no deploy tools");
