@@ -407,6 +407,19 @@ test("every shipped schema compiles with its formats asserted; a keyword or form
   assert.throws(() => failuresOf({ type: "string", format: "email" }, "x"), /unknown format "email"/);
 });
 
+/** A fresh golden document with each edit applied: a value set at a path, or the key deleted (undefined). */
+function freshWith(edits: readonly (readonly [readonly string[], unknown])[]): Record<string, any> {
+  const d = fresh() as Record<string, any>;
+  for (const [path, v] of edits) {
+    let at = d;
+    for (const key of path.slice(0, -1)) at = at?.[key];
+    if (at === null || typeof at !== "object") continue;
+    if (v === undefined) delete at[path.at(-1) as string];
+    else at[path.at(-1) as string] = v;
+  }
+  return d;
+}
+
 test("law: the failures named are none exactly when ajv's own verdict is valid on the v1 schema (formats apart), for the golden with random edits", () => {
   const version = VERSIONS[0]!;
   // ajv ships no format checks of its own (that is ajv-formats): compare without them on both sides.
@@ -454,14 +467,7 @@ test("law: the failures named are none exactly when ajv's own verdict is valid o
   );
   fc.assert(
     fc.property(fc.array(fc.tuple(fc.constantFrom(...places), value), { maxLength: 3 }), (edits) => {
-      const d = fresh() as Record<string, any>;
-      for (const [path, v] of edits) {
-        let at = d;
-        for (const key of path.slice(0, -1)) at = at?.[key];
-        if (at === null || typeof at !== "object") continue;
-        if (v === undefined) delete at[path.at(-1) as string];
-        else at[path.at(-1) as string] = v;
-      }
+      const d = freshWith(edits);
       assert.is(ours(d).length === 0, theirs(d), JSON.stringify(edits));
     }),
     fcParams,
@@ -783,14 +789,7 @@ test("law: classOf, which lists no data change, is the worst class of diffDocume
     edits: fc.array(fc.tuple(fc.constantFrom(...places), value), { maxLength: 4 }),
     reverse: fc.boolean(),
   }).map(({ edits, reverse }) => {
-    const d = fresh() as Record<string, any>;
-    for (const [path, v] of edits) {
-      let at = d;
-      for (const key of path.slice(0, -1)) at = at?.[key];
-      if (at === null || typeof at !== "object") continue;
-      if (v === undefined) delete at[path.at(-1) as string];
-      else at[path.at(-1) as string] = v;
-    }
+    const d = freshWith(edits);
     if (reverse) d["vaults"].reverse();
     return d as Document;
   });
