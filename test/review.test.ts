@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
+import { runReview } from "../node/cli/review-command.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-review-"));
 const repo = join(work, "repo");
@@ -31,8 +32,8 @@ const commit = (message: string) => {
   git("add", "-A");
   git("commit", "-q", "-m", message);
 };
-const review = (...args: string[]) =>
-  run("node", ["--import", "tsx", "node/bin/review.ts", "--repo", repo, ...args], { env: gitEnv, timeoutMs: 60_000 });
+/** The review in process (the workflow's step below runs the real bin). */
+const review = (...args: string[]) => runCommand(runReview, ["--repo", repo, ...args], { env: gitEnv });
 
 git("init", "-q");
 write("golden/registry.json", readFileSync("golden/registry.json", "utf8"));

@@ -30,12 +30,20 @@ interface Entry {
 
 /**
  * Reviews the goldens that `head` changed since it left `base` (from their merge base, as a pull
- * request shows them: a base that moved on changes nothing here) in the git repository at `repo`.
+ * request shows them: a base that moved on changes nothing here) in the git repository at `repo`,
+ * running git with `env`.
  */
-export function reviewGoldens(repo: string, base: string, head: string, limit = 20): Review {
+export function reviewGoldens(
+  repo: string,
+  base: string,
+  head: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  limit = 20,
+): Review {
   const git = (...args: string[]): string => {
     try {
       return execFileSync("git", ["--literal-pathspecs", "-C", repo, ...args], {
+        env,
         encoding: "utf8",
         stdio: ["ignore", "pipe", "pipe"],
         maxBuffer: 1 << 28,
