@@ -3,7 +3,7 @@
  * each linking the versioned document. It carries no rows or edges: the JSON feed's `_registry`
  * is what a consumer applies. Web standards only.
  */
-import { type ChangeFeed, type FeedPlace, xmlSafe } from "./feed.ts";
+import { ATOM_MEDIA_TYPE, type ChangeFeed, type FeedPlace, JSON_FEED_MEDIA_TYPE, xmlSafe } from "./feed.ts";
 
 /** `text` as XML character data or an attribute value: the five special characters escaped, characters XML forbids replaced. */
 export function escapeXml(text: string): string {
@@ -38,8 +38,8 @@ export function atomFeed(place: FeedPlace, feed: ChangeFeed): Uint8Array<ArrayBu
     `  <subtitle>${e(feed.description)}</subtitle>`,
     `  <updated>${e(updated)}</updated>`,
     `  <author><name>${e(new URL(place.documentUrl).host)}</name></author>`,
-    `  <link rel="self" type="application/atom+xml" href="${e(place.atomUrl)}"/>`,
-    `  <link rel="alternate" type="application/feed+json" href="${e(place.feedUrl)}"/>`,
+    `  <link rel="self" type="${ATOM_MEDIA_TYPE}" href="${e(place.atomUrl)}"/>`,
+    `  <link rel="alternate" type="${JSON_FEED_MEDIA_TYPE}" href="${e(place.feedUrl)}"/>`,
     `  <link rel="related" type="application/json" href="${e(place.documentUrl)}"/>`,
     ...entries,
     "</feed>",

@@ -52,9 +52,9 @@ export interface RegistryChange<R extends RowLike = Row, E extends EdgeLike = Ed
   readonly envelope?: Envelope;
 }
 
-/** True when two refs name the same document: the same `built_at` and identity ETag. */
-export function sameRef(a: BuildRef | null, b: BuildRef | null): boolean {
-  return a !== null && b !== null && a.built_at === b.built_at && a.etag === b.etag;
+/** True when `a` (an item's `from`, perhaps null) names the document `b` names: the same `built_at` and identity ETag. */
+export function sameRef(a: BuildRef | null, b: BuildRef): boolean {
+  return a !== null && a.built_at === b.built_at && a.etag === b.etag;
 }
 
 /** What replay reads and writes: a document's vaults and edges, in the document's order. */
@@ -88,36 +88,23 @@ export function applyChanges<R extends RowLike, E extends EdgeLike>(
 ): RegistryData<R, E> {
   const vaults = new Map(data.vaults.map((row) => [row.vault_slug, row]));
   const edges = new Map(data.edges.map((e) => [edgeKey(e), e]));
-  // The keys of the edges at each end, kept only when some change removes the edges touching a
-  // vault: each removal then costs its own edges, not a walk over all of them.
-  const touching = changes.some((change) => change.edges.remove_touching.length > 0)
-    ? new Map<string, Set<string>>()
-    : undefined;
-  const link = (key: string, e: E) => {
-    for (const end of [e.source, e.target]) {
-      const keys = touching?.get(end);
-      if (keys !== undefined) keys.add(key);
-      else touching?.set(end, new Set([key]));
-    }
-  };
-  const unlink = (key: string) => {
-    const e = edges.get(key);
-    if (e === undefined) return;
-    edges.delete(key);
-    for (const end of [e.source, e.target]) touching?.get(end)?.delete(key);
-  };
-  if (touching !== undefined) { for (const [key, e] of edges) link(key, e); }
+  // The keys of the edges at each end, made at the first removal of the edges touching a vault: each
+  // removal then costs its own edges, not a walk over all of them. A key stays after its edge leaves:
+  // removing it again does nothing, and an edge added again has the same ends.
+  let touching: Map<string, Set<string>> | undefined;
   for (const change of changes) {
     if (change.resync) throw new Error(`the change to ${change.to.built_at} says resync: refetch the document`);
     for (const slug of change.vaults.remove) vaults.delete(slug);
     for (const row of change.vaults.upsert) vaults.set(row.vault_slug, row);
-    for (const slug of change.edges.remove_touching) for (const key of [...(touching?.get(slug) ?? [])]) unlink(key);
-    for (const e of change.edges.remove) unlink(edgeKey(e));
+    for (const slug of change.edges.remove_touching) {
+      touching ??= [...edges].reduce((index, [key, e]) => link(index, key, e), new Map<string, Set<string>>());
+      touching.get(slug)?.forEach((key) => edges.delete(key));
+    }
+    for (const e of change.edges.remove) edges.delete(edgeKey(e));
     for (const e of change.edges.add) {
       const key = edgeKey(e);
-      unlink(key);
       edges.set(key, e);
-      link(key, e);
+      if (touching !== undefined) link(touching, key, e);
     }
   }
   return {
@@ -126,15 +113,25 @@ export function applyChanges<R extends RowLike, E extends EdgeLike>(
   };
 }
 
+/** `index` with `key` added to the keys of each end of `e`. */
+function link(index: Map<string, Set<string>>, key: string, e: EdgeLike): Map<string, Set<string>> {
+  for (const end of [e.source, e.target]) {
+    const keys = index.get(end);
+    if (keys === undefined) index.set(end, new Set([key]));
+    else keys.add(key);
+  }
+  return index;
+}
+
 /** True when `a` and `b` hold the same rows and edges in the same order. */
 export function sameData(a: RegistryData, b: RegistryData): boolean {
-  return (
-    a.vaults.length === b.vaults.length &&
-    a.edges.length === b.edges.length &&
-    // A replay hands back the very rows and edges it was given, unless a change replaced them.
-    a.vaults.every((row, i) => row === b.vaults[i] || sameRow(row, b.vaults[i] as Row)) &&
-    a.edges.every((e, i) => e === b.edges[i] || edgeKey(e) === edgeKey(b.edges[i] as Edge))
-  );
+  return sameList(a.vaults, b.vaults, sameRow) && sameList(a.edges, b.edges, (e, f) => edgeKey(e) === edgeKey(f));
+}
+
+/** True when `xs` and `ys` are as long and each pair is the `same`. */
+function sameList<T>(xs: readonly T[], ys: readonly T[], same: (x: T, y: T) => boolean): boolean {
+  // A replay hands back the very rows and edges it was given, unless a change replaced them: those are not compared.
+  return xs.length === ys.length && xs.every((x, i) => x === ys[i] || same(x, ys[i] as T));
 }
 
 /**
@@ -146,11 +143,10 @@ export function sameData(a: RegistryData, b: RegistryData): boolean {
  * by side, and a list out of that order is an error.
  */
 export function diffData(before: RegistryData | null, after: RegistryData): Pick<RegistryChange, "vaults" | "edges"> {
-  const [was, now] = [before?.vaults ?? [], after.vaults];
   const upsert: Row[] = [];
   const remove: string[] = [];
   const removeTouching: string[] = [];
-  walk(was, now, (a, b) => compareCodeUnits(a.vault_slug, b.vault_slug), (old, row) => {
+  walk(before?.vaults ?? [], after.vaults, (a, b) => compareCodeUnits(a.vault_slug, b.vault_slug), (old, row) => {
     if (row === undefined || old === undefined) {
       if (old === undefined) upsert.push(row as Row);
       else remove.push(old.vault_slug);

@@ -123,22 +123,13 @@ export function nextFeed(
   limits: FeedLimits = FEED_LIMITS,
 ): ChangeFeed {
   const changes: RegistryChange[] = [];
-  if (previous === null) {
+  if (previous === null || !sameRef(previous.snapshot.ref, current.ref)) {
     changes.push({
-      from: null,
+      from: previous?.snapshot.ref ?? null,
       to: current.ref,
-      class: "data",
+      class: previous === null ? "data" : classify(),
       resync: false,
-      vaults: { upsert: current.vaults, remove: [] },
-      edges: { add: current.edges, remove: [], remove_touching: [] },
-    });
-  } else if (!sameRef(previous.snapshot.ref, current.ref)) {
-    changes.push({
-      from: previous.snapshot.ref,
-      to: current.ref,
-      class: classify(),
-      resync: false,
-      ...diffData(previous.snapshot, current),
+      ...diffData(previous?.snapshot ?? null, current),
     });
   }
   for (const item of previous?.feed.items ?? []) changes.push(item._registry);
@@ -217,7 +208,7 @@ function summaryOf(change: RegistryChange): string {
 }
 
 function kindOf(change: RegistryChange): string {
-  return change.from === null ? "Snapshot" : `${change.class[0]?.toUpperCase()}${change.class.slice(1)} change`;
+  return change.from === null ? "Snapshot" : `${change.class.charAt(0).toUpperCase()}${change.class.slice(1)} change`;
 }
 
 /** What `change` carries, in words, naming up to `names` vaults. */
@@ -259,7 +250,6 @@ export function rewrite(
   envelope?: Envelope,
 ): RegistryChange {
   const { envelope: _old, ...rest } = change;
-  if (change.resync) return { ...rest, ...EMPTY_LISTS, ...(envelope === undefined ? {} : { envelope }) };
   const hidden = (slug: string) => {
     const now = rows.get(slug);
     return now === undefined || "listing" in now;
@@ -269,8 +259,7 @@ export function rewrite(
     list.filter((e) => !hidden(e.source) && !hidden(e.target)).map((e) =>
       isBareEdge(e) ? e : { source: e.source, target: e.target, type: e.type }
     );
-  return {
-    ...rest,
+  const lists = change.resync ? EMPTY_LISTS : {
     vaults: {
       upsert: change.vaults.upsert.flatMap((row) => rows.get(row.vault_slug) ?? []),
       remove: change.vaults.remove,
@@ -280,14 +269,18 @@ export function rewrite(
       remove: edges(change.edges.remove),
       remove_touching: change.edges.remove_touching,
     },
-    ...(envelope === undefined ? {} : { envelope }),
   };
+  // Spread over `rest`, the lists keep their places; the envelope comes last.
+  return { ...rest, ...lists, ...(envelope === undefined ? {} : { envelope }) };
 }
 
-/** True when `e` has exactly an edge's three members, in order (as every edge a build writes). */
+/**
+ * True when `e` has exactly an edge's three members, in order (as every edge a build writes). Only an edge whose
+ * `source` and `target` name listed vaults is asked: with three keys, `source` first and `type` last, `target` is second.
+ */
 function isBareEdge(e: Edge): boolean {
   const keys = Object.keys(e);
-  return keys.length === 3 && keys[0] === "source" && keys[1] === "target" && keys[2] === "type";
+  return keys.length === 3 && keys[0] === "source" && keys[2] === "type";
 }
 
 /** The lists of a `resync` item: empty. */
@@ -298,15 +291,8 @@ const EMPTY_LISTS = {
 
 /** `change`, or, when its lists would pass the cap serialized compactly, the same change saying `resync`. */
 function capped(change: RegistryChange, limits: FeedLimits): RegistryChange {
-  if (change.resync || changeBytes(change) <= limits.changeBytes) return change;
-  const { envelope, ...rest } = change;
-  return {
-    ...rest,
-    resync: true,
-    vaults: { upsert: [], remove: [] },
-    edges: { add: [], remove: [], remove_touching: [] },
-    ...(envelope === undefined ? {} : { envelope }),
-  };
+  // Spread over `change`, the keys keep their order: the envelope, if any, stays last.
+  return changeBytes(change) <= limits.changeBytes ? change : { ...change, resync: true, ...EMPTY_LISTS };
 }
 
 /**

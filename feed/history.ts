@@ -112,8 +112,9 @@ export function historyProblems(
   snapshot: Snapshot,
 ): string[] {
   const problems = chainProblems(place, items);
-  const newest = items[0]?._registry;
-  if (problems.length > 0 || newest === undefined) return problems;
+  if (problems.length > 0) return problems;
+  // A chain has at least one item.
+  const newest = (items[0] as (typeof items)[number])._registry;
   if (!sameRef(newest.to, snapshot.ref)) return ["items[0]._registry.to: not this document (its built_at and ETag)"];
   if (JSON.stringify(newest.envelope) !== JSON.stringify(snapshot.envelope)) {
     return ["items[0]._registry.envelope: not this document's envelope"];

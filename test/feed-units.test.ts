@@ -1,14 +1,27 @@
 /**
  * The change feed's parts one by one, on hand-made items: the chain check and the history check
  * (each refusal by itself), titles and summaries, XML-safe text, the rewrite of a carried item,
- * and replay's edge bookkeeping. The laws over generated histories are in feed-properties.test.ts
- * and replay.test.ts; these pin what a law cannot name.
+ * replay's edge bookkeeping, the diff of two documents, and each bound at its exact edge (the
+ * window, the size cap, a name's length). The laws over generated histories are in
+ * feed-properties.test.ts and replay.test.ts; these pin what a law cannot name.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Edge, Row } from "../contract/document.ts";
-import { applyChanges, type RegistryChange } from "../feed/change.ts";
-import { changeBytes, FEED_LIMITS, feedPlace, itemId, nextFeed, rewrite, xmlSafe } from "../feed/feed.ts";
+import { applyChanges, diffData, type RegistryChange, sameData } from "../feed/change.ts";
+import {
+  changeBytes,
+  type ChangeFeed,
+  FEED_LIMITS,
+  type FeedLimits,
+  feedOf,
+  feedPlace,
+  itemId,
+  nextFeed,
+  rewrite,
+  serializeFeed,
+  xmlSafe,
+} from "../feed/feed.ts";
 import { chainProblems, historyProblems } from "../feed/history.ts";
 import { atomFeed, escapeXml } from "../feed/atom.ts";
 
@@ -55,6 +68,8 @@ const NONE = { vaults: { upsert: [], remove: [] }, edges: { add: [], remove: [],
 function change(from: number | null, to: number, extra: Partial<RegistryChange> = {}): RegistryChange {
   return { from: from === null ? null : ref(from), to: ref(to), class: "data", resync: false, ...NONE, ...extra };
 }
+/** An item's edge lists: these added and removed. */
+const edges = (add: Edge[], remove: Edge[] = []) => ({ edges: { add, remove, remove_touching: [] } });
 function item(c: RegistryChange) {
   return { id: itemId(PLACE, c.to), date_published: c.to.built_at, _registry: c };
 }
@@ -87,6 +102,11 @@ test("chainProblems: a chain has none; each break is named by the item's index",
     [
       "from not the next to",
       (c) => (c[0]!._registry = { ...c[0]!._registry, from: ref(2, 7) }),
+      "items[0]._registry.from: expected the next item's to (items form a chain, newest first)",
+    ],
+    [
+      "from with the next to's ETag, another built_at",
+      (c) => (c[0]!._registry = { ...c[0]!._registry, from: { ...ref(2), built_at: "2026-12-02T12:00:01Z" } }),
       "items[0]._registry.from: expected the next item's to (items form a chain, newest first)",
     ],
     [
@@ -270,12 +290,8 @@ test("rewrite: each row becomes its vault's current row or leaves; edges touchin
   assert.not.ok("envelope" in got);
   assert.equal(rewrite(carried, rows, ENVELOPE).envelope, ENVELOPE);
   const resync = rewrite({ ...carried, resync: true }, rows, ENVELOPE);
-  assert.equal([resync.vaults, resync.edges, resync.envelope, resync.resync], [
-    NONE.vaults,
-    NONE.edges,
-    ENVELOPE,
-    true,
-  ]);
+  assert.is(JSON.stringify(resync), JSON.stringify({ ...carried, resync: true, ...NONE, envelope: ENVELOPE }));
+  assert.not.ok("envelope" in rewrite({ ...carried, resync: true }, rows));
 });
 
 test("applyChanges: remove_touching, remove and add in that order, across items, with edges re-added and removed again", () => {
@@ -288,7 +304,14 @@ test("applyChanges: remove_touching, remove and add in that order, across items,
     change(3, 4, { edges: { add: [edge("b", "a", "t")], remove: [edge("c", "c")], remove_touching: [] } }),
   ]);
   assert.equal(got.edges, [edge("b", "a", "t")]);
-  // Without any remove_touching, no index is kept, and the rest still applies.
+  // Each vault's edges leave, even after another vault's: a vault of no edge removes none.
+  const each = applyChanges(data, [
+    change(1, 2, { edges: { add: [], remove: [], remove_touching: ["z", "a"] } }),
+    change(2, 3, { edges: { add: [edge("c", "b"), edge("c", "c")], remove: [], remove_touching: [] } }),
+    change(3, 4, { edges: { add: [], remove: [], remove_touching: ["b", "y"] } }),
+  ]);
+  assert.equal(each.edges, [edge("c", "c")]);
+  // Without any remove_touching, the rest still applies.
   const plain = applyChanges(data, [
     change(1, 2, { edges: { add: [edge("a", "a")], remove: [edge("b", "a")], remove_touching: [] } }),
   ]);
@@ -301,6 +324,216 @@ test("changeBytes: the UTF-8 length of the compact JSON, and past four times the
   assert.is(changeBytes(c), new TextEncoder().encode(JSON.stringify(c)).byteLength);
   const big = change(1, 2, { vaults: { upsert: [], remove: ["é".repeat(FEED_LIMITS.changeBytes * 4)] } });
   assert.is(changeBytes(big), JSON.stringify(big).length);
+});
+
+/** A build `d` days after 2026-12-01 noon, and its document: one vault whose name says which build it is. */
+const dayRef = (d: number) => ({
+  built_at: new Date(Date.parse("2026-12-01T12:00:00Z") + d * 86_400_000).toISOString().replace(".000Z", "Z"),
+  etag: `"${String(d + 1).padStart(32, "0")}"`,
+});
+const daySnapshot = (d: number) => ({
+  ref: dayRef(d),
+  vaults: [full("a", `Alpha ${"x".repeat(d)}`)],
+  edges: [],
+  envelope: ENVELOPE,
+});
+const UNBOUNDED: FeedLimits = {
+  ...FEED_LIMITS,
+  windowDays: Infinity,
+  minItems: Infinity,
+  maxItems: Infinity,
+  feedBytes: Infinity,
+};
+/** The builds of days 0 to `last - 1`, one a day, each carrying the previous on, with nothing dropped. */
+function daily(last: number): { snapshot: ReturnType<typeof daySnapshot>; feed: ChangeFeed } {
+  let feed = nextFeed(PLACE, daySnapshot(0), null, () => "data", UNBOUNDED);
+  for (let d = 1; d < last; d++) {
+    feed = nextFeed(PLACE, daySnapshot(d), { snapshot: daySnapshot(d - 1), feed }, () => "data", UNBOUNDED);
+  }
+  return { snapshot: daySnapshot(last - 1), feed };
+}
+/** The build of day `last` after `daily(last)`, under `limits`. */
+const dayFeed = (last: number, limits: Partial<FeedLimits>) =>
+  nextFeed(PLACE, daySnapshot(last), daily(last), () => "data", { ...UNBOUNDED, ...limits });
+
+test("window: feedBytes is the serialized feed's exact size, one byte less drops the oldest item, and the newest always stays", () => {
+  const all = dayFeed(4, {}).items;
+  assert.is(all.length, 5);
+  for (let k = 1; k <= all.length; k++) {
+    const size = serializeFeed(feedOf(PLACE, all.slice(0, k))).byteLength;
+    assert.equal(dayFeed(4, { feedBytes: size }).items, all.slice(0, k), `${k} items in exactly ${size} bytes`);
+    assert.equal(
+      dayFeed(4, { feedBytes: size - 1 }).items,
+      all.slice(0, Math.max(1, k - 1)),
+      `${k} items, one byte less`,
+    );
+  }
+  assert.equal(dayFeed(4, { feedBytes: 0 }).items, all.slice(0, 1));
+});
+
+test("window: an item exactly windowDays old stays and one a day older leaves, unless among the newest minItems; then at most maxItems", () => {
+  const all = dayFeed(5, {}).items;
+  assert.is(all.length, 6);
+  assert.equal(dayFeed(5, { windowDays: 2, minItems: 0 }).items, all.slice(0, 3));
+  assert.equal(dayFeed(5, { windowDays: 0, minItems: 0 }).items, all.slice(0, 1));
+  assert.equal(dayFeed(5, { windowDays: 2, minItems: 4 }).items, all.slice(0, 4));
+  assert.equal(dayFeed(5, { windowDays: 0, minItems: 1 }).items, all.slice(0, 1));
+  assert.equal(dayFeed(5, { windowDays: 0, minItems: 5 }).items, all.slice(0, 5));
+  assert.equal(dayFeed(5, { maxItems: 2 }).items, all.slice(0, 2));
+  assert.equal(dayFeed(5, { windowDays: 1, minItems: 0, maxItems: 1 }).items, all.slice(0, 1));
+});
+
+test("capped: an item of exactly changeBytes is kept whole; one byte over says resync, with every list empty and its envelope", () => {
+  const current = { ref: ref(1), vaults: [full("a"), full("b")], edges: [edge("a", "b")], envelope: ENVELOPE };
+  const whole = nextFeed(PLACE, current, null, () => "data").items[0]!._registry;
+  const size = changeBytes(whole);
+  assert.equal(
+    nextFeed(PLACE, current, null, () => "data", { ...FEED_LIMITS, changeBytes: size }).items[0]!._registry,
+    whole,
+  );
+  const capped =
+    nextFeed(PLACE, current, null, () => "data", { ...FEED_LIMITS, changeBytes: size - 1 }).items[0]!._registry;
+  assert.is(
+    JSON.stringify(capped),
+    JSON.stringify({ from: null, to: ref(1), class: "data", resync: true, ...NONE, envelope: ENVELOPE }),
+  );
+});
+
+test("names: a display name of exactly 60 characters (code points) is shown whole, one of 61 is cut to 59 and an ellipsis", () => {
+  const titled = (name: string) =>
+    nextFeed(PLACE, { ...daySnapshot(0), vaults: [full("a", name)] }, null, () => "data");
+  const sixty = "😀".repeat(30) + "n".repeat(30);
+  assert.is(titled(sixty).items[0]!.title, `Snapshot: ${sixty}.`);
+  assert.is(titled(`${sixty}m`).items[0]!.title, `Snapshot: ${sixty.slice(0, -1)}….`);
+});
+
+test("changeBytes: a text of exactly four times the cap in code units is still encoded; one unit more is not", () => {
+  const at = (units: number) => {
+    const c = change(1, 2, { vaults: { upsert: [], remove: ["é"] } });
+    const pad = "a".repeat(units - JSON.stringify(c).length);
+    return change(1, 2, { vaults: { upsert: [], remove: [`é${pad}`] } });
+  };
+  const cap = FEED_LIMITS.changeBytes * 4;
+  assert.is(JSON.stringify(at(cap)).length, cap);
+  assert.is(changeBytes(at(cap)), cap + 1, "encoded: é is two bytes");
+  assert.is(changeBytes(at(cap + 1)), cap + 1, "the length in code units");
+});
+
+test("historyProblems: items are replayed oldest first, the oldest included when no item says resync", () => {
+  const snapshot = { ref: ref(3), vaults: [full("a")], edges: [edge("a", "a")], envelope: ENVELOPE };
+  // Vault a and its edge leave on day 2 and are back on day 3: applied newest first, they would be gone.
+  const items = [
+    item(change(2, 3, { vaults: { upsert: [full("a")], remove: [] }, envelope: ENVELOPE, ...edges([edge("a", "a")]) })),
+    item(change(1, 2, { vaults: { upsert: [], remove: ["a"] }, ...edges([], [edge("a", "a")]) })),
+    item(change(null, 1)),
+  ];
+  assert.equal(historyProblems(PLACE, items, snapshot), []);
+  // A planted row in the oldest item, with no resync above it, is found.
+  items[2]!._registry = change(null, 1, { vaults: { upsert: [full("zz")], remove: [] } });
+  assert.equal(historyProblems(PLACE, items, snapshot), [
+    "items: replayed onto the document they lead to, they change it: the feed is not this document's history",
+  ]);
+  assert.equal(historyProblems(PLACE, [], snapshot), ["items: expected at least one item"]);
+});
+
+test("atomFeed: the links name both forms' media types; a feed without items is updated at the epoch", () => {
+  const text = new TextDecoder().decode(atomFeed(PLACE, feedOf(PLACE, [])));
+  assert.ok(text.includes(`  <link rel="self" type="application/atom+xml" href="${PLACE.atomUrl}"/>\n`));
+  assert.ok(text.includes(`  <link rel="alternate" type="application/feed+json" href="${PLACE.feedUrl}"/>\n`));
+  assert.ok(text.includes("  <updated>1970-01-01T00:00:00Z</updated>\n"));
+  assert.not.ok(text.includes("<entry>"));
+});
+
+test("rewrite: only an edge of exactly source, target and type, in that order, is kept as it is; any other is made anew", () => {
+  const rows = new Map<string, Row>([["a", full("a")]]);
+  const planted = [
+    { source: "a", target: "a", x: "t" },
+    { source: "a", target: "a" },
+    { source: "a", target: "a", type: "t", x: 1 },
+    { target: "a", source: "a", type: "t" },
+    { type: "t", source: "a", target: "a" },
+  ] as unknown as Edge[];
+  const got = rewrite(change(1, 2, edges(planted)), rows);
+  assert.is(got.edges.add.length, planted.length);
+  for (const [i, e] of got.edges.add.entries()) {
+    assert.equal(Object.keys(e), ["source", "target", "type"], JSON.stringify(planted[i]));
+    assert.ok(e !== planted[i]);
+  }
+  const bare = edge("a", "a");
+  assert.ok(rewrite(change(1, 2, edges([], [bare])), rows).edges.remove[0] === bare);
+});
+
+test("diffData: rows new or different are upserted (a key added, dropped, moved or changed), rows gone removed; lists out of order are refused", () => {
+  const a = full("a");
+  const plus = { ...a, extra: null } as unknown as Row;
+  const { vault_slug: _, ...restOfA } = a;
+  const moved = { ...restOfA, vault_slug: "a" } as Row;
+  const data = (vaults: Row[], edgeList: Edge[] = []) => ({ vaults, edges: edgeList });
+  for (
+    const [what, before, after] of [["a key added", a, plus], ["a key dropped", plus, a], ["a key moved", a, moved]]
+  ) {
+    assert.equal(
+      diffData(data([before as Row]), data([after as Row])).vaults,
+      { upsert: [after], remove: [] },
+      what as string,
+    );
+  }
+  assert.equal(diffData(data([a]), data([{ ...a }])).vaults, { upsert: [], remove: [] });
+  // A vault gone or withheld takes its edges along by remove_touching: they leave remove.
+  const before = data([a, full("b"), full("c"), full("d")], [
+    edge("a", "b"),
+    edge("b", "b"),
+    edge("b", "c"),
+    edge("c", "d"),
+  ]);
+  assert.equal(diffData(before, data([full("b", "Bee"), full("c"), minimal("d"), full("e")], [edge("b", "e")])), {
+    vaults: { upsert: [full("b", "Bee"), minimal("d"), full("e")], remove: ["a"] },
+    edges: { add: [edge("b", "e")], remove: [edge("b", "b"), edge("b", "c")], remove_touching: ["a", "d"] },
+  });
+  const ab = [edge("a", "b"), edge("b", "a")];
+  for (
+    const [what, before, after] of [
+      ["rows before", data([full("b"), a]), data([])],
+      ["rows after", data([]), data([full("b"), a])],
+      ["a row twice", data([a, a]), data([a])],
+      ["edges before", data([], [...ab].reverse()), data([])],
+      ["edges after", data([], []), data([], [...ab].reverse())],
+      ["an edge twice", data([], [ab[0]!]), data([], [ab[0]!, ab[0]!])],
+    ] as const
+  ) {
+    assert.throws(() => diffData(before, after), /^diffData: a list is not in the document's order$/, what);
+  }
+});
+
+test("sameData: the same rows and edges in the same order; a row or an edge in place of another, or one fewer, is not", () => {
+  const data = { vaults: [full("a"), full("b")], edges: [edge("a", "b"), edge("b", "a")] };
+  assert.ok(sameData(data, { vaults: [full("a"), full("b")], edges: [edge("a", "b"), edge("b", "a")] }));
+  assert.ok(sameData(data, data));
+  assert.not.ok(sameData(data, { ...data, vaults: [full("a"), full("b", "Bee")] }));
+  assert.not.ok(sameData(data, { ...data, edges: [edge("a", "b"), edge("b", "a", "t")] }));
+  assert.not.ok(sameData(data, { ...data, vaults: [full("a"), full("b"), full("c")] }));
+  assert.not.ok(sameData(data, { ...data, edges: [edge("a", "b"), edge("b", "a"), edge("b", "b")] }));
+  assert.not.ok(sameData({ ...data, vaults: [full("a"), full("b"), full("c")] }, data));
+  assert.not.ok(sameData({ ...data, edges: [edge("a", "b"), edge("b", "a"), edge("b", "b")] }, data));
+});
+
+test("nextFeed: a first build is a snapshot of class data, every row upserted and every edge added, without asking the class", () => {
+  const current = { ref: ref(1), vaults: [full("a"), minimal("b")], edges: [edge("a", "a")], envelope: ENVELOPE };
+  const feed = nextFeed(PLACE, current, null, () => {
+    throw new Error("a snapshot has no class to ask for");
+  });
+  assert.is(
+    JSON.stringify(feed.items.map((i) => i._registry)),
+    JSON.stringify([{
+      from: null,
+      to: ref(1),
+      class: "data",
+      resync: false,
+      vaults: { upsert: current.vaults, remove: [] },
+      edges: { add: current.edges, remove: [], remove_touching: [] },
+      envelope: ENVELOPE,
+    }]),
+  );
 });
 
 test.run();
