@@ -1,7 +1,7 @@
 /**
  * The Hono app: a route for each of the registry's addresses, over precomputed answers. One Hono
- * app serves every fetch runtime and `npm start`; a request is answered by `answer.ts`, the same
- * function the Lambda mapping and the Node server use. Nothing is serialized, hashed or assembled
+ * app serves every fetch runtime; a request is answered by `answer.ts`, the same function the
+ * Lambda mapping and the Node server use. Nothing is serialized, hashed or assembled
  * per request.
  */
 import { HonoBase as Hono } from "hono/hono-base";

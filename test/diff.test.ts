@@ -241,6 +241,18 @@ test("keys reordered, rows unsorted: breaking", () => {
   assert.is(worstClass(changes), "breaking");
 });
 
+test('a row or an edge doubled: breaking (each once is part of the order), never "no change"', () => {
+  const edge = diff((d) => {
+    d.edges.splice(1, 0, { ...d.edges[0] });
+  });
+  assert.equal(edge.map((c) => c.rule), ["order.edges"]);
+  const row = diff((d) => {
+    d.vaults.splice(1, 0, { ...d.vaults[0] });
+  });
+  assert.ok(row.some((c) => c.rule === "order.vaults"), row.map((c) => c.rule).join(", "));
+  assert.is(worstClass(row), "breaking");
+});
+
 test("Markdown cuts a long group and says how many it cut", () => {
   const changes = diff((d) => {
     for (const row of fullRows(d)) row["note"] = `changed ${row["vault_slug"]}`;

@@ -6,12 +6,15 @@
  */
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { lambdaHandlerFor, MAX_LOG_LINE } from "../http/lambda.ts";
 import { zlibCompress } from "../node/build/compress.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
+import { answerListener } from "../node/serve/answer-server.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
@@ -188,6 +191,35 @@ test("raw socket to the Node server: hostile requests get a deliberate status li
     assert.ok(after.body.equals(golden));
   } finally {
     await server.stop();
+  }
+});
+
+test("a header sent twice: the Node listener sees every line, as app.request does (two If-Modified-Since: no 304)", async () => {
+  const server = createServer(answerListener(build));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (server.address() as AddressInfo).port;
+    const late = "Fri, 01 Jan 2100 00:00:00 GMT";
+    const early = "Thu, 01 Jan 1970 00:00:00 GMT";
+    const etag = (await app.request("/vaults.json")).headers.get("etag") as string;
+    for (
+      const [lines, joined] of [
+        [[`If-Modified-Since: ${late}`, `If-Modified-Since: ${early}`], { "if-modified-since": `${late}, ${early}` }],
+        [[`If-Modified-Since: ${late}`], { "if-modified-since": late }],
+        [['If-None-Match: "other"', `If-None-Match: ${etag}`], { "if-none-match": `"other", ${etag}` }],
+      ] as const
+    ) {
+      const raw = await rawExchange(
+        port,
+        `GET /vaults.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${
+          lines.map((l) => `${l}\r\n`).join("")
+        }\r\n`,
+      );
+      const viaApp = await app.request("/vaults.json", { headers: joined });
+      assert.is(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1], String(viaApp.status), lines.join(" | "));
+    }
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
   }
 });
 

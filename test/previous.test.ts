@@ -181,6 +181,23 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
   );
 });
 
+test("refused: a previous document whose rows or edges are out of order or repeated, named as such (not blamed on its feed)", async () => {
+  const DOCUMENT = "static/api/registry.v1.json";
+  const edited = (name: string, edit: (d: { vaults: unknown[]; edges: unknown[] }) => void) => {
+    const dir = join(work, name);
+    cpSync(first, dir, { recursive: true });
+    const document = JSON.parse(readFileSync(join(dir, DOCUMENT), "utf8"));
+    edit(document);
+    writeFileSync(join(dir, DOCUMENT), `${JSON.stringify(document, null, 2)}\n`);
+    return dir;
+  };
+  const named =
+    /registry\.v1\.json: (vaults|edges)\[1\]: out of order or repeated \(rows by vault_slug, edges by source, target, type, each once\); a build never writes that$/m;
+  await refused(edited("rows-swapped", (d) => d.vaults.splice(0, 2, d.vaults[1], d.vaults[0])), named);
+  await refused(edited("row-doubled", (d) => d.vaults.splice(1, 0, d.vaults[0])), named);
+  await refused(edited("edge-doubled", (d) => d.edges.splice(1, 0, d.edges[0])), named);
+});
+
 test("--previous URL: read from the live base URL; a redirect, an error status, a body over the cap and an unreachable host are refused", async () => {
   const seen: string[] = [];
   let live = "";

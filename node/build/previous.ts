@@ -11,10 +11,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { sentUrl, shownPath } from "../../contract/config.ts";
-import { isObject } from "../../contract/json.ts";
+import { compareCodeUnits, isObject } from "../../contract/json.ts";
 import { MAX_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
-import type { BuildRef } from "../../feed/change.ts";
+import { type BuildRef, compareEdges } from "../../feed/change.ts";
 import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
 import { historyProblems } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
@@ -160,6 +160,19 @@ export async function checkPrevious(
       error: problem(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`),
     };
   }
+  // Rows by slug and edges by source, target, type, each once: the order every build writes, and
+  // the one a feed's items are replayed and compared in.
+  const outOfOrder =
+    firstOutOfOrder("vaults", registry.vaults, (a, b) => compareCodeUnits(a.vault_slug, b.vault_slug)) ??
+      firstOutOfOrder("edges", registry.edges, compareEdges);
+  if (outOfOrder !== undefined) {
+    return {
+      error: problem(
+        version.path,
+        `${outOfOrder}: out of order or repeated (rows by vault_slug, edges by source, target, type, each once); a build never writes that`,
+      ),
+    };
+  }
   // The same built_at is the same build again only if the bytes are the same: prepareBuild checks.
   if (registry.built_at > settings.builtAt) {
     return {
@@ -270,6 +283,14 @@ export function urlReader(base: string, deadline: AbortSignal): Reader {
     }
     return new Uint8Array(res.body);
   };
+}
+
+/** The place (`vaults[3]`, `edges[7]`) of the first element of `list` not strictly after the one before it. */
+function firstOutOfOrder<T>(name: string, list: readonly T[], compare: (a: T, b: T) => number): string | undefined {
+  for (let i = 1; i < list.length; i++) {
+    if (compare(list[i - 1] as T, list[i] as T) >= 0) return `${name}[${i}]`;
+  }
+  return undefined;
 }
 
 function parseJson(bytes: Uint8Array): unknown {

@@ -51,8 +51,8 @@ export const RULES: Readonly<Record<string, { readonly class: ChangeClass; reado
     meaning: "a key's values (or an array's elements) have a JSON type they never had",
   },
   "derivation.tier": { class: "breaking", meaning: "a status maps to another tier than before: the tier rule changed" },
-  "order.vaults": { class: "breaking", meaning: "vaults are no longer sorted by vault_slug" },
-  "order.edges": { class: "breaking", meaning: "edges are no longer sorted by source, target, type" },
+  "order.vaults": { class: "breaking", meaning: "vaults are no longer sorted by vault_slug, each once" },
+  "order.edges": { class: "breaking", meaning: "edges are no longer sorted by source, target, type, each once" },
   "envelope.schema-version": { class: "breaking", meaning: "schema_version changed at the same address" },
   "closed-set.value": { class: "dangerous", meaning: "a new value of tier, tier_label or listing" },
   "key.added": { class: "additive", meaning: "a kind of object has a new key" },
@@ -548,24 +548,24 @@ function valueKey(v: Json): string {
   return typeof v === "string" ? `s${v}` : `j${jsonText(v)}`;
 }
 
-/** True when the string `vault_slug`s of the rows (others skipped) are in ascending order. */
+/** True when the string `vault_slug`s of the rows (others skipped) are in strictly ascending order: each once. */
 function slugsSorted(rows: readonly Json[]): boolean {
   let last: string | undefined;
   for (const row of rows) {
     const slug = isObj(row) ? row["vault_slug"] : undefined;
     if (typeof slug !== "string") continue;
-    if (last !== undefined && last > slug) return false;
+    if (last !== undefined && last >= slug) return false;
     last = slug;
   }
   return true;
 }
 
-/** True when the edges' order keys (`edgeOrderKey`) are in ascending order. */
+/** True when the edges' order keys (`edgeOrderKey`) are in strictly ascending order: each edge once. */
 function edgesSorted(edges: readonly Json[]): boolean {
   let last: string | undefined;
   for (const e of edges) {
     const key = edgeOrderKey(e);
-    if (last !== undefined && last > key) return false;
+    if (last !== undefined && last >= key) return false;
     last = key;
   }
   return true;

@@ -19,10 +19,9 @@ export function answerListener(build: Pick<Build, "routes" | "gone" | "meta">): 
     if (path === null) return writeAnswer(res, problemAnswer(BAD_REQUEST, req.method));
     writeAnswer(
       res,
-      answer(req.method ?? "GET", path, (name) => {
-        const value = req.headers[name];
-        return Array.isArray(value) ? value.join(", ") : value;
-      }),
+      // Every line of a header, joined as a Request's Headers join them: node:http's `headers` keeps
+      // only the first of some (If-Modified-Since), where the other runtimes see them all.
+      answer(req.method ?? "GET", path, (name) => req.headersDistinct[name]?.join(", ")),
     );
   };
 }

@@ -1,7 +1,7 @@
 /**
  * What every Node server of the registry does around answering: listen, say so in one line, log
- * requests when asked, and stop gracefully on SIGTERM or SIGINT. Shared by `npm start` (the Hono
- * app through @hono/node-server) and the bundled `dist/node/server.mjs` (plain node:http).
+ * requests when asked, and stop gracefully on SIGTERM or SIGINT. Shared by `npm start` and the
+ * bundled `dist/node/server.mjs`, which run the one listener of `answer-server.ts`.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
