@@ -197,9 +197,9 @@ function walk<T>(a: readonly T[], b: readonly T[], order: (x: T, y: T) => number
 /** True when two rows have the same keys in the same order with the same values (rows are flat: strings and nulls). */
 function sameRow(a: Row, b: Row): boolean {
   const [x, y] = [a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>];
-  const keys = Object.keys(y);
+  const keys = Object.keys(x);
   let i = 0;
-  for (const key in x) {
+  for (const key in y) {
     if (keys[i] !== key || x[key] !== y[key]) return false;
     i++;
   }

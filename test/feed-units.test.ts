@@ -326,11 +326,12 @@ test("changeBytes: the UTF-8 length of the compact JSON, and past four times the
   assert.is(changeBytes(big), JSON.stringify(big).length);
 });
 
-/** A build `d` days after 2026-12-01 noon, and its document: one vault whose name says which build it is. */
+/** The build `d` days after 2026-12-01 noon. */
 const dayRef = (d: number) => ({
   built_at: new Date(Date.parse("2026-12-01T12:00:00Z") + d * 86_400_000).toISOString().replace(".000Z", "Z"),
   etag: `"${String(d + 1).padStart(32, "0")}"`,
 });
+/** Its document: one vault whose name grows by a character a day, so that each item has another size. */
 const daySnapshot = (d: number) => ({
   ref: dayRef(d),
   vaults: [full("a", `Alpha ${"x".repeat(d)}`)],
