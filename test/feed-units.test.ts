@@ -319,6 +319,23 @@ test("applyChanges: remove_touching, remove and add in that order, across items,
   assert.throws(() => applyChanges(data, [change(1, 2, { resync: true })]), /says resync: refetch the document/);
 });
 
+test("applyChanges of nothing: lists in the document's order come back as they are; any other order, sorted and each once", () => {
+  const sorted = { vaults: [full("a"), full("b")], edges: [edge("a", "b"), edge("b", "a")] };
+  assert.is(applyChanges(sorted, []), sorted, "the very data: nothing copied");
+  for (
+    const data of [
+      { vaults: [full("b"), full("a")], edges: sorted.edges },
+      { vaults: [full("a"), full("a"), full("b")], edges: sorted.edges },
+      { vaults: sorted.vaults, edges: [edge("b", "a"), edge("a", "b")] },
+      { vaults: sorted.vaults, edges: [edge("a", "b"), edge("a", "b"), edge("b", "a")] },
+    ]
+  ) {
+    const got = applyChanges(data, []);
+    assert.is.not(got, data);
+    assert.equal(got, sorted);
+  }
+});
+
 test("changeBytes: the UTF-8 length of the compact JSON, and past four times the cap in code units, the text's length", () => {
   const c = change(1, 2, { vaults: { upsert: [], remove: ["é"] } });
   assert.is(changeBytes(c), new TextEncoder().encode(JSON.stringify(c)).byteLength);
