@@ -52,7 +52,7 @@ export interface RegistryChange<R extends RowLike = Row, E extends EdgeLike = Ed
   readonly envelope?: Envelope;
 }
 
-/** True when `a` (an item's `from`, perhaps null) names the document `b` names: the same `built_at` and identity ETag. */
+/** True when `a` (an item's `from`, perhaps null) names the document `b` names: the same `built_at` and ETag. */
 export function sameRef(a: BuildRef | null, b: BuildRef): boolean {
   return a !== null && a.built_at === b.built_at && a.etag === b.etag;
 }
@@ -88,7 +88,7 @@ export function applyChanges<R extends RowLike, E extends EdgeLike>(
   changes: readonly RegistryChange<R, E>[],
 ): RegistryData<R, E> {
   // A build checks that replaying nothing changes its previous document: no copy of 100k rows for that.
-  if (changes.length === 0 && ascending(data.vaults, bySlug) && ascending(data.edges, compareEdges)) return data;
+  if (changes.length === 0 && outOfOrder(data) === undefined) return data;
   const vaults = new Map(data.vaults.map((row) => [row.vault_slug, row]));
   const edges = new Map(data.edges.map((e) => [edgeKey(e), e]));
   // The keys of the edges at each end, made at the first removal of the edges touching a vault: each
@@ -121,10 +121,16 @@ function bySlug(a: RowLike, b: RowLike): number {
   return compareCodeUnits(a.vault_slug, b.vault_slug);
 }
 
-/** True when each element of `list` is strictly after the one before it: in order, each once. */
-function ascending<T>(list: readonly T[], compare: (a: T, b: T) => number): boolean {
-  for (let i = 1; i < list.length; i++) if (compare(list[i - 1] as T, list[i] as T) >= 0) return false;
-  return true;
+/**
+ * Where `data`'s lists first leave the document's order (`vaults[3]`, `edges[7]`: an element not
+ * strictly after the one before it), or undefined when rows are by slug and edges by source,
+ * target, type, each once.
+ */
+export function outOfOrder(data: RegistryData<RowLike, EdgeLike>): string | undefined {
+  const at = <T>(list: readonly T[], compare: (a: T, b: T) => number) =>
+    list.findIndex((x, i) => i > 0 && compare(list[i - 1] as T, x) >= 0);
+  const [vault, edge] = [at(data.vaults, bySlug), at(data.edges, compareEdges)];
+  return vault > 0 ? `vaults[${vault}]` : edge > 0 ? `edges[${edge}]` : undefined;
 }
 
 /** `index` with `key` added to the keys of each end of `e`. */

@@ -275,8 +275,9 @@ export function rewrite(
 }
 
 /**
- * True when `e` has exactly an edge's three members, in order (as every edge a build writes). Only an edge whose
- * `source` and `target` name listed vaults is asked: with three keys, `source` first and `type` last, `target` is second.
+ * True when `e` has exactly an edge's three members, in order (as every edge a build writes). Only an
+ * edge whose `source` and `target` name listed vaults is asked: with three keys, `source` first and
+ * `type` last, `target` is second.
  */
 function isBareEdge(e: Edge): boolean {
   const keys = Object.keys(e);

@@ -11,10 +11,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { sentUrl, shownPath } from "../../contract/config.ts";
-import { compareCodeUnits, isObject } from "../../contract/json.ts";
+import { isObject } from "../../contract/json.ts";
 import { MAX_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
-import { type BuildRef, compareEdges } from "../../feed/change.ts";
+import { type BuildRef, outOfOrder } from "../../feed/change.ts";
 import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
 import { historyProblems } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
@@ -162,14 +162,13 @@ export async function checkPrevious(
   }
   // Rows by slug and edges by source, target, type, each once: the order every build writes, and
   // the one a feed's items are replayed and compared in.
-  const outOfOrder =
-    firstOutOfOrder("vaults", registry.vaults, (a, b) => compareCodeUnits(a.vault_slug, b.vault_slug)) ??
-      firstOutOfOrder("edges", registry.edges, compareEdges);
-  if (outOfOrder !== undefined) {
+  const unordered = outOfOrder(registry);
+  if (unordered !== undefined) {
     return {
       error: problem(
         version.path,
-        `${outOfOrder}: out of order or repeated (rows by vault_slug, edges by source, target, type, each once); a build never writes that`,
+        `${unordered}: out of order or repeated (rows by vault_slug, edges by source, target, type, each once); ` +
+          "a build never writes that",
       ),
     };
   }
@@ -283,14 +282,6 @@ export function urlReader(base: string, deadline: AbortSignal): Reader {
     }
     return new Uint8Array(res.body);
   };
-}
-
-/** The place (`vaults[3]`, `edges[7]`) of the first element of `list` not strictly after the one before it. */
-function firstOutOfOrder<T>(name: string, list: readonly T[], compare: (a: T, b: T) => number): string | undefined {
-  for (let i = 1; i < list.length; i++) {
-    if (compare(list[i - 1] as T, list[i] as T) >= 0) return `${name}[${i}]`;
-  }
-  return undefined;
 }
 
 function parseJson(bytes: Uint8Array): unknown {

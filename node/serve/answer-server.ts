@@ -3,7 +3,7 @@
  * over the answer table (`http/answer.ts`), the same answering as the Hono app of the fetch
  * runtimes and the Lambda adapter. No framework and no Request or Response objects: the Hono app
  * through @hono/node-server serves as fast, but creating a Request loads Node's fetch
- * implementation at start, which doubles the server's cold start (bench/RESULTS.md).
+ * implementation at start, which makes the server's cold start slower (bench/RESULTS.md).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { answerer, BAD_REQUEST, problemAnswer } from "../../http/answer.ts";

@@ -1,10 +1,11 @@
 /**
  * What the Node server (`npm start` and `dist/node/server.mjs`) refuses before answering, so that it
- * answers every request form as docs/http.md, "Request forms", states. A request with no `Host` (HTTP/1.0 too) or more than one, a
- * `Host` that is not a plain host and port (userinfo, a path, an invalid port), a target with no path (`*`,
- * another scheme, an invalid port) or a backslash before its query is answered 400
- * problem+json; `CONNECT` is answered 405 with `Allow`, where node:http would close the connection;
- * a request node:http cannot parse gets its status as a problem document, not a bare status line.
+ * answers every request form as docs/http.md, "Request forms", states. A request with no `Host`
+ * (HTTP/1.0 too) or more than one, a `Host` that is not a plain host and port (userinfo, a path, an
+ * invalid port), a target with no path (`*`, another scheme, an invalid port) or a backslash before
+ * its query is answered 400 problem+json; `CONNECT` is answered 405 with `Allow`, where node:http
+ * would close the connection; a request node:http cannot parse gets its status as a problem
+ * document, not a bare status line.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
