@@ -130,7 +130,7 @@ export function outOfOrder(data: RegistryData<RowLike, EdgeLike>): string | unde
   const at = <T>(list: readonly T[], compare: (a: T, b: T) => number) =>
     list.findIndex((x, i) => i > 0 && compare(list[i - 1] as T, x) >= 0);
   const [vault, edge] = [at(data.vaults, bySlug), at(data.edges, compareEdges)];
-  return vault > 0 ? `vaults[${vault}]` : edge > 0 ? `edges[${edge}]` : undefined;
+  return vault !== -1 ? `vaults[${vault}]` : edge !== -1 ? `edges[${edge}]` : undefined;
 }
 
 /** `index` with `key` added to the keys of each end of `e`. */
