@@ -8,7 +8,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Edge, Row } from "../contract/document.ts";
-import { applyChanges, diffData, type RegistryChange, sameData } from "../feed/change.ts";
+import { applyChanges, diffData, outOfOrder, type RegistryChange, sameData } from "../feed/change.ts";
 import {
   changeBytes,
   type ChangeFeed,
@@ -317,6 +317,14 @@ test("applyChanges: remove_touching, remove and add in that order, across items,
   ]);
   assert.equal(plain.edges, [edge("a", "a"), edge("a", "b"), edge("b", "b")]);
   assert.throws(() => applyChanges(data, [change(1, 2, { resync: true })]), /says resync: refetch the document/);
+});
+
+test("outOfOrder names the first row or edge not strictly after the one before it", () => {
+  const edges = [edge("a", "b"), edge("b", "a")];
+  assert.is(outOfOrder({ vaults: [full("a"), full("b")], edges }), undefined);
+  assert.is(outOfOrder({ vaults: [full("a"), full("c"), full("b")], edges }), "vaults[2]");
+  assert.is(outOfOrder({ vaults: [full("a"), full("a")], edges: [edges[1]!, edges[0]!] }), "vaults[1]");
+  assert.is(outOfOrder({ vaults: [full("a")], edges: [...edges, edges[1]!] }), "edges[2]");
 });
 
 test("applyChanges of nothing: lists in the document's order come back as they are; any other order, sorted and each once", () => {
