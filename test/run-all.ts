@@ -1,0 +1,115 @@
+/**
+ * `npm test`: every `test/*.test.ts` file, each in its own process (`node --import tsx FILE`, which
+ * runs the file's uvu suites), several at once, the longest first; then one summary in uvu's own
+ * words (Total, Passed, Skipped, Duration), which `.ci/run` reads. Most of the suite waits on real
+ * runtimes and tools in child processes, so files run one more at a time than there are CPUs.
+ */
+import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { type Command, runAsProcess } from "../node/cli/args.ts";
+import { countsOf, SUMMARY_LINE, summaryOf } from "./uvu-summary.ts";
+
+/** Started first, so that the last file to start is a short one: each takes 20 s or more on its own. */
+const LONGEST = [
+  "package",
+  "recipes",
+  "platforms",
+  "server",
+  "openapi",
+  "limits",
+  "static-export",
+  "golden-update",
+  "readme",
+  "toolchain",
+];
+
+const HELP = `usage: npm test [-- PATTERN]
+
+Runs every test/*.test.ts file (or those whose name matches the regular expression PATTERN), each
+in its own process, TEST_JOBS at once (default: one more than the CPUs), and prints one summary:
+Total, Passed, Skipped, Duration. FC_SEED and FC_RUNS reach the property tests.
+
+Exit codes: 0 every test passed; 1 a test failed, a file printed no summary, or none ran; 2 a bad
+flag or pattern.
+`;
+
+/** `npm test` as a function: runs the files, writes their output and the summary, returns the exit code. */
+export const runAll: Command = async (argv, env, io) => {
+  if (argv[0] === "--help" || argv[0] === "-h") {
+    io.stdout(HELP);
+    return 0;
+  }
+  let pattern: RegExp | undefined;
+  try {
+    if (argv.length > 1 || argv[0]?.startsWith("-")) throw new Error(`unexpected argument ${argv.at(-1)}`);
+    pattern = argv[0] === undefined ? undefined : new RegExp(argv[0]);
+  } catch (error: unknown) {
+    io.stderr(`${(error as Error).message} (usage: npm test [-- PATTERN]; --help for more)\n`);
+    return 2;
+  }
+  // One more than the CPUs: most files spend much of their time waiting on a child process.
+  const jobs = Number(env["TEST_JOBS"] || availableParallelism() + 1);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) {
+    io.stderr(`TEST_JOBS: expected a number of files at once from 1 to 64, got ${JSON.stringify(env["TEST_JOBS"])}\n`);
+    return 2;
+  }
+  const rank = (file: string) => {
+    const i = LONGEST.indexOf(file.replace(/\.test\.ts$/, ""));
+    return i === -1 ? LONGEST.length : i;
+  };
+  const files = readdirSync(join(io.cwd, "test"))
+    .filter((f) => f.endsWith(".test.ts") && (pattern === undefined || pattern.test(f)))
+    .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
+  const started = performance.now();
+  const sums = { total: 0, passed: 0, skipped: 0 };
+  let failed = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const file = files[next++] as string;
+      const began = performance.now();
+      const { code, output } = await runFile(join("test", file), env, io.cwd);
+      const took = ((performance.now() - began) / 1000).toFixed(1);
+      const counts = countsOf(output);
+      // Each file's own summary is dropped: the run ends with one for all.
+      const kept = output.split("\n").filter((line) => !SUMMARY_LINE.test(line)).join("\n").trimEnd();
+      io.stdout(`${file} (${took} s)\n${kept}\n`);
+      if (counts === undefined) io.stdout(`${file}: no uvu summary (exit ${code})\n`);
+      else {
+        sums.total += counts.total;
+        sums.passed += counts.passed;
+        sums.skipped += counts.skipped;
+      }
+      if (code !== 0 || counts === undefined || counts.passed < counts.total) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+  io.stdout(summaryOf(sums, (performance.now() - started) / 1000));
+  if (failed > 0) io.stderr(`${failed} of ${files.length} test files failed\n`);
+  return failed === 0 && sums.total > 0 ? 0 : 1;
+};
+
+/** A file that runs longer than this is stopped and counted as failed. */
+const FILE_TIMEOUT_MS = 10 * 60_000;
+
+/** One test file in its own process: its exit code and its output, stdout and stderr in the order written. */
+function runFile(file: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", file], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => {
+      output += `\nstopped after ${FILE_TIMEOUT_MS / 60_000} minutes`;
+      child.kill("SIGKILL");
+    }, FILE_TIMEOUT_MS);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, output: signal === null ? output : `${output}\nended by ${signal}` });
+    });
+  });
+}
+
+await runAsProcess(runAll);
