@@ -120,13 +120,15 @@ export async function prepareResource(
       notModified: validators,
     };
   };
-  const identity = await variant(body, {});
+  // Every coding is under way at once, and while the identity's ETag is made.
+  const [identity, ...variants] = await Promise.all([
+    variant(body, {}),
+    ...encodings.map(async (encoding) =>
+      variant(await (options.compress as Compress)(body, encoding), { "content-encoding": encoding })
+    ),
+  ]);
   const encoded: Partial<Record<Encoding, Variant>> = {};
-  for (const encoding of encodings) {
-    encoded[encoding] = await variant(await (options.compress as Compress)(body, encoding), {
-      "content-encoding": encoding,
-    });
-  }
+  for (const [i, encoding] of encodings.entries()) encoded[encoding] = variants[i] as Variant;
   return { identity, encoded, lastModified, select: selector(identity, encoded, encodings) };
 }
 
