@@ -6,7 +6,7 @@
  * material anywhere.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -191,6 +191,25 @@ test("a rebuild re-signs the same seq; a signed previous build is never followed
   const down = await build(out, { SOURCE_DATE_EPOCH: day(5) }, ["--previous", out, "--unsigned"]);
   assert.is(down.code, 0, down.stderr);
   assert.not.ok(filesUnder(out).includes(MANIFEST));
+});
+
+test("a previous build's manifest in a folder is read with the one bounded reader: over 4 MiB it is refused unread, in one line", async () => {
+  const out = join(work, "big-manifest");
+  const env = { SOURCE_DATE_EPOCH: day(4), REGISTRY_SIGNING_KEY: pemA };
+  assert.is((await build(out, env)).code, 0);
+  const copy = join(work, "big-manifest-copy");
+  cpSync(out, copy, { recursive: true });
+  writeFileSync(join(copy, MANIFEST), " ".repeat(4 * 1024 * 1024 + 1));
+  const next = await build(join(work, "big-manifest-next"), { ...env, SOURCE_DATE_EPOCH: day(5) }, [
+    "--previous",
+    copy,
+  ]);
+  assert.is(next.code, 1);
+  assert.match(
+    next.stderr,
+    /^--previous: \S+registry\.v1\.manifest\.json: the file is 4194305 bytes; the limit is 4 MiB\n$/,
+  );
+  assert.not.ok(existsSync(join(work, "big-manifest-next")), "nothing written");
 });
 
 test("equivocation: the same seq with another document is refused, by the feed's history and, when the feed served is older than the manifest, by the manifest alone", async () => {

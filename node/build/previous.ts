@@ -8,11 +8,11 @@
  * URL that answers 404 for every document and feed has published nothing yet: a new history starts.
  * Anything else is refused in one line: a history is never silently restarted.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { sentUrl, shownPath } from "../../contract/config.ts";
 import { isObject } from "../../contract/json.ts";
-import { MAX_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
+import { MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
 import { type BuildRef, outOfOrder } from "../../feed/change.ts";
 import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
@@ -21,6 +21,7 @@ import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
 import { changesPaths, contextOf, type ContractVersion } from "../../contract/version-policy.ts";
+import { readLimited } from "../cli/source-file.ts";
 import { validatorOf } from "../review/schemas.ts";
 import { request, RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
 import { REQUEST_TIMEOUT_MS } from "../verify/verify.ts";
@@ -240,17 +241,19 @@ export async function heldBuild(
   return null;
 }
 
-/** Reads `static/<base path><path>` of an output folder; a file over `cap` is refused before it is read. */
-function folderReader(dir: string, prefix: string): Reader {
+/**
+ * Reads `static/<base path><path>` of an output folder with the one bounded reader: absent is
+ * none; over `cap` is refused before it is read, and so is a file that is not UTF-8.
+ */
+export function folderReader(dir: string, prefix: string): Reader {
   return async (path, cap) => {
     const file = join(dir, `${prefix}${path}`);
-    const info = await stat(file).catch(() => null);
-    if (info === null) return null;
-    if (!info.isFile()) throw new Error(`${file}: not a file`);
-    if (info.size > cap) {
-      throw new Error(`${file}: ${sizeOf(info.size)}; a previous build's file is at most ${sizeOf(cap)}`);
-    }
-    return new Uint8Array(await readFile(file));
+    if ((await stat(file).catch(() => null)) === null) return null;
+    const read = await readLimited(file, cap);
+    if ("error" in read) throw new Error(`${file}: ${read.error}`);
+    // Checked UTF-8, the text encoded again is the file's bytes (but a byte order mark, which no
+    // build writes), as its ETag needs.
+    return new TextEncoder().encode(read.text);
   };
 }
 

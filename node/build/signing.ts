@@ -15,7 +15,7 @@ import { basePathOf } from "../../http/answer.ts";
 import { checkManifest } from "../../client/client.ts";
 import type { ContractVersion } from "../../contract/version-policy.ts";
 import { RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
-import { type Reader, urlReader } from "./previous.ts";
+import { folderReader, urlReader } from "./previous.ts";
 import { zlibCompress } from "./compress.ts";
 import { staticHeaders } from "./static.ts";
 import { feedTypesPath, typesPath } from "./types.ts";
@@ -162,22 +162,17 @@ async function readManifests(
   const remote = /^https?:\/\//i.test(location);
   const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
   const base = location.replace(/\/+$/, "");
-  // Past caches, within verify's bounds, as the previous document and feed are read.
-  const read = deadline === null ? undefined : urlReader(base, deadline.signal);
+  // Past caches, within verify's bounds, as the previous document and feed are read; or from the
+  // folder, with the one bounded reader.
+  const read = deadline === null
+    ? folderReader(resolve(cwd, location, "static"), basePathOf(baseUrl))
+    : urlReader(base, deadline.signal);
   try {
     for (const { number } of versions) {
       const path = manifestPath(number);
-      if (remote) {
-        const bytes = await (read as Reader)(path, 4 * 1024 * 1024);
-        if (bytes === null) continue;
-        out.set(number, { bytes, where: `${base}${path}` });
-      } else {
-        const file = join(resolve(cwd, location, "static"), `${basePathOf(baseUrl)}${path}`);
-        const info = await stat(file).catch(() => null);
-        if (info === null) continue;
-        if (!info.isFile() || info.size > 4 * 1024 * 1024) return { error: `--previous: ${file}: not a manifest` };
-        out.set(number, { bytes: new Uint8Array(await readFile(file)), where: join(location, "static", path) });
-      }
+      const bytes = await read(path, 4 * 1024 * 1024);
+      if (bytes === null) continue;
+      out.set(number, { bytes, where: remote ? `${base}${path}` : join(location, "static", path) });
     }
     // A key set with no manifest beside it is a signed deployment whose manifests are missing (a
     // cache, a partial upload): taken for unsigned, it would let a build drop signing silently.
@@ -185,7 +180,7 @@ async function readManifests(
       let keySetAt: string | undefined;
       if (remote) {
         // Anything but a 404 (a key set, or an error) counts as one: fail closed.
-        const found = await (read as Reader)(KEYS_PATH, 1024 * 1024).catch(() => undefined);
+        const found = await read(KEYS_PATH, 1024 * 1024).catch(() => undefined);
         if (found !== null) keySetAt = `${base}${KEYS_PATH}`;
       } else {
         const file = join(resolve(cwd, location, "static"), `${basePathOf(baseUrl)}${KEYS_PATH}`);
