@@ -5,6 +5,7 @@
  * no silent downgrade, a malformed key refused unquoted, the seq rules, and no byte of key
  * material anywhere.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -210,6 +211,15 @@ test("a previous build's manifest in a folder is read with the one bounded reade
     /^--previous: \S+registry\.v1\.manifest\.json: the file is 4194305 bytes; the limit is 4 MiB\n$/,
   );
   assert.not.ok(existsSync(join(work, "big-manifest-next")), "nothing written");
+  // A named pipe in its place is refused without waiting for a writer.
+  rmSync(join(copy, MANIFEST));
+  execFileSync("mkfifo", [join(copy, MANIFEST)]);
+  const piped = await build(join(work, "big-manifest-next"), { ...env, SOURCE_DATE_EPOCH: day(5) }, [
+    "--previous",
+    copy,
+  ]);
+  assert.is(piped.code, 1);
+  assert.match(piped.stderr, /^--previous: \S+registry\.v1\.manifest\.json: not a file\n$/);
 });
 
 test("equivocation: the same seq with another document is refused, by the feed's history and, when the feed served is older than the manifest, by the manifest alone", async () => {

@@ -243,12 +243,15 @@ export async function heldBuild(
 
 /**
  * Reads `static/<base path><path>` of an output folder with the one bounded reader: absent is
- * none; over `cap` is refused before it is read, and so is a file that is not UTF-8.
+ * none; anything but a regular file is refused, and so is a file over `cap` (unread) or not UTF-8.
  */
 export function folderReader(dir: string, prefix: string): Reader {
   return async (path, cap) => {
     const file = join(dir, `${prefix}${path}`);
-    if ((await stat(file).catch(() => null)) === null) return null;
+    const info = await stat(file).catch(() => null);
+    if (info === null) return null;
+    // A pipe would wait for a writer: only a regular file is read.
+    if (!info.isFile()) throw new Error(`${file}: not a file`);
     const read = await readLimited(file, cap);
     if ("error" in read) throw new Error(`${file}: ${read.error}`);
     // Checked UTF-8, the text encoded again is the file's bytes (but a byte order mark, which no
