@@ -9,6 +9,12 @@ test("uvu's own summary, in colour, is read: Total, Passed and Skipped", () => {
   assert.equal(countsOf(coloured), { total: 12, passed: 11, skipped: 1 });
   assert.is(countsOf("• • •   (3 / 3)\n"), undefined, "no summary: no counts");
   assert.is(countsOf("  Total:     3\n  Passed:    3\n"), undefined, "a summary cut short: no counts");
+  const child = "  Total:     1\n  Passed:    1\n  Skipped:   0\n";
+  assert.equal(countsOf(`${child}• ✘\n  Total:     2\n  Passed:    1\n  Skipped:   0\n`), {
+    total: 2,
+    passed: 1,
+    skipped: 0,
+  });
 });
 
 test("the run's summary reads back as the counts it was made from, and each of its lines is a summary line", () => {
