@@ -57,7 +57,7 @@ function requestUnderWay(port: number): Promise<{ finish(): void; answer: Promis
   });
 }
 
-const server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], env);
+const server = await startServer("node", ["--import", "tsx", "node/bin/serve.ts"], env);
 const pid = server.child.pid as number;
 const url = `${server.origin}/vaults.json`;
 try {

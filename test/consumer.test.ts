@@ -51,7 +51,7 @@ test("deno check accepts the example as it is", async () => {
 test("against npm start: the count, the first vault's name, and a 304 on revalidation; no warning", async () => {
   const server = await startServer(
     "node",
-    ["--import", "tsx", "node/serve/server.ts"],
+    ["--import", "tsx", "node/bin/serve.ts"],
     cleanEnv({ HOST: "127.0.0.1", PORT: "0" }),
     60_000,
   );

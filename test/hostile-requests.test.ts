@@ -140,7 +140,7 @@ test("raw socket to the Node server: hostile requests get a deliberate status li
   const epoch = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
   const server = await startServer(
     "node",
-    ["--import", "tsx", "node/serve/server.ts"],
+    ["--import", "tsx", "node/bin/serve.ts"],
     cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: GOLDEN_OPTIONS.baseUrl, SOURCE_DATE_EPOCH: epoch }),
   );
   const port = Number(new URL(server.origin).port);
@@ -280,7 +280,7 @@ test("Lambda: a malformed event's log line is one line of at most 1 KB, whatever
 test("LOG_REQUESTS=1 logs the path of an absolute-form target: never its userinfo, host or query", async () => {
   const server = await startServer(
     "node",
-    ["--import", "tsx", "node/serve/server.ts"],
+    ["--import", "tsx", "node/bin/serve.ts"],
     cleanEnv({ HOST: "127.0.0.1", PORT: "0", LOG_REQUESTS: "1" }),
   );
   const port = Number(new URL(server.origin).port);

@@ -145,7 +145,7 @@ test("npm start on hostile sources: exit 1, nothing listening", async () => {
   for (const text of sources) {
     const file = join(work, `server-${counter++}.json`);
     writeFileSync(file, text);
-    const result = await run("node", ["--import", "tsx", "node/serve/server.ts"], {
+    const result = await run("node", ["--import", "tsx", "node/bin/serve.ts"], {
       env: cleanEnv({ HOST: "127.0.0.1", PORT: "0", REGISTRY_SOURCE: file }),
       timeoutMs: 30_000,
     });

@@ -48,7 +48,7 @@ async function everyCommand(
     ["build", ["node/bin/build.ts", "--source", file, "--out", join(work, "dist")], env],
     ...(start
       ? [
-        ["npm start", ["node/serve/server.ts"], { ...env, REGISTRY_SOURCE: file }] as [
+        ["npm start", ["node/bin/serve.ts"], { ...env, REGISTRY_SOURCE: file }] as [
           string,
           string[],
           NodeJS.ProcessEnv,
@@ -214,7 +214,7 @@ test("internal key names beside the source: a name over the limit in INTERNAL_KE
           ...env,
           INTERNAL_KEYS: value,
         }],
-        ["npm start", ["node/serve/server.ts"], { ...env, REGISTRY_SOURCE: file, INTERNAL_KEYS: value }],
+        ["npm start", ["node/bin/serve.ts"], { ...env, REGISTRY_SOURCE: file, INTERNAL_KEYS: value }],
       ] as [string, string[], NodeJS.ProcessEnv][]
     ) {
       const done = await run("node", ["--import", "tsx", ...args], { env: commandEnv, timeoutMs: 120_000 });

@@ -120,7 +120,7 @@ test("every command and every log, on a canary source: build, registry, npm star
 
     // Both servers: the start line, and a log line per request, absolute-form targets included.
     const servers = [
-      ["npm start", ["--import", "tsx", "node/serve/server.ts"]],
+      ["npm start", ["--import", "tsx", "node/bin/serve.ts"]],
       ["dist/node/server.mjs", [join(work, "dist", "node", "server.mjs")]],
     ] as const;
     for (const [name, args] of servers) {

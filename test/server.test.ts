@@ -1,26 +1,32 @@
-/** The Node server (`npm start`) over a real socket: transport, start-up refusal, graceful stop. */
+/**
+ * The Node server (`npm start`) over a real socket: transport, start-up refusal, graceful stop.
+ * `runServe` runs in this process where the process is not the point; signals, exit codes and the
+ * `npm start` and `registry-endpoint serve` entries run as real processes.
+ */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
+import { type AddressInfo, connect, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
+import { runServe } from "../node/serve/server.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
-import { fetchRaw, rawExchange, type Running, startServer } from "./servers.ts";
+import { fetchRaw, type InProcess, rawExchange, type Running, serveInProcess, startServer } from "./servers.ts";
 
 const EPOCH = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
 const env = cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: GOLDEN_OPTIONS.baseUrl, SOURCE_DATE_EPOCH: EPOCH });
 const golden = readFileSync("golden/registry.json");
 const work = mkdtempSync(join(tmpdir(), "registry-server-"));
-let server: Running;
+/** `npm start`'s command, in this process. */
+let server: InProcess;
 /** The bundled production server (`dist/node/server.mjs`) of the same source and base URL. */
 let artifact: Running;
 
 test.before(async () => {
-  server = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], env);
+  server = await serveInProcess(runServe, [], env);
   const built = await runCommand(runBuild, [
     "--source",
     "fixtures/registry.json",
@@ -33,7 +39,7 @@ test.before(async () => {
   artifact = await startServer("node", [join(work, "dist", "node", "server.mjs")], env);
 });
 test.after(async () => {
-  await server.stop("SIGKILL");
+  await server?.stop();
   await artifact?.stop("SIGKILL");
   rmSync(work, { recursive: true, force: true });
 });
@@ -226,8 +232,50 @@ test("a request whose body drips is cut off by the request timeout, not kept ope
   );
 });
 
-test("SIGTERM lets an in-flight request finish, then exits 0", async () => {
-  const own = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], env);
+/** runServe in this process with a time limit: a server that starts where it must refuse stops after 15 s. */
+const serveAtMost = (argv: readonly string[], commandEnv: NodeJS.ProcessEnv) =>
+  runCommand((args, e, io) => runServe(args, e, io, AbortSignal.timeout(15_000)), argv, { env: commandEnv });
+
+/** How many listeners this process has for SIGTERM and SIGINT. */
+const signalListeners = (): number[] => [process.listenerCount("SIGTERM"), process.listenerCount("SIGINT")];
+
+test("runServe serves in this process and returns 0 when its signal aborts, its signal listeners gone", async () => {
+  const before = signalListeners();
+  const own = await serveInProcess(runServe, ["--source", "fixtures/valid/unicode.json"], env);
+  assert.equal(signalListeners(), before.map((n) => n + 1), "it listens for SIGTERM and SIGINT while it serves");
+  const port = Number(new URL(own.origin).port);
+  const res = await fetchRaw(`${own.origin}/vaults.json`);
+  assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")));
+  assert.is(await own.stop(), 0);
+  assert.equal(signalListeners(), before, "no signal listener left behind");
+  assert.match(
+    own.output(),
+    /^registry: serving unicode\.json \(.*\(pid \d+\)\nregistry: stop requested: stopping; no new connections, requests under way may finish \(at most 10 s\)\nregistry: stopped after \d+ ms\n$/,
+  );
+  assert.is((await rawExchange(port, "GET /vaults.json HTTP/1.0\r\nHost: h\r\n\r\n")).length, 0, "nothing listens");
+});
+
+test("a port taken: runServe returns 1 with one line on stderr, nothing on stdout, no listener left", async () => {
+  const taken = createNetServer();
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  const { port } = taken.address() as AddressInfo;
+  const before = signalListeners();
+  try {
+    const result = await serveAtMost([], { ...env, PORT: String(port) });
+    assert.is(result.code, 1, result.stdout.toString());
+    assert.is(result.stdout.toString(), "");
+    assert.is(
+      result.stderr,
+      `cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
+    );
+    assert.equal(signalListeners(), before, "no signal listener left behind");
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+  }
+});
+
+test("SIGTERM lets an in-flight request finish, then the process exits 0 at once", async () => {
+  const own = await startServer("node", ["--import", "tsx", "node/bin/serve.ts"], env);
   const port = Number(new URL(own.origin).port);
   const socket = connect(port, "127.0.0.1");
   await new Promise<void>((resolve) => socket.on("connect", resolve));
@@ -240,33 +288,56 @@ test("SIGTERM lets an in-flight request finish, then exits 0", async () => {
   await new Promise((r) => setTimeout(r, 200));
   socket.write("Connection: close\r\n\r\n"); // ...and completes after the signal
   await closed;
+  const answered = Date.now();
   const code = await own.stop("SIGTERM", 5_000);
   const answer = Buffer.concat(received);
   assert.match(answer.subarray(0, 20).toString(), /^HTTP\/1\.1 200 OK/);
   assert.ok(answer.subarray(answer.length - golden.length).equals(golden), "the whole body arrived");
   assert.is(code, 0);
+  assert.ok(Date.now() - answered < 2_000, `exited ${Date.now() - answered} ms after the last answer`);
+  assert.match(own.output(), /\nregistry: SIGTERM: stopping; .*\nregistry: stopped after \d+ ms\n$/);
+});
+
+test("SIGINT with an idle keep-alive connection open: the process stops at once and exits 0", async () => {
+  const own = await startServer("node", ["--import", "tsx", "node/bin/serve.ts"], env);
+  const port = Number(new URL(own.origin).port);
+  const socket = connect(port, "127.0.0.1");
+  socket.on("error", () => undefined);
+  const answered = new Promise<void>((resolve) => socket.once("data", () => resolve()));
+  socket.write("HEAD /vaults.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); // kept alive, then idle
+  await answered;
+  const started = Date.now();
+  const code = await own.stop("SIGINT", 5_000);
+  socket.destroy();
+  assert.is(code, 0);
+  assert.ok(Date.now() - started < 2_000, `exited ${Date.now() - started} ms after SIGINT`);
+  assert.match(own.output(), /\nregistry: SIGINT: stopping; .*\nregistry: stopped after \d+ ms\n$/);
 });
 
 test("an invalid source or configuration: problems on stderr, exit 1, never listening", async () => {
   for (
-    const extra of [{ REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" }, { REGISTRY_SOURCE: "nope.json" }, {
-      BASE_URL: "ftp://x",
-    }, { PORT: "99999" }]
+    const extra of [
+      { REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" },
+      { REGISTRY_SOURCE: "nope.json" },
+      { BASE_URL: "ftp://x" },
+      { PORT: "99999" },
+      { LOG_REQUESTS: "yes" },
+    ]
   ) {
     const started = Date.now();
-    const result = await run("node", ["--import", "tsx", "node/serve/server.ts"], {
-      env: { ...env, ...extra },
-      timeoutMs: 20_000,
-    });
+    const result = await serveAtMost([], { ...env, ...extra });
     assert.is(result.code, 1, JSON.stringify(extra));
     assert.is(result.stdout.toString(), "", "nothing listened");
     assert.ok(result.stderr.length > 0);
     assert.not.match(result.stderr, /\n\s+at /, "no stack trace");
     assert.ok(Date.now() - started < 15_000);
   }
-  const many = await run("node", ["--import", "tsx", "node/serve/server.ts"], {
-    env: { ...env, REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" },
-  });
+  const settings = await serveAtMost([], { ...env, PORT: "99999", LOG_REQUESTS: "yes" });
+  assert.is(
+    settings.stderr,
+    'PORT: expected a port number from 0 to 65535, got "99999"\nLOG_REQUESTS: expected 1 (log each request) or 0, got "yes"\n',
+  );
+  const many = await serveAtMost([], { ...env, REGISTRY_SOURCE: "fixtures/invalid/many-problems.json" });
   // The CLI's problems, the file named by its base name: a server's lines may end in a platform's logs.
   assert.is(
     many.stderr,
@@ -277,10 +348,30 @@ test("an invalid source or configuration: problems on stderr, exit 1, never list
   );
 });
 
+test("npm start's process refusing to start: one line on stderr, no stack trace, exit 1", async () => {
+  const result = await run("node", ["--import", "tsx", "node/bin/serve.ts"], {
+    env: { ...env, PORT: "99999" },
+    timeoutMs: 20_000,
+  });
+  assert.is(result.code, 1);
+  assert.is(result.stdout.toString(), "");
+  assert.is(result.stderr, 'PORT: expected a port number from 0 to 65535, got "99999"\n');
+});
+
 test("REGISTRY_SOURCE serves another source", async () => {
-  const own = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], {
+  const own = await serveInProcess(runServe, [], { ...env, REGISTRY_SOURCE: "fixtures/valid/unicode.json" });
+  try {
+    const res = await fetchRaw(`${own.origin}/vaults.json`);
+    assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")));
+  } finally {
+    assert.is(await own.stop(), 0);
+  }
+});
+
+test("--source serves another source and wins over REGISTRY_SOURCE", async () => {
+  const own = await serveInProcess(runServe, ["--source", "fixtures/valid/unicode.json"], {
     ...env,
-    REGISTRY_SOURCE: "fixtures/valid/unicode.json",
+    REGISTRY_SOURCE: "nope.json",
   });
   try {
     const res = await fetchRaw(`${own.origin}/vaults.json`);
@@ -290,60 +381,62 @@ test("REGISTRY_SOURCE serves another source", async () => {
   }
 });
 
-test("--source serves another source and wins over REGISTRY_SOURCE, under npm start and registry-endpoint serve", async () => {
-  for (const args of [["node/serve/server.ts"], ["node/bin/registry-endpoint.ts", "serve"]]) {
-    const own = await startServer("node", ["--import", "tsx", ...args, "--source", "fixtures/valid/unicode.json"], {
-      ...env,
-      REGISTRY_SOURCE: "nope.json",
-    });
-    try {
-      const res = await fetchRaw(`${own.origin}/vaults.json`);
-      assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")), args.join(" "));
-    } finally {
-      assert.is(await own.stop(), 0);
-    }
-  }
-});
-
-test("--internal-keys declares internal keys beside the source, joined with INTERNAL_KEYS; without it the key is refused", async () => {
+/** fixtures/valid/unicode.json with a key only `--internal-keys sync_owner` declares. */
+function internalKeySource(): string {
   const source = JSON.parse(readFileSync("fixtures/valid/unicode.json", "utf8")) as {
     vaults: Record<string, unknown>[];
   };
   (source.vaults[0] as Record<string, unknown>)["sync_owner"] = "kept out";
   const file = join(work, "internal-key.json");
   writeFileSync(file, JSON.stringify(source));
-  const own = await startServer("node", [
-    "--import",
-    "tsx",
-    "node/bin/registry-endpoint.ts",
-    "serve",
-    "--source",
-    file,
-    "--internal-keys",
-    "sync_owner",
-  ], { ...env, INTERNAL_KEYS: "other_key" });
+  return file;
+}
+
+test("--internal-keys declares internal keys beside the source, joined with INTERNAL_KEYS; without it the key is refused", async () => {
+  const file = internalKeySource();
+  const own = await serveInProcess(runServe, ["--source", file, "--internal-keys", "sync_owner"], {
+    ...env,
+    INTERNAL_KEYS: "other_key",
+  });
   try {
     const res = await fetchRaw(`${own.origin}/vaults.json`);
     assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")), "the internal key is not published");
   } finally {
     assert.is(await own.stop(), 0);
   }
-  const refused = await run("node", ["--import", "tsx", "node/serve/server.ts", "--source", file], {
-    env,
-    timeoutMs: 20_000,
-  });
+  const refused = await serveAtMost(["--source", file], env);
   assert.is(refused.code, 1);
   assert.match(refused.stderr, /undeclared key "sync_owner"/);
 });
 
+test("registry-endpoint serve, the package's bin: its flags over REGISTRY_SOURCE and with INTERNAL_KEYS; SIGTERM, exit 0", async () => {
+  const own = await startServer("node", [
+    "--import",
+    "tsx",
+    "node/bin/registry-endpoint.ts",
+    "serve",
+    "--source",
+    internalKeySource(),
+    "--internal-keys",
+    "sync_owner",
+  ], { ...env, REGISTRY_SOURCE: "nope.json", INTERNAL_KEYS: "other_key" });
+  try {
+    const res = await fetchRaw(`${own.origin}/vaults.json`);
+    assert.ok(res.body.equals(readFileSync("golden/valid/unicode.json")), "the internal key is not published");
+  } finally {
+    assert.is(await own.stop(), 0);
+  }
+  assert.match(own.output(), /\nregistry: SIGTERM: stopping; .*\nregistry: stopped after \d+ ms\n$/);
+});
+
 test("LOG_REQUESTS=1: one JSON line per request, the path without its query, never header values", async () => {
-  const own = await startServer("node", ["--import", "tsx", "node/serve/server.ts"], { ...env, LOG_REQUESTS: "1" });
+  const own = await serveInProcess(runServe, [], { ...env, LOG_REQUESTS: "1" });
   try {
     await fetchRaw(`${own.origin}/vaults.json?token=secret-value`, { headers: { authorization: "Bearer hidden" } });
     await fetchRaw(`${own.origin}/nope`, { method: "HEAD" });
     await new Promise((r) => setTimeout(r, 100));
   } finally {
-    await own.stop();
+    assert.is(await own.stop(), 0);
   }
   const lines = own.output().split("\n").filter((l) => l.startsWith("{"));
   assert.is(lines.length, 2, own.output());
@@ -359,7 +452,7 @@ test("LOG_REQUESTS=1: one JSON line per request, the path without its query, nev
   });
   assert.equal({ ...head, time: 0, ms: 0 }, { time: 0, method: "HEAD", path: "/nope", status: 404, bytes: 0, ms: 0 });
   assert.not.match(own.output(), /secret-value|hidden/);
-  assert.match(own.output(), /^registry: SIGTERM: stopping; .*\nregistry: stopped after \d+ ms$/m);
+  assert.match(own.output(), /^registry: stop requested: stopping; .*\nregistry: stopped after \d+ ms$/m);
 });
 
 test("npm start: SIGTERM to the process npm started stops the server (npm start runs node with exec)", async () => {
@@ -409,7 +502,7 @@ test("npx registry-endpoint serve: SIGTERM to npx, whose shell passes no signal 
 });
 
 test("--help says what the server reads and its exit codes; a bad flag is one line and exit 2", async () => {
-  const help = await run("node", ["--import", "tsx", "node/serve/server.ts", "--help"], { env });
+  const help = await runCommand(runServe, ["--help"], { env });
   assert.is(help.code, 0);
   for (
     const text of [
@@ -428,8 +521,10 @@ test("--help says what the server reads and its exit codes; a bad flag is one li
   ) {
     assert.ok(help.stdout.toString().includes(text), text);
   }
-  const bad = await run("node", ["--import", "tsx", "node/serve/server.ts", "--port", "1"], { env });
+  assert.is(help.stderr, "");
+  const bad = await runCommand(runServe, ["--port", "1"], { env });
   assert.is(bad.code, 2);
+  assert.is(bad.stdout.toString(), "");
   assert.is(
     bad.stderr,
     "Unknown option '--port' (usage: npm start -- [--source FILE] [--internal-keys NAME,NAME]; --help for more)\n",

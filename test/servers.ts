@@ -1,11 +1,14 @@
 /**
- * Servers under test as child processes: each listens on 127.0.0.1 on a free port (port 0), is
- * found by the URL it prints, and is stopped through its own handle. Every wait is bounded.
+ * Servers under test, as child processes or in this process: each listens on 127.0.0.1 on a free
+ * port (port 0), is found by the URL it prints, and is stopped through its own handle. Every wait
+ * is bounded.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
 import { join, resolve } from "node:path";
 import { type AddressInfo, connect, createServer as createNetServer } from "node:net";
+import type { Env } from "../contract/config.ts";
+import type { Io } from "../node/cli/args.ts";
 
 export interface Running {
   readonly origin: string;
@@ -74,6 +77,66 @@ export function startServer(
       reject(new Error(`${command} exited (${code}) before listening:\n${text}`));
     });
   });
+}
+
+/** A command that serves until its signal aborts, as `runServe` (`npm start`) does. */
+export type ServeCommand = (argv: readonly string[], env: Env, io: Io, until?: AbortSignal) => Promise<number>;
+
+/** A server running in this process. */
+export interface InProcess {
+  readonly origin: string;
+  /** Everything it wrote to its io.stdout and io.stderr so far. */
+  output(): string;
+  /** Aborts its signal and resolves with the exit code it returns. */
+  stop(): Promise<number>;
+}
+
+/**
+ * Runs `command` in this process with an AbortSignal and waits (at most `timeoutMs`) for it to
+ * print an http://127.0.0.1:PORT URL. If it returns or throws first, or the time runs out, the
+ * promise rejects with what it wrote (and a server still starting is stopped).
+ */
+export async function serveInProcess(
+  command: ServeCommand,
+  argv: readonly string[],
+  env: Env,
+  timeoutMs = 30_000,
+): Promise<InProcess> {
+  const controller = new AbortController();
+  let text = "";
+  let listening: ((origin: string) => void) | undefined;
+  const write = (chunk: string): void => {
+    text += chunk;
+    const match = /http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+    if (match !== null && match[1] !== "0") listening?.(`http://127.0.0.1:${match[1]}`);
+  };
+  const exited = command(argv, env, { stdout: write, stderr: write, cwd: process.cwd() }, controller.signal);
+  const origin = await new Promise<string>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      controller.abort();
+      void exited.finally(() => reject(error)).catch(() => undefined);
+    };
+    const timer = setTimeout(() => fail(new Error(`no URL printed within ${timeoutMs} ms:\n${text}`)), timeoutMs);
+    listening = (found) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(found);
+    };
+    exited.then((code) => fail(new Error(`returned ${code} before listening:\n${text}`)), fail);
+  });
+  return {
+    origin,
+    output: () => text,
+    stop: async () => {
+      controller.abort();
+      return await exited;
+    },
+  };
 }
 
 export interface RawResponse {

@@ -38,7 +38,7 @@ test("the Node server, built for the base URL it is reached at, passes every che
   const port = new URL(origin).port;
   const server = await startServer(
     "node",
-    ["--import", "tsx", "node/serve/server.ts"],
+    ["--import", "tsx", "node/bin/serve.ts"],
     cleanEnv({ HOST: "127.0.0.1", PORT: port, BASE_URL: origin }),
   );
   try {
@@ -62,7 +62,7 @@ test("the Node server, built for the base URL it is reached at, passes every che
 test("a deployment built for another base URL fails: about, every row's url, and Link; exit 1", async () => {
   const server = await startServer(
     "node",
-    ["--import", "tsx", "node/serve/server.ts"],
+    ["--import", "tsx", "node/bin/serve.ts"],
     cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: "https://staging.example.org" }),
   );
   try {

@@ -55,7 +55,7 @@ if (command === "--help" || command === "-h") {
   if (command === "serve") stopWithParent();
   if (command === "build") await runAsProcess((await import("../build/build.ts")).runBuild);
   else if (command === "verify") await runAsProcess((await import("../verify/command.ts")).runVerify);
-  else if (command === "serve") await import("../serve/server.ts");
+  else if (command === "serve") await runAsProcess((await import("../serve/server.ts")).runServe);
   else if (command === "keygen") await runAsProcess((await import("../build/keygen.ts")).runKeygen);
   else await runAsProcess((await import("../init/init.ts")).runInit);
 }

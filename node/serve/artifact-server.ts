@@ -9,7 +9,7 @@ import { type BuildStamp, restoreBuild } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
-import { parseProcessArgs } from "../cli/args.ts";
+import { parseProcessArgs, processIo } from "../cli/args.ts";
 import { runServer, serverEnv } from "./shutdown.ts";
 
 const stamp = stampData as BuildStamp & { readonly sourceName: string };
@@ -54,4 +54,9 @@ if (problems.length > 0 || !("ok" in listen)) {
   process.exit(1);
 }
 const build = restoreBuild(stamp);
-runServer(answerListener(build), { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta });
+// Once the server has stopped nothing holds the process, which ends with the code runServer gives.
+process.exitCode = await runServer(
+  answerListener(build),
+  { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta },
+  processIo(),
+);

@@ -2,18 +2,20 @@
  * `npm start` (and `registry-endpoint serve`): the development server, from source. It builds at
  * start from --source or REGISTRY_SOURCE (default the embedded snapshot) and serves it through the
  * one Node listener (`answer-server.ts`), as the bundled `dist/node/server.mjs` that production
- * runs (see `npm run build`) serves a build made before.
+ * runs (see `npm run build`) serves a build made before. `runServe` is the command as a function;
+ * `../bin/serve.ts` runs it as the process.
  */
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import { LimitError } from "../../contract/limits.ts";
 import { prepareBuild, VersionPolicyError } from "../../assembly/prepare.ts";
-import { parseProcessArgs } from "../cli/args.ts";
+import type { Env } from "../../contract/config.ts";
+import { type CommandSpec, type Io, parseOrExit } from "../cli/args.ts";
 import { zlibCompress } from "../build/compress.ts";
 import { loadInputs, SNAPSHOT } from "../cli/inputs.ts";
 import { answerListener } from "./answer-server.ts";
 import { runServer, serverEnv } from "./shutdown.ts";
 
-const { values } = parseProcessArgs({
+const SPEC: CommandSpec = {
   usage: "npm start -- [--source FILE] [--internal-keys NAME,NAME]",
   help: `
 Serves the registry from source on a plain Node server (development; production runs the
@@ -46,34 +48,44 @@ second of that shell's end.
 Exit codes: 0 stopped by a signal; 1 a bad source or setting, or the port is taken; 2 a bad flag.`,
   options: { source: { type: "string" }, "internal-keys": { type: "string" } },
   positionals: { min: 0, max: 0 },
-});
+};
 
-const env = process.env;
-const sourcePath = (values["source"] as string | undefined) ?? (env["REGISTRY_SOURCE"] || SNAPSHOT);
-const listen = serverEnv(env);
-// Every line a server prints may end in a platform's logs: it names the source by its base name.
-const inputs = await loadInputs(
-  sourcePath,
-  env,
-  {},
-  basename(sourcePath),
-  values["internal-keys"] as string | undefined,
-);
-const problems = [...("problems" in listen ? listen.problems : []), ...("problems" in inputs ? inputs.problems : [])];
-if ("problems" in listen || "problems" in inputs) {
-  process.stderr.write(problems.map((p) => `${p}\n`).join(""));
-  process.exit(1);
-}
-process.stderr.write(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
-const build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress }).catch(
-  (error: unknown) => {
+/**
+ * `npm start` as a function: builds the document from the source, serves it until SIGTERM, SIGINT
+ * or `until` aborts, and returns the exit code (0 stopped; 1 a bad source or setting, or the port
+ * is taken; 2 a bad flag). It never exits the process.
+ */
+export async function runServe(argv: readonly string[], env: Env, io: Io, until?: AbortSignal): Promise<number> {
+  const parsed = parseOrExit(SPEC, argv, io);
+  if (typeof parsed === "number") return parsed;
+  const { values } = parsed;
+  const sourcePath = (values["source"] as string | undefined) ?? (env["REGISTRY_SOURCE"] || SNAPSHOT);
+  const listen = serverEnv(env);
+  // Every line a server prints may end in a platform's logs: it names the source by its base name.
+  const name = basename(sourcePath);
+  const inputs = await loadInputs(
+    resolve(io.cwd, sourcePath),
+    env,
+    {},
+    name,
+    values["internal-keys"] as string | undefined,
+  );
+  if ("problems" in listen || "problems" in inputs) {
+    const problems = [
+      ...("problems" in listen ? listen.problems : []),
+      ...("problems" in inputs ? inputs.problems : []),
+    ];
+    io.stderr(problems.map((p) => `${p}\n`).join(""));
+    return 1;
+  }
+  io.stderr(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
+  let build;
+  try {
+    build = await prepareBuild(inputs.ok.source, inputs.ok.config, { compress: zlibCompress });
+  } catch (error: unknown) {
     if (!(error instanceof LimitError || error instanceof VersionPolicyError)) throw error;
-    process.stderr.write(`${basename(sourcePath)}: ${error.message.split("\n").join(`\n${basename(sourcePath)}: `)}\n`);
-    process.exit(1);
-  },
-);
-runServer(answerListener(build), {
-  ...listen.ok,
-  sourceName: basename(sourcePath),
-  meta: build.meta,
-});
+    io.stderr(`${name}: ${error.message.split("\n").join(`\n${name}: `)}\n`);
+    return 1;
+  }
+  return await runServer(answerListener(build), { ...listen.ok, sourceName: name, meta: build.meta }, io, until);
+}

@@ -1,13 +1,15 @@
 /**
  * What every Node server of the registry does around answering: listen, say so in one line, log
- * requests when asked, and stop gracefully on SIGTERM or SIGINT. Shared by `npm start` and the
- * bundled `dist/node/server.mjs`, which run the one listener of `answer-server.ts`.
+ * requests when asked, and stop gracefully on SIGTERM or SIGINT (or when its caller asks). Shared by
+ * `npm start` and the bundled `dist/node/server.mjs`, which run the one listener of `answer-server.ts`.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Env } from "../../contract/config.ts";
 import { CANONICAL_PATH } from "../../contract/version-policy.ts";
 import type { BuildMeta } from "../../assembly/prepare.ts";
 import { pathOf } from "../../http/request-path.ts";
+import type { Io } from "../cli/args.ts";
 import { nodeHttp } from "./node-http.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
@@ -35,13 +37,13 @@ export interface ServerOptions {
   /** The source file the build was made from, for the start line. */
   readonly sourceName: string;
   readonly meta: BuildMeta;
-  /** LOG_REQUESTS=1: one JSON line per request on stdout. */
+  /** LOG_REQUESTS=1: one JSON line per request on `io.stdout`. */
   readonly logRequests: boolean;
 }
 
 /** HOST, PORT and LOG_REQUESTS from the environment, or every problem with them. */
 export function serverEnv(
-  env: NodeJS.ProcessEnv,
+  env: Env,
 ): { ok: { host: string; port: number; logRequests: boolean } } | { problems: string[] } {
   const problems: string[] = [];
   const rawPort = env["PORT"] || "8787";
@@ -58,47 +60,82 @@ export function serverEnv(
 
 /**
  * Serves `listener` on node:http behind the refusals of `request-guard.ts` (which also answers
- * CONNECT and requests node:http cannot parse),
- * so every Node server answers each request form alike; listens, prints the start line, and stops
- * gracefully on SIGTERM and SIGINT (exit 0).
+ * CONNECT and requests node:http cannot parse), so every Node server answers each request form
+ * alike; listens and prints the start line on `io.stdout`. Resolves with the exit code: 1 if it
+ * cannot listen (the reason on `io.stderr`, the server closed); 0 after a graceful stop on SIGTERM,
+ * SIGINT or `until` aborting: no new connections, requests under way may finish (at most
+ * `DRAIN_MS`). Its signal listeners are gone when it resolves; it never exits the process.
  */
-export function runServer(listener: RequestListener, options: ServerOptions): void {
-  const server = nodeHttp.createServer(HTTP_LIMITS, guarded(listener));
-  server.on("connect", answerConnect);
-  server.on("clientError", answerClientError);
-  // Before the app's own listener, which may answer synchronously.
-  if (options.logRequests) server.prependListener("request", logRequest);
-  server.on("error", (error: Error) => {
-    process.stderr.write(`cannot listen on ${options.host}:${options.port}: ${error.message}\n`);
-    process.exit(1);
-  });
-  server.listen(options.port, options.host, () => {
-    const info = server.address() as AddressInfo;
-    const origin = `http://${info.family === "IPv6" ? `[${info.address}]` : info.address}:${info.port}`;
-    const { meta } = options;
-    console.log(
-      `registry: serving ${options.sourceName} (${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, ` +
-        `base URL ${meta.baseUrl}, ETag ${meta.etag}) on ${origin}${CANONICAL_PATH} and ${origin}${meta.canonicalOf} (pid ${process.pid})`,
-    );
-  });
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) return;
-    stopping = true;
-    const started = Date.now();
-    console.log(
-      `registry: ${signal}: stopping; no new connections, requests under way may finish (at most ${DRAIN_MS / 1000} s)`,
-    );
-    server.close(() => {
-      console.log(`registry: stopped after ${Date.now() - started} ms`);
-      process.exit(0);
+export function runServer(
+  listener: RequestListener,
+  options: ServerOptions,
+  io: Io,
+  until?: AbortSignal,
+): Promise<number> {
+  if (until?.aborted === true) return Promise.resolve(0);
+  return new Promise((resolve) => {
+    const server = nodeHttp.createServer(HTTP_LIMITS, guarded(listener));
+    server.on("connect", answerConnect);
+    server.on("clientError", answerClientError);
+    // Before the app's own listener, which may answer synchronously.
+    if (options.logRequests) server.prependListener("request", (req, res) => logRequest(req, res, io));
+    let drain: NodeJS.Timeout | undefined;
+    let done = false;
+    const finish = (code: number): void => {
+      if (done) return;
+      done = true;
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      until?.removeEventListener("abort", onAbort);
+      clearTimeout(drain);
+      resolve(code);
+    };
+    server.on("error", (error: Error) => {
+      io.stderr(`cannot listen on ${options.host}:${options.port}: ${error.message}\n`);
+      server.close(() => finish(1));
     });
-    // Idle keep-alive connections would hold close() open; in-flight requests are left to finish.
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+    server.listen(options.port, options.host, () => {
+      const info = server.address() as AddressInfo;
+      const origin = `http://${info.family === "IPv6" ? `[${info.address}]` : info.address}:${info.port}`;
+      const { meta } = options;
+      io.stdout(
+        `registry: serving ${options.sourceName} (${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, ` +
+          `base URL ${meta.baseUrl}, ETag ${meta.etag}) on ${origin}${CANONICAL_PATH} and ${origin}${meta.canonicalOf} (pid ${process.pid})\n`,
+      );
+    });
+    let stopping = false;
+    const stop = (why: string): void => {
+      if (stopping || done) return;
+      stopping = true;
+      // Asked before it listens: the stop waits for the listening (or for the error that ends it).
+      if (!server.listening) {
+        server.once("listening", () => stopListening(why));
+        return;
+      }
+      stopListening(why);
+    };
+    const stopListening = (why: string): void => {
+      const started = Date.now();
+      io.stdout(
+        `registry: ${why}: stopping; no new connections, requests under way may finish (at most ${
+          DRAIN_MS / 1000
+        } s)\n`,
+      );
+      server.close(() => {
+        io.stdout(`registry: stopped after ${Date.now() - started} ms\n`);
+        finish(0);
+      });
+      // Idle keep-alive connections would hold close() open; in-flight requests are left to finish.
+      server.closeIdleConnections();
+      drain = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+      drain.unref();
+    };
+    const onSignal = (signal: NodeJS.Signals): void => stop(signal);
+    const onAbort = (): void => stop("stop requested");
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+    until?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /**
@@ -106,7 +143,7 @@ export function runServer(listener: RequestListener, options: ServerOptions): vo
  * userinfo and host of an absolute-form target, request headers and bodies are never logged: only
  * the path (see `http/request-path.ts`).
  */
-function logRequest(req: IncomingMessage, res: ServerResponse): void {
+function logRequest(req: IncomingMessage, res: ServerResponse, io: Io): void {
   const started = performance.now();
   // Count the body bytes as they are written: headers given to writeHead are not kept for getHeader.
   let bytes = 0;
@@ -132,6 +169,6 @@ function logRequest(req: IncomingMessage, res: ServerResponse): void {
       bytes,
       ms: Math.round((performance.now() - started) * 100) / 100,
     };
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+    io.stdout(`${JSON.stringify(line)}\n`);
   });
 }
