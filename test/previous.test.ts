@@ -136,7 +136,10 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
     variant("not-feed", (f) => writeFileSync(f, JSON.stringify({ version: "x" }))),
     /changes\.json: not a change feed: /,
   );
-  await refused(variant("huge", (f) => writeFileSync(f, " ".repeat(4 * 1024 * 1024 + 1))), /: the file is \d+ bytes; the limit is 4 MiB$/m);
+  await refused(
+    variant("huge", (f) => writeFileSync(f, " ".repeat(4 * 1024 * 1024 + 1))),
+    /: the file is \d+ bytes; the limit is 4 MiB$/m,
+  );
   const tampered = variant("tampered", (f) => {
     const feed = JSON.parse(readFileSync(f, "utf8")) as {
       items: { _registry: { vaults: { upsert: { note: string | null }[] } } }[];
