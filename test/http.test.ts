@@ -53,7 +53,9 @@ test("the app never throws and never answers in Hono's own words: a request it c
   assert.ok(res.headers.get("content-type") !== "text/plain; charset=UTF-8", "not Hono's own 500");
   // A deferred build given no addresses, as a JavaScript caller may: every path is routed to the table.
   const untyped = createApp as unknown as (deferred: unknown) => ReturnType<typeof createApp>;
-  assert.is((await untyped(async () => build).request("/vaults.json")).status, 200);
+  const routedAll = untyped(async () => build);
+  assert.equal(routedAll.routes.map((r) => `${r.method} ${r.path}`), ["ALL *"]);
+  assert.is((await routedAll.request("/vaults.json")).status, 200);
 });
 
 test("the app declares a route for each address of the build, with the base URL's path in front too when it has one", async () => {
