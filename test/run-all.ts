@@ -83,6 +83,12 @@ export const runAll: Command = async (argv, env, io) => {
         sums.skipped += counts.skipped;
       }
       if (code !== 0 || counts === undefined || counts.passed < counts.total) failed++;
+      // A file that failed with no failed test in its counts (it printed no summary, or ended badly
+      // after one) counts as one failed test: .ci/run's "N failed" is Total less Passed.
+      if ((code !== 0 || counts === undefined) && (counts === undefined || counts.passed === counts.total)) {
+        io.stdout(`${file}: counted as one failed test\n`);
+        sums.total += 1;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));

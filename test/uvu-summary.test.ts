@@ -1,7 +1,32 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import fc from "fast-check";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { countsOf, SUMMARY_LINE, summaryOf } from "./uvu-summary.ts";
+import { run } from "./process.ts";
+
+const work = mkdtempSync(join(tmpdir(), "registry-run-all-"));
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+/** `npm test` (test/run-all.ts) run in a folder of its own whose test/ holds `files`. */
+async function runAllOn(name: string, files: Record<string, string>, args: readonly string[] = []) {
+  const folder = join(work, name);
+  mkdirSync(join(folder, "test"), { recursive: true });
+  symlinkSync(resolve("node_modules"), join(folder, "node_modules"));
+  writeFileSync(join(folder, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(folder, "test", file), text);
+  const { NO_COLOR: _, FORCE_COLOR: __, ...env } = process.env;
+  const done = await run(process.execPath, ["--import", "tsx", resolve("test/run-all.ts"), ...args], {
+    cwd: folder,
+    env: { ...env, TEST_JOBS: "4" },
+    timeoutMs: 60_000,
+  });
+  return { code: done.code, stdout: done.stdout.toString(), stderr: done.stderr };
+}
+
+const PASSING = 'import { test } from "uvu";\ntest("passes", () => {});\ntest.run();\n';
 
 test("uvu's own summary, in colour, is read: Total, Passed and Skipped", () => {
   const coloured =
@@ -28,6 +53,22 @@ test("the run's summary reads back as the counts it was made from, and each of i
       assert.ok(lines.every((line) => SUMMARY_LINE.test(line)));
     }),
   );
+});
+
+test("every file that fails counts as at least one failed test: one with no summary, one that crashes, one killed after its summary", async () => {
+  const { code, stdout, stderr } = await runAllOn("failing", {
+    "a.test.ts": PASSING,
+    "b.test.ts": 'console.log("no tests here");\n',
+    "c.test.ts":
+      'import { test } from "uvu";\ntest("one", () => {});\ntest("two", async () => {\n  setTimeout(() => {\n    throw new Error("boom");\n  }, 0);\n  await new Promise((r) => setTimeout(r, 100));\n});\ntest.run();\n',
+    "d.test.ts": `${PASSING}setTimeout(() => process.kill(process.pid, "SIGKILL"), 200);\n`,
+  });
+  assert.is(code, 1, stdout);
+  assert.match(stderr, /^3 of 4 test files failed\n$/);
+  const counts = countsOf(stdout);
+  assert.ok(counts !== undefined, stdout);
+  assert.is(counts.passed, 2, "a's test, and d's before it was killed");
+  assert.is(counts.total - counts.passed, 3, `one failed test for each failed file:\n${stdout}`);
 });
 
 test.run();
