@@ -93,6 +93,7 @@ export const runAll: Command = async (argv, env, io) => {
   };
   await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
   io.stdout(summaryOf(sums, (performance.now() - started) / 1000));
+  if (files.length === 0) io.stderr(`no test file matches ${pattern ?? "test/*.test.ts"}\n`);
   if (failed > 0) io.stderr(`${failed} of ${files.length} test files failed\n`);
   return failed === 0 && sums.total > 0 ? 0 : 1;
 };

@@ -71,4 +71,10 @@ test("every file that fails counts as at least one failed test: one with no summ
   assert.is(counts.total - counts.passed, 3, `one failed test for each failed file:\n${stdout}`);
 });
 
+test("a PATTERN that matches no file: exit 1 and one line that says so", async () => {
+  const { code, stderr } = await runAllOn("none", { "a.test.ts": PASSING }, ["serevr"]);
+  assert.is(code, 1);
+  assert.is(stderr, "no test file matches /serevr/\n");
+});
+
 test.run();
