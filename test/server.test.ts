@@ -298,6 +298,27 @@ test("SIGTERM lets an in-flight request finish, then the process exits 0 at once
   assert.match(own.output(), /\nregistry: SIGTERM: stopping; .*\nregistry: stopped after \d+ ms\n$/);
 });
 
+test("a second SIGTERM just after the stop, as the process ends: still exit 0 (npm start and dist/node/server.mjs)", async () => {
+  const commands: [string, string[]][] = [
+    ["npm start", ["--import", "tsx", "node/bin/serve.ts"]],
+    ["dist/node/server.mjs", [join(work, "dist", "node", "server.mjs")]],
+  ];
+  for (const [name, args] of commands) {
+    const own = await startServer("node", args, env);
+    // More signals, one every 2 ms from the moment the server says it has stopped until the process ends.
+    let more: NodeJS.Timeout | undefined;
+    own.child.stdout?.on("data", () => {
+      if (more === undefined && /registry: stopped after/.test(own.output())) {
+        more = setInterval(() => own.child.kill("SIGTERM"), 2);
+      }
+    });
+    own.child.on("exit", () => clearInterval(more));
+    const code = await own.stop("SIGTERM", 5_000);
+    clearInterval(more);
+    assert.is(code, 0, `${name}: ${own.output()}`);
+  }
+});
+
 test("SIGINT with an idle keep-alive connection open: the process stops at once and exits 0", async () => {
   const own = await startServer("node", ["--import", "tsx", "node/bin/serve.ts"], env);
   const port = Number(new URL(own.origin).port);

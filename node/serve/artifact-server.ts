@@ -10,7 +10,7 @@ import { type BuildStamp, restoreBuild } from "../../http/restore.ts";
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
 import { parseProcessArgs, processIo } from "../cli/args.ts";
-import { runServer, serverEnv } from "./shutdown.ts";
+import { processStopSignal, runServer, serverEnv } from "./shutdown.ts";
 
 const stamp = stampData as BuildStamp & { readonly sourceName: string };
 
@@ -54,9 +54,13 @@ if (problems.length > 0 || !("ok" in listen)) {
   process.exit(1);
 }
 const build = restoreBuild(stamp);
-// Once the server has stopped nothing holds the process, which ends with the code runServer gives.
-process.exitCode = await runServer(
-  answerListener(build),
-  { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta },
-  processIo(),
+// Ended at once when the server has stopped: a natural end would first drop the signal listeners,
+// and a second SIGTERM meanwhile would end the process by that signal instead of 0.
+process.exit(
+  await runServer(
+    answerListener(build),
+    { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta },
+    processIo(),
+    processStopSignal(),
+  ),
 );

@@ -139,6 +139,31 @@ export function runServer(
 }
 
 /**
+ * For a process that serves (`npm start`, `dist/node/server.mjs`): a signal that aborts on the
+ * process's SIGTERM or SIGINT once `runServer` has taken it, to pass to `runServer` as `until`.
+ * Its listeners stay for the process's life: once `runServer` has stopped and removed its own, a
+ * second signal while the process ends (a supervisor's, a second Ctrl-C) finds one, and the exit
+ * code stays 0 rather than death by that signal. Signal listeners hold no process open. A signal
+ * before `runServer` listens for any (while the build is made) ends the process, as by default.
+ */
+export function processStopSignal(): AbortSignal {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!controller.signal.aborted && process.listenerCount(signal) === 1) {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      process.kill(process.pid, signal);
+      return;
+    }
+    // After runServer's own listener, so that its stop line names the signal.
+    setImmediate(() => controller.abort());
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  return controller.signal;
+}
+
+/**
  * One JSON line per request: method, path, status, bytes sent, duration. The query string,
  * userinfo and host of an absolute-form target, request headers and bodies are never logged: only
  * the path (see `http/request-path.ts`).
