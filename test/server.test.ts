@@ -319,6 +319,35 @@ test("a second SIGTERM just after the stop, as the process ends: still exit 0 (n
   }
 });
 
+test("a stop while a keep-alive request is under way: the answer says Connection: close, and the server stops as soon as it is sent", async () => {
+  const own = await serveInProcess(runServe, [], env);
+  const socket = connect(Number(new URL(own.origin).port), "127.0.0.1");
+  socket.on("error", () => undefined);
+  await new Promise<void>((resolve) => socket.on("connect", resolve));
+  const received: Buffer[] = [];
+  socket.on("data", (c: Buffer) => received.push(c));
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  try {
+    socket.write("GET /vaults.json HTTP/1.1\r\nHost: 127.0.0.1\r\n"); // under way, keep-alive
+    await new Promise((r) => setTimeout(r, 200));
+    const stopped = own.stop(); // within DRAIN_MS, whatever happens
+    await new Promise((r) => setTimeout(r, 200));
+    socket.write("\r\n"); // ...and complete after the stop
+    const completed = Date.now();
+    assert.is(await stopped, 0);
+    const took = Date.now() - completed;
+    await closed;
+    const answer = Buffer.concat(received);
+    const head = answer.subarray(0, answer.indexOf("\r\n\r\n")).toString();
+    assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.ok(answer.subarray(answer.length - golden.length).equals(golden), "the whole body arrived");
+    assert.match(head, /\r\nconnection: close(\r\n|$)/i, head);
+    assert.ok(took < 1_500, `stopped ${took} ms after the request was complete`);
+  } finally {
+    socket.destroy();
+  }
+});
+
 test("SIGINT with an idle keep-alive connection open: the process stops at once and exits 0", async () => {
   const own = await startServer("node", ["--import", "tsx", "node/bin/serve.ts"], env);
   const port = Number(new URL(own.origin).port);

@@ -81,6 +81,14 @@ export function runServer(
     if (options.logRequests) server.prependListener("request", (req, res) => logRequest(req, res, io));
     let drain: NodeJS.Timeout | undefined;
     let done = false;
+    let stopping = false;
+    // Once stopping, a connection is not kept alive past its answer (else it would hold the stop
+    // for the keep-alive timeout): an answer begun after the stop says Connection: close, and one
+    // begun before is closed as idle once it is sent.
+    server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+      if (stopping) res.shouldKeepAlive = false;
+      else res.once("finish", () => stopping && setImmediate(() => server.closeIdleConnections()));
+    });
     const finish = (code: number): void => {
       if (done) return;
       done = true;
@@ -103,7 +111,6 @@ export function runServer(
           `base URL ${meta.baseUrl}, ETag ${meta.etag}) on ${origin}${CANONICAL_PATH} and ${origin}${meta.canonicalOf} (pid ${process.pid})\n`,
       );
     });
-    let stopping = false;
     const stop = (why: string): void => {
       if (stopping || done) return;
       stopping = true;
