@@ -834,4 +834,35 @@ test("basePathOf: the path without its trailing slashes; a bare origin has none"
   assert.is(basePathOf("https://registry.example.org"), "");
 });
 
+test("a compressor that fails: prepareBuild rejects once with its error, and no rejection is left unhandled", async () => {
+  if (!source.ok) throw new Error("fixture invalid");
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const failing = {
+      "at once": (_: Uint8Array, encoding: string) => Promise.reject(new Error(`no ${encoding}`)),
+      "thrown": (_: Uint8Array, encoding: string): Promise<Uint8Array<ArrayBuffer>> => {
+        throw new Error(`no ${encoding}`);
+      },
+      "later": (_: Uint8Array, encoding: string) =>
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${encoding}`)), 20)),
+    };
+    for (const [how, compress] of Object.entries(failing)) {
+      let calls = 0;
+      const counted = (bytes: Uint8Array, encoding: string) => (calls++, compress(bytes, encoding));
+      const error = await prepareBuild(source.source, GOLDEN_OPTIONS, { compress: counted as typeof zlibCompress })
+        .then(() => undefined, (e: unknown) => e);
+      assert.instance(error, Error, how);
+      assert.match((error as Error).message, /^no (br|gzip)$/, how);
+      assert.ok(calls > 1, `${how}: several codings were under way`);
+    }
+    // Rejections left unhandled are reported after a turn of the event loop.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(unhandled, []);
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+});
+
 test.run();
