@@ -184,6 +184,17 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
   );
 });
 
+test("refused: a previous document with a byte order mark put before it, as from its URL: its bytes are not those its feed names", async () => {
+  const marked = join(work, "bom");
+  cpSync(first, marked, { recursive: true });
+  const document = join(marked, "static", "api", "registry.v1.json");
+  writeFileSync(document, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(document)]));
+  await refused(
+    marked,
+    /registry\.v1\.changes\.json: not the history of its document: .*not this document \(its built_at and ETag\)/,
+  );
+});
+
 test("refused: a previous document whose rows or edges are out of order or repeated, named as such (not blamed on its feed)", async () => {
   const DOCUMENT = "static/api/registry.v1.json";
   const edited = (name: string, edit: (d: { vaults: unknown[]; edges: unknown[] }) => void) => {

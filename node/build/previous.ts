@@ -254,9 +254,15 @@ export function folderReader(dir: string, prefix: string): Reader {
     if (!info.isFile()) throw new Error(`${file}: not a file`);
     const read = await readLimited(file, cap);
     if ("error" in read) throw new Error(`${file}: ${read.error}`);
-    // Checked UTF-8, the text encoded again is the file's bytes (but a byte order mark, which no
-    // build writes), as its ETag needs.
-    return new TextEncoder().encode(read.text);
+    // Checked UTF-8, the text encoded again is the file's bytes, as its ETag needs, but for the
+    // byte order mark readLimited drops: no build writes one, so it is put back for the ETag (and
+    // the check against the feed) to see, as they would in the same file read from its URL.
+    const text = new TextEncoder().encode(read.text);
+    if (text.byteLength === read.bytes) return text;
+    const bytes = new Uint8Array(3 + text.byteLength);
+    bytes.set([0xef, 0xbb, 0xbf]);
+    bytes.set(text, 3);
+    return bytes;
   };
 }
 
