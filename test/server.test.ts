@@ -319,7 +319,7 @@ test("a second SIGTERM just after the stop, as the process ends: still exit 0 (n
   }
 });
 
-test("a stop while a keep-alive request is under way: the answer says Connection: close, and the server stops as soon as it is sent", async () => {
+test("a stop while a keep-alive request is under way: the answer says Connection: close, and the server stops once it is sent, not after the keep-alive timeout", async () => {
   const own = await serveInProcess(runServe, [], env);
   const socket = connect(Number(new URL(own.origin).port), "127.0.0.1");
   socket.on("error", () => undefined);
@@ -342,7 +342,8 @@ test("a stop while a keep-alive request is under way: the answer says Connection
     assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
     assert.ok(answer.subarray(answer.length - golden.length).equals(golden), "the whole body arrived");
     assert.match(head, /\r\nconnection: close(\r\n|$)/i, head);
-    assert.ok(took < 1_500, `stopped ${took} ms after the request was complete`);
+    // Well under the keep-alive timeout (5 s) it once waited out, with room for a loaded machine.
+    assert.ok(took < 3_000, `stopped ${took} ms after the request was complete`);
   } finally {
     socket.destroy();
   }
