@@ -28,7 +28,7 @@ const LONGEST = [
 const HELP = `usage: npm test [-- PATTERN]
 
 Runs every test/*.test.ts file (or those whose name matches the regular expression PATTERN), each
-in its own process, TEST_JOBS at once (default: one more than the CPUs), and prints one summary:
+in its own process, TEST_JOBS at once (default: one more than the CPUs, at most 64), and prints one summary:
 Total, Passed, Skipped, Duration. FC_SEED and FC_RUNS reach the property tests.
 
 Exit codes: 0 every test passed; 1 a test failed, a file printed no summary, or none ran; 2 a bad
@@ -49,8 +49,9 @@ export const runAll: Command = async (argv, env, io) => {
     io.stderr(`${(error as Error).message} (usage: npm test [-- PATTERN]; --help for more)\n`);
     return 2;
   }
-  // One more than the CPUs: most files spend much of their time waiting on a child process.
-  const jobs = Number(env["TEST_JOBS"] || availableParallelism() + 1);
+  // One more than the CPUs: most files spend much of their time waiting on a child process. The
+  // bounds are TEST_JOBS's: a machine of 64 CPUs or more runs 64 at once.
+  const jobs = env["TEST_JOBS"] ? Number(env["TEST_JOBS"]) : Math.min(availableParallelism() + 1, 64);
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) {
     io.stderr(`TEST_JOBS: expected a number of files at once from 1 to 64, got ${JSON.stringify(env["TEST_JOBS"])}\n`);
     return 2;

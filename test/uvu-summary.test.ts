@@ -11,16 +11,22 @@ const work = mkdtempSync(join(tmpdir(), "registry-run-all-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
 /** `npm test` (test/run-all.ts) run in a folder of its own whose test/ holds `files`. */
-async function runAllOn(name: string, files: Record<string, string>, args: readonly string[] = []) {
+async function runAllOn(
+  name: string,
+  files: Record<string, string>,
+  args: readonly string[] = [],
+  options: { nodeArgs?: readonly string[]; jobs?: string } = {},
+) {
   const folder = join(work, name);
   mkdirSync(join(folder, "test"), { recursive: true });
   symlinkSync(resolve("node_modules"), join(folder, "node_modules"));
   writeFileSync(join(folder, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
   for (const [file, text] of Object.entries(files)) writeFileSync(join(folder, "test", file), text);
-  const { NO_COLOR: _, FORCE_COLOR: __, ...env } = process.env;
-  const done = await run(process.execPath, ["--import", "tsx", resolve("test/run-all.ts"), ...args], {
+  const { NO_COLOR: _, FORCE_COLOR: __, TEST_JOBS: ___, ...env } = process.env;
+  const nodeArgs = [...(options.nodeArgs ?? []), "--import", "tsx", resolve("test/run-all.ts"), ...args];
+  const done = await run(process.execPath, nodeArgs, {
     cwd: folder,
-    env: { ...env, TEST_JOBS: "4" },
+    env: { ...env, ...(options.jobs === "" ? {} : { TEST_JOBS: options.jobs ?? "4" }) },
     timeoutMs: 60_000,
   });
   return { code: done.code, stdout: done.stdout.toString(), stderr: done.stderr };
@@ -75,6 +81,21 @@ test("a PATTERN that matches no file: exit 1 and one line that says so", async (
   const { code, stderr } = await runAllOn("none", { "a.test.ts": PASSING }, ["serevr"]);
   assert.is(code, 1);
   assert.is(stderr, "no test file matches /serevr/\n");
+});
+
+test("on a machine of 64 CPUs or more, TEST_JOBS unset: the files run (at most 64 at once), no complaint about TEST_JOBS", async () => {
+  const cpus = join(work, "cpus.cjs");
+  writeFileSync(
+    cpus,
+    'const os = require("node:os");\nos.availableParallelism = () => 96;\nrequire("node:module").syncBuiltinESMExports();\n',
+  );
+  const { code, stdout, stderr } = await runAllOn("many-cpus", { "a.test.ts": PASSING }, [], {
+    nodeArgs: ["--require", cpus],
+    jobs: "",
+  });
+  assert.is(stderr, "");
+  assert.is(code, 0, stdout);
+  assert.equal(countsOf(stdout), { total: 1, passed: 1, skipped: 0 });
 });
 
 test.run();
