@@ -81,6 +81,13 @@ test("a PATTERN that matches no file: exit 1 and one line that says so", async (
   const { code, stderr } = await runAllOn("none", { "a.test.ts": PASSING }, ["serevr"]);
   assert.is(code, 1);
   assert.is(stderr, "no test file matches /serevr/\n");
+  // A PATTERN that matches runs those files alone, as the README says.
+  const failing =
+    'import { test } from "uvu";\nimport * as assert from "uvu/assert";\ntest("fails", () => assert.ok(false));\ntest.run();\n';
+  const some = await runAllOn("some", { "a.test.ts": PASSING, "b.test.ts": failing }, ["^a\\."]);
+  assert.is(some.code, 0, some.stdout);
+  assert.equal(countsOf(some.stdout), { total: 1, passed: 1, skipped: 0 });
+  assert.not.match(some.stdout, /b\.test\.ts/);
 });
 
 test("on a machine of 64 CPUs or more, TEST_JOBS unset: the files run (at most 64 at once), no complaint about TEST_JOBS", async () => {
