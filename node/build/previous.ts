@@ -21,7 +21,7 @@ import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
 import { changesPaths, contextOf, type ContractVersion } from "../../contract/version-policy.ts";
-import { readLimited } from "../cli/source-file.ts";
+import { fileBytes, readLimited } from "../cli/source-file.ts";
 import { validatorOf } from "../review/schemas.ts";
 import { request, RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
 import { REQUEST_TIMEOUT_MS } from "../verify/verify.ts";
@@ -254,15 +254,9 @@ export function folderReader(dir: string, prefix: string): Reader {
     if (!info.isFile()) throw new Error(`${file}: not a file`);
     const read = await readLimited(file, cap);
     if ("error" in read) throw new Error(`${file}: ${read.error}`);
-    // Checked UTF-8, the text encoded again is the file's bytes, as its ETag needs, but for the
-    // byte order mark readLimited drops: no build writes one, so it is put back for the ETag (and
-    // the check against the feed) to see, as they would in the same file read from its URL.
-    const text = new TextEncoder().encode(read.text);
-    if (text.byteLength === read.bytes) return text;
-    const bytes = new Uint8Array(3 + text.byteLength);
-    bytes.set([0xef, 0xbb, 0xbf]);
-    bytes.set(text, 3);
-    return bytes;
+    // The file's bytes, as its ETag (and the check against the feed) needs: no build writes a byte
+    // order mark, so one is seen, as in the same file read from its URL.
+    return fileBytes(read);
   };
 }
 

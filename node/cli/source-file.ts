@@ -148,6 +148,19 @@ export async function readLimited(
 }
 
 /**
+ * The bytes of a file `readLimited` read: its checked UTF-8 text encoded again, with the one byte
+ * order mark it dropped put back, so that a hash of them is the hash of the file.
+ */
+export function fileBytes(read: { readonly text: string; readonly bytes: number }): Uint8Array<ArrayBuffer> {
+  const text = new TextEncoder().encode(read.text);
+  if (text.byteLength === read.bytes) return text;
+  const bytes = new Uint8Array(3 + text.byteLength);
+  bytes.set([0xef, 0xbb, 0xbf]);
+  bytes.set(text, 3);
+  return bytes;
+}
+
+/**
  * A regular file of known size within the limit, read and decoded by Node in one step: no buffer
  * of ours outlives the decoding (a 64 MiB one stayed resident, until the collector ran, through
  * the parse that follows). Undefined when the text holds U+FFFD, which may stand for bytes that are
