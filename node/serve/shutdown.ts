@@ -80,14 +80,14 @@ export function runServer(
     // Before the app's own listener, which may answer synchronously.
     if (options.logRequests) server.prependListener("request", (req, res) => logRequest(req, res, io));
     let drain: NodeJS.Timeout | undefined;
+    let sweep: NodeJS.Timeout | undefined;
     let done = false;
     let stopping = false;
     // Once stopping, a connection is not kept alive past its answer (else it would hold the stop
     // for the keep-alive timeout): an answer begun after the stop says Connection: close, and one
-    // begun before is closed as idle once it is sent.
+    // begun before is closed as idle soon after it is sent (the stop sweeps idle connections).
     server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
       if (stopping) res.shouldKeepAlive = false;
-      else res.once("finish", () => stopping && setImmediate(() => server.closeIdleConnections()));
     });
     const finish = (code: number): void => {
       if (done) return;
@@ -96,6 +96,7 @@ export function runServer(
       process.off("SIGINT", onSignal);
       until?.removeEventListener("abort", onAbort);
       clearTimeout(drain);
+      clearInterval(sweep);
       resolve(code);
     };
     server.on("error", (error: Error) => {
@@ -132,8 +133,11 @@ export function runServer(
         io.stdout(`registry: stopped after ${Date.now() - started} ms\n`);
         finish(0);
       });
-      // Idle keep-alive connections would hold close() open; in-flight requests are left to finish.
+      // Idle keep-alive connections would hold close() open; in-flight requests are left to finish,
+      // and their connections are closed once idle.
       server.closeIdleConnections();
+      sweep = setInterval(() => server.closeIdleConnections(), 50);
+      sweep.unref();
       drain = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
       drain.unref();
     };
