@@ -96,7 +96,6 @@ export async function prepareBuild(
   const { baseUrl, builtAt } = settled.config;
   const routes = new Map<string, Resource>();
   const gone = new Map<string, Problem>();
-  let canonical: { resource: Resource; vaultCount: number; edgeCount: number } | undefined;
 
   for (const served of plan.served) {
     const { version } = served;
@@ -176,9 +175,6 @@ export async function prepareBuild(
     routes.set(version.openapiPath, openapi);
     routes.set(feeds.json, feedJson);
     routes.set(feeds.atom, feedAtom);
-    if (version === plan.canonical) {
-      canonical = { resource, vaultCount: document.vaultCount, edgeCount: document.edgeCount };
-    }
   }
   for (const { version, successor } of plan.gone) {
     const [feeds, later] = [changesPaths(version), changesPaths(successor)];
@@ -194,12 +190,12 @@ export async function prepareBuild(
       gone.set(path, problem(410, "Gone", { link: successorLink(next, baseUrl) }));
     }
   }
-  if (canonical === undefined) {
-    throw new VersionPolicyError([`v${plan.canonical.number} serves /vaults.json but is not served`]);
-  }
   // /vaults.json is not itself deprecated and never sunsets: it moves to the successor instead.
   // Its Content-Location keeps the base URL's path, so that a deployment under /reg points inside itself.
-  const canonicalResource = withHeaders(canonical.resource, {
+  // The canonical version is always served: a version sunsets 90 days or more after its successor's
+  // publication, by when the successor is canonical.
+  const canonical = documents.get(plan.canonical.number) as BuiltDocument;
+  const canonicalResource = withHeaders(routes.get(plan.canonical.path) as Resource, {
     "content-location": `${basePathOf(baseUrl)}${plan.canonical.path}`,
   }, ["deprecation", "sunset"]);
   return {
@@ -210,7 +206,7 @@ export async function prepareBuild(
       baseUrl,
       vaultCount: canonical.vaultCount,
       edgeCount: canonical.edgeCount,
-      etag: canonical.resource.identity.etag,
+      etag: canonicalResource.identity.etag,
       canonicalOf: plan.canonical.path,
     },
   };
@@ -262,13 +258,13 @@ async function settle(
   return same ? { ...earlier, documents: kept } : { ...now, documents };
 }
 
-/** What a plan decides, as text: the versions served, their signals, the gone ones and the canonical one. */
+/**
+ * What a plan decides, as text. Of one table, the versions served and the canonical one are enough:
+ * the newest published version is always served (a sunset needs a published successor), so the
+ * served ones name every published one, hence the gone ones, and each one's signals come from the table.
+ */
 function planKey(plan: Plan): string {
-  return JSON.stringify([
-    plan.served.map((s) => [s.version.number, s.successor?.number, s.deprecation, s.sunset]),
-    plan.gone.map((g) => g.version.number),
-    plan.canonical.number,
-  ]);
+  return JSON.stringify([plan.served.map((s) => s.version.number), plan.canonical.number]);
 }
 
 /** `Deprecation` and `Sunset` of a served version: none until its successor is published. */

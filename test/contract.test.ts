@@ -458,6 +458,117 @@ test("a previous build given without its document or a classifier is refused whe
   assert.equal([told, feed.items[0]?._registry.class], [[document], "compatible"]);
 });
 
+// --- a rebuild whose built_at comes from the clock ------------------------------------------
+
+/** What a build leaves for the next one, per version number: its document's snapshot and its feed. */
+function historyOf(built: Build, table: readonly ContractVersion[]) {
+  const text = (path: string) => new TextDecoder().decode(built.routes.get(path)?.identity.body);
+  const previous = new Map<number, { snapshot: unknown; feed: unknown }>();
+  const documents = new Map<number, unknown>();
+  for (const version of table) {
+    if (!built.routes.has(version.path)) continue;
+    const document = JSON.parse(text(version.path)) as { built_at: string; vaults: unknown[]; edges: unknown[] };
+    const snapshot = {
+      ref: { built_at: document.built_at, etag: built.routes.get(version.path)?.identity.etag },
+      vaults: document.vaults,
+      edges: document.edges,
+      envelope: envelopeOf(document),
+    };
+    previous.set(version.number, { snapshot, feed: JSON.parse(text(changesPaths(version).json)) });
+    documents.set(version.number, document);
+  }
+  return { previous, documents, classify: () => "compatible" as never };
+}
+
+/** The built_at a rebuild of `next` at `builtAt` settles on, after `before` built from `source`. */
+async function settledAt(
+  before: Build,
+  builtAt: string,
+  options: { table?: readonly ContractVersion[]; next?: Source; clock?: boolean; edit?: (h: any) => void } = {},
+): Promise<string> {
+  const table = options.table ?? VERSIONS;
+  const history = { ...historyOf(before, table), clock: options.clock ?? true };
+  options.edit?.(history);
+  const after = await prepareBuild(
+    options.next ?? source,
+    { baseUrl: GOLDEN_OPTIONS.baseUrl, builtAt },
+    {},
+    table,
+    undefined,
+    history as never,
+  );
+  return after.meta.builtAt;
+}
+
+test("a rebuild from the clock keeps the previous built_at only when it would publish nothing new", async () => {
+  const first = await build("2026-12-01T00:00:00Z");
+  assert.is(await settledAt(first, "2026-12-02T00:00:00Z"), "2026-12-01T00:00:00Z", "nothing changed: kept");
+  assert.is(
+    await settledAt(first, "2026-12-02T00:00:00Z", { clock: false }),
+    "2026-12-02T00:00:00Z",
+    "a built_at the operator set is never replaced",
+  );
+  assert.is(
+    await settledAt(first, "2026-11-30T00:00:00Z"),
+    "2026-11-30T00:00:00Z",
+    "a previous built_at later than the clock is not taken",
+  );
+  const fewer = { ...source, vaults: source.vaults.slice(1) } as Source;
+  assert.is(await settledAt(first, "2026-12-02T00:00:00Z", { next: fewer }), "2026-12-02T00:00:00Z", "a vault less");
+  const envelope = { ...source, source_inventory_sha: "0".repeat(40) } as Source;
+  assert.is(
+    await settledAt(first, "2026-12-02T00:00:00Z", { next: envelope }),
+    "2026-12-02T00:00:00Z",
+    "the same vaults and edges, another envelope: other bytes",
+  );
+});
+
+test("a rebuild from the clock over several versions keeps the previous built_at only when every served version was built then, under the same plan", async () => {
+  const both = await build("2027-03-02T00:00:00Z", TEST_TABLE);
+  const table = TEST_TABLE;
+  assert.is(await settledAt(both, "2027-03-05T00:00:00Z", { table }), "2027-03-02T00:00:00Z", "kept");
+  const v2Later = await build("2027-03-03T00:00:00Z", TEST_TABLE);
+  assert.is(
+    await settledAt(both, "2027-03-05T00:00:00Z", {
+      table,
+      edit: (h) => h.previous.set(2, historyOf(v2Later, table).previous.get(2)),
+    }),
+    "2027-03-05T00:00:00Z",
+    "v2 last built at another built_at",
+  );
+  assert.is(
+    await settledAt(both, "2027-03-05T00:00:00Z", { table, edit: (h) => h.previous.delete(2) }),
+    "2027-03-05T00:00:00Z",
+    "v2 never built",
+  );
+  const day89 = await build("2027-05-29T00:00:00Z", TEST_TABLE);
+  assert.is(
+    await settledAt(day89, "2027-05-30T00:00:00Z", { table }),
+    "2027-05-30T00:00:00Z",
+    "/vaults.json moves to v2 on day 90",
+  );
+  const daySunset = await build("2027-05-31T00:00:00Z", TEST_TABLE);
+  assert.is(
+    await settledAt(daySunset, "2027-06-01T00:00:00Z", { table }),
+    "2027-06-01T00:00:00Z",
+    "v1 is gone on its sunset",
+  );
+});
+
+test("a previous build with this build's built_at but other bytes is refused: the same instant cannot name two documents", async () => {
+  const first = await build("2026-12-01T00:00:00Z");
+  const fewer = { ...source, vaults: source.vaults.slice(1) } as Source;
+  try {
+    await settledAt(first, "2026-12-01T00:00:00Z", { next: fewer, clock: false });
+    assert.unreachable("refused");
+  } catch (error) {
+    assert.is(
+      (error as Error).message,
+      "v1: the previous build has this built_at (2026-12-01T00:00:00Z) but other bytes: build at a later time",
+    );
+  }
+});
+
 test("the description names a schema relative to its own folder", () => {
   const cases: [string, string, string][] = [
     ["/api/openapi.v1.json", "/api/registry.v1.schema.json", "registry.v1.schema.json"],
