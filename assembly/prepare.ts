@@ -263,7 +263,7 @@ async function settle(
  * the newest published version is always served (a sunset needs a published successor), so the
  * served ones name every published one, hence the gone ones, and each one's signals come from the table.
  */
-function planKey(plan: Plan): string {
+export function planKey(plan: Plan): string {
   return JSON.stringify([plan.served.map((s) => s.version.number), plan.canonical.number]);
 }
 

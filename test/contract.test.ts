@@ -14,11 +14,12 @@ import {
   CANONICAL_PATH,
   changesPaths,
   type ContractVersion,
+  type Plan,
   planAt,
   tablePaths,
   tableProblems,
 } from "../contract/version-policy.ts";
-import { type Build, prepareBuild, VersionPolicyError } from "../assembly/prepare.ts";
+import { type Build, planKey, prepareBuild, VersionPolicyError } from "../assembly/prepare.ts";
 import { relativeRef } from "../assembly/openapi.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { zlibCompress } from "../node/build/compress.ts";
@@ -252,6 +253,29 @@ test("property: on a valid table, every build serves what the policy promises", 
       }
     }),
   );
+});
+
+test("property: on a valid table, two instants that serve the same versions with the same canonical one have the same plan, signals and gone versions too (what a rebuild from the clock compares)", () => {
+  const whole = (plan: Plan) =>
+    JSON.stringify([
+      plan.served.map((s) => [s.version.number, s.successor?.number, s.deprecation, s.sunset]),
+      plan.gone.map((g) => [g.version.number, g.successor.number]),
+      plan.canonical.number,
+    ]);
+  let same = 0;
+  fc.assert(
+    // The second instant within 120 days of the first, often a day apart: near the edges of a plan.
+    fc.property(tables, instants, fc.oneof(fc.integer({ min: -120, max: 120 }), fc.constant(1)), (table, a, days) => {
+      if (tableProblems(table).length > 0) return;
+      const b = new Date(Date.parse(a) + days * day).toISOString().replace(".000Z", "Z");
+      const [x, y] = [planAt(table, a), planAt(table, b)];
+      if (!("ok" in x) || !("ok" in y)) return;
+      if (planKey(x.ok) === planKey(y.ok)) same++;
+      assert.is(whole(x.ok) === whole(y.ok), planKey(x.ok) === planKey(y.ok), `${a} and ${b}`);
+    }),
+    { numRuns: 1000 },
+  );
+  assert.ok(same > 0, "some pairs of instants have the same plan");
 });
 
 // --- the lifecycle of a test-only v2, pinned -------------------------------------------------
