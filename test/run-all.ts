@@ -29,7 +29,8 @@ const HELP = `usage: npm test [-- PATTERN]
 
 Runs every test/*.test.ts file (or those whose name matches the regular expression PATTERN), each
 in its own process, TEST_JOBS at once (default: one more than the CPUs, at most 64), and prints one summary:
-Total, Passed, Skipped, Duration. FC_SEED and FC_RUNS reach the property tests.
+Total, Passed, Skipped, Duration. A file still running after TEST_TIMEOUT seconds (default 600) is
+stopped with every process it started, and fails. FC_SEED and FC_RUNS reach the property tests.
 
 Exit codes: 0 every test passed; 1 a test failed, a file printed no summary, or none ran; 2 a bad
 flag or pattern.
@@ -56,6 +57,20 @@ export const runAll: Command = async (argv, env, io) => {
     io.stderr(`TEST_JOBS: expected a number of files at once from 1 to 64, got ${JSON.stringify(env["TEST_JOBS"])}\n`);
     return 2;
   }
+  const timeout = env["TEST_TIMEOUT"] ? Number(env["TEST_TIMEOUT"]) : 600;
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) {
+    io.stderr(`TEST_TIMEOUT: expected seconds from 1 to 86400, got ${JSON.stringify(env["TEST_TIMEOUT"])}\n`);
+    return 2;
+  }
+  // Each file runs in a process group of its own, so that a stop reaches what it started; the
+  // group leader's pid names the group.
+  const running = new Set<number>();
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      for (const pid of running) stopGroup(pid);
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    });
+  }
   const rank = (file: string) => {
     const i = LONGEST.indexOf(file.replace(/\.test\.ts$/, ""));
     return i === -1 ? LONGEST.length : i;
@@ -71,7 +86,7 @@ export const runAll: Command = async (argv, env, io) => {
     while (next < files.length) {
       const file = files[next++] as string;
       const began = performance.now();
-      const { code, output } = await runFile(join("test", file), env, io.cwd);
+      const { code, output } = await runFile(join("test", file), env, io.cwd, timeout, running);
       const took = ((performance.now() - began) / 1000).toFixed(1);
       const counts = countsOf(output);
       // Each file's own summary is dropped: the run ends with one for all.
@@ -99,22 +114,50 @@ export const runAll: Command = async (argv, env, io) => {
   return failed === 0 && sums.total > 0 ? 0 : 1;
 };
 
-/** A file that runs longer than this is stopped and counted as failed. */
-const FILE_TIMEOUT_MS = 10 * 60_000;
+/** Kills every process of the group `pid` leads; true when there was one. */
+function stopGroup(pid: number): boolean {
+  try {
+    process.kill(-pid, "SIGKILL");
+    return true;
+  } catch {
+    return false;
+  }
+}
 
-/** One test file in its own process: its exit code and its output, stdout and stderr in the order written. */
-function runFile(file: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number; output: string }> {
+/**
+ * One test file in a process group of its own: its exit code and its output, stdout and stderr in
+ * the order written. After `seconds`, or once the file has ended, the group is killed, so that no
+ * server or runtime it started outlives it (and says so).
+ */
+function runFile(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  seconds: number,
+  running: Set<number>,
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", file], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", file], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const pid = child.pid as number;
+    running.add(pid);
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => {
-      output += `\nstopped after ${FILE_TIMEOUT_MS / 60_000} minutes`;
-      child.kill("SIGKILL");
-    }, FILE_TIMEOUT_MS);
+      output += `\nstopped after ${seconds} s`;
+      stopGroup(pid);
+    }, seconds * 1000);
+    child.on("exit", () => {
+      if (stopGroup(pid)) output += "\nprocesses it started were still running: stopped";
+    });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      running.delete(pid);
       resolve({ code: code ?? 1, output: signal === null ? output : `${output}\nended by ${signal}` });
     });
   });

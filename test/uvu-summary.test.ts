@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import fc from "fast-check";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { countsOf, SUMMARY_LINE, summaryOf } from "./uvu-summary.ts";
@@ -15,18 +15,22 @@ async function runAllOn(
   name: string,
   files: Record<string, string>,
   args: readonly string[] = [],
-  options: { nodeArgs?: readonly string[]; jobs?: string } = {},
+  options: { nodeArgs?: readonly string[]; jobs?: string; timeout?: string } = {},
 ) {
   const folder = join(work, name);
   mkdirSync(join(folder, "test"), { recursive: true });
   symlinkSync(resolve("node_modules"), join(folder, "node_modules"));
   writeFileSync(join(folder, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
   for (const [file, text] of Object.entries(files)) writeFileSync(join(folder, "test", file), text);
-  const { NO_COLOR: _, FORCE_COLOR: __, TEST_JOBS: ___, ...env } = process.env;
+  const { NO_COLOR: _, FORCE_COLOR: __, TEST_JOBS: ___, TEST_TIMEOUT: ____, ...env } = process.env;
   const nodeArgs = [...(options.nodeArgs ?? []), "--import", "tsx", resolve("test/run-all.ts"), ...args];
   const done = await run(process.execPath, nodeArgs, {
     cwd: folder,
-    env: { ...env, ...(options.jobs === "" ? {} : { TEST_JOBS: options.jobs ?? "4" }) },
+    env: {
+      ...env,
+      ...(options.jobs === "" ? {} : { TEST_JOBS: options.jobs ?? "4" }),
+      ...(options.timeout === undefined ? {} : { TEST_TIMEOUT: options.timeout }),
+    },
     timeoutMs: 60_000,
   });
   return { code: done.code, stdout: done.stdout.toString(), stderr: done.stderr };
@@ -103,6 +107,65 @@ test("on a machine of 64 CPUs or more, TEST_JOBS unset: the files run (at most 6
   assert.is(stderr, "");
   assert.is(code, 0, stdout);
   assert.equal(countsOf(stdout), { total: 1, passed: 1, skipped: 0 });
+});
+
+/**
+ * A test file that starts a process (which would run for a minute) and writes its pid, then its own
+ * parent's (npm test's), to `pidFile`; then `rest`.
+ */
+const starting = (pidFile: string, rest: string) =>
+  `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+writeFileSync(${JSON.stringify(pidFile)}, \`\${child.pid} \${process.ppid}\`);
+${rest}
+`;
+
+/** The pids a file made by `starting` wrote. */
+const pidsIn = (file: string): number[] => readFileSync(file, "utf8").split(" ").map(Number);
+
+/** Whether a process of this pid is still running, asked for up to 3 s until it is not. */
+async function stillRunning(pid: number): Promise<boolean> {
+  for (let i = 0; i < 60; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return false;
+    }
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  return true;
+}
+
+test("a file still running after TEST_TIMEOUT is stopped with the processes it started, and fails; a file that ends leaving one has it stopped", async () => {
+  const hung = join(work, "hung.pid");
+  const hang = "setInterval(() => {}, 1000);";
+  const { code, stdout } = await runAllOn("timeout", { "a.test.ts": starting(hung, hang) }, [], { timeout: "2" });
+  assert.is(code, 1);
+  assert.match(stdout, /stopped after 2 s/);
+  assert.equal(countsOf(stdout), { total: 1, passed: 0, skipped: 0 });
+  assert.not.ok(await stillRunning(pidsIn(hung)[0] as number), "what the stopped file started is stopped too");
+
+  const leaked = join(work, "leaked.pid");
+  const rest = 'child.unref();\nimport { test } from "uvu";\ntest("passes", () => {});\ntest.run();';
+  const ended = await runAllOn("leak", { "a.test.ts": starting(leaked, rest) });
+  assert.is(ended.code, 0, ended.stdout);
+  assert.match(ended.stdout, /processes it started were still running: stopped/);
+  assert.not.ok(await stillRunning(pidsIn(leaked)[0] as number), "what the ended file left is stopped");
+
+  const bad = await runAllOn("bad-timeout", { "a.test.ts": PASSING }, [], { timeout: "0" });
+  assert.equal([bad.code, bad.stderr], [2, 'TEST_TIMEOUT: expected seconds from 1 to 86400, got "0"\n']);
+});
+
+test("SIGTERM to npm test stops every file's process group, and it exits 143", async () => {
+  const pids = join(work, "signalled.pid");
+  const running = runAllOn("signal", { "a.test.ts": starting(pids, "setInterval(() => {}, 1000);") });
+  for (let i = 0; i < 400 && !existsSync(pids); i++) await new Promise((done) => setTimeout(done, 50));
+  const [grandchild, npmTest] = pidsIn(pids) as [number, number];
+  process.kill(npmTest, "SIGTERM");
+  const { code } = await running;
+  assert.is(code, 143);
+  assert.not.ok(await stillRunning(grandchild), "what the file started is stopped");
 });
 
 test.run();
