@@ -150,7 +150,6 @@ test("a file still running after TEST_TIMEOUT is stopped with the processes it s
   const rest = 'child.unref();\nimport { test } from "uvu";\ntest("passes", () => {});\ntest.run();';
   const ended = await runAllOn("leak", { "a.test.ts": starting(leaked, rest) });
   assert.is(ended.code, 0, ended.stdout);
-  assert.match(ended.stdout, /processes it started were still running: stopped/);
   assert.not.ok(await stillRunning(pidsIn(leaked)[0] as number), "what the ended file left is stopped");
 
   const bad = await runAllOn("bad-timeout", { "a.test.ts": PASSING }, [], { timeout: "0" });
