@@ -109,10 +109,8 @@ const SHIPPED = VERSIONS.map((version) => ({
  * key names and array indices), never a value and never a key the schema does not know.
  */
 export function asDocument(value: unknown): { ok: Document } | { error: string } {
-  if (!isObj(value)) return refuse("the top level is not an object");
-  if (!Object.hasOwn(value, "schema_version")) {
-    return refuse("it has no schema_version (a source file is not diffed: build each side with `registry` first)");
-  }
+  // Not an object, or no schema_version: `documentShape`'s refusal.
+  if (!isObj(value) || !Object.hasOwn(value, "schema_version")) return documentShape(value);
   const results = SHIPPED.map(({ version, schema }) => ({ version, failures: failuresOf(schema, value, 4) }));
   // Belt and braces after the schema: a key only a source has is refused even where the schema allows unknown keys.
   if (results.some((r) => r.failures.length === 0)) return sourceKeyIn(value) ?? { ok: value };
@@ -199,7 +197,7 @@ type Add = (rule: string, where: string, values?: { old?: unknown; new?: unknown
  */
 function contractChanges(before: Document, after: Document, add: Add): void {
   compareShapes(before, after, add);
-  if (!equal(before["schema_version"], after["schema_version"])) {
+  if (!jsonEqual(before["schema_version"], after["schema_version"])) {
     add("envelope.schema-version", "schema_version", { old: before["schema_version"], new: after["schema_version"] });
   }
   const [oldRows, newRows] = [arrayOf(before["vaults"]), arrayOf(after["vaults"])];
@@ -227,7 +225,7 @@ function contractChanges(before: Document, after: Document, add: Add): void {
   const oldTiers = tierOf(oldRows);
   for (const [status, tier] of tierOf(newRows)) {
     const old = oldTiers.get(status);
-    if (oldTiers.has(status) && !equal(old, tier)) {
+    if (oldTiers.has(status) && !jsonEqual(old, tier)) {
       add("derivation.tier", `tier of status ${status}`, { old, new: tier });
     }
   }
@@ -244,12 +242,12 @@ function dataChanges(before: Document, after: Document, add: Add): void {
   // The envelope's values.
   for (const key of Object.keys(after)) {
     if (STRUCTURAL.has(key) || !Object.hasOwn(before, key)) continue;
-    if (!equal(before[key], after[key])) add("envelope.value", key, { old: before[key], new: after[key] });
+    if (!jsonEqual(before[key], after[key])) add("envelope.value", key, { old: before[key], new: after[key] });
   }
   const [oldAbout, newAbout] = [before["about"], after["about"]];
   if (isObj(oldAbout) && isObj(newAbout)) {
     for (const key of Object.keys(newAbout)) {
-      if (Object.hasOwn(oldAbout, key) && !equal(oldAbout[key], newAbout[key])) {
+      if (Object.hasOwn(oldAbout, key) && !jsonEqual(oldAbout[key], newAbout[key])) {
         add("envelope.value", `about.${key}`, { old: oldAbout[key], new: newAbout[key] });
       }
     }
@@ -268,7 +266,7 @@ function dataChanges(before: Document, after: Document, add: Add): void {
     const was = oldRows.get(key);
     if (was === undefined) continue;
     if (!isObj(was) || !isObj(now)) {
-      if (!equal(was, now)) add("vault.field", whereOf(key), { old: was, new: now });
+      if (!jsonEqual(was, now)) add("vault.field", whereOf(key), { old: was, new: now });
       continue;
     }
     const wasMinimal = isMinimalRow(was);
@@ -284,10 +282,10 @@ function dataChanges(before: Document, after: Document, add: Add): void {
         new: `${isMinimal ? "minimal" : "full"}: ${fields}`,
       }, true);
     }
-    const tierMoved = was["tier"] !== undefined && now["tier"] !== undefined && !equal(was["tier"], now["tier"]);
+    const tierMoved = was["tier"] !== undefined && now["tier"] !== undefined && !jsonEqual(was["tier"], now["tier"]);
     if (tierMoved) add("vault.tier", `${whereOf(key)}.tier`, { old: was["tier"], new: now["tier"] });
     for (const field of Object.keys(now)) {
-      if (!Object.hasOwn(was, field) || equal(was[field], now[field])) continue;
+      if (!Object.hasOwn(was, field) || jsonEqual(was[field], now[field])) continue;
       if (field === "tier" || (tierMoved && (field === "tier_label" || field === "tier_meaning"))) continue;
       // A vault withheld now: its former values are its former detail, never printed.
       add("vault.field", `${whereOf(key)}.${field}`, { old: isMinimal ? NOT_PRINTED : was[field], new: now[field] });
@@ -315,14 +313,14 @@ function dataChanges(before: Document, after: Document, add: Add): void {
 
   // Counts and coverage.
   for (const key of ["vault_count", "edge_count"]) {
-    if (Object.hasOwn(before, key) && Object.hasOwn(after, key) && !equal(before[key], after[key])) {
+    if (Object.hasOwn(before, key) && Object.hasOwn(after, key) && !jsonEqual(before[key], after[key])) {
       add("count.changed", key, { old: before[key], new: after[key] });
     }
   }
   const [oldCoverage, newCoverage] = [before["field_coverage"], after["field_coverage"]];
   if (isObj(oldCoverage) && isObj(newCoverage)) {
     for (const [field, entry] of Object.entries(newCoverage)) {
-      if (Object.hasOwn(oldCoverage, field) && !equal(oldCoverage[field], entry)) {
+      if (Object.hasOwn(oldCoverage, field) && !jsonEqual(oldCoverage[field], entry)) {
         add("coverage.changed", `field_coverage.${field}`, {
           old: coverageText(oldCoverage[field] as Json),
           new: coverageText(entry),
@@ -471,11 +469,7 @@ function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
 }
 
 /** Key sets, key order, key presence and JSON types, kind by kind. A kind on one side only has nothing to compare. */
-function compareShapes(
-  before: Document,
-  after: Document,
-  add: (rule: string, where: string, values?: { old?: unknown; new?: unknown }) => void,
-): void {
+function compareShapes(before: Document, after: Document, add: Add): void {
   const kinds = new Kinds();
   const [oldShapes, newShapes] = [shapesOf(before, kinds), shapesOf(after, kinds)];
   const typesText = (types: Set<string>) => [...types].sort().join(" | ");
@@ -540,8 +534,6 @@ function typeOf(v: Json): string {
 function arrayOf(value: Json | undefined): Json[] {
   return Array.isArray(value) ? value : [];
 }
-
-const equal = jsonEqual;
 
 /** A value as a set key: strings as themselves, other values as their JSON text, never colliding. */
 function valueKey(v: Json): string {
