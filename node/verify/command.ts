@@ -10,8 +10,8 @@ import { isObject } from "../../contract/json.ts";
 import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
 import { readJsonFile } from "./document-file.ts";
 import { FEED_BODY_CAP } from "./feeds.ts";
-import { DOCUMENT_BODY_CAP, type ManifestState, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, table, verify } from "./verify.ts";
-import { request, timeout } from "./request.ts";
+import { DOCUMENT_BODY_CAP, type ManifestState, REQUEST_TIMEOUT_MS, table, verify } from "./verify.ts";
+import { request, RUN_DEADLINE_MS, timeout } from "./request.ts";
 
 // The usage line stays as scripts and tests quote it; --help names --keys and --state.
 const USAGE = "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE]";
@@ -131,7 +131,7 @@ export const runVerify: Command = async (argv, _env, io) => {
       return 1;
     }
     if ("ok" in read) {
-      if (typeof read.ok !== "object" || read.ok === null || Array.isArray(read.ok)) {
+      if (!isObject(read.ok)) {
         io.stderr(`--state ${statePath}: not a state file\n`);
         return 1;
       }
@@ -184,10 +184,7 @@ export const runVerify: Command = async (argv, _env, io) => {
 
 /** The pinned key set from a file or a URL (bounded like every request of verify). */
 async function readKeys(location: string, cwd: string): Promise<{ ok: unknown } | { error: string }> {
-  if (!/^https?:\/\//i.test(location)) {
-    const read = await readJsonFile(location, 1024 * 1024, cwd);
-    return "error" in read ? read : { ok: read.ok };
-  }
+  if (!/^https?:\/\//i.test(location)) return readJsonFile(location, 1024 * 1024, cwd);
   const deadline = timeout(RUN_DEADLINE_MS);
   try {
     const res = await request(location, {

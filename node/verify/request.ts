@@ -33,18 +33,12 @@ export interface RequestBounds {
 /** A request that got no complete answer: the message says which request and what failed. */
 export class RequestFailure extends Error {}
 
-/** A signal that aborts after `ms`, and the way to stop its timer. */
-export interface Timeout {
-  readonly signal: AbortSignal;
-  clear(): void;
-}
-
 /**
  * A signal that aborts with a `TimeoutError` after `ms`. Its timer holds the controller strongly:
  * on Node 20, `AbortSignal.timeout` inside `AbortSignal.any` is held only weakly, so a garbage
  * collection during a stalled request removed the timer and the request waited for ever.
  */
-export function timeout(ms: number): Timeout {
+export function timeout(ms: number): { readonly signal: AbortSignal; clear(): void } {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, "TimeoutError")), ms);
   return { signal: controller.signal, clear: () => clearTimeout(timer) };

@@ -22,7 +22,6 @@ import { printable } from "../review/printable.ts";
 import { type Answer, request, RequestFailure, RUN_DEADLINE_MS, timeout } from "./request.ts";
 
 export type { Check } from "./check.ts";
-export { RUN_DEADLINE_MS } from "./request.ts";
 
 const TIER_LABELS: Record<string, string> = { in_use: "in use", chartered: "chartered", planned: "planned" };
 
