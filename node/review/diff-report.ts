@@ -33,21 +33,19 @@ const SECTIONS: readonly { readonly title: string; readonly rules: readonly stri
   { title: "Counts and coverage", rules: ["count.changed", "coverage.changed"] },
 ];
 
+const harmful = (k: ChangeClass) => k === "breaking" || k === "dangerous";
+
 /** How many of each class, most harmful first, as `{ breaking: 1, ... }`. */
 export function classCounts(changes: readonly Change[]): Record<ChangeClass, number> {
-  return Object.fromEntries(CLASSES.map((k) => [k, changes.filter((c) => c.class === k).length])) as Record<
-    ChangeClass,
-    number
-  >;
+  const counts = CLASSES.map((k) => [k, changes.filter((c) => c.class === k).length]);
+  return Object.fromEntries(counts) as Record<ChangeClass, number>;
 }
 
 /** One line: the count of each class and of privacy-relevant changes, the worst in bold. */
 export function summaryLine(changes: readonly Change[]): string {
   const counts = classCounts(changes);
   const privacy = changes.filter((c) => c.privacy === true).length;
-  const parts = CLASSES.map((
-    k,
-  ) => (counts[k] > 0 && (k === "breaking" || k === "dangerous") ? `**${counts[k]} ${k}**` : `${counts[k]} ${k}`));
+  const parts = CLASSES.map((k) => (counts[k] > 0 && harmful(k) ? `**${counts[k]} ${k}**` : `${counts[k]} ${k}`));
   return `${parts.join(" · ")}${privacy > 0 ? ` · **${privacy} privacy-relevant**` : ""}`;
 }
 
@@ -68,7 +66,7 @@ export function markdownReport(changes: readonly Change[], oldLabel: string, new
       "| --- | --- | --- | --- | --- |",
     );
     for (const c of rows.slice(0, limit)) {
-      const cls = c.class === "breaking" || c.class === "dangerous" ? `**${c.class}**` : c.class;
+      const cls = harmful(c.class) ? `**${c.class}**` : c.class;
       const [old, now] = typeof c.old === "string" && typeof c.new === "string"
         ? differingParts(c.old, c.new)
         : [value(c.old), value(c.new)];
