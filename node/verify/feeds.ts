@@ -280,12 +280,10 @@ function readJsonFeed(text: string, feedUrl: string): { items: Item[] } | { prob
     const problem = itemProblem(item);
     if (problem !== null) problems.push(`items[${i}]: ${problem}`);
   });
-  const builds = list.map((
-    item: unknown,
-  ) => (isObject(item) && isObject(item["_registry"]) && isObject(item["_registry"]["to"])
-    ? String(item["_registry"]["to"]["built_at"])
-    : "")
-  );
+  const builds = list.map((item: unknown) => {
+    const to = isObject(item) && isObject(item["_registry"]) ? item["_registry"]["to"] : undefined;
+    return isObject(to) ? String(to["built_at"]) : "";
+  });
   const twice = duplicates(builds.filter(Boolean));
   if (twice.length > 0) problems.push(`two items lead to the build of ${twice[0]}`);
   return problems.length > 0 ? { problems } : { items: list as Item[] };
