@@ -21,7 +21,7 @@ import {
 import { ATOM_MEDIA_TYPE, FEED_LIMITS, feedPlace, JSON_FEED_MEDIA_TYPE, JSON_FEED_VERSION } from "../../feed/feed.ts";
 import { type CatchUp, catchUp, chainProblems } from "../../feed/history.ts";
 import type { Check } from "./check.ts";
-import type { Answer } from "./request.ts";
+import type { Answer, Get } from "./request.ts";
 
 /** The most a feed may hold, by its window's rule (docs/deploying.md, "What verify checks"). */
 const MAX_FEED_BYTES = FEED_LIMITS.feedBytes;
@@ -55,7 +55,7 @@ export interface FeedContext {
     readonly etag: string;
     readonly problem: string | null;
   };
-  readonly get: (path: string, headers?: Record<string, string>, method?: string, cap?: number) => Promise<Answer>;
+  readonly get: Get;
 }
 
 /**
@@ -188,9 +188,8 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   );
   if (c.previous !== undefined) {
     const { name, value, etag, problem } = c.previous;
-    if (
-      !check(`--previous-document ${name} is a built v${c.version.number} document`, problem === null, problem ?? "")
-    ) return checks;
+    const built = `--previous-document ${name} is a built v${c.version.number} document`;
+    if (!check(built, problem === null, problem ?? "")) return checks;
     const earlier = value as Record<string, unknown>;
     const held = { vaults: arrayOf(earlier["vaults"]) as Row[], edges: arrayOf(earlier["edges"]) as EdgeLike[] };
     checks.push(

@@ -15,6 +15,9 @@ export interface Answer {
   readonly body: Buffer;
 }
 
+/** A request of a path of the deployment (GET unless `method` says otherwise), bounded as the run's requests are. */
+export type Get = (path: string, headers?: Record<string, string>, method?: string, cap?: number) => Promise<Answer>;
+
 /** The bounds of one request: its method and headers, its body cap, its own timeout, and the run's deadline. */
 export interface RequestBounds {
   readonly method: string;

@@ -19,7 +19,7 @@ import { coding, feedChecks } from "./feeds.ts";
 import { checkManifest, fileMatches } from "../../client/client.ts";
 import { documentPath, MANIFEST_MEDIA_TYPE, manifestPath } from "../../assembly/manifest.ts";
 import { printable } from "../review/printable.ts";
-import { type Answer, request, RequestFailure, RUN_DEADLINE_MS, timeout } from "./request.ts";
+import { type Get, request, RequestFailure, RUN_DEADLINE_MS, timeout } from "./request.ts";
 
 export type { Check } from "./check.ts";
 
@@ -285,7 +285,7 @@ async function manifestChecks(
   n: number,
   expect: string,
   options: VerifyOptions,
-  get: (path: string, headers?: Record<string, string>, method?: string, cap?: number) => Promise<Answer>,
+  get: Get,
   check: (name: string, pass: boolean, detail?: string, hostMay?: boolean) => boolean,
   read: readonly (readonly [string, Buffer])[],
 ): Promise<void> {
@@ -294,15 +294,8 @@ async function manifestChecks(
     get(`${p}?fresh=${crypto.randomUUID()}`, { "cache-control": "no-cache" }, "GET", cap);
   let answer = await get(path);
   const type = answer.headers.get("content-type");
-  if (
-    !check(
-      `manifest ${path} answers 200 (a pinned key and no manifest fails)`,
-      answer.status === 200,
-      String(answer.status),
-    )
-  ) {
-    return;
-  }
+  const served = `manifest ${path} answers 200 (a pinned key and no manifest fails)`;
+  if (!check(served, answer.status === 200, String(answer.status))) return;
   check(
     `manifest is ${MANIFEST_MEDIA_TYPE}`,
     type === MANIFEST_MEDIA_TYPE,
@@ -427,11 +420,7 @@ function documentChecks(
  * (a deployment is a snapshot, so one built before the sunset must be rebuilt), and a superseded
  * one says `Deprecation`.
  */
-async function lifecycleChecks(
-  table: readonly ContractVersion[],
-  today: string,
-  get: (path: string, headers?: Record<string, string>, method?: string) => Promise<Answer>,
-): Promise<Check[]> {
+async function lifecycleChecks(table: readonly ContractVersion[], today: string, get: Get): Promise<Check[]> {
   const plan = planAt(table, today);
   if ("problems" in plan) {
     return [{ name: "the version table serves something today", result: "fail", detail: plan.problems.join("; ") }];
