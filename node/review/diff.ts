@@ -231,8 +231,9 @@ function contractChanges(before: Document, after: Document, add: Add): void {
   }
 
   // Orders.
-  if (slugsSorted(oldRows) && !slugsSorted(newRows)) add("order.vaults", "vaults");
-  if (edgesSorted(arrayOf(before["edges"])) && !edgesSorted(arrayOf(after["edges"]))) add("order.edges", "edges");
+  if (sorted(oldRows, slugOf) && !sorted(newRows, slugOf)) add("order.vaults", "vaults");
+  const [oldEdges, newEdges] = [arrayOf(before["edges"]), arrayOf(after["edges"])];
+  if (sorted(oldEdges, edgeOrderKey) && !sorted(newEdges, edgeOrderKey)) add("order.edges", "edges");
 }
 
 /** Every change of class `data`, in document order: the envelope's values, vaults, edges, counts and coverage. */
@@ -540,28 +541,20 @@ function valueKey(v: Json): string {
   return typeof v === "string" ? `s${v}` : `j${jsonText(v)}`;
 }
 
-/** True when the string `vault_slug`s of the rows (others skipped) are in strictly ascending order: each once. */
-function slugsSorted(rows: readonly Json[]): boolean {
+/** True when the keys `keyOf` gives the values (undefined ones skipped) are in strictly ascending order: each once. */
+function sorted(values: readonly Json[], keyOf: (v: Json) => string | undefined): boolean {
   let last: string | undefined;
-  for (const row of rows) {
-    const slug = isObj(row) ? row["vault_slug"] : undefined;
-    if (typeof slug !== "string") continue;
-    if (last !== undefined && last >= slug) return false;
-    last = slug;
-  }
-  return true;
-}
-
-/** True when the edges' order keys (`edgeOrderKey`) are in strictly ascending order: each edge once. */
-function edgesSorted(edges: readonly Json[]): boolean {
-  let last: string | undefined;
-  for (const e of edges) {
-    const key = edgeOrderKey(e);
+  for (const v of values) {
+    const key = keyOf(v);
+    if (key === undefined) continue;
     if (last !== undefined && last >= key) return false;
     last = key;
   }
   return true;
 }
+
+/** A row's `vault_slug` when it is a string: the key vaults are sorted by. */
+const slugOf = (row: Json) => (isObj(row) && typeof row["vault_slug"] === "string" ? row["vault_slug"] : undefined);
 
 /**
  * An edge's identity: its source, target and type, whatever their JSON types. Three strings, as
