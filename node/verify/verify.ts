@@ -29,10 +29,8 @@ const TIER_LABELS: Record<string, string> = { in_use: "in use", chartered: "char
 export const REQUEST_TIMEOUT_MS = 10_000;
 /** The most of a document's body read: the largest document a build makes (the static export serves it). */
 export const DOCUMENT_BODY_CAP = MAX_DOCUMENT_BYTES;
-/** The most of any other body read (a schema, a 304, a 410). */
+/** The most of any other body read (a schema, a manifest, a 304, a 410). */
 const OTHER_BODY_CAP = 1024 * 1024;
-/** The most of a manifest read, the first time and past caches. */
-const MANIFEST_BODY_CAP = OTHER_BODY_CAP;
 
 /** Options of `verify`; every one has a default. */
 export interface VerifyOptions {
@@ -331,7 +329,7 @@ async function manifestChecks(
   if (wrong.length > 0) {
     // Both again, past caches: a deploy in progress can pair a new file with an old manifest.
     // The manifest is read within the first read's cap again: its signatures each cost a check.
-    answer = await fresh(path, MANIFEST_BODY_CAP);
+    answer = await fresh(path, OTHER_BODY_CAP);
     result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
     if (!result.ok) {
       check(`manifest: ${result.reason}`, false, `${result.detail} (fetched again)`);
