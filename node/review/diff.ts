@@ -19,7 +19,7 @@ import { isObject } from "../../contract/json.ts";
 import type { ChangeClass } from "../../feed/change.ts";
 import { contextOf } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
-import { jsonEqual, jsonPreview, jsonText } from "./json-deep.ts";
+import { arrayOf, type Json, jsonEqual, jsonPreview, jsonText } from "./json-deep.ts";
 import { failuresOf } from "./schemas.ts";
 
 /**
@@ -83,7 +83,6 @@ const CLOSED_SETS: Readonly<Record<string, readonly string[]>> = {
   listing: ["minimal"],
 };
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
 
 /** `isObject`, for values parsed from JSON text: their members are JSON. */
@@ -530,10 +529,6 @@ export function worstClass(changes: readonly Change[]): ChangeClass | null {
 /** A value's JSON type: integers apart from other numbers. */
 function typeOf(v: Json): string {
   return Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
-}
-
-function arrayOf(value: Json | undefined): Json[] {
-  return Array.isArray(value) ? value : [];
 }
 
 /** A value as a set key: strings as themselves, other values as their JSON text, never colliding. */

@@ -4,7 +4,7 @@
  * walk with a stack of their own, so whatever parsed also prints.
  */
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Past this depth, indented text turns compact, so that its size stays linear in the value's. */
 const INDENT_DEPTH = 64;
@@ -75,4 +75,9 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 export function jsonPreview(value: unknown, max: number): string {
   const text = typeof value === "string" ? value : jsonText(value, 0, max);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `value` when it is an array (its elements taken as `T`s), else an empty one. */
+export function arrayOf<T = Json>(value: unknown): T[] {
+  return Array.isArray(value) ? value : [];
 }

@@ -9,7 +9,7 @@ import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { isObject } from "../../contract/json.ts";
 import { sizeOf } from "../../contract/limits.ts";
 import { changesPaths, type ContractVersion } from "../../contract/version-policy.ts";
-import { jsonEqual } from "../review/json-deep.ts";
+import { arrayOf, jsonEqual } from "../review/json-deep.ts";
 import {
   applyChanges,
   CHANGE_CLASSES,
@@ -158,7 +158,7 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     chain.slice(0, 3).join("; "),
   );
   const ref = { built_at: String(c.document["built_at"]), etag: c.documentEtag };
-  const current = { vaults: arrayOf(c.document["vaults"]) as Row[], edges: arrayOf(c.document["edges"]) as EdgeLike[] };
+  const current = { vaults: arrayOf<Row>(c.document["vaults"]), edges: arrayOf<EdgeLike>(c.document["edges"]) };
   const leaks = items.items.flatMap((item) =>
     privacyLeaks(item._registry, current.vaults).map((where) => `${item.id.slice(0, 60)}: ${where}`)
   );
@@ -191,7 +191,7 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     const built = `--previous-document ${name} is a built v${c.version.number} document`;
     if (!check(built, problem === null, problem ?? "")) return checks;
     const earlier = value as Record<string, unknown>;
-    const held = { vaults: arrayOf(earlier["vaults"]) as Row[], edges: arrayOf(earlier["edges"]) as EdgeLike[] };
+    const held = { vaults: arrayOf<Row>(earlier["vaults"]), edges: arrayOf<EdgeLike>(earlier["edges"]) };
     checks.push(
       replayCheck(
         `catching ${name} (built ${
@@ -382,8 +382,4 @@ export function coding(res: Answer): string {
 function duplicates(ids: readonly string[]): string[] {
   const seen = new Set<string>();
   return [...new Set(ids.filter((id) => seen.size === seen.add(id).size))];
-}
-
-function arrayOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
 }

@@ -12,7 +12,7 @@ import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
-import { jsonEqual } from "../review/json-deep.ts";
+import { arrayOf, jsonEqual } from "../review/json-deep.ts";
 import { validatorOf } from "../review/schemas.ts";
 import type { Check } from "./check.ts";
 import { coding, feedChecks } from "./feeds.ts";
@@ -369,9 +369,9 @@ function documentChecks(
     wrongAbout.length === 0,
     wrongAbout.map(([key]) => `${key}: ${String(about[key]).slice(0, 80)}`).join("; "),
   );
-  const listed = Array.isArray(document["vaults"]) ? (document["vaults"] as unknown[]) : [];
+  const listed = arrayOf<unknown>(document["vaults"]);
   const rows = listed.filter(isObject);
-  const edges = Array.isArray(document["edges"]) ? document["edges"] : [];
+  const edges = arrayOf(document["edges"]);
   check(
     "vaults is an array of objects",
     Array.isArray(document["vaults"]) && rows.length === listed.length,
