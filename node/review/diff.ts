@@ -296,9 +296,8 @@ function dataChanges(before: Document, after: Document, add: Add): void {
   // that vault: its ends (identities) are named, its type is not.
   const shownInFull = new Set<string>();
   for (const r of newRows.values()) {
-    if (isObj(r) && !Object.hasOwn(r, "listing") && typeof r["vault_slug"] === "string") {
-      shownInFull.add(r["vault_slug"]);
-    }
+    const slug = slugOf(r);
+    if (slug !== undefined && !isMinimalRow(r)) shownInFull.add(slug);
   }
   const edgesOf = (d: Document) => {
     const edges = new Map<string, Json>();
