@@ -262,6 +262,13 @@ test("Markdown cuts a long group and says how many it cut", () => {
   assert.match(text, new RegExp(`… and ${changes.filter((c) => c.rule === "vault.field").length - 5} more`));
 });
 
+test("Markdown lists a change of every rule: each rule has its section", () => {
+  for (const [rule, { class: cls }] of Object.entries(RULES)) {
+    const text = markdownReport([{ rule, class: cls, where: "somewhere" }], "a", "b");
+    assert.match(text, `| \`${rule}\` | somewhere |`, rule);
+  }
+});
+
 test("Markdown shows where two long strings differ, not their equal beginnings", () => {
   const changes = diff((d) => {
     d["caveat"] = d["caveat"].replace("not a census", "NOT a census");

@@ -15,6 +15,7 @@ const SECTIONS: readonly { readonly title: string; readonly rules: readonly stri
     rules: [
       "key.removed",
       "key.order",
+      "key.optional",
       "type.changed",
       "derivation.tier",
       "order.vaults",
