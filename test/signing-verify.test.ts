@@ -13,6 +13,7 @@ import * as assert from "uvu/assert";
 import { runBuild } from "../node/build/build.ts";
 import { runKeygen } from "../node/build/keygen.ts";
 import { runVerify } from "../node/verify/command.ts";
+import { verify as verifyDeployment } from "../node/verify/verify.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-signing-verify-"));
@@ -76,6 +77,17 @@ test("verify --keys passes a signed build, --state catches a rollback, another k
   assert.is(wrong.code, 1);
   assert.match(wrong.stdout.toString("utf8"), /manifest: signature \| FAIL/);
   assert.is((await runCommand(runVerify, [fresh, "--state", state], { cwd: work })).code, 2);
+  // The state is looked up by the version /vaults.json serves, the one it is kept under.
+  const asked: number[] = [];
+  const checks = await verifyDeployment(fresh, {
+    expectBase: BASE,
+    keys: JSON.parse(readFileSync(join(work, "keys.json"), "utf8")),
+    state: (version) => (asked.push(version), kept[`${BASE} v${version}`]),
+  });
+  assert.equal(asked, [1]);
+  assert.ok(
+    checks.some((c) => /manifest: signature, issuer, version, seq and exp/.test(c.name) && c.result === "pass"),
+  );
 });
 
 test.run();

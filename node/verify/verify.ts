@@ -46,8 +46,8 @@ export interface VerifyOptions {
   readonly previousDocument?: { readonly name: string; readonly value: unknown; readonly etag: string };
   /** Pinned public keys (a JWK Set): the manifest of the version `/vaults.json` serves must verify with one. */
   readonly keys?: unknown;
-  /** What was last accepted for this deployment and version (`--state`): rollback and equivocation. */
-  readonly state?: ManifestState;
+  /** What was last accepted for this deployment, by version (`--state`): rollback and equivocation. */
+  readonly state?: (version: number) => ManifestState | undefined;
   /** Called with what to keep when the manifest and every file's digest pass. */
   readonly onAccepted?: (state: ManifestState & { readonly iss: string; readonly version: number }) => void;
 }
@@ -274,7 +274,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
 
 /**
  * The signed manifest of `version`, checked with the pinned keys: its signature, issuer and
- * version, rollback and equivocation against `options.state`, freeze; then every listed file it
+ * version, rollback and equivocation against `options.state` of that version, freeze; then every listed file it
  * reads (all but the static export's types), against its SHA-256. On a mismatch, the manifest and
  * the file are fetched again past caches (a deploy in progress pairs a new file with an old
  * manifest) before it fails.
@@ -300,7 +300,7 @@ async function manifestChecks(
     String(type),
     type?.replace(/;\s*charset=utf-8$/i, "") === MANIFEST_MEDIA_TYPE,
   );
-  const state = options.state;
+  const state = options.state?.(n);
   const expectation = {
     baseUrl: expect,
     version: n,
