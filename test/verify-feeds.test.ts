@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runVerify } from "../node/verify/command.ts";
+import { readJsonFile } from "../node/verify/document-file.ts";
 import type { EdgeLike, RegistryChange } from "../feed/change.ts";
 import { answerer } from "../http/answer.ts";
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
@@ -407,6 +408,14 @@ test("a feed that still carries a withheld vault's former detail, or a row older
   const old = await feedRows(both(itemsOf(DEPLOYED, staleRows)));
   assert.equal(failing(old), [ROWS]);
   assert.match(row(old, /every row an item carries/).detail, /: vaults\[tide-tables\]$/);
+});
+
+test("--previous-document: the ETag is of the file's bytes, a byte order mark in front included", async () => {
+  const file = join(work, "with-bom.json");
+  writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync("golden/registry.json")]));
+  const read = await readJsonFile(file, 1 << 26);
+  assert.ok("ok" in read);
+  assert.is(read.etag, await strongEtag(new Uint8Array(readFileSync(file))));
 });
 
 test("--previous-document: an earlier build's document catches up; the document itself is current; one older than the window or of a fork refetches, one newer waits (warnings); one that is not a document fails", async () => {

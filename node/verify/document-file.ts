@@ -1,7 +1,7 @@
 /** Reading `--previous-document FILE`: within a byte limit (the one bounded reader), parsed as JSON. */
 import { resolve } from "node:path";
 import { strongEtag } from "../../http/responses.ts";
-import { readLimited } from "../cli/source-file.ts";
+import { fileBytes, readLimited } from "../cli/source-file.ts";
 
 /**
  * The JSON value of the file at `path` (a relative one read from `cwd`), at most `cap` bytes, and
@@ -16,8 +16,8 @@ export async function readJsonFile(
   const read = await readLimited(resolve(cwd, path), cap);
   if ("error" in read) return { error: `${path}: ${read.error}` };
   try {
-    // The text is checked UTF-8: encoded again, it is the file's bytes.
-    return { ok: JSON.parse(read.text), etag: await strongEtag(new TextEncoder().encode(read.text)) };
+    // The text is checked UTF-8: encoded again, with a byte order mark the reader dropped, it is the file's bytes.
+    return { ok: JSON.parse(read.text), etag: await strongEtag(fileBytes(read)) };
   } catch {
     // The parser's message quotes the text, which may not be public (a source file given by mistake).
     return { error: `${path}: not JSON` };
