@@ -565,6 +565,19 @@ test("a rebuild from the clock over several versions keeps the previous built_at
     "2027-03-05T00:00:00Z",
     "v2 never built",
   );
+  assert.is(
+    await settledAt(both, "2027-03-05T00:00:00Z", { table, edit: (h) => h.previous.clear() }),
+    "2027-03-05T00:00:00Z",
+    "no previous build at all",
+  );
+  assert.is(
+    await settledAt(both, "2027-03-05T00:00:00Z", {
+      table,
+      edit: (h) => (h.previous.get(2).snapshot.ref.etag = '"00"'),
+    }),
+    "2027-03-05T00:00:00Z",
+    "v2's bytes then were other than a build at that instant makes",
+  );
   const day89 = await build("2027-05-29T00:00:00Z", TEST_TABLE);
   assert.is(
     await settledAt(day89, "2027-05-30T00:00:00Z", { table }),
