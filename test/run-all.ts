@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Command, runAsProcess } from "../node/cli/args.ts";
 import { countsOf, SUMMARY_LINE, summaryOf } from "./uvu-summary.ts";
 
@@ -33,7 +34,7 @@ Total, Passed, Skipped, Duration. A file still running after TEST_TIMEOUT second
 stopped with every process it started, and fails. FC_SEED and FC_RUNS reach the property tests.
 
 Exit codes: 0 every test passed; 1 a test failed, a file printed no summary, or none ran; 2 a bad
-flag or pattern.
+flag, pattern or setting.
 `;
 
 /** `npm test` as a function: runs the files, writes their output and the summary, returns the exit code. */
@@ -65,10 +66,11 @@ export const runAll: Command = async (argv, env, io) => {
   // Each file runs in a process group of its own, so that a stop reaches what it started; the
   // group leader's pid names the group.
   const running = new Set<number>();
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  // A stop that cannot be caught (SIGKILL) reaches the files through test/file-watchdog.ts.
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
     process.once(signal, () => {
       for (const pid of running) stopGroup(pid);
-      process.exit(signal === "SIGINT" ? 130 : 143);
+      process.exit(code);
     });
   }
   const rank = (file: string) => {
@@ -123,10 +125,16 @@ function stopGroup(pid: number): void {
   }
 }
 
+/** Loaded into each file: it stops the file's group when npm test goes away. */
+const WATCHDOG = fileURLToPath(new URL("file-watchdog.ts", import.meta.url));
+
+/** How long the output of a file that has ended may take to arrive: a process it left may hold the pipes. */
+const DRAIN_MS = 1000;
+
 /**
  * One test file in a process group of its own: its exit code and its output, stdout and stderr in
  * the order written. After `seconds`, or once the file has ended, the group is killed, so that no
- * server or runtime it started outlives it.
+ * server or runtime it started outlives it; a file stopped at `seconds` fails, whatever it printed.
  */
 function runFile(
   file: string,
@@ -136,10 +144,10 @@ function runFile(
   running: Set<number>,
 ): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", file], {
+    const child = spawn(process.execPath, ["--import", "tsx", "--import", WATCHDOG, file], {
       cwd,
       env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });
     const pid = child.pid as number;
@@ -147,16 +155,36 @@ function runFile(
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    let stopped = false;
     const timer = setTimeout(() => {
+      stopped = true;
       output += `\nstopped after ${seconds} s`;
       stopGroup(pid);
     }, seconds * 1000);
-    // What the file left running is stopped.
-    child.on("exit", () => stopGroup(pid));
-    child.on("close", (code, signal) => {
+    let ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    const done = () => {
+      if (!running.has(pid)) return;
       clearTimeout(timer);
       running.delete(pid);
-      resolve({ code: code ?? 1, output: signal === null ? output : `${output}\nended by ${signal}` });
+      child.stdin.destroy();
+      const { code, signal } = ended as NonNullable<typeof ended>;
+      const told = signal === null ? output : `${output}\nended by ${signal}`;
+      resolve({ code: stopped ? 1 : code ?? 1, output: told });
+    };
+    child.on("exit", (code, signal) => {
+      ended = { code, signal };
+      // What the file left running is stopped; one that left its own session may still hold the
+      // pipes, so its output is waited for only so long.
+      stopGroup(pid);
+      const drain = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        done();
+      }, DRAIN_MS);
+      child.on("close", () => {
+        clearTimeout(drain);
+        done();
+      });
     });
   });
 }

@@ -110,14 +110,14 @@ test("on a machine of 64 CPUs or more, TEST_JOBS unset: the files run (at most 6
 });
 
 /**
- * A test file that starts a process (which would run for a minute) and writes its pid, then its own
- * parent's (npm test's), to `pidFile`; then `rest`.
+ * A test file that starts a process (which would run for a minute) and writes its pid, its own
+ * parent's (npm test's) and its own to `pidFile`; then `rest`.
  */
 const starting = (pidFile: string, rest: string) =>
   `import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
-writeFileSync(${JSON.stringify(pidFile)}, \`\${child.pid} \${process.ppid}\`);
+writeFileSync(${JSON.stringify(pidFile)}, \`\${child.pid} \${process.ppid} \${process.pid}\`);
 ${rest}
 `;
 
@@ -139,11 +139,12 @@ async function stillRunning(pid: number): Promise<boolean> {
 
 test("a file still running after TEST_TIMEOUT is stopped with the processes it started, and fails; a file that ends leaving one has it stopped", async () => {
   const hung = join(work, "hung.pid");
-  const hang = "setInterval(() => {}, 1000);";
+  // It passes its one test, then hangs: stopped, it fails.
+  const hang = 'import { test } from "uvu";\ntest("passes", () => {});\ntest.run();\nsetInterval(() => {}, 1000);';
   const { code, stdout } = await runAllOn("timeout", { "a.test.ts": starting(hung, hang) }, [], { timeout: "2" });
   assert.is(code, 1);
   assert.match(stdout, /stopped after 2 s/);
-  assert.equal(countsOf(stdout), { total: 1, passed: 0, skipped: 0 });
+  assert.equal(countsOf(stdout), { total: 2, passed: 1, skipped: 0 });
   assert.not.ok(await stillRunning(pidsIn(hung)[0] as number), "what the stopped file started is stopped too");
 
   const leaked = join(work, "leaked.pid");
@@ -164,6 +165,37 @@ test("SIGTERM to npm test stops every file's process group, and it exits 143", a
   process.kill(npmTest, "SIGTERM");
   const { code } = await running;
   assert.is(code, 143);
+  assert.not.ok(await stillRunning(grandchild), "what the file started is stopped");
+});
+
+test("a file that ends leaving a process of its own session on its output ends without waiting for it", async () => {
+  const pidFile = join(work, "session.pid");
+  const file = `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { test } from "uvu";
+const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { detached: true, stdio: ["ignore", "inherit", "inherit"] });
+child.unref();
+writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));
+test("passes", () => {});
+test.run();
+`;
+  try {
+    const { code, stdout } = await runAllOn("session", { "a.test.ts": file }, [], { timeout: "30" });
+    assert.is(code, 0, stdout);
+    assert.equal(countsOf(stdout), { total: 1, passed: 1, skipped: 0 });
+  } finally {
+    process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+  }
+});
+
+test("SIGKILL to npm test: each file's group goes with it", async () => {
+  const pids = join(work, "killed.pid");
+  const running = runAllOn("killed", { "a.test.ts": starting(pids, "setInterval(() => {}, 1000);") });
+  for (let i = 0; i < 400 && !existsSync(pids); i++) await new Promise((done) => setTimeout(done, 50));
+  const [grandchild, npmTest, file] = pidsIn(pids) as [number, number, number];
+  process.kill(npmTest, "SIGKILL");
+  await running;
+  assert.not.ok(await stillRunning(file), "the file is stopped");
   assert.not.ok(await stillRunning(grandchild), "what the file started is stopped");
 });
 
