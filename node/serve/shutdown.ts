@@ -83,12 +83,6 @@ export function runServer(
     let sweep: NodeJS.Timeout | undefined;
     let done = false;
     let stopping = false;
-    // Once stopping, a connection is not kept alive past its answer (else it would hold the stop
-    // for the keep-alive timeout): an answer begun after the stop says Connection: close, and one
-    // begun before is closed as idle soon after it is sent (the stop sweeps idle connections).
-    server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
-      if (stopping) res.shouldKeepAlive = false;
-    });
     const finish = (code: number): void => {
       if (done) return;
       done = true;
@@ -115,6 +109,13 @@ export function runServer(
     const stop = (why: string): void => {
       if (stopping || done) return;
       stopping = true;
+      // Once stopping, a connection is not kept alive past its answer (else it would hold the stop
+      // for the keep-alive timeout): an answer begun after the stop says Connection: close, and one
+      // begun before is closed as idle soon after it is sent (the stop sweeps idle connections).
+      // Added only now, so that serving runs one request listener.
+      server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+        res.shouldKeepAlive = false;
+      });
       // Asked before it listens: the stop waits for the listening (or for the error that ends it).
       if (!server.listening) {
         server.once("listening", () => stopListening(why));
