@@ -419,15 +419,8 @@ test("the README's version table is the table's rows", () => {
 
 test("a previous build given without its document or a classifier is refused when the data changed, and needs neither for a rebuild that keeps its built_at", async () => {
   const first = await build("2026-12-01T00:00:00Z");
-  const bytes = (path: string) => new TextDecoder().decode(first.routes.get(path)?.identity.body);
-  const document = JSON.parse(bytes(V1.path)) as { built_at: string; vaults: unknown[]; edges: unknown[] };
-  const snapshot = {
-    ref: { built_at: document.built_at, etag: first.routes.get(V1.path)?.identity.etag },
-    vaults: document.vaults,
-    edges: document.edges,
-    envelope: envelopeOf(document),
-  };
-  const previous = new Map([[1, { snapshot, feed: JSON.parse(bytes(changesPaths(V1).json)) }]]);
+  const { previous, documents } = historyOf(first, VERSIONS);
+  const document = documents.get(1);
   const changed = { ...source, vaults: source.vaults.slice(1) };
   const classify = () => "compatible" as never;
   for (const history of [{ previous }, { previous, classify }, { previous, documents: new Map([[1, document]]) }]) {
