@@ -53,12 +53,12 @@ export const runAll: Command = async (argv, env, io) => {
   }
   // One more than the CPUs: most files spend much of their time waiting on a child process. The
   // bounds are TEST_JOBS's: a machine of 64 CPUs or more runs 64 at once.
-  const jobs = env["TEST_JOBS"] ? Number(env["TEST_JOBS"]) : Math.min(availableParallelism() + 1, 64);
+  const jobs = wholeNumber(env["TEST_JOBS"]) ?? Math.min(availableParallelism() + 1, 64);
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) {
     io.stderr(`TEST_JOBS: expected a number of files at once from 1 to 64, got ${JSON.stringify(env["TEST_JOBS"])}\n`);
     return 2;
   }
-  const timeout = env["TEST_TIMEOUT"] ? Number(env["TEST_TIMEOUT"]) : 600;
+  const timeout = wholeNumber(env["TEST_TIMEOUT"]) ?? 600;
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) {
     io.stderr(`TEST_TIMEOUT: expected seconds from 1 to 86400, got ${JSON.stringify(env["TEST_TIMEOUT"])}\n`);
     return 2;
@@ -115,6 +115,15 @@ export const runAll: Command = async (argv, env, io) => {
   if (failed > 0) io.stderr(`${failed} of ${files.length} test files failed\n`);
   return failed === 0 && sums.total > 0 ? 0 : 1;
 };
+
+/**
+ * A setting as a number written in digits only (NaN otherwise, so " 5" and "1e3" are refused);
+ * undefined when unset or empty.
+ */
+function wholeNumber(setting: string | undefined): number | undefined {
+  if (setting === undefined || setting === "") return undefined;
+  return /^[0-9]+$/.test(setting) ? Number(setting) : Number.NaN;
+}
 
 /** Kills every process of the group `pid` leads, if any is left. */
 function stopGroup(pid: number): void {

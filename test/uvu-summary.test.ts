@@ -153,8 +153,13 @@ test("a file still running after TEST_TIMEOUT is stopped with the processes it s
   assert.is(ended.code, 0, ended.stdout);
   assert.not.ok(await stillRunning(pidsIn(leaked)[0] as number), "what the ended file left is stopped");
 
-  const bad = await runAllOn("bad-timeout", { "a.test.ts": PASSING }, [], { timeout: "0" });
-  assert.equal([bad.code, bad.stderr], [2, 'TEST_TIMEOUT: expected seconds from 1 to 86400, got "0"\n']);
+  for (const timeout of ["0", "1e3", " 5"]) {
+    const bad = await runAllOn(`bad-timeout-${timeout.trim()}`, { "a.test.ts": PASSING }, [], { timeout });
+    assert.equal([bad.code, bad.stderr], [
+      2,
+      `TEST_TIMEOUT: expected seconds from 1 to 86400, got ${JSON.stringify(timeout)}\n`,
+    ]);
+  }
 });
 
 test("SIGTERM to npm test stops every file's process group, and it exits 143", async () => {
