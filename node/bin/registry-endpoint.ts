@@ -3,7 +3,7 @@
  * entry points the repository's npm scripts run, unchanged: each takes its own flags from
  * `process.argv.slice(2)`, so the command name is taken out of argv before its module loads.
  */
-import { processIo, renameUsage, runAsProcess } from "../cli/args.ts";
+import { renameUsage, runAsProcess } from "../cli/args.ts";
 import { runCli } from "../cli/registry-command.ts";
 
 const COMMANDS = {
@@ -55,15 +55,9 @@ if (command === "--help" || command === "-h") {
   if (command === "serve") stopWithParent();
   if (command === "build") await runAsProcess((await import("../build/build.ts")).runBuild);
   else if (command === "verify") await runAsProcess((await import("../verify/command.ts")).runVerify);
-  else if (command === "serve") {
-    const [{ runServe }, { processStopSignal }] = await Promise.all([
-      import("../serve/server.ts"),
-      import("../serve/shutdown.ts"),
-    ]);
-    const stop = processStopSignal();
-    // Ended at once when the server has stopped (see node/bin/serve.ts).
-    process.exit(await runServe(process.argv.slice(2), process.env, processIo(), stop));
-  } else if (command === "keygen") await runAsProcess((await import("../build/keygen.ts")).runKeygen);
+  // npm start's entry, which takes its flags from process.argv as the others do.
+  else if (command === "serve") await import("./serve.ts");
+  else if (command === "keygen") await runAsProcess((await import("../build/keygen.ts")).runKeygen);
   else await runAsProcess((await import("../init/init.ts")).runInit);
 }
 
