@@ -178,7 +178,10 @@ test("a file that ends leaving a process of its own session on its output ends w
   const file = `import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { test } from "uvu";
-const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { detached: true, stdio: ["ignore", "inherit", "inherit"] });
+const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], {
+  detached: true,
+  stdio: ["ignore", "inherit", "inherit"],
+});
 child.unref();
 writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));
 test("passes", () => {});
