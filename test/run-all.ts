@@ -170,30 +170,19 @@ function runFile(
       output += `\nstopped after ${seconds} s`;
       stopGroup(pid);
     }, seconds * 1000);
-    let ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    const done = () => {
-      if (!running.has(pid)) return;
-      clearTimeout(timer);
-      running.delete(pid);
-      child.stdin.destroy();
-      const { code, signal } = ended as NonNullable<typeof ended>;
-      const told = signal === null ? output : `${output}\nended by ${signal}`;
-      resolve({ code: stopped ? 1 : code ?? 1, output: told });
-    };
     child.on("exit", (code, signal) => {
-      ended = { code, signal };
       // What the file left running is stopped; one that left its own session may still hold the
       // pipes, so its output is waited for only so long.
       stopGroup(pid);
-      const drain = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        done();
-      }, DRAIN_MS);
-      child.on("close", () => {
+      const finish = () => {
+        if (!running.delete(pid)) return;
+        clearTimeout(timer);
         clearTimeout(drain);
-        done();
-      });
+        for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
+        resolve({ code: stopped ? 1 : code ?? 1, output: signal === null ? output : `${output}\nended by ${signal}` });
+      };
+      const drain = setTimeout(finish, DRAIN_MS);
+      child.on("close", finish);
     });
   });
 }
