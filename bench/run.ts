@@ -15,11 +15,11 @@ import { prepareBuild } from "../assembly/prepare.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { buildRegistry, serializeRegistry, type Source, validateSource } from "../registry.ts";
 import { fetchRaw, type Running, startServer } from "../test/servers.ts";
-import { parseProcessArgs } from "../node/cli/args.ts";
-import { bundleArtifacts } from "../node/build/bundle.ts";
-import { runBuild } from "../node/build/build.ts";
-import { diffDocuments, type Document } from "../node/review/diff.ts";
-import { zlibCompress } from "../node/build/compress.ts";
+import { parseProcessArgs } from "../node/common/args.ts";
+import { bundleArtifacts } from "../node/builder/bundle.ts";
+import { runBuild } from "../node/builder/build.ts";
+import { diffDocuments, type Document } from "../node/common/diff.ts";
+import { zlibCompress } from "../node/common/compress.ts";
 import {
   BASE_RECORDS,
   BASE_VALUE_WEIGHT,
@@ -32,8 +32,8 @@ import {
   VALUE_WEIGHT_BYTES,
   VALUE_WEIGHT_OF_CONTAINER,
 } from "../contract/limits.ts";
-import { classifyChange } from "../node/build/classify.ts";
-import { checkPrevious } from "../node/build/previous.ts";
+import { classifyChange } from "../node/builder/classify.ts";
+import { checkPrevious } from "../node/builder/previous.ts";
 import { changesPaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { atomFeed } from "../feed/atom.ts";

@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { parseProcessArgs } from "../node/cli/args.ts";
+import { parseProcessArgs } from "../node/common/args.ts";
 import { startServer } from "../test/servers.ts";
 import { GENERATOR, load, rssOf } from "./load.ts";
 

@@ -8,8 +8,8 @@ import { readFileSync } from "node:fs";
 import { LimitError } from "../contract/limits.ts";
 import { contextOf } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { parseProcessArgs } from "../node/cli/args.ts";
-import { readSourceFile } from "../node/cli/source-file.ts";
+import { parseProcessArgs } from "../node/common/args.ts";
+import { readSourceFile } from "../node/common/source-file.ts";
 import { buildRegistry, serializeRegistry } from "../registry.ts";
 
 const { values, positionals } = parseProcessArgs({

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseProcessArgs } from "../node/cli/args.ts";
+import { parseProcessArgs } from "../node/common/args.ts";
 
 parseProcessArgs({
   usage: "npm run lambda-ric [-- --help]",

@@ -1,5 +1,5 @@
 /**
- * A build as plain data, for a deploy artifact to embed (`node/build/stamp.ts` writes it at build time):
+ * A build as plain data, for a deploy artifact to embed (`node/builder/stamp.ts` writes it at build time):
  * every route's headers and ETags, and each distinct body once. Restoring it hashes, compresses
  * and serializes nothing, and decodes a body only when it is first served, so nothing happens at
  * import that Cloudflare Workers forbid and a Lambda cold start stays cheap. Web standards only.

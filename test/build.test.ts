@@ -5,7 +5,7 @@ import { dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/build/build.ts";
+import { runBuild } from "../node/builder/build.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-builds-"));

@@ -10,9 +10,9 @@ import {
   shownPath,
   shownUrl,
 } from "../contract/config.ts";
-import { readPrevious } from "../node/build/previous.ts";
+import { readPrevious } from "../node/builder/previous.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { runCli } from "../node/cli/registry-command.ts";
+import { runCli } from "../node/review/registry-command.ts";
 
 const NOW = () => new Date("2026-11-21T09:08:07.654Z");
 

@@ -22,9 +22,9 @@ import {
 import { type Build, planKey, prepareBuild, VersionPolicyError } from "../assembly/prepare.ts";
 import { relativeRef } from "../assembly/openapi.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { zlibCompress } from "../node/build/compress.ts";
-import { staticHeaders, writeStatic } from "../node/build/static.ts";
-import { feedTypesOf, typesOf, typesPath } from "../node/build/types.ts";
+import { zlibCompress } from "../node/common/compress.ts";
+import { staticHeaders, writeStatic } from "../node/builder/static.ts";
+import { feedTypesOf, typesOf, typesPath } from "../node/builder/types.ts";
 import { type Source, validateSource } from "../registry.ts";
 import { answerRequests, GOLDEN_OPTIONS, LIFECYCLE_REQUESTS } from "./cases.ts";
 import { assertGolden } from "./golden.ts";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runCli } from "../node/cli/registry-command.ts";
+import { runCli } from "../node/review/registry-command.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, startServer } from "./servers.ts";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runCli } from "../node/cli/registry-command.ts";
+import { runCli } from "../node/review/registry-command.ts";
 import {
   asDocument,
   type Change,
@@ -16,17 +16,17 @@ import {
   NOT_PRINTED_EDGE_TYPE,
   RULES,
   worstClass,
-} from "../node/review/diff.ts";
+} from "../node/common/diff.ts";
 import { jsonReport, markdownReport } from "../node/review/diff-report.ts";
-import { jsonText } from "../node/review/json-deep.ts";
+import { jsonText } from "../node/common/json-deep.ts";
 import { fcParams } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import Ajv2020 from "ajv/dist/2020.js";
 import { contextOf } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { validateSource } from "../registry.ts";
-import { failuresOf } from "../node/review/schemas.ts";
-import { printable } from "../node/review/printable.ts";
+import { failuresOf } from "../node/common/schemas.ts";
+import { printable } from "../node/common/printable.ts";
 
 /** The Markdown table of every rule, as the README shows it. */
 function ruleTable(): string {

@@ -7,7 +7,7 @@ import * as assert from "uvu/assert";
 import { createApp, responseInit } from "../http/app.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { edgeKeeps, negotiator } from "../http/encoding.ts";
-import { zlibCompress } from "../node/build/compress.ts";
+import { zlibCompress } from "../node/common/compress.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";

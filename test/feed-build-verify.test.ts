@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/build/build.ts";
+import { runBuild } from "../node/builder/build.ts";
 import { runVerify } from "../node/verify/command.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 import { type Running, startServer } from "./servers.ts";

@@ -20,7 +20,7 @@ import {
 import { changesPaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { classifyChange } from "../node/build/classify.ts";
+import { classifyChange } from "../node/builder/classify.ts";
 import { buildRegistry, type Registry, serializeRegistry, validateSource } from "../registry.ts";
 import { validSource } from "./arbitraries.ts";
 

@@ -12,7 +12,7 @@ import { changeFeedSchema } from "../feed/schema.ts";
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import { changesPaths } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { classifyChange } from "../node/build/classify.ts";
+import { classifyChange } from "../node/builder/classify.ts";
 import { type Registry, validateSource } from "../registry.ts";
 import { GOLDEN_OPTIONS, historySteps } from "./cases.ts";
 import { assertGolden } from "./golden.ts";

@@ -12,7 +12,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { lambdaHandlerFor, MAX_LOG_LINE } from "../http/lambda.ts";
-import { zlibCompress } from "../node/build/compress.ts";
+import { zlibCompress } from "../node/common/compress.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { answerListener } from "../node/serve/answer-server.ts";
 import { validateSource } from "../registry.ts";

@@ -12,11 +12,11 @@ import { fcParams } from "./arbitraries.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { restoreBuild } from "../http/restore.ts";
-import { stampBuild } from "../node/build/stamp.ts";
+import { stampBuild } from "../node/builder/stamp.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { pathOf, plainAuthority, plainPathOf } from "../http/request-path.ts";
-import { staticHeaders } from "../node/build/static.ts";
-import { zlibCompress } from "../node/build/compress.ts";
+import { staticHeaders } from "../node/builder/static.ts";
+import { zlibCompress } from "../node/common/compress.ts";
 
 const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
 if (!source.ok) throw new Error("fixture invalid");

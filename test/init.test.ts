@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { MARKER } from "../node/build/output-folder.ts";
+import { MARKER } from "../node/builder/output-folder.ts";
 import { runInit } from "../node/init/init.ts";
 import { PLATFORMS, RECIPES, SOURCE_FILE, STARTER_BASE_URL } from "../node/init/starter.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadInputs } from "../node/cli/inputs.ts";
+import { loadInputs } from "../node/common/inputs.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-inputs-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));

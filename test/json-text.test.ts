@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_NESTING_DEPTH, maxValueWeight, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
-import { findDuplicateKeys, locateJsonError, scanSourceText } from "../node/cli/json-error.ts";
-import { parseJson, readSourceFile } from "../node/cli/source-file.ts";
+import { findDuplicateKeys, locateJsonError, scanSourceText } from "../node/common/json-error.ts";
+import { parseJson, readSourceFile } from "../node/common/source-file.ts";
 import { fcParams } from "./arbitraries.ts";
 
 test("duplicate keys: found at any depth, by decoded name, with line and column; only the format's keys are named", () => {

@@ -9,7 +9,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { lambdaHandlerFor, logLine, MAX_LOG_LINE } from "../http/lambda.ts";
 import { problem } from "../http/responses.ts";
-import { zlibCompress } from "../node/build/compress.ts";
+import { zlibCompress } from "../node/common/compress.ts";
 import { type Event, event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { validateSource } from "../registry.ts";

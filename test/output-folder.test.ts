@@ -1,5 +1,5 @@
 /**
- * The build owns only what it made (`node/build/output-folder.ts`): laws over generated folder trees,
+ * The build owns only what it made (`node/builder/output-folder.ts`): laws over generated folder trees,
  * in process, and the issue's reproductions through the real `npm run build`.
  */
 import fc from "fast-check";
@@ -19,8 +19,8 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/build/build.ts";
-import { MARKER, outputProblems, replaceOutput } from "../node/build/output-folder.ts";
+import { runBuild } from "../node/builder/build.ts";
+import { MARKER, outputProblems, replaceOutput } from "../node/builder/output-folder.ts";
 import { fcParams } from "./arbitraries.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 

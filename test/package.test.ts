@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/build/build.ts";
+import { runBuild } from "../node/builder/build.ts";
 import { tablePaths } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { BUILD_LINE, type Platform, RECIPES, STARTER_BASE_URL, STARTER_SOURCE } from "../node/init/starter.ts";

@@ -1,5 +1,5 @@
 /**
- * Each platform's limits as one table (node/build/platform-limits.ts), and the build's one rule:
+ * Each platform's limits as one table (node/builder/platform-limits.ts), and the build's one rule:
  * a code artifact is written only when every answer it may give fits every platform it is for;
  * each one left out is named in one line with the limit and what serves the document instead.
  */
@@ -12,8 +12,8 @@ import * as assert from "uvu/assert";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../contract/limits.ts";
 import { generateSource } from "../bench/generate.ts";
-import { runBuild } from "../node/build/build.ts";
-import { zlibCompress } from "../node/build/compress.ts";
+import { runBuild } from "../node/builder/build.ts";
+import { zlibCompress } from "../node/common/compress.ts";
 import {
   ARTIFACT_LIMITS,
   lambdaPayloadBytes,
@@ -21,7 +21,7 @@ import {
   planArtifacts,
   PLATFORM_LIMITS,
   staticAlone,
-} from "../node/build/platform-limits.ts";
+} from "../node/builder/platform-limits.ts";
 import { validateSource } from "../registry.ts";
 import { event, EVENTS, retarget } from "./aws-events.ts";
 import { cleanEnv, runCommand } from "./process.ts";

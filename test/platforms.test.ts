@@ -18,7 +18,7 @@ import { pathToFileURL } from "node:url";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/build/build.ts";
+import { runBuild } from "../node/builder/build.ts";
 import { node22 } from "../deploy/node22.ts";
 import { tablePaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";

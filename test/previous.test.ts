@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/build/build.ts";
+import { runBuild } from "../node/builder/build.ts";
 import { filesUnder } from "./files.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 import { freePort } from "./servers.ts";

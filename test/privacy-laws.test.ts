@@ -14,12 +14,12 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createApp } from "../http/app.ts";
 import { lambdaHandlerFor } from "../http/lambda.ts";
-import { zlibCompress } from "../node/build/compress.ts";
+import { zlibCompress } from "../node/common/compress.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams, SECRET, validSource } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
-import { runCli } from "../node/cli/registry-command.ts";
+import { runCli } from "../node/review/registry-command.ts";
 import { plantCanaries } from "./canary.ts";
 
 const PATHS = [

@@ -1,6 +1,6 @@
 /** Runs a command to completion with a time limit, capturing its output as bytes. */
 import { spawn } from "node:child_process";
-import type { Command } from "../node/cli/args.ts";
+import type { Command } from "../node/common/args.ts";
 
 export interface Finished {
   readonly code: number | null;

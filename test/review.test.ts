@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { cleanEnv, run, runCommand } from "./process.ts";
-import { runReview } from "../node/cli/review-command.ts";
+import { runReview } from "../node/review/review-command.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-review-"));
 const repo = join(work, "repo");

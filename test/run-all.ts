@@ -9,7 +9,7 @@ import { readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Command, runAsProcess } from "../node/cli/args.ts";
+import { type Command, runAsProcess } from "../node/common/args.ts";
 import { countsOf, SUMMARY_LINE, summaryOf } from "./uvu-summary.ts";
 
 /** Started first, so that the last file to start is a short one: each takes 20 s or more on its own. */

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/build/build.ts";
+import { runBuild } from "../node/builder/build.ts";
 import { runServe } from "../node/serve/server.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";

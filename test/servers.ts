@@ -8,7 +8,7 @@ import { request } from "node:http";
 import { join, resolve } from "node:path";
 import { type AddressInfo, connect, createServer as createNetServer } from "node:net";
 import type { Env } from "../contract/config.ts";
-import type { Io } from "../node/cli/args.ts";
+import type { Io } from "../node/common/args.ts";
 
 export interface Running {
   readonly origin: string;

@@ -16,7 +16,7 @@ import { CLOCK_SKEW_S, documentPath, fileEntry, KEYS_PATH, manifestPath, signBui
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { checkManifest, fileMatches } from "../client/client.ts";
-import { prepareSigning, signStaged } from "../node/build/signing.ts";
+import { prepareSigning, signStaged } from "../node/builder/signing.ts";
 import { type Source, validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
 

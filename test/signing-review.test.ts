@@ -13,8 +13,8 @@ import * as assert from "uvu/assert";
 import { base64url, generateSigningKey, keySet, signGeneral, verifyGeneral, verifyingKeys } from "../assembly/jws.ts";
 import { MANIFEST_TYP } from "../assembly/manifest.ts";
 import { checkManifest } from "../client/client.ts";
-import { runBuild } from "../node/build/build.ts";
-import { runKeygen } from "../node/build/keygen.ts";
+import { runBuild } from "../node/builder/build.ts";
+import { runKeygen } from "../node/builder/keygen.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-signing-review-"));

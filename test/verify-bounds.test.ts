@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { printable } from "../node/review/printable.ts";
+import { printable } from "../node/common/printable.ts";
 import { cleanEnv, run } from "./process.ts";
 
 const NODES: [string, string][] = [

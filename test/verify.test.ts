@@ -8,7 +8,7 @@ import { extname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runVerify } from "../node/verify/command.ts";
-import { runBuild } from "../node/build/build.ts";
+import { runBuild } from "../node/builder/build.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import type { Resource } from "../http/responses.ts";
 import { answerListener } from "../node/serve/answer-server.ts";

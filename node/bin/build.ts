@@ -1,5 +1,5 @@
 /** Entry point of `npm run build`: see `../build/build.ts`. */
-import { runAsProcess } from "../cli/args.ts";
-import { runBuild } from "../build/build.ts";
+import { runAsProcess } from "../common/args.ts";
+import { runBuild } from "../builder/build.ts";
 
 await runAsProcess(runBuild);

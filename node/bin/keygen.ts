@@ -1,5 +1,5 @@
 /** Entry point of `registry-endpoint keygen`: see `../build/keygen.ts`. */
-import { runAsProcess } from "../cli/args.ts";
-import { runKeygen } from "../build/keygen.ts";
+import { runAsProcess } from "../common/args.ts";
+import { runKeygen } from "../builder/keygen.ts";
 
 await runAsProcess(runKeygen);

@@ -3,8 +3,8 @@
  * entry points the repository's npm scripts run, unchanged: each takes its own flags from
  * `process.argv.slice(2)`, so the command name is taken out of argv before its module loads.
  */
-import { renameUsage, runAsProcess } from "../cli/args.ts";
-import { runCli } from "../cli/registry-command.ts";
+import { renameUsage, runAsProcess } from "../common/args.ts";
+import { runCli } from "../review/registry-command.ts";
 
 const COMMANDS = {
   build: "every deploy artifact from a source (npm run build)",
@@ -53,11 +53,11 @@ if (command === "--help" || command === "-h") {
 } else {
   process.argv.splice(2, 1);
   if (command === "serve") stopWithParent();
-  if (command === "build") await runAsProcess((await import("../build/build.ts")).runBuild);
+  if (command === "build") await runAsProcess((await import("../builder/build.ts")).runBuild);
   else if (command === "verify") await runAsProcess((await import("../verify/command.ts")).runVerify);
   // npm start's entry, which takes its flags from process.argv as the others do.
   else if (command === "serve") await import("./serve.ts");
-  else if (command === "keygen") await runAsProcess((await import("../build/keygen.ts")).runKeygen);
+  else if (command === "keygen") await runAsProcess((await import("../builder/keygen.ts")).runKeygen);
   else await runAsProcess((await import("../init/init.ts")).runInit);
 }
 

@@ -1,5 +1,5 @@
 /** Entry point of `npm run registry`: see `../cli/registry-command.ts`. */
-import { runCli } from "../cli/registry-command.ts";
+import { runCli } from "../review/registry-command.ts";
 
 const result = await runCli(process.argv.slice(2), process.env);
 process.stderr.write(result.stderr);

@@ -1,5 +1,5 @@
 /** Entry point of `npm run review`: see `../cli/review-command.ts`. */
-import { runAsProcess } from "../cli/args.ts";
-import { runReview } from "../cli/review-command.ts";
+import { runAsProcess } from "../common/args.ts";
+import { runReview } from "../review/review-command.ts";
 
 await runAsProcess(runReview);

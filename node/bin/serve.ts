@@ -1,5 +1,5 @@
 /** Entry point of `npm start`: see `../serve/server.ts`. */
-import { processIo } from "../cli/args.ts";
+import { processIo } from "../common/args.ts";
 import { runServe } from "../serve/server.ts";
 import { processStopSignal } from "../serve/shutdown.ts";
 

@@ -7,7 +7,7 @@
 import { appendFileSync, existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
+import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
 import {
   ALIASES,
   type Platform,

@@ -4,10 +4,10 @@
  * does privacy move, then which data moved. Long groups are cut, with a count of what was cut.
  */
 import type { ChangeClass } from "../../feed/change.ts";
-import { type Change, CLASSES } from "./diff.ts";
-import { jsonText } from "./json-deep.ts";
-import { codeSpan, escapeMarkdown } from "./markdown.ts";
-import { escapeC1InJson, printable } from "./printable.ts";
+import { type Change, CLASSES } from "../common/diff.ts";
+import { jsonText } from "../common/json-deep.ts";
+import { codeSpan, escapeMarkdown } from "../common/markdown.ts";
+import { escapeC1InJson, printable } from "../common/printable.ts";
 
 const SECTIONS: readonly { readonly title: string; readonly rules: readonly string[] }[] = [
   {

@@ -7,9 +7,9 @@
 import { execFileSync } from "node:child_process";
 import { isObject } from "../../contract/json.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
-import { diffDocuments, type Document, documentShape, worstClass } from "./diff.ts";
+import { diffDocuments, type Document, documentShape, worstClass } from "../common/diff.ts";
 import { markdownReport, summaryLine } from "./diff-report.ts";
-import { codeSpan, escapeHtml, fenceFor } from "./markdown.ts";
+import { codeSpan, escapeHtml, fenceFor } from "../common/markdown.ts";
 
 /** The outcome: the Markdown for the job summary, and whether the review fails. */
 export interface Review {

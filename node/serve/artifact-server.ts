@@ -9,7 +9,7 @@ import { type BuildStamp, restoreBuild } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
-import { parseProcessArgs, processIo } from "../cli/args.ts";
+import { parseProcessArgs, processIo } from "../common/args.ts";
 import { processStopSignal, runServer, serverEnv } from "./shutdown.ts";
 
 const stamp = stampData as BuildStamp & { readonly sourceName: string };

@@ -9,9 +9,9 @@ import { basename, resolve } from "node:path";
 import { LimitError } from "../../contract/limits.ts";
 import { prepareBuild, VersionPolicyError } from "../../assembly/prepare.ts";
 import type { Env } from "../../contract/config.ts";
-import { type CommandSpec, type Io, parseOrExit } from "../cli/args.ts";
-import { zlibCompress } from "../build/compress.ts";
-import { loadInputs, SNAPSHOT } from "../cli/inputs.ts";
+import { type CommandSpec, type Io, parseOrExit } from "../common/args.ts";
+import { zlibCompress } from "../common/compress.ts";
+import { loadInputs, SNAPSHOT } from "../common/inputs.ts";
 import { answerListener } from "./answer-server.ts";
 import { runServer, serverEnv } from "./shutdown.ts";
 

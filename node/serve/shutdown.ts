@@ -9,7 +9,7 @@ import type { Env } from "../../contract/config.ts";
 import { CANONICAL_PATH } from "../../contract/version-policy.ts";
 import type { BuildMeta } from "../../assembly/prepare.ts";
 import { pathOf } from "../../http/request-path.ts";
-import type { Io } from "../cli/args.ts";
+import type { Io } from "../common/args.ts";
 import { nodeHttp } from "./node-http.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 

@@ -7,11 +7,11 @@ import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { parseBaseUrl } from "../../contract/config.ts";
 import { isObject } from "../../contract/json.ts";
-import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
+import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
 import { readJsonFile } from "./document-file.ts";
 import { FEED_BODY_CAP } from "./feeds.ts";
-import { DOCUMENT_BODY_CAP, type ManifestState, REQUEST_TIMEOUT_MS, table, verify } from "./verify.ts";
-import { request, RUN_DEADLINE_MS, timeout } from "./request.ts";
+import { DOCUMENT_BODY_CAP, type ManifestState, table, verify } from "./verify.ts";
+import { request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 
 // The usage line stays as scripts and tests quote it; --help names --keys and --state.
 const USAGE = "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE]";

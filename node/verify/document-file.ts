@@ -1,7 +1,7 @@
 /** Reading `--previous-document FILE`: within a byte limit (the one bounded reader), parsed as JSON. */
 import { resolve } from "node:path";
 import { strongEtag } from "../../http/responses.ts";
-import { fileBytes, readLimited } from "../cli/source-file.ts";
+import { fileBytes, readLimited } from "../common/source-file.ts";
 
 /**
  * The JSON value of the file at `path` (a relative one read from `cwd`), at most `cap` bytes, and

@@ -9,7 +9,7 @@ import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { isObject } from "../../contract/json.ts";
 import { sizeOf } from "../../contract/limits.ts";
 import { changesPaths, type ContractVersion } from "../../contract/version-policy.ts";
-import { arrayOf, jsonEqual } from "../review/json-deep.ts";
+import { arrayOf, jsonEqual } from "../common/json-deep.ts";
 import {
   applyChanges,
   CHANGE_CLASSES,
@@ -21,7 +21,7 @@ import {
 import { ATOM_MEDIA_TYPE, FEED_LIMITS, feedPlace, JSON_FEED_MEDIA_TYPE, JSON_FEED_VERSION } from "../../feed/feed.ts";
 import { type CatchUp, catchUp, chainProblems } from "../../feed/history.ts";
 import type { Check } from "./check.ts";
-import type { Answer, Get } from "./request.ts";
+import type { Answer, Get } from "../common/request.ts";
 
 /** The most a feed may hold, by its window's rule (docs/deploying.md, "What verify checks"). */
 const MAX_FEED_BYTES = FEED_LIMITS.feedBytes;

@@ -12,21 +12,19 @@ import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
-import { arrayOf, jsonEqual } from "../review/json-deep.ts";
-import { validatorOf } from "../review/schemas.ts";
+import { arrayOf, jsonEqual } from "../common/json-deep.ts";
+import { validatorOf } from "../common/schemas.ts";
 import type { Check } from "./check.ts";
 import { coding, feedChecks } from "./feeds.ts";
 import { checkManifest, fileMatches } from "../../client/client.ts";
 import { documentPath, MANIFEST_MEDIA_TYPE, manifestPath } from "../../assembly/manifest.ts";
-import { printable } from "../review/printable.ts";
-import { type Get, request, RequestFailure, RUN_DEADLINE_MS, timeout } from "./request.ts";
+import { printable } from "../common/printable.ts";
+import { type Get, request, REQUEST_TIMEOUT_MS, RequestFailure, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 
 export type { Check } from "./check.ts";
 
 const TIER_LABELS: Record<string, string> = { in_use: "in use", chartered: "chartered", planned: "planned" };
 
-/** How long one request may take, headers to last byte. */
-export const REQUEST_TIMEOUT_MS = 10_000;
 /** The most of a document's body read: the largest document a build makes (the static export serves it). */
 export const DOCUMENT_BODY_CAP = MAX_DOCUMENT_BYTES;
 /** The most of any other body read (a schema, a manifest, a 304, a 410). */

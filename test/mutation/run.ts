@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { parseProcessArgs } from "../../node/cli/args.ts";
+import { parseProcessArgs } from "../../node/common/args.ts";
 
 /**
  * A group: the files Stryker mutates, and the test files that can kill them as uvu patterns run in

@@ -5,6 +5,8 @@
  */
 import { sizeOf } from "../../contract/limits.ts";
 
+/** How long one request may take, headers to last byte. */
+export const REQUEST_TIMEOUT_MS = 10_000;
 /** How long the whole run may take, against any server. */
 export const RUN_DEADLINE_MS = 60_000;
 

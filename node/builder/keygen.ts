@@ -4,11 +4,11 @@
  * The private key is written to FILE only: never printed.
  */
 import { open } from "node:fs/promises";
-import { printable } from "../review/printable.ts";
+import { printable } from "../common/printable.ts";
 import { resolve } from "node:path";
 import { shownPath } from "../../contract/config.ts";
 import { generateSigningKey, keySet } from "../../assembly/jws.ts";
-import { type Command, type CommandSpec, parseOrExit } from "../cli/args.ts";
+import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
 
 const SPEC: CommandSpec = {
   usage: "registry-endpoint keygen FILE",

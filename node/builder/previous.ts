@@ -21,10 +21,9 @@ import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
 import { changesPaths, contextOf, type ContractVersion } from "../../contract/version-policy.ts";
-import { fileBytes, readLimited } from "../cli/source-file.ts";
-import { validatorOf } from "../review/schemas.ts";
-import { request, RUN_DEADLINE_MS, timeout } from "../verify/request.ts";
-import { REQUEST_TIMEOUT_MS } from "../verify/verify.ts";
+import { fileBytes, readLimited } from "../common/source-file.ts";
+import { validatorOf } from "../common/schemas.ts";
+import { request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 
 /**
  * What the previous build left, per version number: its checked history and its parsed document;

@@ -8,12 +8,12 @@ import { LimitError, MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Env } from "../../contract/config.ts";
 import { contextOf, planAt } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
-import { type CommandSpec, parseCommand } from "./args.ts";
-import { asDocument, diffDocuments, type Document, type FailOn, failsOn, worstClass } from "../review/diff.ts";
-import { jsonReport, markdownReport } from "../review/diff-report.ts";
-import { printable } from "../review/printable.ts";
-import { INTERNAL_KEYS_HELP, loadInputs } from "./inputs.ts";
-import { parseJson, readLimited } from "./source-file.ts";
+import { type CommandSpec, parseCommand } from "../common/args.ts";
+import { asDocument, diffDocuments, type Document, type FailOn, failsOn, worstClass } from "../common/diff.ts";
+import { jsonReport, markdownReport } from "./diff-report.ts";
+import { printable } from "../common/printable.ts";
+import { INTERNAL_KEYS_HELP, loadInputs } from "../common/inputs.ts";
+import { parseJson, readLimited } from "../common/source-file.ts";
 
 const COMMAND: CommandSpec = {
   usage: "npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339] [--internal-keys NAMES]",

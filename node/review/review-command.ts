@@ -4,8 +4,8 @@
  */
 import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { reviewGoldens, ReviewInputError } from "../review/review.ts";
-import { type Command, type CommandSpec, parseOrExit } from "./args.ts";
+import { reviewGoldens, ReviewInputError } from "./review.ts";
+import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
 
 const SPEC: CommandSpec = {
   usage: "npm run --silent review -- --base REF [--head REF] [--summary FILE] [--repo DIR]",
