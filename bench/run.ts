@@ -153,6 +153,8 @@ async function artifacts(sourcePath: string): Promise<string> {
     CONFIG.baseUrl,
     "--out",
     out,
+    "--new-history",
+    "--unsigned",
   ]);
   built.set(sourcePath, out);
   return out;
@@ -420,7 +422,18 @@ async function builds(): Promise<string> {
     for (const which of order) {
       const out = join(work, `static-100k-${round}`);
       const args = which === "build"
-        ? [...TSX, "node/bin/build.ts", "--source", largest, "--base-url", CONFIG.baseUrl, "--out", out]
+        ? [
+          ...TSX,
+          "node/bin/build.ts",
+          "--source",
+          largest,
+          "--base-url",
+          CONFIG.baseUrl,
+          "--out",
+          out,
+          "--new-history",
+          "--unsigned",
+        ]
         : which === "help"
         ? [...TSX, "node/bin/build.ts", "--help"]
         : which === "floor"
@@ -505,7 +518,16 @@ async function signing(): Promise<void> {
     const out = join(work, `signing-${round++}`);
     const started = performance.now();
     const code = await runBuild(
-      ["--source", "fixtures/registry.json", "--base-url", CONFIG.baseUrl, "--out", out],
+      [
+        "--source",
+        "fixtures/registry.json",
+        "--base-url",
+        CONFIG.baseUrl,
+        "--out",
+        out,
+        "--new-history",
+        ...(key === undefined ? ["--unsigned"] : []),
+      ],
       { ...(key === undefined ? {} : { REGISTRY_SIGNING_KEY: key }), SOURCE_DATE_EPOCH: "1795262400" },
       io,
     );

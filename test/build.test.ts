@@ -7,12 +7,12 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runBuild } from "../node/builder/build.ts";
 import { cleanEnv, runCommand } from "./process.ts";
+import { buildFirst } from "./first-build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-builds-"));
 const env = cleanEnv({ SOURCE_DATE_EPOCH: "1795262400" });
 const BASE = ["--base-url", "https://registry.example.org"];
-const build = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-  runCommand(runBuild, [...args], { env: { ...env, ...extra } });
+const build = (args: string[], extra: NodeJS.ProcessEnv = {}) => buildFirst([...args], { env: { ...env, ...extra } });
 const buildInto = (out: string, extra: string[] = []) =>
   build(["--source", "fixtures/registry.json", ...BASE, "--out", out, ...extra]);
 
@@ -70,17 +70,42 @@ test("runBuild resolves every relative path against its own folder (io.cwd), not
   const folder = join(work, "elsewhere");
   mkdirSync(folder);
   writeFileSync(join(folder, "mine.json"), readFileSync("fixtures/registry.json"));
-  const first = await runCommand(runBuild, ["--source", "mine.json", ...BASE, "--out", "out"], { env, cwd: folder });
+  const first = await buildFirst(["--source", "mine.json", ...BASE, "--out", "out"], { env, cwd: folder });
   assert.is(first.code, 0, first.stderr);
   assert.ok(existsSync(join(folder, "out", "static", "vaults.json")));
   assert.match(first.stdout.toString(), /^built out: /);
-  const next = await runCommand(runBuild, ["--source", "mine.json", ...BASE, "--out", "next", "--previous", "out"], {
+  const next = await buildFirst(["--source", "mine.json", ...BASE, "--out", "next", "--previous", "out"], {
     env: { ...env, SOURCE_DATE_EPOCH: "1795348800" },
     cwd: folder,
   });
   assert.is(next.code, 0, next.stderr);
-  const missing = await runCommand(runBuild, ["--source", "nowhere.json", ...BASE, "--out", "x"], { env, cwd: folder });
+  const missing = await buildFirst(["--source", "nowhere.json", ...BASE, "--out", "x"], { env, cwd: folder });
   assert.equal([missing.code, missing.stderr], [1, "nowhere.json: cannot read the file (ENOENT)\n"]);
+});
+
+test("a build says where its history comes from: with neither --previous nor --new-history, one line naming the three ways on, exit 1, nothing written", async () => {
+  const out = join(work, "told-nothing");
+  const told = await runCommand(runBuild, ["--source", "fixtures/registry.json", ...BASE, "--out", out], { env });
+  assert.is(told.code, 1, told.stderr);
+  assert.equal(told.stderr.trim().split("\n"), [
+    "--previous or --new-history: required: say where this deployment's history comes from: --previous URL (the base URL " +
+    "of the live deployment; where everything answers 404, a first deploy starts the history), --previous DIR (the " +
+    "last build's --out folder), or --new-history (a first build, on purpose)",
+  ]);
+  assert.not.ok(existsSync(out), "nothing written");
+  // Either one alone is enough; both at once are a usage error.
+  const both = await runCommand(runBuild, [
+    "--source",
+    "fixtures/registry.json",
+    ...BASE,
+    "--out",
+    out,
+    "--new-history",
+    "--previous",
+    out,
+  ], { env });
+  assert.is(both.code, 2, both.stderr);
+  assert.ok((await buildInto(out)).code === 0, "--new-history (given by buildInto) builds");
 });
 
 test("a build needs a source and an explicit base URL: localhost is for development", async () => {

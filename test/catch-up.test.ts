@@ -12,10 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { type HistoryStep, historySteps } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { startServer } from "./servers.ts";
+import { buildFirst } from "./first-build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-catch-up-"));
 const env = cleanEnv({ HOME: work, DENO_DIR: join(work, "deno"), DENO_NO_UPDATE_CHECK: "1" });
@@ -52,7 +52,7 @@ test("across the history: each copy file is the served bytes after every build; 
     // built at its predecessor's time, as its golden keeps it, so that it publishes nothing new.
     const unchanged = step.name.includes("no-change");
     const builtAt = unchanged ? (historySteps[i - 1] as HistoryStep).builtAt : step.builtAt;
-    const built = await runCommand(runBuild, [
+    const built = await buildFirst([
       "--source",
       step.fixture,
       "--base-url",

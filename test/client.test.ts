@@ -22,11 +22,11 @@ import { build } from "esbuild";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { catchUp, type ChangeFeed, sync, SyncError, type SyncResult } from "../client/client.ts";
-import { runBuild } from "../node/builder/build.ts";
 import { runKeygen } from "../node/builder/keygen.ts";
 import { type HistoryStep, historySteps } from "./cases.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 import { type Running, serveWorkerd, startServer } from "./servers.ts";
+import { buildFirst } from "./first-build.ts";
 
 const ROOT = resolve(".");
 const BASE_URL = "https://registry.example.org";
@@ -191,7 +191,7 @@ test.after(async () => {
 
 /** Builds `fixture` at `builtAt` into `out`, carrying on `previous` (or starting a new history). */
 async function buildStep(fixture: string, builtAt: string, out: string, previous: string | null): Promise<void> {
-  const built = await runCommand(runBuild, [
+  const built = await buildFirst([
     "--source",
     fixture,
     "--base-url",
@@ -319,8 +319,7 @@ test("checkManifest on node, deno, bun and workerd against a signed build: pinne
   const pinned = JSON.parse(made.stdout.toString("utf8"));
   const out = join(work, "signed");
   const builtAt = Date.parse("2026-11-21T12:00:00Z") / 1000;
-  const built = await runCommand(
-    runBuild,
+  const built = await buildFirst(
     ["--source", "fixtures/registry.json", "--base-url", BASE_URL, "--out", out],
     {
       env: cleanEnv({

@@ -10,9 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { filesUnder } from "./files.ts";
+import { runBuild } from "../node/builder/build.ts";
 import { cleanEnv, runCommand } from "./process.ts";
+import { buildFirst } from "./first-build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-feed-build-history-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -26,7 +27,7 @@ const day = (n: number) => String(1795262400 + n * 86_400);
 
 /** A build; `epochDay` null: built_at from the clock (no SOURCE_DATE_EPOCH). */
 const build = (out: string, epochDay: number | null, extra: string[] = [], source = "fixtures/registry.json") =>
-  runCommand(runBuild, ["--source", source, "--base-url", BASE, "--out", out, ...extra], {
+  buildFirst(["--source", source, "--base-url", BASE, "--out", out, ...extra], {
     env: cleanEnv(epochDay === null ? {} : { SOURCE_DATE_EPOCH: day(epochDay) }),
   });
 
@@ -66,11 +67,13 @@ test("an --out holding this deployment's build: refused without --previous or --
   assert.is((await build(out, 0)).code, 0);
   const before = snapshot(out);
   const siblings = readdirSync(work).sort();
-  const held = await build(out, 1);
+  const held = await runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", BASE, "--out", out], {
+    env: cleanEnv({ SOURCE_DATE_EPOCH: day(1) }),
+  });
   assert.is(held.code, 1, held.stderr);
   assert.match(
     held.stderr,
-    /^--out \S*held: holds a build of https:\/\/registry\.example\.org: give --previous \S*held to carry its history on, or --new-history to start one on purpose\n$/,
+    /^--previous or --new-history: required: say where this deployment's history comes from: --previous URL .*--previous DIR \(the last build's --out folder\), or --new-history \(a first build, on purpose\)\n$/,
   );
   assert.is(held.stdout.toString(), "");
   assertSame(before, snapshot(out), "the refused build left --out as it was");
@@ -100,8 +103,7 @@ test("an --out holding this deployment's build: refused without --previous or --
   // An --out holding a build of another deployment is no history of this one.
   const other = join(work, "other-deployment");
   assert.is((await build(other, 0)).code, 0);
-  const elsewhere = await runCommand(
-    runBuild,
+  const elsewhere = await buildFirst(
     ["--source", "fixtures/registry.json", "--base-url", "https://other.example", "--out", other],
     { env: cleanEnv({ SOURCE_DATE_EPOCH: day(1) }) },
   );

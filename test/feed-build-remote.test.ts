@@ -13,9 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { runVerify } from "../node/verify/command.ts";
 import { cleanEnv, runCommand } from "./process.ts";
+import { buildFirst } from "./first-build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-feed-build-remote-"));
 const DOCUMENT = "/live/api/registry.v1.json";
@@ -40,7 +40,7 @@ test.after(async () => {
 });
 
 const build = (out: string, epochDay: number, extra: string[], source = "fixtures/registry.json", base = BASE) =>
-  runCommand(runBuild, ["--source", source, "--base-url", base, "--out", out, ...extra], {
+  buildFirst(["--source", source, "--base-url", base, "--out", out, ...extra], {
     env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }),
   });
 const fileOf = (out: string, path: string) => readFileSync(join(out, "static", path));
@@ -140,9 +140,12 @@ test("--previous URL: one of the two missing, a 5xx, a feed that is not a chain,
   await refused(/changes\.json: missing: the previous build has a document but no change feed$/m);
   for (const status of [500, 503]) {
     handle = serve(fileOf(second, DOCUMENT), status);
-    await refused(new RegExp(`changes\\.json: answered ${status}$`, "m"));
+    // A deployment that is down is not one with no past: the way on is named.
+    const wayOn = "the live deployment could not be read; build again when it answers, or, if nothing was ever " +
+      "deployed at http://127\\.0\\.0\\.1:\\d+/live, give --new-history instead of --previous$";
+    await refused(new RegExp(`changes\\.json: answered ${status}: ${wayOn}`, "m"));
     handle = serve(status, fileOf(second, FEED));
-    await refused(new RegExp(`registry\\.v1\\.json: answered ${status}$`, "m"));
+    await refused(new RegExp(`registry\\.v1\\.json: answered ${status}: ${wayOn}`, "m"));
   }
   // A feed as builds before the chain rule wrote it: ids without the ETag, no envelope.
   const feed = JSON.parse(fileOf(second, FEED).toString()) as {

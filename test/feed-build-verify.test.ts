@@ -12,10 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { runVerify } from "../node/verify/command.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 import { type Running, startServer } from "./servers.ts";
+import { buildFirst } from "./first-build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-feed-build-verify-"));
 const BASE = "https://registry.example.org";
@@ -37,8 +37,7 @@ for (
   writeFileSync(path, JSON.stringify(source));
   const out = join(work, `build-${i}`);
   const previous = builds.at(-1);
-  const made = await runCommand(
-    runBuild,
+  const made = await buildFirst(
     ["--source", path, "--base-url", BASE, "--out", out, ...(previous === undefined ? [] : ["--previous", previous])],
     { env: cleanEnv({ SOURCE_DATE_EPOCH: day(i) }) },
   );

@@ -19,10 +19,10 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { MARKER, outputProblems, replaceOutput } from "../node/builder/output-folder.ts";
 import { fcParams } from "./arbitraries.ts";
 import { cleanEnv, runCommand } from "./process.ts";
+import { buildFirst } from "./first-build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-output-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -166,7 +166,7 @@ test("a root, the home folder, the repository and its ancestors are refused befo
 test("npm run build: --out /, the home folder or the repository is one line, exit 1, nothing walked or written", async () => {
   const env = cleanEnv({ REGISTRY_SOURCE: "fixtures/registry.json", BASE_URL: "https://registry.example.org" });
   for (const dir of ["/", homedir(), resolve("."), dirname(resolve("."))]) {
-    const done = await runCommand(runBuild, ["--out", dir], { env });
+    const done = await buildFirst(["--out", dir], { env });
     assert.is(done.code, 1, dir);
     assert.is(done.stderr.trim().split("\n").length, 1, done.stderr);
     assert.match(

@@ -24,13 +24,13 @@ import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { tablePaths } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { BUILD_LINE, type Platform, RECIPES, STARTER_BASE_URL, STARTER_SOURCE } from "../node/init/starter.ts";
 import { bytesUnder, filesUnder } from "./files.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { fetchRaw, freePort, startServer } from "./servers.ts";
+import { buildFirst } from "./first-build.ts";
 
 const ROOT = resolve(".");
 const DENO = join(ROOT, "node_modules", ".bin", "deno");
@@ -216,7 +216,7 @@ for (const [line, node] of NODES) {
     });
     assert.is(built.code, 0, built.stderr);
     const repository = join(work, `repository-build-${line.split(" ")[1]}`);
-    const own = await runCommand(runBuild, [
+    const own = await buildFirst([
       "--source",
       join(dir, "registry.source.json"),
       "--base-url",

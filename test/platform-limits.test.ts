@@ -12,7 +12,6 @@ import * as assert from "uvu/assert";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES } from "../contract/limits.ts";
 import { generateSource } from "../bench/generate.ts";
-import { runBuild } from "../node/builder/build.ts";
 import { zlibCompress } from "../node/common/compress.ts";
 import {
   ARTIFACT_LIMITS,
@@ -25,6 +24,7 @@ import {
 import { validateSource } from "../registry.ts";
 import { event, EVENTS, retarget } from "./aws-events.ts";
 import { cleanEnv, runCommand } from "./process.ts";
+import { buildFirst } from "./first-build.ts";
 
 const BASE = "https://registry.example.org";
 const BUILT_AT = "2026-11-21T12:00:00Z";
@@ -48,7 +48,7 @@ async function buildOf(source: unknown) {
 }
 
 const build = (source: string, out: string) =>
-  runCommand(runBuild, ["--source", source, "--base-url", BASE, "--out", out], {
+  buildFirst(["--source", source, "--base-url", BASE, "--out", out], {
     env: cleanEnv({ SOURCE_DATE_EPOCH: EPOCH }),
   });
 

@@ -18,7 +18,6 @@ import { pathToFileURL } from "node:url";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { node22 } from "../deploy/node22.ts";
 import { tablePaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
@@ -36,6 +35,7 @@ import {
   serveWorkerd,
   startServer,
 } from "./servers.ts";
+import { buildFirst } from "./first-build.ts";
 
 const ROOT = resolve(".");
 /** @netlify/dev (in deploy/tools/, beside netlify-cli) needs Node 22.12 or later. */
@@ -58,7 +58,7 @@ const etagsByCoding = new Map<string, Map<string, string>>();
 const feedEtags = new Map<string, string>();
 
 test.before(async () => {
-  const built = await runCommand(runBuild, ["--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], {
+  const built = await buildFirst(["--source", SOURCE, "--base-url", GOLDEN_OPTIONS.baseUrl, "--out", dist], {
     env,
   });
   if (built.code !== 0) throw new Error(built.stderr);
@@ -613,7 +613,7 @@ async function answersBothWays(
 
 test("base URL with a path: node, deno, bun, workerd, Netlify and Lambda answer each address with and without it, the same bytes", async () => {
   const based = join(work, "dist-based");
-  const built = await runCommand(runBuild, [
+  const built = await buildFirst([
     "--source",
     SOURCE,
     "--base-url",

@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { filesUnder } from "./files.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 import { freePort } from "./servers.ts";
+import { buildFirst } from "./first-build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-previous-"));
 const BASE = "https://registry.example.org";
@@ -20,7 +20,7 @@ const FEED = "static/api/registry.v1.changes.json";
 /** SOURCE_DATE_EPOCH of the first build, then one day later per step. */
 const day = (n: number) => String(1795262400 + n * 86_400);
 const build = (out: string, epochDay: number, extra: string[] = [], source = "fixtures/registry.json", base = BASE) =>
-  runCommand(runBuild, ["--source", source, "--base-url", base, "--out", out, ...extra], {
+  buildFirst(["--source", source, "--base-url", base, "--out", out, ...extra], {
     env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }),
   });
 interface Lists {
@@ -212,7 +212,7 @@ test("refused: a previous document whose rows or edges are out of order or repea
   await refused(edited("edge-doubled", (d) => d.edges.splice(1, 0, d.edges[0])), named);
 });
 
-test("--previous URL: read from the live base URL; a redirect, an error status, a body over the cap and an unreachable host are refused", async () => {
+test("--previous URL: read from the live base URL; a redirect, an error status, an HTML page, a body over the cap and an unreachable host are refused, naming the way on", async () => {
   const seen: string[] = [];
   let live = "";
   const server: Server = createServer((req, res) => {
@@ -234,6 +234,11 @@ test("--previous URL: read from the live base URL; a redirect, an error status, 
     }
     if (path.startsWith("/broken/")) {
       res.writeHead(500).end();
+      return;
+    }
+    if (path.startsWith("/parked/")) {
+      // A host that is not this deployment yet: a page for every path.
+      res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Coming soon</title>");
       return;
     }
     // The static export of a build for base URL <origin>/live names its folders after /live.
@@ -261,7 +266,15 @@ test("--previous URL: read from the live base URL; a redirect, an error status, 
       "/moved",
       /answered 301, a redirect to elsewhere\.example\/: give the address it names$/m,
     );
-    await refusedAt("/broken", /answered 500$/m);
+    // A deployment that is down is not one with no past: the line says the way on.
+    await refusedAt(
+      "/broken",
+      /answered 500: the live deployment could not be read; build again when it answers, or, if nothing was ever deployed at http:\/\/127\.0\.0\.1:\d+\/broken, give --new-history instead of --previous$/m,
+    );
+    await refusedAt(
+      "/parked",
+      /\/parked\/api\/registry\.v1\.json: not JSON: not a registry build \(a host answering an HTML page\?\); check the base URL, or, if nothing of this registry was ever deployed there, give --new-history instead of --previous$/m,
+    );
     await refusedAt(
       "/huge",
       /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/huge\/api\/registry\.v1\.json: the body is 1 GiB; --previous reads at most \d+ MiB$/m,
@@ -304,7 +317,7 @@ test("--previous URL: read from the live base URL; a redirect, an error status, 
   const closed = `http://127.0.0.1:${await freePort()}`;
   await refused(
     closed,
-    /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\.v1\.json: connection refused \(127\.0\.0\.1 port \d+\)$/m,
+    /^--previous: GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\.v1\.json: connection refused \(127\.0\.0\.1 port \d+\): the live deployment could not be read; build again when it answers, or, if nothing was ever deployed at http:\/\/127\.0\.0\.1:\d+, give --new-history instead of --previous$/m,
     5,
     closed,
   );
@@ -341,7 +354,7 @@ test("docs/deploying.md's history lines run as written: the first deploy, then l
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const live = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const runLine = (line: string, epochDay: number) =>
-    runCommand(runBuild, [...argsOf(line, out, live)], { env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }) });
+    buildFirst([...argsOf(line, out, live)], { env: cleanEnv({ SOURCE_DATE_EPOCH: day(epochDay) }) });
   try {
     const firstDeploy = await runLine(lines[0] as string, 10);
     assert.is(firstDeploy.code, 0, firstDeploy.stderr);

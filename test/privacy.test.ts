@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { fcParams, SECRET, validSource } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { leakIn, plantCanaries } from "./canary.ts";
 import { startServer } from "./servers.ts";
 import { connect } from "node:net";
+import { buildFirst } from "./first-build.ts";
 
 test("dist/: no private string in any artifact (Node server, fetch, Lambda, static)", async () => {
   // One generated source with private detail everywhere, several suppressed vaults among them.
@@ -30,7 +30,7 @@ test("dist/: no private string in any artifact (Node server, fetch, Lambda, stat
   try {
     writeFileSync(join(work, "source.json"), JSON.stringify(raw));
     const out = join(work, "dist");
-    const built = await runCommand(runBuild, ["--out", out, "--base-url", GOLDEN_OPTIONS.baseUrl], {
+    const built = await buildFirst(["--out", out, "--base-url", GOLDEN_OPTIONS.baseUrl], {
       env: cleanEnv({ REGISTRY_SOURCE: join(work, "source.json") }),
     });
     assert.is(built.code, 0, built.stderr);
@@ -93,7 +93,7 @@ test("every command and every log, on a canary source: build, registry, npm star
     writeFileSync(source, JSON.stringify(plantCanaries({ ...raw!, internal_keys, vaults })));
     const env = cleanEnv({ REGISTRY_SOURCE: source, LOG_REQUESTS: "1", HOST: "127.0.0.1", PORT: "0" });
 
-    const built = await runCommand(runBuild, ["--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], {
+    const built = await buildFirst(["--out", join(work, "dist"), "--base-url", GOLDEN_OPTIONS.baseUrl], {
       env,
     });
     assert.is(built.code, 0, built.stderr);

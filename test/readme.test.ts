@@ -23,11 +23,11 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { runKeygen } from "../node/builder/keygen.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { bytesUnder } from "./files.ts";
 import { freePort, startServer } from "./servers.ts";
+import { buildFirst } from "./first-build.ts";
 
 const ROOT = resolve(".");
 const work = mkdtempSync(join(tmpdir(), "registry-readme-"));
@@ -181,7 +181,7 @@ test("the operator's two lines, as written, on a copy of the repository with no 
   assert.ok(bytes <= 40 * 1024 * 1024, `${bytes} bytes`);
   const build = await run("sh", ["-e", "-c", lines[1] as string], { env: userEnv, cwd: operator, timeoutMs: 180_000 });
   assert.is(build.code, 0, build.stderr);
-  const own = await runCommand(runBuild, [
+  const own = await buildFirst([
     "--source",
     join(operator, "registry.source.json"),
     "--base-url",
@@ -224,7 +224,7 @@ test("the consumer's five lines, as written, pass a signed deployment and refuse
     const keyFile = join(work, "consumer.pem");
     assert.is((await runCommand(runKeygen, [keyFile], { cwd: work })).code, 0);
     const out = join(work, "consumer-dist");
-    const built = await runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", base, "--out", out], {
+    const built = await buildFirst(["--source", "fixtures/registry.json", "--base-url", base, "--out", out], {
       env: { ...env, SOURCE_DATE_EPOCH: "1795262400", REGISTRY_SIGNING_KEY: readFileSync(keyFile, "utf8") },
     });
     assert.is(built.code, 0, built.stderr);

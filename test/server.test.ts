@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { runServe } from "../node/serve/server.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { fetchRaw, type InProcess, rawExchange, type Running, serveInProcess, startServer } from "./servers.ts";
+import { buildFirst } from "./first-build.ts";
 
 const EPOCH = String(Date.parse(GOLDEN_OPTIONS.builtAt) / 1000);
 const env = cleanEnv({ HOST: "127.0.0.1", PORT: "0", BASE_URL: GOLDEN_OPTIONS.baseUrl, SOURCE_DATE_EPOCH: EPOCH });
@@ -27,7 +27,7 @@ let artifact: Running;
 
 test.before(async () => {
   server = await serveInProcess(runServe, [], env);
-  const built = await runCommand(runBuild, [
+  const built = await buildFirst([
     "--source",
     "fixtures/registry.json",
     "--base-url",

@@ -20,6 +20,7 @@ import { runKeygen } from "../node/builder/keygen.ts";
 import { checkManifest, fileMatches } from "../client/client.ts";
 import { thumbprint } from "../assembly/jws.ts";
 import { filesUnder } from "./files.ts";
+import { firstBuild } from "./first-build.ts";
 import { cleanEnv, type Finished, runCommand } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-signing-build-"));
@@ -37,7 +38,7 @@ const run = async (...args: Parameters<typeof runCommand>) => {
   return result;
 };
 const build = (out: string, env: Record<string, string>, extra: string[] = []) =>
-  run(runBuild, ["--source", "fixtures/registry.json", "--base-url", BASE, "--out", out, ...extra], {
+  run(runBuild, firstBuild(["--source", "fixtures/registry.json", "--base-url", BASE, "--out", out, ...extra], env), {
     env: cleanEnv(env),
   });
 
@@ -256,7 +257,7 @@ test("equivocation: the same seq with another document is refused, by the feed's
   try {
     const live = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const at = (source: string, dir: string, epoch: string, extra: string[] = []) =>
-      run(runBuild, ["--source", source, "--base-url", live, "--out", dir, ...extra], {
+      run(runBuild, firstBuild(["--source", source, "--base-url", live, "--out", dir, ...extra], env), {
         env: cleanEnv({ ...env, SOURCE_DATE_EPOCH: epoch }),
       });
     assert.is((await at("fixtures/registry.json", older, day(0))).code, 0);

@@ -13,9 +13,9 @@ import * as assert from "uvu/assert";
 import { base64url, generateSigningKey, keySet, signGeneral, verifyGeneral, verifyingKeys } from "../assembly/jws.ts";
 import { MANIFEST_TYP } from "../assembly/manifest.ts";
 import { checkManifest } from "../client/client.ts";
-import { runBuild } from "../node/builder/build.ts";
 import { runKeygen } from "../node/builder/keygen.ts";
 import { cleanEnv, runCommand } from "./process.ts";
+import { buildFirst } from "./first-build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-signing-review-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -123,7 +123,7 @@ test("a previous build that serves a key set but no manifest is refused: signing
   const pem = readFileSync(keyPath, "utf8");
   const out = join(work, "signed");
   const build = (dir: string, env: Record<string, string>, extra: string[]) =>
-    runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", BASE, "--out", dir, ...extra], {
+    buildFirst(["--source", "fixtures/registry.json", "--base-url", BASE, "--out", dir, ...extra], {
       env: cleanEnv(env),
     });
   assert.is((await build(out, { REGISTRY_SIGNING_KEY: pem, SOURCE_DATE_EPOCH: String(NOW) }, [])).code, 0);
@@ -135,8 +135,7 @@ test("a previous build that serves a key set but no manifest is refused: signing
 });
 
 test("--signature-lifetime past 366 days is refused; keygen with an empty FILE is a usage error", async () => {
-  const far = await runCommand(
-    runBuild,
+  const far = await buildFirst(
     [
       "--source",
       "fixtures/registry.json",

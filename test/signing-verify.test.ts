@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { runKeygen } from "../node/builder/keygen.ts";
 import { runVerify } from "../node/verify/command.ts";
 import { verify as verifyDeployment } from "../node/verify/verify.ts";
 import { cleanEnv, runCommand } from "./process.ts";
+import { buildFirst } from "./first-build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-signing-verify-"));
 const servers: Server[] = [];
@@ -52,7 +52,7 @@ test("verify --keys passes a signed build, --state catches a rollback, another k
   writeFileSync(join(work, "other.json"), other.stdout);
   const pem = readFileSync(join(work, "a.pem"), "utf8");
   const build = (out: string, n: number) =>
-    runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", BASE, "--out", out], {
+    buildFirst(["--source", "fixtures/registry.json", "--base-url", BASE, "--out", out], {
       env: cleanEnv({ SOURCE_DATE_EPOCH: day(n), REGISTRY_SIGNING_KEY: pem }),
     });
   assert.is((await build(join(work, "new"), 3)).code, 0);

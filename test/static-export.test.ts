@@ -15,7 +15,6 @@ import { join, resolve } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runBuild } from "../node/builder/build.ts";
 import { runVerify } from "../node/verify/command.ts";
 import { DOCUMENT_BODY_CAP } from "../node/verify/verify.ts";
 import { MAX_DEPLOY_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
@@ -26,6 +25,7 @@ import { writeStatic } from "../node/builder/static.ts";
 import { validateSource } from "../registry.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 import { fetchRaw } from "./servers.ts";
+import { buildFirst } from "./first-build.ts";
 
 const ROOT = resolve(".");
 const BASE = "https://registry.example.org";
@@ -48,7 +48,7 @@ function sourceOf(n: number): string {
 }
 
 async function build(n: number, out: string) {
-  return await runCommand(runBuild, ["--source", sourceOf(n), "--base-url", BASE, "--out", out], {
+  return await buildFirst(["--source", sourceOf(n), "--base-url", BASE, "--out", out], {
     env: cleanEnv({ SOURCE_DATE_EPOCH: EPOCH }),
   });
 }

@@ -8,7 +8,6 @@ import { extname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runVerify } from "../node/verify/command.ts";
-import { runBuild } from "../node/builder/build.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import type { Resource } from "../http/responses.ts";
 import { answerListener } from "../node/serve/answer-server.ts";
@@ -17,6 +16,7 @@ import { validateSource } from "../registry.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 import { startServer } from "./servers.ts";
 import { TEST_TABLE } from "./v2.ts";
+import { buildFirst } from "./first-build.ts";
 
 const verify = (args: string[]) => runCommand(runVerify, args, { env: cleanEnv() });
 const work = mkdtempSync(join(tmpdir(), "registry-verify-"));
@@ -155,7 +155,7 @@ test("dist/static on a static host: charset and weak ETags are warnings, with --
   const origin = await listen(probe);
   await close(probe);
   const out = join(work, "dist");
-  const built = await runCommand(runBuild, ["--source", "fixtures/registry.json", "--base-url", origin, "--out", out], {
+  const built = await buildFirst(["--source", "fixtures/registry.json", "--base-url", origin, "--out", out], {
     env: cleanEnv(),
   });
   assert.is(built.code, 0, built.stderr);
@@ -271,8 +271,7 @@ function endless(res: ServerResponse): void {
 
 test("--expect-base: dist/node/server.mjs built for the real base URL passes before it is deployed; without it, the URLs fail", async () => {
   const out = join(work, "dist-deployed");
-  const built = await runCommand(
-    runBuild,
+  const built = await buildFirst(
     ["--source", "fixtures/registry.json", "--base-url", DEPLOYED, "--out", out],
     { env: cleanEnv() },
   );

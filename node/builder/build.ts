@@ -60,15 +60,16 @@ Flags:
   --out DIR        the output folder (default dist). It must be absent, empty, or a previous
                    build's output; anything else is refused and left untouched, and so is a
                    file-system root, the home folder, and the repository or a folder holding it
-  --previous LOC   the previous build of this deployment: its --out folder, or this build's own
-                   base URL (read past caches, with verify's time and size limits; a redirect is
-                   refused; 404 for every document and feed: nothing published yet, a new history
-                   starts). Its documents and feeds must be of the same base URL and versions,
-                   built earlier, and its feed a chain ending at its document that replays onto
-                   it unchanged; anything else is refused, nothing written
-  --new-history    start a new history on purpose (a deployment built before feeds were chains
-                   moves on with one). Without it or --previous, an --out that holds a build of
-                   this deployment is refused: a history is never restarted silently
+  --previous LOC   where this deployment's history comes from: this build's own base URL (the
+                   live deployment, read past caches, with verify's time and size limits; a
+                   redirect is refused; 404 for every document and feed: nothing published yet,
+                   a new history starts; a host that cannot be reached is refused), or the last
+                   build's --out folder. Its documents and feeds must be of the same base URL and
+                   versions, built earlier, and its feed a chain ending at its document that
+                   replays onto it unchanged; anything else is refused, nothing written
+  --new-history    start a new history on purpose: a first build, or a deployment built before
+                   feeds were chains. One of --previous and --new-history is required: a history
+                   is never restarted silently, and a CI runner's empty --out is no history
 ${INTERNAL_KEYS_HELP}
 ${SIGNING_HELP}
   -h, --help       this text
@@ -90,6 +91,12 @@ Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written);
   },
   positionals: { min: 0, max: 0 },
 };
+
+/** The refusal of a build told nothing of its history: the three ways on, in one line. */
+const HISTORY_REQUIRED =
+  "--previous or --new-history: required: say where this deployment's history comes from: --previous URL (the base URL " +
+  "of the live deployment; where everything answers 404, a first deploy starts the history), --previous DIR (the " +
+  "last build's --out folder), or --new-history (a first build, on purpose)";
 
 /**
  * `npm run build` as a function: builds every artifact into `--out` and returns the exit code (0
@@ -119,6 +126,7 @@ export const runBuild: Command = async (argv, env, io) => {
     );
     return 2;
   }
+  if (!newHistory && previousLocation === undefined) problems.push(HISTORY_REQUIRED);
   // The live base URL follows the base URL's rules, checked here: no query or fragment for the
   // paths to land after, no credentials, never echoed.
   if (previousLocation !== undefined && /^https?:\/\//i.test(previousLocation)) {
@@ -146,12 +154,6 @@ export const runBuild: Command = async (argv, env, io) => {
   const versions = "ok" in plan ? plan.ok.served.map((s) => s.version) : [];
   const shownOut = relative(io.cwd, out) || ".";
   const held = await heldBuild(out, base, versions);
-  if (held !== null && previousLocation === undefined && !newHistory) {
-    io.stderr(
-      `--out ${shownOut}: holds a build of ${base}: give --previous ${shownOut} to carry its history on, or --new-history to start one on purpose\n`,
-    );
-    return 1;
-  }
   // Consumers of the build held there must meet a later document, or they would wait for it.
   if (held !== null && newHistory && !(held.ref.built_at < builtAt)) {
     io.stderr(

@@ -23,7 +23,14 @@ import { strongEtag } from "../../http/responses.ts";
 import { changesPaths, contextOf, type ContractVersion } from "../../contract/version-policy.ts";
 import { fileBytes, readLimited } from "../common/source-file.ts";
 import { validatorOf } from "../common/schemas.ts";
-import { request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
+import {
+  BodyTooLarge,
+  request,
+  REQUEST_TIMEOUT_MS,
+  RequestFailure,
+  RUN_DEADLINE_MS,
+  timeout,
+} from "../common/request.ts";
 
 /**
  * What the previous build left, per version number: its checked history and its parsed document;
@@ -108,7 +115,14 @@ export async function readPrevious(
       documents.set(version.number, checked.ok.document);
     }
   } catch (error: unknown) {
-    return { error: `--previous: ${error instanceof Error ? error.message : String(error)}` };
+    const reason = error instanceof Error ? error.message : String(error);
+    // A deployment that is down is not one with no past: the way on is to wait, or to say there is none.
+    const unreachable = error instanceof Unreachable ||
+      (error instanceof RequestFailure && !(error instanceof BodyTooLarge));
+    const wayOn = remote && unreachable
+      ? `: the live deployment could not be read; build again when it answers, or, if nothing was ever deployed at ${settings.baseUrl}, give --new-history instead of --previous`
+      : "";
+    return { error: `--previous: ${reason}${wayOn}` };
   } finally {
     deadline?.clear();
   }
@@ -148,7 +162,15 @@ export async function checkPrevious(
   const feeds = changesPaths(version);
   const problem = (path: string, why: string) => `--previous: ${where(path)}: ${why}`;
   const document = parseJson(documentBytes);
-  if (document === undefined) return { error: problem(version.path, "not JSON") };
+  if (document === undefined) {
+    return {
+      error: problem(
+        version.path,
+        "not JSON: not a registry build (a host answering an HTML page?); check the base URL, or, if nothing of " +
+          "this registry was ever deployed there, give --new-history instead of --previous",
+      ),
+    };
+  }
   const context = contextOf(version, settings);
   const schemaErrors = validator(version.schema(context))(document);
   if (schemaErrors !== null) {
@@ -259,6 +281,12 @@ export function folderReader(dir: string, prefix: string): Reader {
   };
 }
 
+/** A redirect answered where a file was asked for: its message names the way on. */
+class Redirected extends Error {}
+
+/** A 5xx where a file was asked for: a deployment that is down, not one with no past. */
+class Unreachable extends Error {}
+
 /**
  * GETs `<base><path>` with `verify`'s `request`: each request within its time limit and the whole
  * read within `deadline`, no redirect followed, the body refused past `cap`. 404 is "none"; any
@@ -279,12 +307,15 @@ export function urlReader(base: string, deadline: AbortSignal): Reader {
       reader: "--previous",
     });
     if (res.status === 404) return null;
-    if (res.status !== 200) {
-      const redirect = res.status >= 300 && res.status < 400
-        ? `, a redirect to ${sentUrl(res.headers.get("location"), url)}: give the address it names`
-        : "";
-      throw new Error(`${url}: answered ${res.status}${redirect}`);
+    if (res.status >= 300 && res.status < 400) {
+      throw new Redirected(
+        `${url}: answered ${res.status}, a redirect to ${
+          sentUrl(res.headers.get("location"), url)
+        }: give the address it names`,
+      );
     }
+    if (res.status >= 500) throw new Unreachable(`${url}: answered ${res.status}`);
+    if (res.status !== 200) throw new Error(`${url}: answered ${res.status}`);
     return new Uint8Array(res.body);
   };
 }

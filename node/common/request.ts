@@ -38,6 +38,9 @@ export interface RequestBounds {
 /** A request that got no complete answer: the message says which request and what failed. */
 export class RequestFailure extends Error {}
 
+/** An answer whose body passes the reader's cap: it was answered, too large to read. */
+export class BodyTooLarge extends RequestFailure {}
+
 /**
  * A signal that aborts with a `TimeoutError` after `ms`. Its timer holds the controller strongly:
  * on Node 20, `AbortSignal.timeout` inside `AbortSignal.any` is held only weakly, so a garbage
@@ -81,7 +84,7 @@ async function exchange(url: string, o: RequestBounds, signal: AbortSignal): Pro
     throw failed(error);
   }
   const tooLarge = (n: string) =>
-    new RequestFailure(`${what}: the body is ${n}; ${o.reader ?? "verify"} reads at most ${sizeOf(o.cap)}`);
+    new BodyTooLarge(`${what}: the body is ${n}; ${o.reader ?? "verify"} reads at most ${sizeOf(o.cap)}`);
   // A HEAD answer declares the length of a body it does not send.
   const declared = o.method === "HEAD" ? 0 : Number(res.headers.get("content-length") ?? 0);
   if (declared > o.cap) {
