@@ -57,6 +57,9 @@ test("bad flags and stray arguments: one line, exit 2; --help: usage, flags and 
     [["a.json", "b.json"], /^unexpected argument "b\.json" \(usage:/],
     [["fixtures/registry.json", "--colour"], /^Unknown option '--colour' \(usage: .*; --help for more\)\n$/],
     [["fixtures/registry.json", "--base-url"], /^Option '--base-url <value>' argument missing \(usage:/],
+    // A misspelt flag within two edits of a known one is named.
+    [["fixtures/registry.json", "--base-rul", "x"], /^Unknown option '--base-rul'; did you mean --base-url\? \(usage:/],
+    [["fixtures/registry.json", "--biult-at=x"], /^Unknown option '--biult-at'; did you mean --built-at\? \(usage:/],
   ];
   for (const [args, expected] of cases) {
     const result = await cli(args);

@@ -230,7 +230,11 @@ test("init --platform node: start.sh carries the history on from dist/ at every 
   };
   const build =
     `npx [registry-endpoint][build][--source][${SOURCE_FILE}][--base-url][${STARTER_BASE_URL}][--out][dist]`;
-  assert.is(await start(1795262400), build, "the first start: no earlier build, no --previous");
+  assert.is(
+    await start(1795262400),
+    `${build}[--new-history][--unsigned]`,
+    "the first start: no earlier build, a new history on purpose, unsigned with no key set",
+  );
   assert.ok(existsSync(join(dir, "dist", MARKER)), `start.sh looks for the build's own marker, ${MARKER}`);
   const first = feed();
   assert.is(first.length, 1);

@@ -211,7 +211,15 @@ for (const [line, node] of NODES) {
       /^init: not written: registry\.source\.json, start\.sh already exist in .* \(init never overwrites a file\)\n$/,
     );
 
-    const built = await cli(["build", "--source", "registry.source.json", "--base-url", BASE_URL], {
+    const built = await cli([
+      "build",
+      "--source",
+      "registry.source.json",
+      "--base-url",
+      BASE_URL,
+      "--new-history",
+      "--unsigned",
+    ], {
       SOURCE_DATE_EPOCH: EPOCH,
     });
     assert.is(built.code, 0, built.stderr);

@@ -14,6 +14,7 @@
  *   the zip under the real runtime interface client (aws-lambda-ric) on Node 22 and 24.
  */
 import fc from "fast-check";
+import { generateKeyPairSync } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -106,18 +107,27 @@ function withoutLive(line: string): string {
   if (!line.includes(LIVE)) return line;
   const out = / --out (\S+)/.exec(line)?.[1];
   assert.ok(out !== undefined, `${line}: names its --out folder`);
-  return line.replace(` ${LIVE}`, existsSync(join(clone, out, MARKER)) ? ` --previous ${out}` : "");
+  // A first deploy finds nothing there (404) and starts the history, as --new-history does.
+  return line.replace(
+    ` ${LIVE}`,
+    existsSync(join(clone, out, MARKER)) ? ` --previous ${out}` : " --new-history --unsigned",
+  );
 }
 
 /** Runs a README block in the clone, its deploy line (the last) replaced by `offline` lines. */
-async function runBlock(name: string, deployLine: RegExp | null, offline: string[] = []): Promise<void> {
+async function runBlock(
+  name: string,
+  deployLine: RegExp | null,
+  offline: string[] = [],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<void> {
   const lines = block(name).map(withoutLive);
   if (deployLine !== null) {
     assert.match(lines[lines.length - 1] as string, deployLine, `${name}: the deploy line is last`);
     lines.pop();
   }
   const script = ["set -e", ...lines, ...offline].join("\n");
-  const done = await run("sh", ["-c", script], { env, cwd: clone, timeoutMs: 240_000 });
+  const done = await run("sh", ["-c", script], { env: { ...env, ...extraEnv }, cwd: clone, timeoutMs: 240_000 });
   assert.is(done.code, 0, `${name}:\n${script}\n${done.stderr}\n${done.stdout.toString()}`);
 }
 
@@ -572,6 +582,25 @@ test("the operator's source stays out of git: registry.source.json and the tools
     "deploy/aws/registry.zip",
   ], { cwd: clone, encoding: "utf8" });
   assert.is(ignored.stdout.split("\n").filter((l) => l !== "").length, 6, ignored.stdout);
+});
+
+test("AWS's first deploy, as written: a new history, signed, for the custom domain; serverless packages it and the handler answers under Node 22", async () => {
+  const { privateKey } = generateKeyPairSync("ed25519");
+  const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  rmSync(join(clone, "deploy", "aws", "dist"), { recursive: true, force: true });
+  await runBlock("aws-first-deploy", /^\.\.\/tool serverless deploy --package \.serverless$/, [], {
+    REGISTRY_SIGNING_KEY: pem,
+  });
+  const dir = join(clone, "deploy", "aws");
+  const feed = JSON.parse(readFileSync(join(dir, "dist", "static", "api", "registry.v1.changes.json"), "utf8"));
+  assert.is(feed.items.length, 1, "a new history: one snapshot item");
+  assert.is(feed.items[0]._registry.from, null);
+  assert.ok(existsSync(join(dir, "dist", "static", "api", "registry.v1.manifest.json")), "signed");
+  const { dir: unzipped, entries } = unzip(join(dir, ".serverless", "registry.zip"));
+  assert.equal(entries, ["dist/lambda/index.mjs"]);
+  const answer = await invokeLambda(join(unzipped, "dist", "lambda", "index.mjs"), "handler", "/vaults.json");
+  assert.is(answer.statusCode, 200);
+  assert.is(answer.body, readFileSync(join(dir, "dist", "static", "vaults.json"), "utf8"));
 });
 
 test.run();

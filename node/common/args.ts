@@ -5,6 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { type Env, shownArgument } from "../../contract/config.ts";
+import { editDistance } from "../../contract/source.ts";
 
 /** A command's flags and help text. */
 export interface CommandSpec {
@@ -42,8 +43,13 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
     });
   } catch (error: unknown) {
     // Node's message goes on with advice that quotes unevenly; its first sentence says it all.
-    const message = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0];
-    return { exit: 2, text: `${message} (usage: ${usageOf(spec)}; --help for more)\n` };
+    const message = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0] as string;
+    const unknown = (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
+      ? /'--([^'=]+)/.exec(message)?.[1]
+      : undefined;
+    const near = unknown === undefined ? undefined : closest(unknown, Object.keys(spec.options));
+    const hint = near === undefined ? "" : `; did you mean --${near}?`;
+    return { exit: 2, text: `${message}${hint} (usage: ${usageOf(spec)}; --help for more)\n` };
   }
   if (parsed.values["help"] === true) return { exit: 0, text: `usage: ${usageOf(spec)}\n\n${spec.help.trim()}\n` };
   const count = parsed.positionals.length;
@@ -56,6 +62,16 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   return {
     ok: { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals },
   };
+}
+
+/** Of `known`, the name closest to `given` within two edits (a misspelt flag or command), if one is. */
+export function closest(given: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = editDistance(given, name, 2);
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
 }
 
 /** Where a command writes and the folder it works in: the process's, or a test's. */

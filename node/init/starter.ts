@@ -132,9 +132,11 @@ export const RECIPES: Record<Platform, Recipe> = {
     body: `set -e
 # Every start rebuilds, while the server is down: the live URL cannot answer --previous, so the
 # change feeds' history carries on from the build already in dist/ (.registry-build is the build's
-# marker), and the first start begins it. Each build must be later than the one it carries on:
-# leave SOURCE_DATE_EPOCH unset here.
-if [ -f dist/.registry-build ]; then previous="--previous dist"; else previous=""; fi
+# marker), and the first start begins it (--new-history; --unsigned when no signing key is set).
+# Each build must be later than the one it carries on: leave SOURCE_DATE_EPOCH unset here.
+if [ -f dist/.registry-build ]; then previous="--previous dist"
+elif [ -n "\${REGISTRY_SIGNING_KEY:-}" ]; then previous="--new-history"
+else previous="--new-history --unsigned"; fi
 npx registry-endpoint build --source ${SOURCE_FILE} --base-url ${STARTER_BASE_URL} --out dist $previous
 # The bundled server needs no node_modules: copy dist/node/server.mjs anywhere with Node 20 or newer.
 exec node dist/node/server.mjs
