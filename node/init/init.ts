@@ -5,7 +5,16 @@
  * folders, then prints what to do next. It never overwrites a file: if one it would write exists,
  * it names every such file and exits 1, writing nothing.
  */
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  type Stats,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
@@ -206,10 +215,20 @@ ${KEYS_FILE}, ${RECIPES[platform].file} and ${WORKFLOW_FILE} with your package.j
 
 /** True when `path` names anything, a link to nothing included. */
 function present(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  return entryAt(path) !== undefined;
 }
 
 /** True when `path` is a symbolic link whose target does not exist. */
 function danglingLink(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true && !existsSync(path);
+  return entryAt(path)?.isSymbolicLink() === true && !existsSync(path);
+}
+
+/** What `path` names, undefined for nothing, or for a path through a file (ENOTDIR: the write then says so). */
+function entryAt(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (error: unknown) {
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    throw error;
+  }
 }
