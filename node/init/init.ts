@@ -35,6 +35,7 @@ import {
   githubWorkflow,
   KEYS_FILE,
   SIGNING_KEY_FILE,
+  SOURCE_URL_EXAMPLE,
   WORKFLOW_FILE,
 } from "./workflow.ts";
 
@@ -205,7 +206,7 @@ public key set it prints (verify pins it), and set what the workflow reads in th
 settings (here with the GitHub CLI, gh):
   npx registry-endpoint keygen ${SIGNING_KEY_FILE} > ${KEYS_FILE}
   gh secret set REGISTRY_SIGNING_KEY < ${SIGNING_KEY_FILE}
-  gh variable set REGISTRY_SOURCE_URL --body "<where the workflow downloads the source>"
+  gh variable set REGISTRY_SOURCE_URL --body "${SOURCE_URL_EXAMPLE}"
   gh secret set REGISTRY_SOURCE_TOKEN
 ${DEPLOY_SECRETS[platform].map((name) => `  gh secret set ${name}`).join("\n")}
 Then keep ${SIGNING_KEY_FILE} somewhere safe off this machine (or delete it), and commit

@@ -13,6 +13,9 @@ export const KEYS_FILE = "registry.keys.json";
 /** Where `init` tells the operator to write the private key: git-ignored, deleted once it is a secret. */
 export const SIGNING_KEY_FILE = "registry-signing.pem";
 
+/** Where a source in a private GitHub repository is downloaded from (the contents API, raw). */
+export const SOURCE_URL_EXAMPLE = "https://api.github.com/repos/OWNER/REPO/contents/registry.source.json?ref=main";
+
 /** verify's state (the last accepted manifest), kept between runs in the Actions cache. */
 export const STATE_FILE = "verify-state.json";
 
