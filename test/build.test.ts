@@ -80,7 +80,10 @@ test("runBuild resolves every relative path against its own folder (io.cwd), not
   });
   assert.is(next.code, 0, next.stderr);
   const missing = await buildFirst(["--source", "nowhere.json", ...BASE, "--out", "x"], { env, cwd: folder });
-  assert.equal([missing.code, missing.stderr], [1, "nowhere.json: cannot read the file (ENOENT)\n"]);
+  assert.equal([missing.code, missing.stderr], [
+    1,
+    "nowhere.json: cannot read the file (ENOENT); registry-endpoint init writes a starter source to begin from\n",
+  ]);
 });
 
 test("a build says where its history comes from: with neither --previous nor --new-history, one line naming the three ways on, exit 1, nothing written", async () => {

@@ -79,7 +79,10 @@ test("bad values and unreadable files: a clear line each, exit 1, nothing on std
   const cases: [string[], RegExp][] = [
     [["fixtures/registry.json", "--base-url", "ftp://x"], /^--base-url: expected an absolute http or https URL/m],
     [["fixtures/registry.json", "--built-at", "yesterday"], /^--built-at: expected an RFC 3339 UTC timestamp/m],
-    [["fixtures/does-not-exist.json"], /^fixtures\/does-not-exist\.json: cannot read the file \(ENOENT\)$/m],
+    [
+      ["fixtures/does-not-exist.json"],
+      /^fixtures\/does-not-exist\.json: cannot read the file \(ENOENT\); registry-endpoint init writes a starter source to begin from$/m,
+    ],
     [["fixtures"], /^fixtures: cannot read the file \(EISDIR\)$/m],
   ];
   for (const [args, expected] of cases) {

@@ -27,7 +27,12 @@ export async function readSourceFile(
   },
 ): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
   const read = await readParsed(path);
-  if ("error" in read) return { problems: [`${name}: ${read.error}`] };
+  if ("error" in read) {
+    const hint = read.error.endsWith("(ENOENT)")
+      ? "; registry-endpoint init writes a starter source to begin from"
+      : "";
+    return { problems: [`${name}: ${read.error}${hint}`] };
+  }
   const { value, scan } = read;
   const result = validateSource(value, {
     withheldVaults: scan.vaultsWithRepeatedKeys,

@@ -1,10 +1,20 @@
 /**
- * `registry-endpoint init [--platform P]`: writes into the current folder a starter source, the
- * platform's recipe file naming the build line, and a `.gitignore` entry for the source, then
- * prints what to do next. It never overwrites a file: if one it would write exists, it names every
- * such file and exits 1, writing nothing.
+ * `registry-endpoint init [--platform P] [--ci github]`: writes into the current folder a starter
+ * source, the platform's recipe file naming the build line, with `--ci github` a GitHub Actions
+ * workflow, and `.gitignore` entries for the source, the build's output and the platform tools'
+ * folders, then prints what to do next. It never overwrites a file: if one it would write exists,
+ * it names every such file and exits 1, writing nothing.
  */
-import { appendFileSync, existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  type Stats,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
@@ -18,9 +28,25 @@ import {
   STARTER_BASE_URL,
   STARTER_SOURCE,
 } from "./starter.ts";
+import {
+  CI_PLATFORMS,
+  type CiPlatform,
+  DEPLOY_SECRETS,
+  githubWorkflow,
+  KEYS_FILE,
+  SIGNING_KEY_FILE,
+  SOURCE_URL_EXAMPLE,
+  WORKFLOW_FILE,
+} from "./workflow.ts";
 
 const NAMES = [...PLATFORMS, ...Object.keys(ALIASES)];
-const USAGE = `registry-endpoint init [--platform ${NAMES.join("|")}]`;
+const USAGE = `registry-endpoint init [--platform ${NAMES.join("|")}] [--ci github]`;
+
+/**
+ * What `.gitignore` names, each appended unless a line already says it: the source, the build's
+ * output, what each platform's tool writes beside its recipe, and the signing key keygen writes.
+ */
+const IGNORED = [`/${SOURCE_FILE}`, "dist/", ".netlify", ".wrangler", ".serverless", `/${SIGNING_KEY_FILE}`];
 /** The package root: the recipe templates ship under deploy/. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -31,20 +57,28 @@ Writes into the current folder:
   ${SOURCE_FILE}   a starter source: one full vault, one withheld (suppressed) vault, an edge
   the recipe file  of the platform, with the build line (netlify.toml, wrangler.toml,
                    serverless.yml, start.sh for node, deno.json, build.sh for static)
-  .gitignore       an entry for the source (appended; created if absent), so it is never committed
+  ${WORKFLOW_FILE}
+                   with --ci github: a GitHub Actions workflow that downloads the source (never
+                   committed), builds it reading the live deployment, deploys with the platform's
+                   pinned tool and verifies it with ${KEYS_FILE}; daily it re-signs, and on a pull
+                   request it diffs the live document against what the branch would publish
+  .gitignore       entries for the source, dist/, the platform tools' folders (.netlify, .wrangler,
+                   .serverless) and ${SIGNING_KEY_FILE} (appended; created if absent)
 
-It never overwrites a file: if the source or the recipe file exists (a link to nothing too), it
-names them and exits 1.
+It never overwrites a file: if the source, the recipe file or the workflow exists (a link to
+nothing too), it names them and exits 1.
 
 Flags:
   --platform P  one of ${PLATFORMS.join(", ")} (default node; ${
     Object.entries(ALIASES).map(([alias, platform]) => `${alias}: the same as ${platform}`).join("; ")
   })
+  --ci github   also write the workflow; for ${CI_PLATFORMS.join(", ")}, whose recipes deploy with
+                a pinned tool (node, deno and static deploy by means of your own)
   -h, --help    this text
 
 Exit codes: 0 written; 1 a file it would write exists, or the folder refuses the writes (nothing
 written); 2 a bad flag.`,
-  options: { platform: { type: "string" } },
+  options: { platform: { type: "string" }, ci: { type: "string" } },
   positionals: { min: 0, max: 0 },
 };
 
@@ -65,11 +99,25 @@ export const runInit: Command = async (argv, _env, io) => {
     );
     return 2;
   }
+  const ci = values["ci"] as string | undefined;
+  if (ci !== undefined && ci !== "github") {
+    io.stderr(`--ci: expected github, got ${JSON.stringify(ci)} (usage: ${USAGE}; --help for more)\n`);
+    return 2;
+  }
+  if (ci !== undefined && !(CI_PLATFORMS as readonly string[]).includes(platform)) {
+    io.stderr(
+      `--ci github: the workflow deploys with a platform's pinned tool: give --platform ${
+        CI_PLATFORMS.join(", ")
+      }, not ${platform} (usage: ${USAGE}; --help for more)\n`,
+    );
+    return 2;
+  }
+  const workflow = ci === undefined ? undefined : githubWorkflow(platform as CiPlatform);
   const recipe = RECIPES[platform as Platform];
   const { cwd } = io;
   const gitignore = join(cwd, ".gitignore");
   // A link to nothing counts as taken (existsSync follows links, and writing would create its target elsewhere).
-  const taken = [SOURCE_FILE, recipe.file].flatMap((
+  const taken = [SOURCE_FILE, recipe.file, ...(workflow === undefined ? [] : [WORKFLOW_FILE])].flatMap((
     file,
   ) => (present(join(cwd, file)) ? [danglingLink(join(cwd, file)) ? `${file} (a link to nothing)` : file] : []));
   if (danglingLink(gitignore)) taken.push(".gitignore (a link to nothing)");
@@ -85,10 +133,10 @@ export const runInit: Command = async (argv, _env, io) => {
     ? (recipe.body as string)
     : readFileSync(join(ROOT, recipe.template), "utf8");
   const written: string[] = [];
-  let ignored = false;
+  let missing: string[] = [];
   try {
-    ignored = existsSync(gitignore) &&
-      readFileSync(gitignore, "utf8").split("\n").some((line) => line.trim() === `/${SOURCE_FILE}`);
+    const lines = existsSync(gitignore) ? readFileSync(gitignore, "utf8").split("\n").map((line) => line.trim()) : [];
+    missing = IGNORED.filter((entry) => !lines.includes(entry));
     writeFileSync(join(cwd, SOURCE_FILE), STARTER_SOURCE, { flag: "wx" });
     written.push(join(cwd, SOURCE_FILE));
     writeFileSync(
@@ -97,17 +145,26 @@ export const runInit: Command = async (argv, _env, io) => {
       { flag: "wx" },
     );
     written.push(join(cwd, recipe.file));
-    if (!ignored) {
+    if (workflow !== undefined) {
+      // The first folder it creates, if any, goes with the file on a failure.
+      const made = mkdirSync(dirname(join(cwd, WORKFLOW_FILE)), { recursive: true });
+      if (made !== undefined) written.push(made);
+      writeFileSync(join(cwd, WORKFLOW_FILE), workflow, { flag: "wx" });
+      written.push(join(cwd, WORKFLOW_FILE));
+    }
+    if (missing.length > 0) {
       appendFileSync(
         gitignore,
         `${
           existsSync(gitignore) && !readFileSync(gitignore, "utf8").endsWith("\n") ? "\n" : ""
-        }# The registry's source: never committed, never deployed; only the build reads it.\n/${SOURCE_FILE}\n`,
+        }# Written by registry-endpoint init: the registry's source (never committed, never deployed;\n# only the build reads it), the build's output, the platform tools' folders, the signing key.\n${
+          missing.join("\n")
+        }\n`,
       );
     }
   } catch (error: unknown) {
     // Something appeared meanwhile, or the folder refuses writes: take back only the files this run made.
-    for (const file of written) rmSync(file, { force: true });
+    for (const file of written.reverse()) rmSync(file, { force: true, recursive: true });
     io.stderr(
       `init: not written: cannot write in ${cwd} (${
         (error as NodeJS.ErrnoException).code ?? "error"
@@ -117,8 +174,8 @@ export const runInit: Command = async (argv, _env, io) => {
   }
 
   io.stdout(
-    `Wrote ${SOURCE_FILE}, ${recipe.file}${
-      ignored ? "" : " and a .gitignore entry for the source"
+    `Wrote ${[SOURCE_FILE, recipe.file, ...(workflow === undefined ? [] : [WORKFLOW_FILE])].join(", ")}${
+      missing.length === 0 ? "" : ` and .gitignore entries for ${missing.join(", ")}`
     } (platform: ${platform}).
 
 ${SOURCE_FILE} is your registry's source. It holds one full vault, published with its note,
@@ -135,17 +192,44 @@ ${[...(recipe.deploy ?? []), ...recipe.steps].map((step) => `  ${step}`).join("\
 One build makes every artifact (dist/node, dist/fetch, dist/lambda, dist/static), stamped once:
 deploy that one build everywhere. Set SOURCE_DATE_EPOCH and two builds of the same source are
 byte-identical. Every command has --help.
-`,
+${workflow === undefined ? "" : ciSteps(platform as CiPlatform)}`,
   );
   return 0;
 };
 
+/** What to do for the workflow: the key, the settings it reads, and what to commit. */
+function ciSteps(platform: CiPlatform): string {
+  return `
+${WORKFLOW_FILE} builds and deploys from GitHub Actions (docs/deploying.md,
+"The CI workflow"). Replace ${STARTER_BASE_URL} in it too, make the signing key, commit the
+public key set it prints (verify pins it), and set what the workflow reads in the repository's
+settings (here with the GitHub CLI, gh):
+  npx registry-endpoint keygen ${SIGNING_KEY_FILE} > ${KEYS_FILE}
+  gh secret set REGISTRY_SIGNING_KEY < ${SIGNING_KEY_FILE}
+  gh variable set REGISTRY_SOURCE_URL --body "${SOURCE_URL_EXAMPLE}"
+  gh secret set REGISTRY_SOURCE_TOKEN
+${DEPLOY_SECRETS[platform].map((name) => `  gh secret set ${name}`).join("\n")}
+Then keep ${SIGNING_KEY_FILE} somewhere safe off this machine (or delete it), and commit
+${KEYS_FILE}, ${RECIPES[platform].file} and ${WORKFLOW_FILE} with your package.json and lockfile.
+`;
+}
+
 /** True when `path` names anything, a link to nothing included. */
 function present(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  return entryAt(path) !== undefined;
 }
 
 /** True when `path` is a symbolic link whose target does not exist. */
 function danglingLink(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true && !existsSync(path);
+  return entryAt(path)?.isSymbolicLink() === true && !existsSync(path);
+}
+
+/** What `path` names, undefined for nothing, or for a path through a file (ENOTDIR: the write then says so). */
+function entryAt(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (error: unknown) {
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    throw error;
+  }
 }
