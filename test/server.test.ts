@@ -255,6 +255,22 @@ test("runServe serves in this process and returns 0 when its signal aborts, its 
   assert.is((await rawExchange(port, "GET /vaults.json HTTP/1.0\r\nHost: h\r\n\r\n")).length, 0, "nothing listens");
 });
 
+test("--base-url: the served document's URLs follow the flag over BASE_URL; a bad one is refused before listening", async () => {
+  const own = await serveInProcess(runServe, [
+    "--source",
+    "fixtures/valid/unicode.json",
+    "--base-url",
+    "https://flag.example/reg",
+  ], env);
+  const served = JSON.parse((await fetchRaw(`${own.origin}/vaults.json`)).body.toString("utf8"));
+  assert.is(await own.stop(), 0);
+  assert.is(served.about.canonical_url, "https://flag.example/reg/vaults.json");
+  const bad = await serveAtMost(["--base-url", "ftp://x"], env);
+  assert.is(bad.code, 1, bad.stderr);
+  assert.is(bad.stdout.toString(), "", "nothing listened");
+  assert.match(bad.stderr, /^--base-url: expected an absolute http or https URL/);
+});
+
 test("a port taken: runServe returns 1 with one line on stderr, nothing on stdout, no listener left", async () => {
   const taken = createNetServer();
   await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
@@ -557,7 +573,7 @@ test("--help says what the server reads and its exit codes; a bad flag is one li
   assert.is(help.code, 0);
   for (
     const text of [
-      "usage: npm start -- [--source FILE] [--internal-keys NAME,NAME]",
+      "usage: npm start -- [--source FILE] [--base-url URL] [--internal-keys NAME,NAME]",
       "--source",
       "--internal-keys",
       "REGISTRY_SOURCE",
@@ -578,7 +594,7 @@ test("--help says what the server reads and its exit codes; a bad flag is one li
   assert.is(bad.stdout.toString(), "");
   assert.is(
     bad.stderr,
-    "Unknown option '--port' (usage: npm start -- [--source FILE] [--internal-keys NAME,NAME]; --help for more)\n",
+    "Unknown option '--port' (usage: npm start -- [--source FILE] [--base-url URL] [--internal-keys NAME,NAME]; --help for more)\n",
   );
 });
 

@@ -16,7 +16,7 @@ import { answerListener } from "./answer-server.ts";
 import { runServer, serverEnv } from "./shutdown.ts";
 
 const SPEC: CommandSpec = {
-  usage: "npm start -- [--source FILE] [--internal-keys NAME,NAME]",
+  usage: "npm start -- [--source FILE] [--base-url URL] [--internal-keys NAME,NAME]",
   help: `
 Serves the registry from source on a plain Node server (development; production runs the
 bundled dist/node/server.mjs that \`npm run build\` writes). The document is built once at start.
@@ -24,11 +24,13 @@ bundled dist/node/server.mjs that \`npm run build\` writes). The document is bui
 Flags:
   --source FILE              the source file (or REGISTRY_SOURCE; default: the embedded
                              snapshot, fixtures/registry.json)
+  --base-url URL             the public base of every URL in the document (or BASE_URL;
+                             default http://localhost:8787)
   --internal-keys NAME,NAME  internal key names beside the source's own internal_keys,
                              comma-separated (INTERNAL_KEYS is joined with it)
   -h, --help                 this text
 
---source wins over REGISTRY_SOURCE.
+--source wins over REGISTRY_SOURCE, --base-url over BASE_URL.
 
 Environment:
   REGISTRY_SOURCE    the source file (default: the embedded snapshot, fixtures/registry.json)
@@ -46,7 +48,7 @@ shell that a SIGTERM to npx ends without passing it on: node stops the same way 
 second of that shell's end.
 
 Exit codes: 0 stopped by a signal; 1 a bad source or setting, or the port is taken; 2 a bad flag.`,
-  options: { source: { type: "string" }, "internal-keys": { type: "string" } },
+  options: { source: { type: "string" }, "base-url": { type: "string" }, "internal-keys": { type: "string" } },
   positionals: { min: 0, max: 0 },
 };
 
@@ -66,7 +68,7 @@ export async function runServe(argv: readonly string[], env: Env, io: Io, until?
   const inputs = await loadInputs(
     resolve(io.cwd, sourcePath),
     env,
-    {},
+    { baseUrl: values["base-url"] as string | undefined },
     name,
     values["internal-keys"] as string | undefined,
   );
