@@ -30,10 +30,11 @@ function caseFold(text: string): string {
 }
 
 /**
- * A key name folded for comparison: NFKC, case folded, default-ignorable code points removed, each
- * character mapped to its confusable skeleton, case folded again (a skeleton may be a capital:
- * `0` is `O`), and `_`, `-` and spaces removed. `ｓｕｐｐｒｅｓｓｅｄ`, `ѕuppressed` (Cyrillic `ѕ`) and
- * `sup\u200bpressed` all fold to `suppressed`.
+ * A key name folded for comparison: NFKC, default-ignorable code points removed, each character
+ * mapped to its confusable skeleton, or else its case folding's (the skeletons are of either case:
+ * Greek `Ε` is `E` but `ε` is `ɛ`), case folded again (a skeleton may be a capital: `0` is `O`), and
+ * `_`, `-` and spaces removed. `ｓｕｐｐｒｅｓｓｅｄ`, `ѕuppressed` (Cyrillic `ѕ`), `SUPPRΕSSΕD` (Greek
+ * `Ε`) and `sup\u200bpressed` all fold to `suppressed`.
  *
  * @example
  * ```ts
@@ -42,6 +43,10 @@ function caseFold(text: string): string {
  */
 export function fold(name: string): string {
   let skeleton = "";
-  for (const c of caseFold(name.normalize("NFKC")).replace(IGNORABLE, "")) skeleton += SKELETONS.get(c) ?? c;
+  for (const c of name.normalize("NFKC").replace(IGNORABLE, "")) {
+    const own = SKELETONS.get(c);
+    if (own !== undefined) skeleton += own;
+    else for (const folded of caseFold(c)) skeleton += SKELETONS.get(folded) ?? folded;
+  }
   return caseFold(skeleton).replace(/[_\- ]/g, "");
 }

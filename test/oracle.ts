@@ -65,11 +65,11 @@ const SKELETON = new Map(
 const lower = (s: string): string =>
   s.toUpperCase().toLowerCase().replace(/[\u13a0-\u13f5\u13f8-\u13fd\uab70-\uabbf]/gu, (c) => c.toUpperCase());
 
-/** NFKC, case folded, default-ignorables removed, each character its skeleton, case folded, without `_`, `-`, spaces. */
+/** NFKC, default-ignorables removed, each character its skeleton or its case folding's, case folded, without `_`, `-`, spaces. */
 const fold = (name: string): string =>
   lower(
-    Array.from(lower(name.normalize("NFKC")).replace(/\p{Default_Ignorable_Code_Point}/gu, "")).map((c) =>
-      SKELETON.get(c) ?? c
+    Array.from(name.normalize("NFKC").replace(/\p{Default_Ignorable_Code_Point}/gu, "")).map((c) =>
+      SKELETON.get(c) ?? Array.from(lower(c)).map((l) => SKELETON.get(l) ?? l).join("")
     ).join(""),
   ).replace(/[_\- ]/g, "");
 

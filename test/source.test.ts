@@ -784,6 +784,7 @@ test("fold: NFKC, case folding, default-ignorables removed, confusable skeletons
     ["\u0405UPPRESSED", "suppressed"],
     ["s\u200bup\u00adpressed\u{e0020}", "suppressed"],
     ["su\u03c1\u03c1ressed", "suppressed"],
+    ["SUPPR\u0395SS\u0395D", "suppressed"],
     ["\u13daUPPRESSED", "suppressed"],
     ["\uabaauppressed", "suppressed"],
     ["suppreßed", "suppressed"],
