@@ -6,6 +6,7 @@
  * build. Internal keys are declared by name (`internal_keys`); any other key is refused.
  * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
  */
+import { fold } from "./fold.ts";
 import { isObject } from "./json.ts";
 import { MAX_INTERNAL_KEY_LENGTH, MAX_INTERNAL_KEYS, MAX_STRING_LENGTH } from "./limits.ts";
 import { MAX_PROBLEMS, type Warning } from "./messages.ts";
@@ -80,6 +81,7 @@ type Level = "top" | "licence" | "labels" | "vault" | "edge";
 /** The keys the source format names at each level; any other key must be declared internal. */
 export const KNOWN_KEYS: Readonly<Record<Level, readonly string[]>> = {
   top: [
+    "$schema",
     "registry_schema_version",
     "generated_at",
     "source_inventory_sha",
@@ -142,17 +144,20 @@ type JsonObject = { readonly [key: string]: unknown };
  * ```
  */
 export function validateSource(value: unknown, options: ValidationOptions = {}): Validation {
-  const problems: string[] = [];
+  // A line is kept as text, or as a function that writes it once every place is counted (one
+  // line per undeclared key and level). A message is made only when it is kept: a source may hold
+  // millions of undeclared keys.
+  const lines: (string | (() => string))[] = [];
   let omitted = 0;
-  // A message is made only when it is kept: a source may hold millions of undeclared keys.
   const report: Report = (path, message) => {
-    if (problems.length < MAX_PROBLEMS) problems.push(`${path}: ${typeof message === "string" ? message : message()}`);
+    if (lines.length < MAX_PROBLEMS) lines.push(`${path}: ${typeof message === "string" ? message : message()}`);
     else omitted++;
   };
+  const refused = () => ({ ok: false as const, problems: lines.map((l) => typeof l === "string" ? l : l()), omitted });
 
   if (!isObject(value)) {
     report("$", `expected an object, got ${kindOf(value)}`);
-    return { ok: false, problems, omitted };
+    return refused();
   }
   const warnings: Warning[] = [];
   const warnName = (line: string): void => void warnings.push({ kind: "public-name", line });
@@ -168,12 +173,20 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   const nameKeys = declared.complete && outside.length === (options.internalKeys ?? []).length &&
     options.repeatedAtTop !== true && options.nameUndeclared !== false;
   let undeclaredAbove = false;
+  const undeclared = new UndeclaredKeys(declared.names, nameKeys, (line) => {
+    if (lines.length < MAX_PROBLEMS) return lines.push(line) > 0;
+    omitted++;
+    return false;
+  });
   const unknownKeys: UnknownKeys = (obj, level, at) => {
-    const found = refuseUndeclared(obj, level, at, declared.names, nameKeys, report);
+    const found = undeclared.refuse(obj, level, at);
     if (level !== "vault" && level !== "edge") undeclaredAbove ||= found;
     return found;
   };
   unknownKeys(value, "top", "$");
+  if (Object.hasOwn(value, "$schema") && typeof value["$schema"] !== "string") {
+    report("$schema", `expected a string (the URL of a JSON Schema), got ${kindOf(value["$schema"])}`);
+  }
 
   const registrySchemaVersion = required(value, "registry_schema_version", "", report, nonEmptyString);
   const generatedAt = required(value, "generated_at", "", report, timestamp);
@@ -193,13 +206,13 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   );
   const edges = readEdges(value, slugs, withheld, report, unknownKeys);
 
-  if (problems.length > 0) return { ok: false, problems, omitted };
+  if (lines.length > 0) return refused();
   // Each is undefined only when a problem was reported: this narrows the types.
   if (
     registrySchemaVersion === undefined || generatedAt === undefined || sha === undefined || vaults === undefined ||
     edges === undefined
   ) {
-    return { ok: false, problems, omitted };
+    return refused();
   }
   return {
     ok: true,
@@ -248,7 +261,7 @@ function isRealDate(year: number, month: number, day: number): boolean {
 // --- field readers -------------------------------------------------------------------------------
 
 type Report = (path: string, message: string | (() => string)) => void;
-/** Refuses an object's undeclared keys (see refuseUndeclared); true when it has one. */
+/** Refuses an object's undeclared keys (see UndeclaredKeys); true when it has one. */
 type UnknownKeys = (obj: JsonObject, level: Level, at: string) => boolean;
 /**
  * Checks one value; returns the accepted value, or what was expected (the caller says what it got)
@@ -641,10 +654,10 @@ export function checkInternalKeys(
     const earlier = first.get(name);
     if (earlier !== undefined) return report(place, `the same name as ${at}[${earlier}]`);
     first.set(name, i);
-    if (nearSuppressed(name, 1)) {
+    if (editDistance(Array.from(fold(name)), FOLDED_SUPPRESSED, 1) <= 1) {
       return report(
         place,
-        `a name within one edit of "suppressed" cannot be declared internal: only "suppressed": true withholds a vault, and a misspelling of it would publish the vault in full`,
+        `a name that folds to within one edit of "suppressed" cannot be declared internal: only "suppressed": true withholds a vault, and a look-alike or misspelling of it would publish the vault in full`,
       );
     }
     accepted.push(name);
@@ -683,48 +696,141 @@ function readInternalKeys(
   return { names, complete: accepted.length === list.length };
 }
 
+/** Where one undeclared key was refused at one level: how many places, and the first. */
+interface Refusal {
+  count: number;
+  readonly firstAt: string;
+  /** The key's position among the first place's keys, 1 first: how it is named when names are not. */
+  readonly position: number;
+}
+
+/** Distinct undeclared keys past the problem list's end that are still told apart, so each counts once. */
+const MAX_OMITTED_KEYS = 100_000;
+
 /**
- * Refuses every key of `obj` that the format does not name at `level` and that is not declared,
- * naming the key (see `shownKey`; by position instead when `nameKeys` is false) and, for an ASCII
- * near miss of a key of that level, what it may have meant; never its value. True when there is
- * such a key.
+ * Refuses every key that the format does not name at its level and that is not declared, one line
+ * per key and level however many vaults or edges hold it (`vaults[*].owner: undeclared key, in 20
+ * vaults (first vaults[0])`). A line names the key (`shownKey`; by position instead when `nameKeys`
+ * is false) and, for a key that folds near a key of the format at that level, what it may have
+ * meant; never its value. A key that folds to within one edit of `suppressed` is never offered for
+ * declaring: declaring it would be refused.
  */
-function refuseUndeclared(
-  obj: JsonObject,
-  level: Level,
-  at: string,
-  declared: ReadonlySet<string>,
-  nameKeys: boolean,
-  report: Report,
-): boolean {
-  const known = KNOWN_KEY_SETS[level];
-  let found = false;
-  let position = 0;
-  for (const key in obj) {
-    position++;
-    if (known.has(key) || declared.has(key)) continue;
-    found = true;
-    const n = position;
-    report(at, () => {
-      if (!nameKeys) {
-        return `undeclared key #${n} (not named while the declaration of internal keys is refused or repeated): not a key of ${
-          LEVEL_NAMES[level]
-        }`;
-      }
-      const meant = didYouMean(key, KNOWN_KEYS[level]);
-      // A near miss of "suppressed" is never to be declared: it may mean to withhold the vault.
-      if (meant === "suppressed" || (meant === undefined && level === "vault" && nearSuppressed(key, 2))) {
-        return `undeclared key ${
-          shownKey(key)
-        }: not a key of a vault: did you mean "suppressed"? Only "suppressed": true withholds a vault`;
-      }
-      const hint = meant === undefined ? "; if" : `: did you mean ${quoted(meant)}? If`;
-      return `undeclared key ${shownKey(key)}: not a key of ${
-        LEVEL_NAMES[level]
-      }${hint} it is internal, list it in internal_keys (or --internal-keys)`;
-    });
+class UndeclaredKeys {
+  readonly #seen = new Map<Level, Map<string, Refusal | null>>();
+  #tracked = 0;
+
+  /**
+   * `keep` adds a line to the problem list, written when the list is read (false when the list is
+   * full and the line was counted as omitted).
+   */
+  readonly #declared: ReadonlySet<string>;
+  readonly #nameKeys: boolean;
+  readonly #keep: (line: () => string) => boolean;
+
+  constructor(declared: ReadonlySet<string>, nameKeys: boolean, keep: (line: () => string) => boolean) {
+    this.#declared = declared;
+    this.#nameKeys = nameKeys;
+    this.#keep = keep;
   }
-  return found;
+
+  /** Refuses `obj`'s undeclared keys, at `at` on `level`; true when it has one. */
+  refuse(obj: JsonObject, level: Level, at: string): boolean {
+    const known = KNOWN_KEY_SETS[level];
+    let seen = this.#seen.get(level);
+    let found = false;
+    let position = 0;
+    for (const key in obj) {
+      position++;
+      if (known.has(key) || this.#declared.has(key)) continue;
+      found = true;
+      seen ??= this.#seen.set(level, new Map()).get(level) as Map<string, Refusal | null>;
+      const before = seen.get(key);
+      if (before !== undefined) {
+        if (before !== null) before.count++;
+        continue;
+      }
+      const refusal: Refusal = { count: 1, firstAt: at, position };
+      const kept = this.#keep(() => this.#line(key, level, refusal));
+      // Past the list's end a key is remembered only to count it once, and only so many.
+      if (kept || this.#tracked++ < MAX_OMITTED_KEYS) seen.set(key, kept ? refusal : null);
+    }
+    return found;
+  }
+
+  #line(key: string, level: Level, { count, firstAt, position }: Refusal): string {
+    const plural = level === "vault" ? "vaults" : "edges";
+    const place = count > 1 ? `${plural}[*]` : firstAt;
+    if (!this.#nameKeys) {
+      const which = count > 1 ? `, in ${count} ${plural} (first ${firstAt}, its key #${position}; ` : ` #${position} (`;
+      return `${place}: undeclared key${which}not named while the declaration of internal keys is refused or repeated): not a key of ${
+        LEVEL_NAMES[level]
+      }`;
+    }
+    const where = count > 1 ? `, in ${count} ${plural} (first ${firstAt})` : "";
+    const unknown = `not a key of ${LEVEL_NAMES[level]}`;
+    const declare = "it is internal, list it in internal_keys (or --internal-keys)";
+    // A key too long to declare is not folded either: folding may make it 18 times longer.
+    if (key.length > MAX_INTERNAL_KEY_LENGTH) {
+      return `${
+        pathOf(place, key, false)
+      }: undeclared key${where}: ${unknown}, and too long to declare (a declared name has at most ${MAX_INTERNAL_KEY_LENGTH} characters)`;
+    }
+    const folded = Array.from(fold(key));
+    const near = (target: readonly string[], edits: number) => editDistance(folded, target, edits) <= edits;
+    if (near(FOLDED_SUPPRESSED, 1)) {
+      return `${
+        pathOf(place, key, true)
+      }: undeclared key${where}: ${unknown}: did you mean "suppressed"? Only "suppressed": true${
+        level === "vault" ? "" : " on a vault"
+      } withholds, and this name cannot be declared`;
+    }
+    const meant = didYouMean(folded, level);
+    // A near miss of "suppressed" is not offered for declaring either: it may mean to withhold the vault.
+    if (meant === "suppressed") {
+      return `${
+        pathOf(place, key, true)
+      }: undeclared key${where}: ${unknown}: did you mean "suppressed"? Only "suppressed": true withholds a vault`;
+    }
+    if (meant !== undefined) {
+      return `${pathOf(place, key, true)}: undeclared key${where}: ${unknown}: did you mean ${
+        quoted(meant)
+      }? If ${declare}`;
+    }
+    return `${pathOf(place, key, false)}: undeclared key${where}: ${unknown}; if ${declare}`;
+  }
+}
+
+/**
+ * The path of key `key` of the object at `at`: `vaults[3].owner`, `vaults[*]["odd key"]`, `owner`
+ * at the top level (`$["odd key"]`). The key is shown as `shownKey` shows it, every character
+ * outside printable ASCII escaped when `lookAlike` (the key folds near a key of the format).
+ */
+function pathOf(at: string, key: string, lookAlike: boolean): string {
+  if (key.length <= SHOWN_KEY_CHARACTERS && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+    return at === "$" ? key : `${at}.${key}`;
+  }
+  return `${at === "$" ? "$" : at}[${shownKey(key, lookAlike)}]`;
+}
+
+/** `suppressed`, folded, one element per character. */
+const FOLDED_SUPPRESSED = Array.from(fold("suppressed"));
+
+/** The keys of each level, folded, one element per character. */
+const FOLDED_KEYS = new Map(
+  (Object.keys(KNOWN_KEYS) as Level[]).map((level) => [
+    level,
+    KNOWN_KEYS[level].map((key) => ({ key, folded: Array.from(fold(key)) })),
+  ]),
+);
+
+/** The key of `level` that the `folded` key is within two edits of, the nearest first; else undefined. */
+function didYouMean(folded: readonly string[], level: Level): string | undefined {
+  let best: { key: string; distance: number } | undefined;
+  for (const candidate of FOLDED_KEYS.get(level) ?? []) {
+    const distance = editDistance(folded, candidate.folded, 2);
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: candidate.key, distance };
+  }
+  return best?.key;
 }
 
 /** The longest part of an undeclared key a message shows, in characters. */
@@ -732,10 +838,12 @@ const SHOWN_KEY_CHARACTERS = 64;
 
 /**
  * A key as a message shows it: `quoted`, cut at its first 64 characters (a surrogate pair never
- * split), `…` after a cut.
+ * split), `…` after a cut; with `lookAlike`, every character outside printable ASCII escaped too
+ * (`\u0455uppressed`), so that a look-alike never prints as the key it imitates.
  */
-export function shownKey(key: string): string {
-  return quoted(key, SHOWN_KEY_CHARACTERS, "…");
+export function shownKey(key: string, lookAlike = false): string {
+  const shown = quoted(key, SHOWN_KEY_CHARACTERS, "…");
+  return lookAlike ? shown.replace(/[^\x20-\x7e]/gu, escapeOf) : shown;
 }
 
 /**
@@ -758,33 +866,12 @@ function escapeOf(c: string): string {
   return hex.length > 4 ? `\\u{${hex}}` : `\\u${hex.padStart(4, "0")}`;
 }
 
-/** ASCII lowercase, without `_`, `-` and spaces: how near misses are compared. */
-function foldAscii(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => c.toLowerCase()).replace(/[_\- ]/g, "");
-}
-
-/** Whether `name`, folded, is within `edits` of "suppressed". */
-function nearSuppressed(name: string, edits: number): boolean {
-  return editDistance(foldAscii(name), "suppressed", edits) <= edits;
-}
-
-/** The key of `known` an ASCII `key` folds to within two edits of, the nearest first; else undefined. */
-function didYouMean(key: string, known: readonly string[]): string | undefined {
-  if (!/^[\x20-\x7e]*$/.test(key)) return undefined;
-  const folded = foldAscii(key);
-  let best: { key: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = editDistance(folded, foldAscii(candidate), 2);
-    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: candidate, distance };
-  }
-  return best?.key;
-}
-
 /**
  * The Damerau-Levenshtein distance (optimal string alignment: insert, delete, substitute, swap
- * neighbours) between `a` and `b`, or `limit + 1` once it is sure to pass `limit`.
+ * neighbours) between `a` and `b` (strings, compared by UTF-16 code unit, or arrays of characters),
+ * or `limit + 1` once it is sure to pass `limit`.
  */
-export function editDistance(a: string, b: string, limit: number): number {
+export function editDistance(a: string | readonly string[], b: string | readonly string[], limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);

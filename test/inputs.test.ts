@@ -39,7 +39,7 @@ test("--internal-keys and INTERNAL_KEYS are joined: a name in either is declared
   assert.ok("ok" in both, JSON.stringify(both));
   const flagOnly = await loadInputs(file, ENV, {}, "source.json", "secret_b");
   assert.equal("problems" in flagOnly ? flagOnly.problems : [], [
-    'source.json: vaults[0]: undeclared key "secret_a": not a key of a vault; if it is internal, list it in internal_keys (or --internal-keys)',
+    "source.json: vaults[0].secret_a: undeclared key: not a key of a vault; if it is internal, list it in internal_keys (or --internal-keys)",
   ]);
   const empty = await loadInputs(file, { ...ENV, INTERNAL_KEYS: "secret_a, secret_b " }, {}, "source.json", "");
   assert.ok("ok" in empty, "an empty flag hides nothing the variable declares; ASCII spaces around a name are dropped");

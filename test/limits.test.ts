@@ -245,7 +245,7 @@ test("internal key names beside the source: a name over the limit in INTERNAL_KE
   const undeclared = await run("node", ["--import", "tsx", "node/bin/registry.ts", file], { env, timeoutMs: 120_000 });
   oneLine(
     { command: "registry", code: undeclared.code, stderr: undeclared.stderr, stdout: undeclared.stdout.length },
-    /^.*declared\.json: vaults\[0\]: undeclared key "sync_owner": not a key of a vault; if it is internal/m,
+    /^.*declared\.json: vaults\[0\]\.sync_owner: undeclared key: not a key of a vault; if it is internal/m,
   );
 });
 

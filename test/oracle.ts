@@ -4,6 +4,8 @@
  * `isValidSource(x, internalKeys)` for every input.
  */
 
+import { readFileSync } from "node:fs";
+
 type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -39,29 +41,48 @@ function isHttpUrl(v: unknown): boolean {
 
 const optionalKey = (o: Obj, k: string, ok: (v: unknown) => boolean): boolean => !has(o, k) || ok(o[k]);
 
-/** Every string one edit from `s` (insert, delete, replace, swap neighbours), letters from `alphabet`. */
-function oneEdit(s: string, alphabet: readonly string[]): string[] {
-  const out: string[] = [];
+/** Every string one edit from `s` (insert, delete, replace, swap neighbours), letters from `alphabet`; by character. */
+function oneEdit(text: string, alphabet: readonly string[]): string[] {
+  const s = Array.from(text);
+  const out: string[][] = [];
   for (let i = 0; i <= s.length; i++) {
-    for (const c of alphabet) out.push(s.slice(0, i) + c + s.slice(i), s.slice(0, i) + c + s.slice(i + 1));
-    if (i < s.length) out.push(s.slice(0, i) + s.slice(i + 1));
-    if (i + 1 < s.length) out.push(s.slice(0, i) + s[i + 1] + s[i] + s.slice(i + 2));
+    for (const c of alphabet) out.push([...s.slice(0, i), c, ...s.slice(i)], [...s.slice(0, i), c, ...s.slice(i + 1)]);
+    if (i < s.length) out.push([...s.slice(0, i), ...s.slice(i + 1)]);
+    if (i + 1 < s.length) out.push([...s.slice(0, i), s[i + 1]!, s[i]!, ...s.slice(i + 2)]);
   }
-  return out;
+  return out.map((chars) => chars.join(""));
 }
 
-/** ASCII lowercase without `_`, `-` and spaces. */
-const foldAscii = (name: string): string => name.toLowerCase().replace(/[_\- ]/g, "");
+/** Every mapping of Unicode's confusables.txt, the whole table (contract/ keeps only a part). */
+const SKELETON = new Map(
+  [...readFileSync("test/unicode/confusables.txt", "utf8").matchAll(/^([0-9A-F]+) ;\t([0-9A-F ]+) ;\tMA/gm)].map((
+    [, from, to],
+  ) => [
+    String.fromCodePoint(parseInt(from!, 16)),
+    String.fromCodePoint(...to!.trim().split(" ").map((h) => parseInt(h, 16))),
+  ]),
+);
+const lower = (s: string): string =>
+  s.toUpperCase().toLowerCase().replace(/[\u13a0-\u13f5\u13f8-\u13fd\uab70-\uabbf]/gu, (c) => c.toUpperCase());
+
+/** NFKC, default-ignorables removed, each character its skeleton or its case folding's, case folded, without `_`, `-`, spaces. */
+const fold = (name: string): string =>
+  lower(
+    Array.from(name.normalize("NFKC").replace(/\p{Default_Ignorable_Code_Point}/gu, "")).map((c) =>
+      SKELETON.get(c) ?? Array.from(lower(c)).map((l) => SKELETON.get(l) ?? l).join("")
+    ).join(""),
+  ).replace(/[_\- ]/g, "");
 
 /** True when a declared name may not be declared: folded, it is "suppressed" or one edit from it. */
 export function misspellsSuppressed(name: string): boolean {
-  const folded = foldAscii(name);
+  const folded = fold(name);
   return folded === "suppressed" || oneEdit("suppressed", [...new Set(folded)]).includes(folded);
 }
 
 /** The declared names, when `internal_keys` is absent, null, or a valid list; else undefined. */
 function declaredNames(x: Obj, outside: readonly string[]): Set<string> | undefined {
   const list = has(x, "internal_keys") ? x["internal_keys"] : null;
+  if (outside.some(misspellsSuppressed)) return undefined;
   if (list === null) return new Set(outside);
   if (!Array.isArray(list) || list.length + outside.length > 1024) return undefined;
   const ok = list.every((n, i) =>
@@ -84,6 +105,7 @@ export function isValidSource(x: unknown, outside: readonly string[] = []): bool
   if (declared === undefined) return false;
   if (
     !allDeclared(x, [
+      "$schema",
       "registry_schema_version",
       "generated_at",
       "source_inventory_sha",
@@ -94,6 +116,7 @@ export function isValidSource(x: unknown, outside: readonly string[] = []): bool
       "edges",
     ], declared)
   ) return false;
+  if (!optionalKey(x, "$schema", str)) return false;
   if (!nonEmpty(x["registry_schema_version"]) || !has(x, "registry_schema_version")) return false;
   if (!has(x, "generated_at") || !isTimestamp(x["generated_at"])) return false;
   const sha = x["source_inventory_sha"];

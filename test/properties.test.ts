@@ -316,7 +316,9 @@ test("validation accepts exactly the valid sources (the oracle's restatement) an
       assert.is(result.ok, isValidSource(input), result.ok ? "accepted" : result.problems.join("\n"));
       if (!result.ok) {
         assert.ok(result.problems.length > 0);
-        for (const p of result.problems) assert.match(p, /^(\$|[a-z_]+(\[\d+\]|\.[a-z_]+|\["[^\n]*"\])*): \S/);
+        for (const p of result.problems) {
+          assert.match(p, /^(\$|\$schema|(\$|[A-Za-z_]\w*)(\[(\d+|\*)\]|\.[A-Za-z_]\w*|\["[^\n]*"…?\])*): \S/);
+        }
       }
     }),
     { ...fcParams, numRuns: fcParams.numRuns * 10 }, // validation is cheap; broken fields need many draws
@@ -434,7 +436,8 @@ test("a source with extra keys builds exactly when each is declared (in internal
         assert.not.ok(text.includes(SECRET), `a private value or declared name in a message:\n${text}`);
         for (const name of undeclared) {
           if (name.length <= 40 && /^[\x21-\x7e]+$/.test(name)) {
-            assert.ok(text.includes(`undeclared key ${JSON.stringify(name)}`), `${name} is named:\n${text}`);
+            const segment = /^[A-Za-z_]\w*$/.test(name) ? name : `[${JSON.stringify(name)}]`;
+            assert.ok(text.includes(`${segment}: undeclared key`), `${name} is named:\n${text}`);
           }
         }
         return;
@@ -471,10 +474,94 @@ test("a name within one edit of `suppressed` cannot be declared, and undeclared 
         if (!plain.ok) {
           assert.ok(
             plain.problems.some((p) =>
-              p.startsWith(`vaults[${index}]: undeclared key `) && p.includes('did you mean "suppressed"?')
+              p.startsWith(`vaults[${index}]`) && p.includes(": undeclared key: ") &&
+              p.includes('did you mean "suppressed"?') && !p.includes("internal_keys")
             ),
             plain.problems.join("\n"),
           );
+        }
+      },
+    ),
+    fcParams,
+  );
+});
+
+/** Look-alikes of each letter of "suppressed" (fullwidth, Cyrillic, Greek, mathematical), from confusables.txt. */
+const LOOK_ALIKES: Readonly<Record<string, readonly string[]>> = {
+  s: ["\uff53", "\u0455", "\u{1d42c}", "\u0405", "\ua731"],
+  u: ["\uff55", "\u057d", "\u03c5", "\u{1d42e}"],
+  p: ["\uff50", "\u0440", "\u03c1", "\u0420", "\u03a1"],
+  r: ["\uff52", "\u0433", "\u{1d42b}"],
+  e: ["\uff45", "\u0435", "\u0415", "\u0395", "\u{1d41e}"],
+  d: ["\uff44", "\u0501", "\u{1d41d}"],
+};
+/** Default-ignorable code points: zero-width space, joiners, soft hyphen, word joiner, a variation selector, a tag. */
+const IGNORABLES = ["\u200b", "\u200c", "\u200d", "\u00ad", "\u2060", "\ufe0f", "\u{e0041}"];
+
+/** "suppressed" with letters swapped for their look-alikes, case changed, default-ignorables inserted. */
+const lookAlikeSuppressed = fc
+  .tuple(
+    fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom("look-alike", "upper", "ignorable")), {
+      minLength: 1,
+      maxLength: 12,
+    }),
+  )
+  .map(([edits]) => {
+    const chars: string[] = Array.from("suppressed");
+    for (const [at, pick, edit] of edits) {
+      const i = at % chars.length;
+      const c = chars[i] as string;
+      const ascii = c.toLowerCase();
+      if (edit === "look-alike" && LOOK_ALIKES[ascii] !== undefined) {
+        const options = LOOK_ALIKES[ascii] as readonly string[];
+        chars[i] = options[pick % options.length] as string;
+      } else if (edit === "upper") chars[i] = c.toUpperCase();
+      else chars.splice(i, 0, IGNORABLES[pick % IGNORABLES.length] as string);
+    }
+    return chars.join("");
+  })
+  .filter((key) => key !== "suppressed" && key.length <= 128);
+
+test("law: every look-alike of `suppressed` is refused, declared or not, at any level, and never yields a full row", () => {
+  fc.assert(
+    fc.property(
+      validSource.filter((s) => vaultsOf(s).length > 0),
+      fc.nat(),
+      lookAlikeSuppressed,
+      fc.constantFrom("source", "outside", "no"),
+      (source, pick, key, declare) => {
+        const vaults = vaultsOf(source);
+        const index = pick % vaults.length;
+        const meant = Object.fromEntries([
+          ...Object.entries(vaults[index] as Json).filter(([k]) => k !== "suppressed"),
+          ["note", `${SECRET}-note`],
+          [key, true],
+        ]);
+        const mutated = { ...source, vaults: vaults.map((v, i) => (i === index ? meant : v)) };
+        const internal = (own(source, "internal_keys") ?? []) as string[];
+        const result = declare === "outside"
+          ? validateSource(mutated, { internalKeys: [key] })
+          : validateSource(declare === "source" ? { ...mutated, internal_keys: [...internal, key] } : mutated);
+        assert.not.ok(result.ok, `${JSON.stringify(key)} (${declare}) was accepted: a full row`);
+        assert.not.ok(
+          isValidSource(
+            declare === "source" ? { ...mutated, internal_keys: [...internal, key] } : mutated,
+            declare === "outside" ? [key] : [],
+          ),
+          "the oracle agrees",
+        );
+        if (!result.ok) {
+          const text = result.problems.join("\n");
+          // Declared, the name is never printed; undeclared, a look-alike is printed escaped, never as it looks.
+          assert.not.ok(text.includes(SECRET) || (/[^\x20-\x7e]/.test(key) && text.includes(key)), text);
+          if (declare === "no") {
+            assert.ok(
+              result.problems.some((p) =>
+                p.startsWith(`vaults[${index}]`) && p.includes("this name cannot be declared")
+              ),
+              text,
+            );
+          }
         }
       },
     ),

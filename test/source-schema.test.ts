@@ -26,7 +26,9 @@ const BEYOND_A_SCHEMA: Readonly<Record<string, string>> = {
   "near-miss-licence": "whether a key is declared depends on internal_keys, a value a schema cannot refer to",
   "near-miss-every-level": "whether a key is declared depends on internal_keys, a value a schema cannot refer to",
   "undeclared-key-escaped": "whether a key is declared depends on internal_keys, a value a schema cannot refer to",
+  "undeclared-key-many-places": "whether a key is declared depends on internal_keys, a value a schema cannot refer to",
   "declared-suppressed-misspelling": "a misspelling is an edit distance, not a pattern",
+  "declared-suppressed-look-alike": "a look-alike is a folding and an edit distance, not a pattern",
   "many-problems": "",
 };
 

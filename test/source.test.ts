@@ -17,6 +17,10 @@ import { MAX_INTERNAL_KEY_LENGTH, MAX_INTERNAL_KEYS } from "../contract/limits.t
 import { buildRegistry, serializeRegistry } from "../registry.ts";
 import { contextOf } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
+import { readFileSync } from "node:fs";
+import { CONFUSABLES_MODULE, CONFUSABLES_TXT, confusablesModule } from "./confusables-table.ts";
+import { fold } from "../contract/fold.ts";
+import { CONFUSABLES_VERSION } from "../contract/confusables.ts";
 
 const BASE = {
   registry_schema_version: "1",
@@ -206,7 +210,8 @@ test("keys the old reader guessed at are refused by name until declared, whateve
     const source = withVault({ note: "SECRET-NOTE", [key]: value });
     const found = problems(source);
     assert.equal(found.length, 1, `${key}: ${found.join("\n")}`);
-    assert.ok(found[0]?.startsWith(`vaults[1]: undeclared key ${JSON.stringify(key)}: not a key of a vault`), found[0]);
+    const place = /^[A-Za-z_]\w*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    assert.ok(found[0]?.startsWith(`vaults[1]${place}: undeclared key: not a key of a vault`), found[0]);
     assert.not.ok(found.join("\n").includes("SECRET"), `${key}: no value quoted`);
     const bytes = published({ ...source, internal_keys: [key] });
     assert.ok(
@@ -230,7 +235,7 @@ test("keys the old reader guessed at are refused by name until declared, whateve
   assert.match(problems(withVault({ supressed: true }))[0] ?? "", /did you mean "suppressed"\?/);
 });
 
-test("an undeclared key is shown escaped, cut at 64 characters without splitting one, and only an ASCII near miss gets a hint", () => {
+test("an undeclared key is shown escaped, cut at 64 characters without splitting one; a hint names the key it folds near", () => {
   assert.is(shownKey("plain"), '"plain"');
   assert.is(shownKey("quiet\u202e\u0000\u0085\u2028\ue000key"), '"quiet\\u202e\\u0000\\u0085\\u2028\\ue000key"');
   assert.is(shownKey("\u{e0041}tag"), '"\\u{e0041}tag"');
@@ -241,19 +246,31 @@ test("an undeclared key is shown escaped, cut at 64 characters without splitting
   assert.is(shownKey("k".repeat(5_000_000)), `"${"k".repeat(64)}"…`);
   assert.is(
     problems({ ...BASE, Vaults: [] })[0],
-    '$: undeclared key "Vaults": not a key of the top level: did you mean "vaults"? If it is internal, list it in internal_keys (or --internal-keys)',
+    'Vaults: undeclared key: not a key of the top level: did you mean "vaults"? If it is internal, list it in internal_keys (or --internal-keys)',
   );
   assert.is(
     problems({ ...BASE, vaults_ü: [] })[0],
-    '$: undeclared key "vaults_ü": not a key of the top level; if it is internal, list it in internal_keys (or --internal-keys)',
+    '$["vaults_\\u00fc"]: undeclared key: not a key of the top level: did you mean "vaults"? If it is internal, list it in internal_keys (or --internal-keys)',
+    "folded, a letter outside ASCII is one edit; shown escaped",
+  );
+  assert.is(
+    problems({ ...BASE, 非公開: [] })[0],
+    '$["非公開"]: undeclared key: not a key of the top level; if it is internal, list it in internal_keys (or --internal-keys)',
+    "a key near none of the format's is shown as it is",
+  );
+  assert.is(
+    problems({ ...BASE, ["k".repeat(129)]: [] })[0],
+    `$["${
+      "k".repeat(64)
+    }"…]: undeclared key: not a key of the top level, and too long to declare (a declared name has at most 128 characters)`,
   );
   assert.is(
     problems(withVault({ notes: 1 }))[0],
-    'vaults[1]: undeclared key "notes": not a key of a vault: did you mean "note"? If it is internal, list it in internal_keys (or --internal-keys)',
+    'vaults[1].notes: undeclared key: not a key of a vault: did you mean "note"? If it is internal, list it in internal_keys (or --internal-keys)',
   );
   assert.is(
     problems(withVault({ type: 1 }))[0],
-    'vaults[1]: undeclared key "type": not a key of a vault; if it is internal, list it in internal_keys (or --internal-keys)',
+    "vaults[1].type: undeclared key: not a key of a vault; if it is internal, list it in internal_keys (or --internal-keys)",
     "an edge's key is no hint on a vault",
   );
 });
@@ -323,13 +340,19 @@ test("a string where an object or array belongs is named by its kind, never quot
 });
 
 test("a near miss of `suppressed` is never offered for declaring; a withheld value's length is not told", () => {
-  for (const key of ["supresed", "Suppressed", "suppresed", "suppresssed", "supressd"]) {
+  for (const key of ["supresed", "supressd"]) {
     const [line] = problems(withVault({ [key]: true }));
     assert.is(
       line,
-      `vaults[1]: undeclared key ${
-        JSON.stringify(key)
-      }: not a key of a vault: did you mean "suppressed"? Only "suppressed": true withholds a vault`,
+      `vaults[1].${key}: undeclared key: not a key of a vault: did you mean "suppressed"? Only "suppressed": true withholds a vault`,
+      key,
+    );
+  }
+  for (const key of ["Suppressed", "suppresed", "suppresssed"]) {
+    const [line] = problems(withVault({ [key]: true }));
+    assert.is(
+      line,
+      `vaults[1].${key}: undeclared key: not a key of a vault: did you mean "suppressed"? Only "suppressed": true withholds, and this name cannot be declared`,
       key,
     );
   }
@@ -448,7 +471,7 @@ test("internal_keys: an array of distinct names of 1 to 128 characters, none wit
     ],
   );
   const misspelling =
-    'a name within one edit of "suppressed" cannot be declared internal: only "suppressed": true withholds a vault, and a misspelling of it would publish the vault in full';
+    'a name that folds to within one edit of "suppressed" cannot be declared internal: only "suppressed": true withholds a vault, and a look-alike or misspelling of it would publish the vault in full';
   for (
     const name of [
       "suppressed",
@@ -463,6 +486,17 @@ test("internal_keys: an array of distinct names of 1 to 128 characters, none wit
       "Sup Pressed",
       "suppresses",
       "xsuppressed",
+      // Look-alikes: fullwidth, Cyrillic and Greek letters, invisible characters, another case.
+      "ｓｕｐｐｒｅｓｓｅｄ",
+      "ＳＵＰＰＲＥＳＳＥＤ",
+      "\u0455uppre\u0455\u0455ed",
+      "\u0455\u0578\u0440\u0440r\u0435\u0455\u0455\u0435\u0501",
+      "su\u03c1\u03c1ressed",
+      "s\u200bu\u200bppressed\u2060",
+      "SUP\u00adPRESSED",
+      "\ud835\udc2cuppre\ud835\udc2c\ud835\udc2ced",
+      "suppreßed",
+      "suppressed\u{1f600}",
     ]
   ) {
     assert.equal(refused([name]), [`internal_keys[0]: ${misspelling}`], name);
@@ -475,7 +509,7 @@ test("internal_keys: an array of distinct names of 1 to 128 characters, none wit
       "unsuppressed",
       "suppress",
       "5uppre55ed",
-      "ｓｕｐｐｒｅｓｓｅｄ",
+      "\u0455uppre\u0455\u0455_by",
     ]
   ) assert.equal(refused([name]), [], `${name} may be declared`);
   assert.equal(refused(Array.from({ length: MAX_INTERNAL_KEYS }, (_, i) => `k${i}`)), []);
@@ -546,7 +580,7 @@ test("an undeclared key at the top level withholds every vault's detail from mes
   const withheld = vault({ note: 424242, last_synced: "SECRET-SYNC" });
   const top = problems({ ...BASE, private_vaults: ["b"], vaults: [...BASE.vaults, withheld] });
   assert.equal(top, [
-    '$: undeclared key "private_vaults": not a key of the top level; if it is internal, list it in internal_keys (or --internal-keys)',
+    "private_vaults: undeclared key: not a key of the top level; if it is internal, list it in internal_keys (or --internal-keys)",
     "vaults[1].note: expected a string or null, got a number",
     "vaults[1].last_synced: expected a YYYY-MM-DD date or null, got a string",
   ]);
@@ -558,7 +592,7 @@ test("an undeclared key at the top level withholds every vault's detail from mes
   );
   const edges = problems({ ...BASE, edges: [{ source: "a", target: "a", type: 42, suppressed: true }] });
   assert.equal(edges, [
-    'edges[0]: undeclared key "suppressed": not a key of an edge; if it is internal, list it in internal_keys (or --internal-keys)',
+    'edges[0].suppressed: undeclared key: not a key of an edge: did you mean "suppressed"? Only "suppressed": true on a vault withholds, and this name cannot be declared',
     "edges[0].type: expected a string, got a number",
   ]);
   // A later copy of an edge with an undeclared key does not quote the type it shares with it.
@@ -644,7 +678,9 @@ test("every key the format names, at every level, is the hint for its upper-case
       const found = problems((at[place] as (k: string) => unknown)(key.toUpperCase()));
       assert.ok(
         found.some((p) =>
-          p.startsWith(`${place}: undeclared key ${JSON.stringify(key.toUpperCase())}`) &&
+          p.startsWith(
+            `${place === "$" ? "" : place}${place === "$" ? "" : "."}${key.toUpperCase()}: undeclared key:`,
+          ) &&
           p.includes(`did you mean ${JSON.stringify(key)}?`)
         ),
         `${place} ${key}: ${found.join("\n")}`,
@@ -730,6 +766,106 @@ test("kindOf: what a message names of a private value", () => {
     [false, "a boolean"],
   ];
   for (const [value, kind] of cases) assert.is(kindOf(value), kind, kind);
+});
+
+test("contract/confusables.ts is what test/update-confusables.ts derives from the vendored confusables.txt", () => {
+  const text = readFileSync(CONFUSABLES_TXT, "utf8");
+  assert.match(text, /^# Version: 17\.0\.0$/m, "Unicode's file, with its version line");
+  assert.is(confusablesModule(text), readFileSync(CONFUSABLES_MODULE, "utf8"));
+  assert.is(CONFUSABLES_VERSION, "17.0.0");
+});
+
+test("fold: NFKC, case folding, default-ignorables removed, confusable skeletons, _ - and spaces removed", () => {
+  const cases: [string, string][] = [
+    ["Last-Synced", "lastsynced"],
+    ["vault slug", "vaultslug"],
+    ["ｓｕｐｐｒｅｓｓｅｄ", "suppressed"],
+    ["\u0455uppre\u0455\u0455ed", "suppressed"],
+    ["\u0405UPPRESSED", "suppressed"],
+    ["s\u200bup\u00adpressed\u{e0020}", "suppressed"],
+    ["su\u03c1\u03c1ressed", "suppressed"],
+    ["SUPPR\u0395SS\u0395D", "suppressed"],
+    ["\u13daUPPRESSED", "suppressed"],
+    ["\uabaauppressed", "suppressed"],
+    ["suppreßed", "suppressed"],
+    ["0wner", "owner"],
+    ["5uppre55ed", "5uppre55ed"],
+    ["非公開", "非公開"],
+  ];
+  for (const [name, folded] of cases) assert.is(fold(name), folded, JSON.stringify(name));
+});
+
+test("a declared look-alike of `suppressed` is refused, beside the source too, and never publishes the vault", () => {
+  for (const name of ["ｓｕｐｐｒｅｓｓｅｄ", "\u0455uppre\u0455\u0455ed", "s\u200bu\u200bppressed"]) {
+    const source = { ...withVault({ note: "SECRET-NOTE", [name]: true }), internal_keys: [name] };
+    const found = problems(source);
+    assert.ok(found[0]?.startsWith("internal_keys[0]: a name that folds to within one edit of"), found.join("\n"));
+    assert.not.ok(found.join("\n").includes("SECRET") || found.join("\n").includes(name), found.join("\n"));
+    assert.not.ok(validateSource(withVault({ [name]: true }), { internalKeys: [name] }).ok, "beside the source");
+  }
+});
+
+test("an undeclared key folding near `suppressed` is never offered for declaring, at any level, and is shown escaped", () => {
+  const tail = 'did you mean "suppressed"? Only "suppressed": true';
+  const cases: [unknown, string][] = [
+    [{ ...BASE, suppressed: true }, "suppressed: undeclared key: not a key of the top level: "],
+    [
+      { ...BASE, licence: { id: "x", url: "https://example.org/l", "Suppressed": true } },
+      "licence.Suppressed: undeclared key: not a key of licence: ",
+    ],
+    [
+      withVault({ "ｓｕｐｐｒｅｓｓｅｄ": true }),
+      'vaults[1]["\\uff53\\uff55\\uff50\\uff50\\uff52\\uff45\\uff53\\uff53\\uff45\\uff44"]: undeclared key: not a key of a vault: ',
+    ],
+    [withVault({ "\u0455uppressed": true }), 'vaults[1]["\\u0455uppressed"]: undeclared key: not a key of a vault: '],
+    [withVault({ "sup\u200bpressed": true }), 'vaults[1]["sup\\u200bpressed"]: undeclared key: not a key of a vault: '],
+  ];
+  for (const [source, start] of cases) {
+    const [line] = problems(source);
+    assert.ok(line?.startsWith(start + tail), line);
+    assert.ok(line?.endsWith("and this name cannot be declared"), line);
+    assert.not.ok(line?.includes("internal_keys"), line);
+  }
+});
+
+test("one undeclared key at one level is one line however many vaults or edges hold it; its value is never quoted", () => {
+  const vaults = Array.from({ length: 20 }, (_, i) => ({
+    vault_slug: `v${i}`,
+    display_name: "V",
+    status: "active",
+    owner_email: `SECRET-${i}@example.org`,
+    "cost centre": "SECRET",
+  }));
+  const edges = [0, 1, 2].map((i) => ({ source: "v0", target: `v${i}`, type: "t", x: "SECRET" }));
+  assert.equal(problems({ ...BASE, vaults, edges }), [
+    "vaults[*].owner_email: undeclared key, in 20 vaults (first vaults[0]): not a key of a vault; if it is internal, list it in internal_keys (or --internal-keys)",
+    'vaults[*]["cost centre"]: undeclared key, in 20 vaults (first vaults[0]): not a key of a vault; if it is internal, list it in internal_keys (or --internal-keys)',
+    "edges[*].x: undeclared key, in 3 edges (first edges[0]): not a key of an edge; if it is internal, list it in internal_keys (or --internal-keys)",
+  ]);
+  const unnamed = validateSource({ ...BASE, vaults, edges }, { nameUndeclared: false });
+  assert.equal(unnamed.ok ? [] : unnamed.problems, [
+    "vaults[*]: undeclared key, in 20 vaults (first vaults[0], its key #4; not named while the declaration of internal keys is refused or repeated): not a key of a vault",
+    "vaults[*]: undeclared key, in 20 vaults (first vaults[0], its key #5; not named while the declaration of internal keys is refused or repeated): not a key of a vault",
+    "edges[*]: undeclared key, in 3 edges (first edges[0], its key #4; not named while the declaration of internal keys is refused or repeated): not a key of an edge",
+  ]);
+  // Past the problem list's end a key held by many vaults still counts as one problem.
+  const many = Array.from(
+    { length: 60 },
+    (_, i) => ({ vault_slug: `m${i}`, display_name: "M", status: "active", [`k${i}`]: 1, shared: 1 }),
+  );
+  const capped = validateSource({ ...BASE, vaults: [...many, ...vaults] });
+  assert.ok(!capped.ok && capped.problems.length === 50 && capped.omitted === 13, JSON.stringify(capped));
+});
+
+test("$schema: a string at the top level is read for editors and never published; anything else is refused by its path", () => {
+  const schema = "https://editor.example.net/source.schema.json";
+  const bytes = published({ ...BASE, $schema: schema });
+  assert.not.ok(bytes.includes("editor.example.net") || bytes.includes("$schema"), bytes);
+  for (const wrong of [3, null, { url: schema }]) {
+    assert.equal(problems({ ...BASE, $schema: wrong }), [
+      `$schema: expected a string (the URL of a JSON Schema), got ${kindOf(wrong)}`,
+    ]);
+  }
 });
 
 test.run();

@@ -1,0 +1,52 @@
+/**
+ * How key names are compared with the format's own (docs/source-format.md, "Folding"): a name
+ * *folds* by NFKC, Unicode case folding, removing default-ignorable code points, mapping each
+ * character to its UTS #39 confusable skeleton (contract/confusables.ts, from Unicode's
+ * confusables.txt) and removing `_`, `-` and spaces. Web standards only.
+ */
+import { CONFUSABLE_MAPPINGS } from "./confusables.ts";
+
+/** Each character to its confusable skeleton. */
+const SKELETONS: ReadonlyMap<string, string> = new Map(
+  CONFUSABLE_MAPPINGS.trim().split("\n").map((line) => {
+    const [source, target] = line.split(";") as [string, string];
+    return [
+      String.fromCodePoint(parseInt(source, 16)),
+      String.fromCodePoint(...target.split(" ").map((h) => parseInt(h, 16))),
+    ];
+  }),
+);
+
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+/** Cherokee: the one script whose case folding maps to capitals (CaseFolding.txt), which the skeletons map. */
+const CHEROKEE = /[\u13a0-\u13f5\u13f8-\u13fd\uab70-\uabbf]/gu;
+
+/**
+ * Unicode full case folding as the engine's case mappings give it: upper then lower case (so `ß`
+ * folds to `ss` and `ſ` to `s`), Cherokee to capitals as CaseFolding.txt folds it.
+ */
+function caseFold(text: string): string {
+  return text.toUpperCase().toLowerCase().replace(CHEROKEE, (c) => c.toUpperCase());
+}
+
+/**
+ * A key name folded for comparison: NFKC, default-ignorable code points removed, each character
+ * mapped to its confusable skeleton, or else its case folding's (the skeletons are of either case:
+ * Greek `Ε` is `E` but `ε` is `ɛ`), case folded again (a skeleton may be a capital: `0` is `O`), and
+ * `_`, `-` and spaces removed. `ｓｕｐｐｒｅｓｓｅｄ`, `ѕuppressed` (Cyrillic `ѕ`), `SUPPRΕSSΕD` (Greek
+ * `Ε`) and `sup\u200bpressed` all fold to `suppressed`.
+ *
+ * @example
+ * ```ts
+ * fold("Last-Synced"); // "lastsynced"
+ * ```
+ */
+export function fold(name: string): string {
+  let skeleton = "";
+  for (const c of name.normalize("NFKC").replace(IGNORABLE, "")) {
+    const own = SKELETONS.get(c);
+    if (own !== undefined) skeleton += own;
+    else for (const folded of caseFold(c)) skeleton += SKELETONS.get(folded) ?? folded;
+  }
+  return caseFold(skeleton).replace(/[_\- ]/g, "");
+}
