@@ -201,6 +201,12 @@ test("at the same seq, checkManifest accepts a manifest only with the files map 
     const payload = { iss: BASE, version: 1, seq: T0, iat, exp: iat + LIFETIME, files };
     return { files, jws: await signGeneral(new TextEncoder().encode(JSON.stringify(payload)), [key], MANIFEST_TYP) };
   };
+  // A digest that is not one would switch the check off: refused, as a lastSha256 that is none is.
+  const { jws } = await manifestOf([[documentPath(1), 0]], T0);
+  for (const lastFilesSha256 of ["x", "0".repeat(63), "A".repeat(64)]) {
+    const thrown = await checkManifest(jws, keys, { ...expect1, lastSeq: T0, lastFilesSha256 }).catch((e) => e);
+    assert.instance(thrown, TypeError, lastFilesSha256);
+  }
   let accepted = 0;
   let refused = 0;
   await fc.assert(
