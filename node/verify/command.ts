@@ -13,8 +13,8 @@ import { FEED_BODY_CAP } from "./feeds.ts";
 import { DOCUMENT_BODY_CAP, type ManifestState, table, verify } from "./verify.ts";
 import { request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 
-// The usage line stays as scripts and tests quote it; --help names --keys and --state.
-const USAGE = "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE]";
+const USAGE =
+  "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE] [--keys FILE|URL] [--state FILE]";
 
 const SPEC: CommandSpec = {
   usage: USAGE,
