@@ -324,6 +324,11 @@ export interface ManifestExpectation {
   readonly lastSeq?: number;
   /** The SHA-256 (hex) of the versioned document last accepted: at the same `seq`, another is equivocation. */
   readonly lastSha256?: string;
+  /**
+   * The `filesSha256` of the manifest last accepted (its whole `files` map): at the same `seq`,
+   * another is equivocation. Without it, only the document is compared (`lastSha256`).
+   */
+  readonly lastFilesSha256?: string;
   /** The `iat` last accepted: at the same `seq`, a lower one is a rollback (an older signature replayed). */
   readonly lastIat?: number;
   /**
@@ -344,6 +349,8 @@ export type ManifestResult =
     readonly iat: number;
     readonly exp: number;
     readonly files: Readonly<Record<string, ManifestFile>>;
+    /** `filesDigest(files)`: keep it as the next call's `lastFilesSha256`. */
+    readonly filesSha256: string;
   }
   | { readonly ok: false; readonly reason: ManifestFailure; readonly detail: string };
 
@@ -353,11 +360,12 @@ export type ManifestResult =
  * no I/O: at least one signature by a pinned key verifies, with `alg` EdDSA and `typ`
  * `registry-manifest` (`signature`); `iss` and `version` are the expected ones (`issuer`); `seq` is
  * not lower than `lastSeq`, nor, at the same `seq`, `iat` lower than `lastIat` (`rollback`); at the
- * same `seq`, the versioned document is the one of `lastSha256` (`equivocation`); `now` is at most
- * `exp` plus 5 minutes (`expired`: a frozen deployment); anything else wrong, such as a `seq` later
- * than `iat` plus 5 minutes, is `malformed`. Then every file read must match its listing: see
- * `fileMatches`. Keep `seq`, `iat` and the document's `files[...].sha256` per (`iss`, `version`) for
- * the next call.
+ * same `seq`, the `files` map is the one of `lastFilesSha256` and the versioned document the one
+ * of `lastSha256` (`equivocation`); `now` is at most `exp` plus 5 minutes (`expired`: a frozen
+ * deployment); anything else wrong, such as a `seq` later than `iat` plus 5 minutes, is
+ * `malformed`. Then every file read must match its listing: see `fileMatches`. Keep the result's
+ * `seq`, `iat` and `filesSha256` per (`iss`, `version`) for the next call, as `lastSeq`, `lastIat`
+ * and `lastFilesSha256`.
  *
  * @example
  * ```ts
@@ -383,8 +391,10 @@ export async function checkManifest(
       throw new TypeError(`checkManifest: expect.${name} is not whole seconds`);
     }
   }
-  if (expect.lastSha256 !== undefined && !/^[0-9a-f]{64}$/.test(expect.lastSha256)) {
-    throw new TypeError("checkManifest: expect.lastSha256 is not 64 lowercase hex digits");
+  for (const [name, value] of [["lastSha256", expect.lastSha256], ["lastFilesSha256", expect.lastFilesSha256]]) {
+    if (value !== undefined && !/^[0-9a-f]{64}$/.test(value)) {
+      throw new TypeError(`checkManifest: expect.${name} is not 64 lowercase hex digits`);
+    }
   }
   let jws = manifest;
   if (typeof manifest === "string" || manifest instanceof Uint8Array) {
@@ -430,10 +440,14 @@ export async function checkManifest(
   if (expect.lastSeq !== undefined && seq < expect.lastSeq) {
     return fail("rollback", `seq ${seq} is lower than the last accepted, ${expect.lastSeq}`);
   }
+  const filesSha256 = await filesDigest(files);
   if (expect.lastSeq !== undefined && seq === expect.lastSeq) {
     const sha = files[documentPath(version)]?.sha256;
     if (expect.lastSha256 !== undefined && sha !== expect.lastSha256) {
       return fail("equivocation", `seq ${seq} again, with another document than the one last accepted`);
+    }
+    if (expect.lastFilesSha256 !== undefined && filesSha256 !== expect.lastFilesSha256) {
+      return fail("equivocation", `seq ${seq} again, with other files than the ones last accepted`);
     }
     if (expect.lastIat !== undefined && iat < expect.lastIat) {
       return fail("rollback", `seq ${seq} again, signed at ${iat}, before the last accepted (${expect.lastIat})`);
@@ -447,7 +461,22 @@ export async function checkManifest(
   if (now !== null && iat > now + CLOCK_SKEW_S) {
     return fail("malformed", `signed at ${iat}, after now (${now}) plus 5 minutes`);
   }
-  return { ok: true, seq, iat, exp, files };
+  return { ok: true, seq, iat, exp, files, filesSha256 };
+}
+
+/**
+ * The SHA-256 (hex) of a manifest's `files` map in RFC 8785 canonical form (paths sorted by UTF-16
+ * code units, each entry's `integrity`, `sha256` and `size`: the members a consumer reads): two
+ * maps have the same digest exactly when they list the same paths with the same entries.
+ */
+export async function filesDigest(files: Readonly<Record<string, ManifestFile>>): Promise<string> {
+  const entries = Object.keys(files).sort().map((path) => {
+    const { integrity, sha256, size } = files[path] as ManifestFile;
+    return `${JSON.stringify(path)}:{"integrity":${JSON.stringify(integrity)},"sha256":${
+      JSON.stringify(sha256)
+    },"size":${size}}`;
+  });
+  return (await fileEntry(new TextEncoder().encode(`{${entries.join(",")}}`))).sha256;
 }
 
 /** True when `bytes` (the identity bytes read at `path`) are listed at `path` with their SHA-256 and size. */

@@ -9,8 +9,8 @@
  * stale feed waits. `checkManifest` runs in the same driver on each runtime against a build signed
  * with a key from `keygen` (the manifest and the document fetched from its server): it passes with
  * the pinned key and with the served key set, the document's SHA-256 matches its listing and a
- * changed byte does not, and another key, another issuer, a rollback, an equivocation and an
- * expired signature each fail with their reason. Then the kit's bounds and messages, in this process.
+ * changed byte does not, and another key, another issuer, a rollback, an equivocation (of the
+ * document, and of the whole files map) and an expired signature each fail with their reason. Then the kit's bounds and messages, in this process.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -339,13 +339,17 @@ test("checkManifest on node, deno, bun and workerd against a signed build: pinne
     { keys: pinned, expect: { baseUrl: "https://elsewhere.example", version: 1 } },
     { keys: pinned, expect: { ...expect, lastSeq: builtAt + 1 } },
     { keys: pinned, expect: { ...expect, lastSeq: builtAt, lastSha256: "0".repeat(64) } },
+    { keys: pinned, expect: { ...expect, lastSeq: builtAt, lastFilesSha256: "0".repeat(64) } },
     { keys: pinned, expect: { ...expect, now: exp + 301 } },
   ];
   const passed = { ok: true, seq: builtAt, listed: 8, matches: true, changed: false };
   const expected = [
     passed,
     passed,
-    ...["signature", "issuer", "rollback", "equivocation", "expired"].map((reason) => ({ ok: false, reason })),
+    ...["signature", "issuer", "rollback", "equivocation", "equivocation", "expired"].map((reason) => ({
+      ok: false,
+      reason,
+    })),
   ];
   // Node runs the same driver, imported into this process.
   const driver = (await import(pathToFileURL(join(work, "driver.mjs")).href)) as {

@@ -1,6 +1,7 @@
 /**
  * Laws of signed builds (fast-check, in process): a change of one byte of a listed file or of the
- * manifest fails; a manifest signed by another key fails; `seq` never decreases along a generated
+ * manifest fails; a manifest signed by another key fails; at the same `seq`, a consumer accepts only
+ * the files map it accepted last, signed no earlier; `seq` never decreases along a generated
  * history of builds, whose refusals are exactly the signing rules (docs/deploying.md, "Signed builds"); the same
  * source, key and clock give the
  * same bytes. Replay a failure with FC_SEED=<seed>; run more cases with FC_RUNS=<n>.
@@ -11,11 +12,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { base64, base64url, fromBase64url, keySet, readSigningKeys, type SigningKey } from "../assembly/jws.ts";
-import { CLOCK_SKEW_S, documentPath, fileEntry, KEYS_PATH, manifestPath, signBuild } from "../assembly/manifest.ts";
+import {
+  base64,
+  base64url,
+  fromBase64url,
+  keySet,
+  readSigningKeys,
+  signGeneral,
+  type SigningKey,
+} from "../assembly/jws.ts";
+import {
+  CLOCK_SKEW_S,
+  documentPath,
+  fileEntry,
+  KEYS_PATH,
+  MANIFEST_TYP,
+  type ManifestFile,
+  manifestPath,
+  signBuild,
+} from "../assembly/manifest.ts";
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { checkManifest, fileMatches } from "../client/client.ts";
+import { checkManifest, fileMatches, filesDigest } from "../client/client.ts";
 import { prepareSigning, signStaged } from "../node/builder/signing.ts";
 import { type Source, validateSource } from "../registry.ts";
 import { fcParams } from "./arbitraries.ts";
@@ -163,6 +181,72 @@ test("a manifest signed by another key fails on the signature; each key verifies
   );
 });
 
+/** A files map drawn from a small pool of paths and contents, so that two draws are often equal. */
+const filesMap = fc.uniqueArray(
+  fc.tuple(
+    fc.constantFrom(documentPath(1), "/vaults.json", "/api/registry.v1.changes.json", "/api/registry.v1.schema.json"),
+    fc.integer({ min: 0, max: 2 }),
+  ),
+  { selector: ([path]) => path, minLength: 1, maxLength: 4 },
+);
+const entryOf = (content: number) => fileEntry(new TextEncoder().encode(`content ${content}\n`));
+
+test("at the same seq, checkManifest accepts a manifest only with the files map last accepted and an iat not lower", async () => {
+  const key = await keyOf(new Uint8Array(32).fill(5));
+  const keys = keySet([key]);
+  /** A manifest of `files`, signed at `iat`, as a build writes one (its payload's members in order). */
+  const manifestOf = async (drawn: [string, number][], iat: number) => {
+    const files: Record<string, ManifestFile> = {};
+    for (const [path, content] of [...drawn].sort(([a], [b]) => (a < b ? -1 : 1))) files[path] = await entryOf(content);
+    const payload = { iss: BASE, version: 1, seq: T0, iat, exp: iat + LIFETIME, files };
+    return { files, jws: await signGeneral(new TextEncoder().encode(JSON.stringify(payload)), [key], MANIFEST_TYP) };
+  };
+  // A digest that is not one would switch the check off: refused, as a lastSha256 that is none is.
+  const { jws } = await manifestOf([[documentPath(1), 0]], T0);
+  for (const lastFilesSha256 of ["x", "0".repeat(63), "A".repeat(64)]) {
+    const thrown = await checkManifest(jws, keys, { ...expect1, lastSeq: T0, lastFilesSha256 }).catch((e) => e);
+    assert.instance(thrown, TypeError, lastFilesSha256);
+  }
+  let accepted = 0;
+  let refused = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      filesMap,
+      filesMap,
+      fc.integer({ min: 0, max: 3 }),
+      fc.integer({ min: 0, max: 3 }),
+      fc.boolean(),
+      fc.boolean(),
+      async (a, drawn, iatA, iatB, withDocument, again) => {
+        // Half the time the same map again: a rebuild that re-signs it.
+        const b = again ? a : drawn;
+        const first = await manifestOf(a, T0 + iatA);
+        const last = await checkManifest(first.jws, keys, { ...expect1, now: T0 });
+        assert.ok(last.ok, JSON.stringify(last));
+        if (!last.ok) return;
+        const second = await manifestOf(b, T0 + iatB);
+        // The state as a consumer keeps it, with or without the document's own SHA-256 (the older form).
+        const document = last.files[documentPath(1)]?.sha256;
+        const result = await checkManifest(second.jws, keys, {
+          ...expect1,
+          now: T0,
+          lastSeq: last.seq,
+          lastIat: last.iat,
+          lastFilesSha256: last.filesSha256,
+          ...(withDocument && document !== undefined ? { lastSha256: document } : {}),
+        });
+        const same = JSON.stringify(first.files) === JSON.stringify(second.files);
+        assert.is(result.ok, same && iatB >= iatA, JSON.stringify(result));
+        if (!result.ok) assert.is(result.reason, same ? "rollback" : "equivocation");
+        assert.is(last.filesSha256 === (await filesDigest(second.files)), same, "the digest names the map");
+        result.ok ? accepted++ : refused++;
+      },
+    ),
+    fcParams,
+  );
+  assert.ok(accepted > 0 && refused > 0, `accepted ${accepted}, refused ${refused}`);
+});
+
 /** One build of a history: its source, its built_at (in hours after T0), and how far the clock moved. */
 const step = fc.record({
   variant: fc.constantFrom(0, 1),
@@ -186,7 +270,7 @@ test("seq never decreases along a history of signed builds; the refusals are exa
         try {
           let hour = start;
           let now = T0 + clock0;
-          let last: { seq: number; iat: number; sha: string } | undefined;
+          let last: { seq: number; iat: number; sha: string; files: string } | undefined;
           for (const { variant, move, clock } of steps) {
             hour = Math.min(HOURS - 1, Math.max(0, hour + move));
             now += clock;
@@ -221,14 +305,16 @@ test("seq never decreases along a history of signed builds; the refusals are exa
               baseUrl: BASE,
               version: 1,
               now,
-              ...(last === undefined ? {} : { lastSeq: last.seq, lastIat: last.iat, lastSha256: last.sha }),
+              ...(last === undefined
+                ? {}
+                : { lastSeq: last.seq, lastIat: last.iat, lastSha256: last.sha, lastFilesSha256: last.files }),
             });
             assert.ok(result.ok, JSON.stringify(result));
             if (!result.ok) return;
             assert.is(result.seq, seq);
             assert.ok(last === undefined || result.seq >= last.seq, "seq went back");
             assert.is(result.files[documentPath(1)]!.sha256, sha);
-            last = { seq: result.seq, iat: result.iat, sha };
+            last = { seq: result.seq, iat: result.iat, sha, files: result.filesSha256 };
           }
         } finally {
           rmSync(dir, { recursive: true, force: true });

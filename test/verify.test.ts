@@ -181,10 +181,12 @@ test("--help, a bad flag and a bad argument: help and exit 0, one line and exit 
   assert.is(help.code, 0);
   for (
     const text of [
-      "usage: npm run verify -- <base-url> [--expect-base BASE] [--static]",
+      "usage: npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE] [--keys FILE|URL] [--state FILE]\n",
       "--static",
       "--expect-base",
       "--previous-document FILE",
+      "--keys FILE|URL",
+      "--state FILE",
       "Limits: each request 10 s",
       "a feed 8 MiB",
       "Exit codes",
@@ -300,7 +302,7 @@ test("--expect-base: dist/node/server.mjs built for the real base URL passes bef
     assert.is(bad.code, 2);
     assert.match(
       bad.stderr,
-      /^--expect-base: .*\(usage: npm run verify -- <base-url> \[--expect-base BASE\] \[--static\] \[--previous-document FILE\]; --help for more\)\n$/,
+      /^--expect-base: .*\(usage: npm run verify -- <base-url> \[--expect-base BASE\] \[--static\] \[--previous-document FILE\] \[--keys FILE\|URL\] \[--state FILE\]; --help for more\)\n$/,
     );
   } finally {
     await server.stop();

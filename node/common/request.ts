@@ -31,7 +31,7 @@ export interface RequestBounds {
   readonly deadlineMs: number;
   /** Who reads, for the message about a body over `cap` (default: verify). */
   readonly reader?: string;
-  /** The URL as messages name it, when `url` carries a query of the caller's own (a cache buster). */
+  /** The URL as messages name it, when `url` carries what no message shows (a query, a token) or the caller's own query. */
   readonly shownAs?: string;
 }
 
@@ -76,7 +76,8 @@ export async function request(url: string, o: RequestBounds): Promise<Answer> {
 
 async function exchange(url: string, o: RequestBounds, signal: AbortSignal): Promise<Answer> {
   const what = `${o.method} ${o.shownAs ?? url}`;
-  const failed = (error: unknown) => new RequestFailure(`${what}: ${failure(o.shownAs ?? url, error, o)}`);
+  // `failure` names the host and port only, so it reads them from the URL itself, whatever `shownAs` says.
+  const failed = (error: unknown) => new RequestFailure(`${what}: ${failure(url, error, o)}`);
   let res: Response;
   try {
     res = await fetch(url, { method: o.method, headers: o.headers, signal, redirect: "manual" });

@@ -5,7 +5,7 @@
  */
 import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
-import { parseBaseUrl } from "../../contract/config.ts";
+import { parseBaseUrl, sentUrl, shownUrl } from "../../contract/config.ts";
 import { isObject } from "../../contract/json.ts";
 import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
 import { readJsonFile } from "./document-file.ts";
@@ -13,8 +13,8 @@ import { FEED_BODY_CAP } from "./feeds.ts";
 import { DOCUMENT_BODY_CAP, type ManifestState, table, verify } from "./verify.ts";
 import { request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 
-// The usage line stays as scripts and tests quote it; --help names --keys and --state.
-const USAGE = "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE]";
+const USAGE =
+  "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE] [--keys FILE|URL] [--state FILE]";
 
 const SPEC: CommandSpec = {
   usage: USAGE,
@@ -49,11 +49,14 @@ Flags:
               nothing: a warning says so). The manifest of the version /vaults.json serves must
               be served and verify: a signature by a pinned key (signature), its iss and version
               (issuer), exp not past (expired: a frozen deployment), and every file read must
-              match its SHA-256 (digest; fetched again past caches before it fails)
+              match its SHA-256 (digest: on a mismatch the manifest is fetched again from the
+              same URL with Cache-Control: no-cache, and every file read checked against it, each
+              that differs fetched again the same way, before it fails). A URL is named by its
+              host and path only; one with a user name or password is refused
   --state FILE
               with --keys: what was last accepted per (iss, version), read and then written
-              back when every check passes: a lower seq (rollback), or the same seq with another
-              document (equivocation) or an older iat (rollback), fails
+              back when every check passes: a lower seq (rollback), or the same seq with other
+              files (equivocation) or an older iat (rollback), fails
   -h, --help  this text
 
 Limits: each request ${REQUEST_TIMEOUT_MS / 1000} s, headers to last byte; a document body at most ${
@@ -110,15 +113,29 @@ export const runVerify: Command = async (argv, _env, io) => {
   let keys: unknown;
   const notes: string[] = [];
   if (keysLocation !== undefined) {
-    const read = await readKeys(keysLocation, io.cwd);
+    // Named as verify names the deployment's paths: by path on its origin, else by host and path.
+    const shown = sentUrl(keysLocation, from);
+    let keysUrl: URL | undefined;
+    if (/^https?:\/\//i.test(keysLocation)) {
+      keysUrl = URL.canParse(keysLocation) ? new URL(keysLocation) : undefined;
+      if (keysUrl === undefined) return usage(`--keys: not a URL: ${shownUrl(keysLocation)}`);
+      if (keysUrl.username !== "" || keysUrl.password !== "") {
+        return usage(`--keys ${shown}: a URL with a user name or password is not fetched`);
+      }
+    }
+    const read = keysUrl === undefined
+      ? await readJsonFile(keysLocation, 1024 * 1024, io.cwd)
+      : await fetchKeys(keysUrl, shown);
     if ("error" in read) {
       io.stderr(`--keys ${read.error}\n`);
       return 1;
     }
     keys = read.ok;
-    if (/^https?:\/\//i.test(keysLocation) && new URL(keysLocation).origin === new URL(expectBase ?? from).origin) {
+    if (
+      keysUrl !== undefined && [from, expectBase].some((b) => b !== undefined && new URL(b).origin === keysUrl.origin)
+    ) {
       notes.push(
-        `warning: --keys ${keysLocation} is on the deployment's own origin: whoever can change the deployment can change these keys; pin keys obtained out of band`,
+        `warning: --keys ${shown} is on the deployment's own origin: whoever can change the deployment can change these keys; pin keys obtained out of band`,
       );
     }
   }
@@ -136,14 +153,16 @@ export const runVerify: Command = async (argv, _env, io) => {
         return 1;
       }
       const whole = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+      const hex = (v: unknown) => typeof v === "string" && /^[0-9a-f]{64}$/.test(v);
+      // filesSha256 is absent from a state written before verify kept it.
       const bad = Object.entries(read.ok).find(([, v]) =>
-        !isObject(v) || !whole(v["seq"]) || !whole(v["iat"]) || typeof v["sha256"] !== "string" ||
-        !/^[0-9a-f]{64}$/.test(v["sha256"])
+        !isObject(v) || !whole(v["seq"]) || !whole(v["iat"]) || !hex(v["sha256"]) ||
+        (v["filesSha256"] !== undefined && !hex(v["filesSha256"]))
       );
       // A damaged entry would switch the rollback check off: refused, never rewritten.
       if (bad !== undefined) {
         io.stderr(
-          `--state ${statePath}: an entry that is not { seq, iat, sha256 } as verify writes it; restore it or remove it\n`,
+          `--state ${statePath}: an entry that is not { seq, iat, sha256, filesSha256 } as verify writes it; restore it or remove it\n`,
         );
         return 1;
       }
@@ -181,12 +200,14 @@ export const runVerify: Command = async (argv, _env, io) => {
   return failed ? 1 : 0;
 };
 
-/** The pinned key set from a file or a URL (bounded like every request of verify). */
-async function readKeys(location: string, cwd: string): Promise<{ ok: unknown } | { error: string }> {
-  if (!/^https?:\/\//i.test(location)) return readJsonFile(location, 1024 * 1024, cwd);
+/**
+ * The pinned key set at `url` (bounded like every request of verify); messages name it as `shown`,
+ * never with the query or fragment it may hold (a token).
+ */
+async function fetchKeys(url: URL, shown: string): Promise<{ ok: unknown } | { error: string }> {
   const deadline = timeout(RUN_DEADLINE_MS);
   try {
-    const res = await request(location, {
+    const res = await request(url.href, {
       method: "GET",
       headers: {},
       cap: 1024 * 1024,
@@ -194,11 +215,12 @@ async function readKeys(location: string, cwd: string): Promise<{ ok: unknown } 
       deadline: deadline.signal,
       deadlineMs: RUN_DEADLINE_MS,
       reader: "--keys",
+      shownAs: shown,
     });
-    if (res.status !== 200) return { error: `${location}: answered ${res.status}` };
+    if (res.status !== 200) return { error: `${shown}: answered ${res.status}` };
     return { ok: JSON.parse(res.body.toString("utf8")) };
   } catch (error: unknown) {
-    return { error: error instanceof SyntaxError ? `${location}: not JSON` : String((error as Error).message) };
+    return { error: error instanceof SyntaxError ? `${shown}: not JSON` : String((error as Error).message) };
   } finally {
     deadline.clear();
   }

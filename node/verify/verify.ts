@@ -50,11 +50,15 @@ export interface VerifyOptions {
   readonly onAccepted?: (state: ManifestState & { readonly iss: string; readonly version: number }) => void;
 }
 
-/** What a consumer keeps per (`iss`, `version`): the last accepted `seq`, `iat` and document SHA-256. */
+/**
+ * What a consumer keeps per (`iss`, `version`): the last accepted `seq`, `iat`, document SHA-256 and
+ * `filesSha256` (the digest of the whole `files` map; absent in a state written before it was kept).
+ */
 export interface ManifestState {
   readonly seq: number;
   readonly iat: number;
   readonly sha256: string;
+  readonly filesSha256?: string;
 }
 
 /**
@@ -272,10 +276,11 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
 
 /**
  * The signed manifest of `version`, checked with the pinned keys: its signature, issuer and
- * version, rollback and equivocation against `options.state` of that version, freeze; then every listed file it
- * reads (all but the static export's types), against its SHA-256. On a mismatch, the manifest and
- * the file are fetched again past caches (a deploy in progress pairs a new file with an old
- * manifest) before it fails.
+ * version, rollback and equivocation against `options.state` of that version, freeze; then every
+ * listed file it reads (all but the static export's types), against its SHA-256. On a mismatch (a
+ * deploy in progress pairs a new file with an old manifest) the manifest is fetched again from the
+ * same URL past caches, and every file read is checked against that one manifest, each that does
+ * not match fetched again the same way, before it fails.
  */
 async function manifestChecks(
   n: number,
@@ -286,8 +291,8 @@ async function manifestChecks(
   read: readonly (readonly [string, Buffer])[],
 ): Promise<void> {
   const path = manifestPath(n);
-  const fresh = (p: string, cap = DOCUMENT_BODY_CAP) =>
-    get(`${p}?fresh=${crypto.randomUUID()}`, { "cache-control": "no-cache" }, "GET", cap);
+  // The same URL, never another (a cache buster in the query): what is checked must be what consumers fetch.
+  const again = (p: string, cap = DOCUMENT_BODY_CAP) => get(p, { "cache-control": "no-cache" }, "GET", cap);
   let answer = await get(path);
   const type = answer.headers.get("content-type");
   const served = `manifest ${path} answers 200 (a pinned key and no manifest fails)`;
@@ -302,7 +307,12 @@ async function manifestChecks(
   const expectation = {
     baseUrl: expect,
     version: n,
-    ...(state === undefined ? {} : { lastSeq: state.seq, lastIat: state.iat, lastSha256: state.sha256 }),
+    ...(state === undefined ? {} : {
+      lastSeq: state.seq,
+      lastIat: state.iat,
+      lastSha256: state.sha256,
+      ...(state.filesSha256 === undefined ? {} : { lastFilesSha256: state.filesSha256 }),
+    }),
     ...(options.now === undefined ? {} : { now: Math.floor(options.now.getTime() / 1000) }),
   };
   let result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
@@ -322,19 +332,26 @@ async function manifestChecks(
   for (const [p] of read) {
     if (!Object.hasOwn(result.files, p)) check(`manifest lists ${p}`, false, "not listed");
   }
-  const wrong: string[] = [];
+  let wrong: string[] = [];
   for (const [p, body] of bodies) if (!(await fileMatches(result.files, p, body))) wrong.push(p);
   if (wrong.length > 0) {
-    // Both again, past caches: a deploy in progress can pair a new file with an old manifest.
+    // Again past caches: a deploy in progress can pair a new file with an old manifest.
     // The manifest is read within the first read's cap again: its signatures each cost a check.
-    answer = await fresh(path, OTHER_BODY_CAP);
+    answer = await again(path, OTHER_BODY_CAP);
     result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
     if (!result.ok) {
       check(`manifest: ${result.reason}`, false, `${result.detail} (fetched again)`);
       return;
     }
-    for (const p of [...wrong]) {
-      if (await fileMatches(result.files, p, (await fresh(p)).body)) wrong.splice(wrong.indexOf(p), 1);
+    // Every file read against this one manifest, not only those that failed: no mix of two builds passes.
+    wrong = [];
+    for (const [p, body] of bodies) {
+      if (await fileMatches(result.files, p, body)) continue;
+      if (!(await fileMatches(result.files, p, (await again(p)).body))) wrong.push(p);
+    }
+    for (const listed of Object.keys(result.files).filter((p) => !p.endsWith(".d.ts") && !bodies.has(p))) {
+      bodies.set(listed, (await again(listed)).body);
+      if (!(await fileMatches(result.files, listed, bodies.get(listed) as Buffer))) wrong.push(listed);
     }
   }
   check(
@@ -344,7 +361,8 @@ async function manifestChecks(
   );
   const sha256 = result.files[documentPath(n)]?.sha256;
   if (wrong.length === 0 && sha256 !== undefined) {
-    options.onAccepted?.({ iss: expect, version: n, seq: result.seq, iat: result.iat, sha256 });
+    const { seq, iat, filesSha256 } = result;
+    options.onAccepted?.({ iss: expect, version: n, seq, iat, sha256, filesSha256 });
   }
 }
 
