@@ -134,8 +134,7 @@ const twoBuilds = (async () => {
   const pem = readFileSync(join(work, "ab.pem"), "utf8");
   const outs = { a: join(work, "build-a"), b: join(work, "build-b") };
   for (const [out, n] of [[outs.a, 5], [outs.b, 6]] as const) {
-    const built = await runCommand(
-      runBuild,
+    const built = await buildFirst(
       ["--source", "fixtures/registry.json", "--base-url", BASE, "--out", out],
       { env: cleanEnv({ SOURCE_DATE_EPOCH: day(n), REGISTRY_SIGNING_KEY: pem }) },
     );
