@@ -166,6 +166,7 @@ test("the operator's two lines, as written, on a copy of the repository with no 
       "workerd",
       "node22",
       "node24",
+      "node26",
       "serverless",
       "@stryker-mutator",
       "fastify",
