@@ -1,10 +1,12 @@
 /**
  * The package as a user gets it: `npm pack` on a copy of the repository, the tarball installed into
- * an empty project (npm's cache first, the registry for what it lacks), and there, on Node 20, 22
- * and 24 each called explicitly, the `registry-endpoint` command: `init`, `build` (byte for byte
- * the repository's build of the same source, base URL and SOURCE_DATE_EPOCH), `preview`, `diff`,
- * `verify` against the built server, `serve`, `--help` and usage errors; `init` for each platform,
- * its recipe built as written and checked with the platform's own tool; and the library exports.
+ * an empty project (npm's cache first, the registry for what it lacks) by a user whose Node is the
+ * floor, 22, and there, on Node 22, 24 and 26 each called explicitly, the `registry-endpoint`
+ * command: `init`, `build` (byte for byte the repository's build of the same source, base URL and
+ * SOURCE_DATE_EPOCH), `preview`, `diff`, `verify` against the built server, `serve`, `--help` and
+ * usage errors; `init` for each platform, its recipe built as written and checked with the
+ * platform's own tool; and the library exports. And a clone after the README's operator install:
+ * the same `npx registry-endpoint` lines with the same output, and the same library imports.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -15,12 +17,13 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -43,31 +46,32 @@ const MAX_INSTALLED_BYTES = 40 * 1024 * 1024;
 const BASE_URL = "https://registry.example.org";
 const EPOCH = "1795800000"; // 2026-11-27T17:20:00Z
 
-/** npm's own variables (npm test sets them) would steer the inner npm; PATH without node_modules/.bin, as a user's shell. */
+/** The Node lines the package runs on, each binary called explicitly: the floor first. */
+const NODES: readonly [string, string][] = [
+  ["Node 22", join(ROOT, "node_modules", "node22", "bin", "node")],
+  ["Node 24", join(ROOT, "node_modules", "node24", "bin", "node")],
+  ["Node 26", join(ROOT, "node_modules", "node26", "bin", "node")],
+];
+
+/**
+ * A user's shell: npm's own variables (npm test sets them) would steer the inner npm; PATH without
+ * node_modules/.bin, and the user's Node the floor, Node 22 (the machine's own is older).
+ */
 const env = cleanEnv(
   Object.fromEntries([
     ...Object.keys(process.env).filter((name) => name.startsWith("npm_")).map((name) => [name, undefined]),
     [
       "PATH",
-      (process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules")).join(delimiter),
+      [
+        join(ROOT, "node_modules", "node22", "bin"),
+        ...(process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules")),
+      ].join(delimiter),
     ],
   ]),
 );
 
-/** The first `node` on the user's PATH (npm test puts node22's first): the machine's own, Node 20 here. */
-function systemNode(): string {
-  for (const dir of (env["PATH"] ?? "").split(delimiter)) {
-    if (existsSync(join(dir, "node"))) return join(dir, "node");
-  }
-  throw new Error("no node on PATH");
-}
-
-/** The Node lines the package runs on, each binary called explicitly. */
-const NODES: readonly [string, string][] = [
-  ["Node 20", systemNode()],
-  ["Node 22", join(ROOT, "node_modules", "node22", "bin", "node")],
-  ["Node 24", join(ROOT, "node_modules", "node24", "bin", "node")],
-];
+/** The user's `node`: Node 22. */
+const USER_NODE = NODES[0]?.[1] as string;
 
 /** Asserts `a` and `b` hold the same files with the same bytes. */
 function assertSameTree(a: string, b: string, what: string): void {
@@ -77,12 +81,15 @@ function assertSameTree(a: string, b: string, what: string): void {
   }
 }
 
-/** Copies the repository's files (tracked or not ignored) into `to`, without node_modules. */
+/**
+ * Copies the repository's files (tracked or not ignored) into `to`, without node_modules (a link
+ * to an install, which .gitignore's `node_modules/` does not match, would be copied as a link).
+ */
 function copyRepository(to: string): void {
   const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     cwd: ROOT,
     encoding: "utf8",
-  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)) && !f.split("/").includes("node_modules"));
   for (const file of files) cpSync(join(ROOT, file), join(to, file));
 }
 
@@ -111,7 +118,7 @@ test.before(async () => {
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-test("npm pack ships the compiled command and library, the TypeScript the build bundles and the embedded snapshot; no tests, goldens or other fixtures", () => {
+test("npm pack ships the compiled command and library, the TypeScript the build bundles, the embedded snapshot and the docs its messages name; no tests, goldens or other fixtures", () => {
   const listed = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map((f) =>
     f.replace(/^package\//, "")
   );
@@ -127,6 +134,8 @@ test("npm pack ships the compiled command and library, the TypeScript the build 
       "fixtures/registry.json",
       "README.md",
       "LICENSE",
+      "docs/deploying.md",
+      "docs/goldens.md",
     ]
   ) {
     assert.ok(listed.includes(file), `ships ${file}`);
@@ -134,7 +143,7 @@ test("npm pack ships the compiled command and library, the TypeScript the build 
   for (const file of listed) {
     assert.not.match(
       file,
-      /^(test|golden|bench|docs|examples|\.github)\/|^fixtures\/(?!registry\.json$)|\.test\.ts$|^package-lock\.json$/,
+      /^(test|golden|bench|examples|\.github)\/|^fixtures\/(?!registry\.json$)|\.test\.ts$|^package-lock\.json$/,
       `ships ${file}`,
     );
   }
@@ -145,6 +154,15 @@ test("npm pack ships the compiled command and library, the TypeScript the build 
     assert.is(manifest[key], undefined, `the packed package.json has no ${key}`);
   }
   assert.not.ok(Object.keys(manifest["dependencies"] as object).includes("tsx"), "tsx is no runtime dependency");
+  // A clone's bin and exports name the TypeScript; the package's, the compiled files it ships.
+  const shipped = [
+    ...Object.values(manifest["bin"] as Record<string, string>),
+    ...Object.values(manifest["exports"] as Record<string, string | Record<string, string>>).flatMap((target) =>
+      typeof target === "string" ? [target] : Object.values(target)
+    ),
+  ].map((file) => file.replace(/^\.\//, ""));
+  assert.equal(shipped.filter((file) => !listed.includes(file)), [], "bin and exports name shipped files");
+  assert.equal(shipped.filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts")), [], "and compiled ones");
   // postpack put the repository's own package.json back.
   assert.ok(
     readFileSync(join(copy, "package.json")).equals(readFileSync(join(ROOT, "package.json"))),
@@ -317,6 +335,81 @@ for (const [line, node] of NODES) {
   });
 }
 
+/** The README's operator install, as its Quick start writes it. */
+const OPERATOR_INSTALL = /<!-- operator-install -->\n```sh\n(.*)\n/.exec(readFileSync("README.md", "utf8"))?.[1] ?? "";
+
+/** Lines a user runs from a clone and from the installed package alike. */
+const SAME_LINES = [
+  "npx registry-endpoint --help",
+  ...["build", "preview", "diff", "verify", "serve", "init", "keygen"].flatMap((sub) => [
+    `npx registry-endpoint ${sub} --help`,
+    `npx registry-endpoint ${sub} --no-such-flag`,
+  ]),
+  "npx registry-endpoint publish",
+  "npx registry-endpoint init --platform node",
+  `npx registry-endpoint build --source registry.source.json --base-url ${BASE_URL} --new-history`,
+  `npx registry-endpoint preview registry.source.json --base-url ${BASE_URL}`,
+  "npx registry-endpoint diff dist/static/vaults.json dist/static/vaults.json",
+];
+
+/** The library as a consumer imports it: each entry's export names. */
+const IMPORTS = `const names = {};
+for (const entry of ["registry-endpoint", "registry-endpoint/handler", "registry-endpoint/client"]) {
+  names[entry] = Object.keys(await import(entry)).sort();
+}
+process.stdout.write(JSON.stringify(names));`;
+
+test("a clone after the README's operator install: each npx registry-endpoint line prints and writes what it does in the installed package, and the library imports the same on Node 22, 24 and 26", async () => {
+  assert.is(OPERATOR_INSTALL, "npm ci --omit=dev --omit=optional");
+  const clone = join(work, "clone");
+  copyRepository(clone);
+  // npm's cache as the user has it (installs offline first); npx's links in a cache of the test's own.
+  const userEnv = { ...env, npm_config_cache: join(homedir(), ".npm") };
+  const installed = await run("sh", ["-e", "-c", `${OPERATOR_INSTALL} --prefer-offline --no-audit --no-fund`], {
+    cwd: clone,
+    env: userEnv,
+    timeoutMs: 300_000,
+  });
+  assert.is(installed.code, 0, installed.stderr);
+  assert.not.match(installed.stderr, /EBADENGINE/, "Node 22 is no unsupported engine");
+  const lineEnv = { ...env, SOURCE_DATE_EPOCH: EPOCH, npm_config_cache: join(work, "npx-cache") };
+  const dirs = { clone: join(clone, "trial"), "installed package": join(project, "trial") };
+  for (const dir of Object.values(dirs)) mkdirSync(dir);
+  for (const line of SAME_LINES) {
+    const results = [];
+    for (const [where, dir] of Object.entries(dirs)) {
+      const done = await run("sh", ["-c", line], { cwd: dir, env: lineEnv, timeoutMs: 120_000 });
+      const text = (bytes: string) => bytes.replaceAll(dir, "DIR");
+      results.push({ where, code: done.code, stdout: text(done.stdout.toString()), stderr: text(done.stderr) });
+    }
+    const [fromClone, fromPackage] = results.map(({ where: _, ...result }) => result);
+    assert.equal(fromClone, fromPackage, line);
+    assert.ok(fromPackage?.code === 0 || fromPackage?.code === 2, `${line}: exit ${fromPackage?.code}`);
+  }
+  assertSameTree(join(dirs["installed package"], "dist"), join(dirs.clone, "dist"), "the clone's build");
+  for (const dir of Object.values(dirs)) {
+    const keygen = await run("sh", ["-c", "npx registry-endpoint keygen signing.pem"], { cwd: dir, env: lineEnv });
+    assert.is(keygen.code, 0, keygen.stderr);
+    assert.is((JSON.parse(keygen.stdout.toString()) as { keys: unknown[] }).keys.length, 1);
+    assert.is(statSync(join(dir, "signing.pem")).mode & 0o777, 0o600);
+  }
+  for (const [line, node] of NODES) {
+    const names = await Promise.all(
+      [clone, project].map((cwd) => run(node, ["--input-type=module", "-e", IMPORTS], { cwd, env, timeoutMs: 30_000 })),
+    );
+    for (const done of names) assert.equal([done.code, done.stderr], [0, ""], line);
+    assert.equal(names[0]?.stdout.toString(), names[1]?.stdout.toString(), `${line}: the same exports`);
+    assert.match(names[0]?.stdout.toString() ?? "", /"catchUp"/);
+  }
+  // The recipes' deploy tools come with the full install: the operator's has none, and says so.
+  const tool = await run("sh", ["../tool", "netlify", "--version"], { cwd: join(clone, "deploy", "netlify"), env });
+  assert.equal([tool.code, tool.stdout.toString(), tool.stderr], [
+    127,
+    "",
+    "deploy/tool: netlify is not installed: the recipes' deploy tools come with the full install (npm ci in the repository root)\n",
+  ]);
+});
+
 /** Runs a deploy tool as the recipe tests do: deploy/tool (netlify and wrangler from deploy/tools, serverless from the project) under Node 22. */
 const tool = (dir: string, args: string[]) =>
   run(join(ROOT, "deploy", "tool"), args, {
@@ -350,7 +443,7 @@ async function initAndBuild(platform: Platform): Promise<string> {
   const dir = join(project, `init-${platform}`);
   mkdirSync(dir, { recursive: true });
   mkdirSync(join(work, "home"), { recursive: true });
-  const init = await run(systemNode(), [
+  const init = await run(USER_NODE, [
     join(project, "node_modules", ".bin", "registry-endpoint"),
     "init",
     "--platform",
@@ -391,7 +484,7 @@ async function initAndBuild(platform: Platform): Promise<string> {
 
 /** verify against `origin`, built for `expect` (the starter's base URL unless given): nothing fails. */
 async function verifies(origin: string, flags: string[] = [], expect = STARTER_BASE_URL): Promise<void> {
-  const verified = await run(systemNode(), [
+  const verified = await run(USER_NODE, [
     join(project, "node_modules", ".bin", "registry-endpoint"),
     "verify",
     origin,
@@ -440,7 +533,7 @@ test("init --platform aws: serverless package holds the Lambda file alone, and i
   const script = `const m = await import(${
     JSON.stringify(join(dir, "dist", "lambda", "index.mjs"))
   }); process.stdout.write(JSON.stringify(await m.handler(${JSON.stringify(event)})));`;
-  const invoked = await run(NODES[1]?.[1] as string, ["--input-type=module", "-e", script], { env, timeoutMs: 30_000 });
+  const invoked = await run(USER_NODE, ["--input-type=module", "-e", script], { env, timeoutMs: 30_000 });
   assert.is(invoked.code, 0, invoked.stderr);
   const answer = JSON.parse(invoked.stdout.toString()) as {
     statusCode: number;
@@ -541,7 +634,7 @@ process.stdout.write(JSON.stringify({ rows: document.vaults.length, bytes: bytes
     timeoutMs: 120_000,
   });
   assert.is(typed.code, 0, typed.stdout.toString() + typed.stderr);
-  const ran = await run(systemNode(), ["consumer.mjs"], { cwd: project, env, timeoutMs: 30_000 });
+  const ran = await run(USER_NODE, ["consumer.mjs"], { cwd: project, env, timeoutMs: 30_000 });
   assert.is(ran.code, 0, ran.stderr);
   const result = JSON.parse(ran.stdout.toString()) as { rows: number; bytes: number; status: number; caught: string };
   assert.equal([result.rows, result.status, result.caught], [2, 200, "current"]);

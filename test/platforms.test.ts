@@ -242,13 +242,16 @@ test("Node: node dist/node/server.mjs, with no node_modules anywhere above it", 
   assert.is(await same.stop(), 0);
 });
 
-/** The current Node LTS lines, from the registry packages `npm ci` brings (`node22`, `node24`). */
+/** The Node lines from the floor on, from the registry packages `npm ci` brings (`node22`, `node24`, `node26`). */
 const LTS: readonly [string, string][] = [
   ["Node 22", resolve("node_modules/node22/bin/node")],
   ["Node 24", resolve("node_modules/node24/bin/node")],
+  ["Node 26", resolve("node_modules/node26/bin/node")],
 ];
+/** The lines AWS Lambda has a runtime for (nodejs22.x, nodejs24.x). */
+const LAMBDA_LINES = LTS.slice(0, 2);
 
-test("Node LTS: node dist/node/server.mjs on Node 22 and on Node 24", async () => {
+test("Node LTS: node dist/node/server.mjs on Node 22, 24 and 26", async () => {
   for (const [label, binary] of LTS) {
     const version = await run(binary, ["--version"], { env });
     assert.match(version.stdout.toString(), new RegExp(`^v${label.slice(5)}\\.`), label);
@@ -410,7 +413,7 @@ test("Netlify static: dist/static as the publish folder; Netlify applies _header
 let sls: Running | undefined;
 
 test("AWS Lambda behind serverless-offline on Node 22 and 24 (nodejs22.x, nodejs24.x): REST API (payload 1.0) and HTTP API (2.0) over real HTTP", async () => {
-  for (const [label, binary] of LTS) await lambdaOffline(label, binary);
+  for (const [label, binary] of LAMBDA_LINES) await lambdaOffline(label, binary);
 });
 
 /** serverless-offline, run by `binary` (its worker threads run the handler), in front of dist/lambda/index.mjs. */

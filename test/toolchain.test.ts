@@ -1,7 +1,7 @@
 /** The type checkers: tsc over the whole project, and Deno over the web-standard modules. */
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { cleanEnv, run } from "./process.ts";
@@ -185,7 +185,7 @@ test("every TypeScript and JavaScript file is formatted by deno fmt (deno.json: 
   assert.match(result.stderr, /Checked \d+ files/);
 });
 
-test("npm ci on Node 20: no engine warning (npm's own check, dry run), and allowScripts names exactly the packages with install scripts", async () => {
+test("npm ci on Node 22, the floor: no engine warning (npm's own check, dry run); on the machine's older Node, the project's own alone; allowScripts names exactly the packages with install scripts", async () => {
   for (const dir of [".", "deploy/tools"]) {
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
       allowScripts?: Record<string, boolean>;
@@ -200,17 +200,32 @@ test("npm ci on Node 20: no engine warning (npm's own check, dry run), and allow
     );
     assert.equal([...scripted].sort(), Object.keys(pkg.allowScripts ?? {}).sort(), `${dir}: allowScripts`);
   }
-  // The root is what Node 20 installs; deploy/tools is installed under Node 22 (install-tools.mjs).
+  // npm runs under the first node on PATH: Node 22 (node22's bin), or the machine's own (PATH
+  // without node_modules), which the tests run under and which is older than the floor.
   const copy = mkdtempSync(join(tmpdir(), "registry-npm-ci-"));
-  try {
-    for (const file of ["package.json", "package-lock.json"]) copyFileSync(file, join(copy, file));
-    const dry = await run("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], {
+  const machinePath = (process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules"));
+  const dryRun = (path: string[]) =>
+    run("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], {
       cwd: copy,
-      env: cleanEnv({ HOME: copy }),
+      env: cleanEnv({ HOME: copy, PATH: path.join(delimiter) }),
       timeoutMs: 120_000,
     });
-    assert.is(dry.code, 0, dry.stderr);
-    assert.not.match(dry.stderr + dry.stdout.toString(), /EBADENGINE/);
+  try {
+    for (const file of ["package.json", "package-lock.json"]) copyFileSync(file, join(copy, file));
+    const floor = await dryRun([resolve("node_modules/node22/bin"), ...machinePath]);
+    assert.is(floor.code, 0, floor.stderr);
+    assert.not.match(floor.stderr + floor.stdout.toString(), /EBADENGINE/);
+    const machine = await dryRun(machinePath);
+    assert.is(machine.code, 0, machine.stderr);
+    const major = Number(
+      (await run("node", ["--version"], { env: cleanEnv({ PATH: machinePath.join(delimiter) }) }))
+        .stdout.toString().slice(1).split(".")[0],
+    );
+    assert.equal(
+      [...machine.stderr.matchAll(/EBADENGINE +package: '([^']+)'/g)].map((m) => m[1]),
+      major < 22 ? ["registry-endpoint@1.0.0"] : [],
+      `Node ${major}: only the project's own engines (>=22) may refuse it`,
+    );
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }

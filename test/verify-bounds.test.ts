@@ -12,9 +12,10 @@ const NODES: [string, string][] = [
   ["Node 20", process.execPath],
   ["Node 22", resolve("node_modules/node22/bin/node")],
   ["Node 24", resolve("node_modules/node24/bin/node")],
+  ["Node 26", resolve("node_modules/node26/bin/node")],
 ];
 
-test("the per-request timeout fires on Node 20, 22 and 24 with garbage collected while the request stalls, before headers and mid-body", async () => {
+test("the per-request timeout fires on Node 20, 22, 24 and 26 with garbage collected while the request stalls, before headers and mid-body", async () => {
   for (const [name, node] of NODES) {
     for (const stall of ["headers", "body"]) {
       const result = await run(node, ["--expose-gc", "--import", "tsx", "test/verify-stall-probe.ts", stall], {

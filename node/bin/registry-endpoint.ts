@@ -1,17 +1,19 @@
 /**
- * `registry-endpoint <command>`: the package's one command (its `bin`). It dispatches to the
+ * `registry-endpoint <command>`: the package's one command (its `bin`; in a clone through
+ * `registry-endpoint.mjs`, which runs this file under tsx). It dispatches to the
  * entry points the repository's npm scripts run, unchanged: each takes its own flags from
  * `process.argv.slice(2)`, so the command name is taken out of argv before its module loads.
  */
 import { renameUsage, runAsProcess } from "../common/args.ts";
 import { runCli } from "../review/registry-command.ts";
 
+// What each does, in words that hold from a clone and from the installed package alike.
 const COMMANDS = {
-  build: "every deploy artifact from a source (npm run build)",
-  preview: "the exact bytes of the document on stdout (npm run registry)",
-  diff: "a classified diff of two built documents (npm run registry -- diff)",
-  verify: "checks a live deployment (npm run verify)",
-  serve: "the development server, built from the source at start (npm start)",
+  build: "every deploy artifact from a source",
+  preview: "the exact bytes of the document on stdout",
+  diff: "a classified diff of two built documents",
+  verify: "checks a live deployment",
+  serve: "the development server, built from the source at start",
   init: "writes a starter source and one platform's recipe into the current folder",
   keygen: "writes a new signing key (PKCS#8 PEM, mode 0600) and prints its public JWK Set",
 } as const;

@@ -1,9 +1,11 @@
 /**
  * The package.json the tarball ships, which is not the repository's: a consumer installs what the
  * shipped JavaScript needs and nothing else, so the packed manifest keeps no devDependencies, no
- * optionalDependencies (the repository's Node 22 and 24 binaries, hundreds of megabytes), no scripts
- * (the repository's postinstall installs its deploy tools), and no tsx: a clone runs the
- * TypeScript through it, the package ships JavaScript. `prepack` swaps it in for `npm pack` to
+ * optionalDependencies (the repository's Node 22, 24 and 26 binaries, hundreds of megabytes), no
+ * scripts (the repository's postinstall installs its deploy tools), and no tsx: a clone runs the
+ * TypeScript through it, the package ships JavaScript. So the repository's `bin` and `exports` name
+ * the TypeScript sources (what a clone has, run by tsx and by Node's type stripping), and the
+ * packed ones name their compiled forms in `lib/` (what `pack.ts` writes). `prepack` swaps it in for `npm pack` to
  * read; `postpack` puts the repository's back, and so does the next `prepack` if a pack failed
  * between them.
  */
@@ -27,6 +29,18 @@ const KEPT = [
 /** Dependencies of a clone alone. */
 const CLONE_ONLY = ["tsx"];
 
+/** The packed `bin`: the command `pack.ts` compiles. */
+const PACKED_BIN = "lib/bin/registry-endpoint.mjs";
+
+/** The compiled form of an export's TypeScript source `./X.ts`: `./lib/X.js`, typed by `./lib/X.d.ts`. */
+function packedExport(target: unknown): unknown {
+  if (typeof target !== "object" || target === null) return target;
+  const source = (target as { default?: unknown }).default;
+  if (typeof source !== "string" || !source.endsWith(".ts")) return target;
+  const compiled = `./lib/${source.slice(2, -3)}`;
+  return { types: `${compiled}.d.ts`, default: `${compiled}.js` };
+}
+
 /** Where the repository's package.json waits while the packed one stands in for it. */
 const SAVED = ".package.json.repository";
 
@@ -34,6 +48,12 @@ const SAVED = ".package.json.repository";
 export function packedManifest(manifest: Record<string, unknown>): Record<string, unknown> {
   const packed = Object.fromEntries(
     KEPT.filter((key) => manifest[key] !== undefined).map((key) => [key, manifest[key]]),
+  );
+  packed["bin"] = Object.fromEntries(Object.keys(manifest["bin"] as object).map((name) => [name, PACKED_BIN]));
+  packed["exports"] = Object.fromEntries(
+    Object.entries(manifest["exports"] as Record<string, unknown>).map((
+      [path, target],
+    ) => [path, packedExport(target)]),
   );
   packed["dependencies"] = Object.fromEntries(
     Object.entries(manifest["dependencies"] as Record<string, string>).filter(([name]) => !CLONE_ONLY.includes(name)),

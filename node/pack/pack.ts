@@ -45,7 +45,7 @@ await build({
   splitting: true,
   chunkNames: "[name]-[hash]",
   platform: "node",
-  target: "node20",
+  target: "node22",
   banner: { js: "#!/usr/bin/env node" },
 });
 await build({

@@ -45,7 +45,7 @@ if (runtimeBase !== undefined && runtimeBase !== "") {
     problems.push(
       `BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${
         shownUrl(runtimeBase)
-      }: set BASE_URL when building (npm run build -- --base-url URL), or unset it here`,
+      }: set BASE_URL when building (registry-endpoint build --base-url URL), or unset it here`,
     );
   }
 }
