@@ -325,11 +325,10 @@ test("--previous URL: read from the live base URL; a redirect, an error status, 
 
 test("docs/deploying.md's history lines run as written: the first deploy, then later ones from the live URL and from the folder", async () => {
   const text = readFileSync("docs/deploying.md", "utf8");
-  const section = text.slice(
-    text.indexOf("**History: the first deploy and every later one.**"),
-    text.indexOf("The build reads the previous versioned document"),
+  const lines = ["history-first", "history-later"].flatMap((name) =>
+    (new RegExp(`<!-- ${name} -->\n\`\`\`sh\n([\\s\\S]*?)\`\`\``).exec(text)?.[1] ?? "").trim().split("\n")
   );
-  const lines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] as string).trim().split("\n"));
+  const section = lines.join("\n");
   assert.is(lines.length, 3, section);
   // As written, but for the source's path, the live URL (served here from the first build's folder,
   // and so the base URL too) and the output folder.
