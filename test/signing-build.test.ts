@@ -21,6 +21,7 @@ import { checkManifest, fileMatches } from "../client/client.ts";
 import { thumbprint } from "../assembly/jws.ts";
 import { filesUnder } from "./files.ts";
 import { cleanEnv, type Finished, runCommand } from "./process.ts";
+import { startServer } from "./servers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-signing-build-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -101,9 +102,7 @@ test("two keys sign one manifest twice; it lists every served file; the document
   const listed = Object.keys(result.files);
   assert.equal(listed, [
     "/api/registry.v1.changes.atom",
-    "/api/registry.v1.changes.d.ts",
     "/api/registry.v1.changes.json",
-    "/api/registry.v1.d.ts",
     "/api/registry.v1.json",
     "/api/registry.v1.openapi.json",
     "/api/registry.v1.schema.json",
@@ -153,6 +152,57 @@ test("two keys sign one manifest twice; it lists every served file; the document
   assert.is(lastModified, new Date(result.iat * 1000).toUTCString(), "Last-Modified is iat");
   const doc = await app.default.fetch(new Request(`${BASE}/vaults.json`));
   assert.ok(Buffer.from(await doc.arrayBuffer()).equals(readFileSync(join(plain, "static/vaults.json"))));
+});
+
+test("a manifest lists exactly the paths every artifact serves: each with its sha256 from the Node server, the fetch artifact and the static export; none that one of them does not serve", async () => {
+  const out = join(work, "served");
+  const made = await build(out, { SOURCE_DATE_EPOCH: day(3), REGISTRY_SIGNING_KEY: pemA }, []);
+  assert.is(made.code, 0, made.stderr);
+  const keys = JSON.parse(readFileSync(join(out, KEYS), "utf8"));
+  const checked = await checkManifest(readFileSync(join(out, MANIFEST)), keys, { baseUrl: BASE, version: 1 });
+  assert.ok(checked.ok, JSON.stringify(checked));
+  if (!checked.ok) return;
+  const listed = Object.keys(checked.files).sort();
+  // Every file of version 1 in the static export (a static host answers 200 for each), and what is listed.
+  const ofVersion = (path: string) => /^\/api\/registry\.v1\./.test(path) || path === "/vaults.json";
+  const exported = filesUnder(join(out, "static")).map((f) => `/${f}`).filter(ofVersion);
+  const candidates = [...new Set([...exported, ...listed])].filter((p) => p !== "/api/registry.v1.manifest.json")
+    .sort();
+  assert.ok(candidates.some((p) => p.endsWith(".d.ts")), "the static export's types are among the candidates");
+  const app = (await import(pathToFileURL(join(out, "fetch/index.mjs")).href)) as {
+    default: { fetch(r: Request): Promise<Response> };
+  };
+  const server = await startServer(
+    process.execPath,
+    [join(out, "node/server.mjs")],
+    cleanEnv({ HOST: "127.0.0.1", PORT: "0" }),
+    60_000,
+  );
+  const servedByAll: string[] = [];
+  try {
+    for (const path of candidates) {
+      const node = await fetch(`${server.origin}${path}`, { headers: { "accept-encoding": "identity" } });
+      const fetched = await app.default.fetch(new Request(`${BASE}${path}`));
+      const file = join(out, "static", path);
+      const bodies = [
+        node.status === 200 ? Buffer.from(await node.arrayBuffer()) : (await node.arrayBuffer(), null),
+        fetched.status === 200 ? Buffer.from(await fetched.arrayBuffer()) : null,
+        existsSync(file) ? readFileSync(file) : null,
+      ];
+      if (bodies.every((b) => b !== null)) servedByAll.push(path);
+      if (!listed.includes(path)) continue;
+      for (const [i, body] of bodies.entries()) {
+        assert.ok(
+          body !== null,
+          `${path}: listed, but ${["the Node server", "the fetch artifact", "the static export"][i]} does not serve it`,
+        );
+        assert.ok(await fileMatches(checked.files, path, new Uint8Array(body as Buffer)), `${path}: its sha256`);
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  assert.equal(listed, servedByAll, "listed: exactly what every artifact serves");
 });
 
 test("a rebuild re-signs the same seq; a signed previous build is never followed silently by an unsigned one", async () => {

@@ -5,7 +5,7 @@
  * that verifies), and the manifests and key set written beside the static export. Nothing of a
  * private key is ever printed or written: messages name the variable, never its value.
  */
-import { appendFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Env } from "../../contract/config.ts";
 import type { Build } from "../../assembly/prepare.ts";
@@ -18,7 +18,6 @@ import { RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 import { folderReader, urlReader } from "./previous.ts";
 import { zlibCompress } from "../common/compress.ts";
 import { staticHeaders } from "./static.ts";
-import { feedTypesPath, typesPath } from "./types.ts";
 
 /** The variable holding the signing keys. */
 export const SIGNING_KEY_VARIABLE = "REGISTRY_SIGNING_KEY";
@@ -201,7 +200,7 @@ async function readManifests(
 }
 
 /**
- * Signs `served` after its static export was written to `dir` (whose types it lists): checks the
+ * Signs `served` after its static export was written to `dir`: checks the
  * seq rules against the clock and the previous manifests, adds a manifest per served version and
  * the key set, writes them beside the export with their `_headers` blocks, and returns the signed
  * build for the code artifacts. Throws one line on a refusal. Without a plan, `served` as it is.
@@ -231,22 +230,9 @@ export async function signStaged(served: Build, dir: string, plan: SigningPlan |
     }
   }
   const prefix = basePathOf(served.meta.baseUrl);
-  const extra = new Map<string, Uint8Array<ArrayBuffer>>();
-  for (const [route, resource] of served.routes) {
-    const type = resource.identity.ok["content-type"];
-    const beside = type === "application/schema+json"
-      ? typesPath(route)
-      : type === "application/feed+json"
-      ? feedTypesPath(route)
-      : undefined;
-    if (beside === undefined) continue;
-    const bytes = await readFile(join(dir, `${prefix}${beside}`)).catch(() => null);
-    if (bytes !== null) extra.set(beside, new Uint8Array(bytes));
-  }
   const { build } = await signBuild(served, plan.keys, {
     iat: now,
     lifetime: plan.lifetime,
-    extra,
     compression: { compress: zlibCompress },
   });
   const added = new Map([...build.routes].filter(([path]) => !served.routes.has(path)));
