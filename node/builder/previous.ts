@@ -27,13 +27,19 @@ import { request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common
 
 /**
  * What the previous build left, per version number: its checked history and its parsed document;
+ * `files`, the bytes of every file read from it by path (the documents and feeds carried on, and the
+ * schemas, descriptions and Atom feeds a rebuild compares itself with), each with where it was read;
  * `started` says, in one line, that a base URL has published nothing yet and a history starts.
  */
 export interface Previous {
   readonly history: ReadonlyMap<number, History>;
   readonly documents: ReadonlyMap<number, unknown>;
+  readonly files: PreviousFiles;
   readonly started?: string;
 }
+
+/** The files read from a previous build, by served path: their bytes and where they were read (a URL or a file). */
+export type PreviousFiles = ReadonlyMap<string, { readonly bytes: Uint8Array<ArrayBuffer>; readonly where: string }>;
 
 /** The most bytes read of a previous document and of a previous feed: what a build writes at most. */
 const DOCUMENT_CAP = MAX_DOCUMENT_BYTES;
@@ -84,6 +90,7 @@ export async function readPrevious(
     : `${join(location, "static")}${basePathOf(settings.baseUrl)}${path}`);
   const history = new Map<number, History>();
   const documents = new Map<number, unknown>();
+  const files = new Map<string, { bytes: Uint8Array<ArrayBuffer>; where: string }>();
   try {
     for (const version of settings.versions) {
       const feeds = changesPaths(version);
@@ -106,6 +113,13 @@ export async function readPrevious(
       if ("error" in checked) return checked;
       history.set(version.number, checked.ok.history);
       documents.set(version.number, checked.ok.document);
+      files.set(version.path, { bytes: documentBytes, where: where(version.path) });
+      files.set(feeds.json, { bytes: feedBytes as Uint8Array<ArrayBuffer>, where: where(feeds.json) });
+      // What a rebuild that keeps this built_at must serve unchanged (absent: it does not keep it).
+      for (const path of [version.schemaPath, version.openapiPath, feeds.atom]) {
+        const bytes = await read(path, DOCUMENT_CAP);
+        if (bytes !== null) files.set(path, { bytes, where: where(path) });
+      }
     }
   } catch (error: unknown) {
     return { error: `--previous: ${error instanceof Error ? error.message : String(error)}` };
@@ -120,7 +134,7 @@ export async function readPrevious(
     const started =
       `--previous ${location}: nothing published there yet (404 for every versioned document and change feed): ` +
       "this build starts a new history";
-    return { ok: { history, documents, started } };
+    return { ok: { history, documents, files, started } };
   }
   if (history.size === 0) {
     return {
@@ -129,7 +143,7 @@ export async function readPrevious(
       }): not a build's output folder or base URL`,
     };
   }
-  return { ok: { history, documents } };
+  return { ok: { history, documents, files } };
 }
 
 /**
