@@ -15,7 +15,7 @@ import { isObject } from "../../contract/json.ts";
 import { MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
 import { type BuildRef, outOfOrder } from "../../feed/change.ts";
-import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
+import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History, rewrite } from "../../feed/feed.ts";
 import { historyProblems } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
@@ -226,6 +226,23 @@ export async function checkPrevious(
       ? "refused, as a corrupt or planted item would be"
       : "a deployment built before feeds were chains moves on with one --new-history";
     return { error: problem(feeds.json, `not the history of its document: ${first}${more}; ${advice}`) };
+  }
+  // Every build rewrites every item against its document (the privacy rule): an item that rewriting
+  // changes (another row, an edge touching a vault the document withholds or does not list) is none
+  // a build wrote. A removal of a slug the document does not hold is not caught here: it changes
+  // nothing, and looks like a real one; a signed build's manifest (signing.ts) is what refuses it.
+  const rows = new Map(registry.vaults.map((row) => [row.vault_slug, row]));
+  const unwritten = changeFeed.items.findIndex((item, i) =>
+    JSON.stringify(rewrite(item._registry, rows, i === 0 ? snapshot.envelope : undefined)) !==
+      JSON.stringify(item._registry)
+  );
+  if (unwritten !== -1) {
+    return {
+      error: problem(
+        feeds.json,
+        `items[${unwritten}]._registry: not what a build writes beside its document (a row other than the document's, or an edge touching a vault it does not list in full); refused, as a corrupt or planted item would be`,
+      ),
+    };
   }
   return { ok: { history: { snapshot, feed: changeFeed }, document } };
 }
