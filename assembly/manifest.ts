@@ -58,14 +58,12 @@ export async function fileEntry(bytes: Uint8Array<ArrayBuffer>): Promise<Manifes
   };
 }
 
-/** How a build is signed: when, for how long, and the files only the static export serves (its types). */
+/** How a build is signed: when, and for how long. */
 export interface SignOptions {
   /** The signing time, epoch seconds. */
   readonly iat: number;
   /** The signature lifetime in seconds: `exp` = `iat` + this. */
   readonly lifetime: number;
-  /** Files the build serves beside its table (route to bytes), each listed with its version. */
-  readonly extra?: ReadonlyMap<string, Uint8Array<ArrayBuffer>>;
   readonly compression?: Compression;
 }
 
@@ -96,9 +94,10 @@ export async function signBuild(
   const { baseUrl, builtAt, canonicalOf } = build.meta;
   const seq = Math.floor(Date.parse(builtAt) / 1000);
   const iatDate = new Date(options.iat * 1000).toISOString();
+  // Only the table's answers, which every artifact serves: a file one artifact alone serves (the
+  // static export's TypeScript types) is listed by none, so that a manifest lists what is served.
   const files = new Map<string, Uint8Array<ArrayBuffer>>();
   for (const [path, resource] of build.routes) files.set(path, resource.identity.body);
-  for (const [path, bytes] of options.extra ?? []) files.set(path, bytes);
   const versions = [...build.routes.keys()].flatMap((path) => {
     const m = /^\/api\/registry\.v(\d+)\.json$/.exec(path);
     return m === null ? [] : [Number(m[1])];

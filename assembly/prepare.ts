@@ -56,6 +56,12 @@ export interface FeedHistory {
   readonly classify?: (before: unknown, after: unknown) => ChangeClass;
   /** The previous documents, parsed, by version number: what `classify` compares with. */
   readonly documents?: ReadonlyMap<number, unknown>;
+  /**
+   * The bytes of the files the previous build served, by path. When given, a rebuild keeps the
+   * previous `built_at` only if every file it serves (documents, schemas, descriptions, feeds) has
+   * the same bytes there: each answer's `Last-Modified` is `built_at`, so it moves whenever they do.
+   */
+  readonly files?: ReadonlyMap<string, { readonly bytes: Uint8Array }>;
 }
 
 /** A version table that breaks the policy, or a `built_at` at which nothing is published. */
@@ -92,6 +98,34 @@ export async function prepareBuild(
   history: FeedHistory = {},
 ): Promise<Build> {
   const settled = await settle(source, config, table, documentLimit, history);
+  const kept = await assemble(settled, compression, documentLimit, history);
+  // Every answer's Last-Modified is built_at: a kept built_at must not date bytes that changed (a
+  // schema or description of a newer release), or an If-Modified-Since client keeps the old ones.
+  if (settled.instead === undefined || sameFiles(kept, history.files)) return kept;
+  return assemble(settled.instead, compression, documentLimit, history);
+}
+
+/**
+ * True when `files` is given and every path `build` serves (but `/vaults.json`, the bytes of a
+ * versioned document) has its bytes there.
+ */
+function sameFiles(build: Build, files: FeedHistory["files"]): boolean {
+  if (files === undefined) return true;
+  return [...build.routes].every(([path, resource]) => {
+    if (path === CANONICAL_PATH) return true;
+    const before = files.get(path)?.bytes;
+    const after = resource.identity.body;
+    return before !== undefined && before.byteLength === after.byteLength && before.every((b, i) => b === after[i]);
+  });
+}
+
+/** The answers of a settled build (see `prepareBuild`). */
+async function assemble(
+  settled: Settled,
+  compression: Compression,
+  documentLimit: number,
+  history: FeedHistory,
+): Promise<Build> {
   const { plan, documents } = settled;
   const { baseUrl, builtAt } = settled.config;
   const routes = new Map<string, Resource>();
@@ -212,6 +246,14 @@ export async function prepareBuild(
   };
 }
 
+/** What a build is made of: its configuration, plan and documents; `instead`, those at the clock, when the previous `built_at` was kept. */
+interface Settled {
+  readonly config: Config;
+  readonly plan: Plan;
+  readonly documents: Map<number, BuiltDocument>;
+  readonly instead?: Settled;
+}
+
 /**
  * The plan and documents to build with: at `config.builtAt`, or at the previous build's `built_at`
  * when `history.clock` is set, every served version's previous build is given with that one
@@ -224,7 +266,7 @@ async function settle(
   table: readonly ContractVersion[],
   documentLimit: number,
   history: FeedHistory,
-): Promise<{ config: Config; plan: Plan; documents: Map<number, BuiltDocument> }> {
+): Promise<Settled> {
   const at = (builtAt: string) => {
     const plan = planAt(table, builtAt);
     if ("problems" in plan) throw new VersionPolicyError(plan.problems);
@@ -255,7 +297,7 @@ async function settle(
     earlier.plan.served.map(({ version }) => strongEtag((kept.get(version.number) as BuiltDocument).bytes)),
   );
   const same = etags.every((etag, i) => etag === previous[i]?.ref.etag);
-  return same ? { ...earlier, documents: kept } : { ...now, documents };
+  return same ? { ...earlier, documents: kept, instead: { ...now, documents } } : { ...now, documents };
 }
 
 /**

@@ -156,7 +156,15 @@ test("a previous build's output is replaced whole; one with a foreign file in it
   const sameTime = await build(["--source", "fixtures/registry.json", ...BASE, "--out", out, "--new-history"]);
   assert.is(sameTime.code, 1, "a new history no later than the build held there is refused");
   assert.match(sameTime.stderr, /^--out \S*replaced: holds a build of \S+ built at \S+, not earlier than this one/);
-  const later = await build(["--source", "fixtures/registry.json", ...BASE, "--out", out, "--new-history"], {
+  const later = await build([
+    "--source",
+    "fixtures/registry.json",
+    ...BASE,
+    "--out",
+    out,
+    "--new-history",
+    "--unsigned",
+  ], {
     SOURCE_DATE_EPOCH: "1795266000",
   });
   assert.is(later.code, 0, "and rebuilt with a new history, later");

@@ -477,7 +477,7 @@ test("a previous build given without its document or a classifier is refused whe
 
 // --- a rebuild whose built_at comes from the clock ------------------------------------------
 
-/** What a build leaves for the next one, per version number: its document's snapshot and its feed. */
+/** What a build leaves for the next one, per version number: its document's snapshot and its feed; and every file it serves. */
 function historyOf(built: Build, table: readonly ContractVersion[]) {
   const text = (path: string) => new TextDecoder().decode(built.routes.get(path)?.identity.body);
   const previous = new Map<number, { snapshot: unknown; feed: unknown }>();
@@ -494,7 +494,8 @@ function historyOf(built: Build, table: readonly ContractVersion[]) {
     previous.set(version.number, { snapshot, feed: JSON.parse(text(changesPaths(version).json)) });
     documents.set(version.number, document);
   }
-  return { previous, documents, classify: () => "compatible" as never };
+  const files = new Map([...built.routes].map(([path, resource]) => [path, { bytes: resource.identity.body }]));
+  return { previous, documents, files, classify: () => "compatible" as never };
 }
 
 /** The built_at a rebuild of `next` at `builtAt` settles on, after `before` built from `source`. */
@@ -503,6 +504,15 @@ async function settledAt(
   builtAt: string,
   options: { table?: readonly ContractVersion[]; next?: Source; clock?: boolean; edit?: (h: any) => void } = {},
 ): Promise<string> {
+  return (await rebuiltAt(before, builtAt, options)).meta.builtAt;
+}
+
+/** The rebuild of `next` at `builtAt`, after `before` built from `source`. */
+async function rebuiltAt(
+  before: Build,
+  builtAt: string,
+  options: { table?: readonly ContractVersion[]; next?: Source; clock?: boolean; edit?: (h: any) => void } = {},
+): Promise<Build> {
   const table = options.table ?? VERSIONS;
   const history = { ...historyOf(before, table), clock: options.clock ?? true };
   options.edit?.(history);
@@ -514,7 +524,7 @@ async function settledAt(
     undefined,
     history as never,
   );
-  return after.meta.builtAt;
+  return after;
 }
 
 test("a rebuild from the clock keeps the previous built_at only when it would publish nothing new", async () => {
@@ -538,6 +548,34 @@ test("a rebuild from the clock keeps the previous built_at only when it would pu
     "2026-12-02T00:00:00Z",
     "the same vaults and edges, another envelope: other bytes",
   );
+});
+
+test("a rebuild from the clock keeps the previous built_at only when every file it serves has the previous build's bytes: each answer's Last-Modified moves with its bytes", async () => {
+  const first = await build("2026-12-01T00:00:00Z");
+  const lastModified = (built: Build) =>
+    new Set([...built.routes.values()].map((resource) => resource.identity.ok["last-modified"]));
+  const kept = await rebuiltAt(first, "2026-12-02T00:00:00Z");
+  assert.is(kept.meta.builtAt, "2026-12-01T00:00:00Z", "every file the same: kept");
+  assert.equal(lastModified(kept), new Set([new Date("2026-12-01T00:00:00Z").toUTCString()]));
+  // The previous build served another schema, description or Atom feed (an older release's), or none.
+  for (const path of [V1.schemaPath, V1.openapiPath, changesPaths(V1).atom]) {
+    for (
+      const edit of [(files: Map<string, unknown>) => files.set(path, { bytes: new Uint8Array([123, 125, 10]) }), (
+        files: Map<string, unknown>,
+      ) => files.delete(path)]
+    ) {
+      const rebuilt = await rebuiltAt(first, "2026-12-02T00:00:00Z", { edit: (h) => edit(h.files) });
+      assert.is(rebuilt.meta.builtAt, "2026-12-02T00:00:00Z", `${path}: other bytes then, a new built_at`);
+      assert.equal(lastModified(rebuilt), new Set([new Date("2026-12-02T00:00:00Z").toUTCString()]), path);
+      const feed = JSON.parse(new TextDecoder().decode(rebuilt.routes.get(changesPaths(V1).json)?.identity.body)) as {
+        items: { _registry: { to: { built_at: string } } }[];
+      };
+      assert.equal(feed.items.map((item) => item._registry.to.built_at), [
+        "2026-12-02T00:00:00Z",
+        "2026-12-01T00:00:00Z",
+      ], "a new document is a new item");
+    }
+  }
 });
 
 test("a rebuild from the clock over several versions keeps the previous built_at only when every served version was built then, under the same plan", async () => {

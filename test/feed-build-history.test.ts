@@ -84,7 +84,7 @@ test("an --out holding this deployment's build: refused without --previous or --
   assert.match(both.stderr, /^--new-history and --previous: give one/);
   assertSame(before, snapshot(out), "a bad flag writes nothing");
 
-  const fresh = await build(out, 1, ["--new-history"]);
+  const fresh = await build(out, 1, ["--new-history", "--unsigned"]);
   assert.is(fresh.code, 0, fresh.stderr);
   const feed = feedOf(out);
   const document = documentOf(out);
@@ -131,6 +131,19 @@ test("a rebuild that changes nothing, built_at from the clock: the previous buil
   assert.is(newest._registry.to.built_at, "2026-11-22T12:00:00Z");
   assert.equal(newest._registry.envelope, envelopeOf(document), "the newest carries the envelope");
   assert.is(older._registry.envelope, undefined, "an older item carries none");
+});
+
+test("a rebuild from the clock whose schema's bytes differ from what the previous build served (an older release's): a new built_at, so that every Last-Modified moves with its bytes", async () => {
+  const out = join(work, "new-schema");
+  assert.is((await build(out, 0)).code, 0);
+  const schemaFile = join(out, "static/api/registry.v1.schema.json");
+  writeFileSync(schemaFile, readFileSync(schemaFile, "utf8").replace("\n", '\n  "$comment": "an older release",\n'));
+  const rebuilt = await build(out, null, ["--previous", out]);
+  assert.is(rebuilt.code, 0, rebuilt.stderr);
+  assert.not.match(rebuilt.stdout.toString(), /built_at 2026-11-21T12:00:00Z,/);
+  const feed = feedOf(out);
+  assert.is(feed.items.length, 2, "a new document is a new item");
+  assert.is(feed.items[0]!._registry.to.built_at, documentOf(out)["built_at"]);
 });
 
 test("an envelope-only change (the source's generated_at and inventory SHA), built_at from the clock: a new built_at and an item with empty lists whose envelope is the new one", async () => {

@@ -401,4 +401,41 @@ test("a vault withheld in a later build: its former detail is in no file of that
   assert.is(feedOf(after).items.length, 2);
 });
 
+test("a planted item: an edge touching a vault the document does not list is refused, as no build writes one; a removal the document cannot disprove (a slug it does not hold, an edge between listed vaults) is carried unsigned", async () => {
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as { vaults: { display_name: string }[] };
+  source.vaults[0]!.display_name += " II";
+  writeFileSync(join(work, "planted.json"), JSON.stringify(source));
+  const two = join(work, "planted-two");
+  const made = await build(two, 21, ["--previous", first], join(work, "planted.json"));
+  assert.is(made.code, 0, made.stderr);
+  const plant = (edit: (lists: Lists) => void) => {
+    const copy = join(work, `planted-${crypto.randomUUID()}`);
+    cpSync(two, copy, { recursive: true });
+    const feed = feedOf(copy);
+    edit(feed.items[0]!._registry);
+    writeFileSync(join(copy, FEED), `${JSON.stringify(feed, null, 2)}\n`);
+    return copy;
+  };
+  const touching = plant((lists) =>
+    lists.edges.remove.push({ source: "harbour-ledger", target: "planted-slug", type: "reconciles" })
+  );
+  const refused = await build(join(work, "planted-next"), 22, ["--previous", touching]);
+  assert.is(refused.code, 1, refused.stdout.toString());
+  assert.match(
+    refused.stderr,
+    /^--previous: \S+registry\.v1\.changes\.json: items\[0\]\._registry: not what a build writes beside its document \([^\n]*\); refused, as a corrupt or planted item would be\n$/,
+  );
+  assert.not.ok(existsSync(join(work, "planted-next")), "nothing written");
+  // Applied, these change nothing, and without the document before the item nothing tells them
+  // from real removals: an unsigned previous build carries them; a signed one's manifest refuses
+  // them (test/signing-build.test.ts).
+  const undisproved = plant((lists) => {
+    lists.vaults.remove.push("planted-slug");
+    lists.edges.remove.push({ source: "harbour-ledger", target: "tide-tables", type: "reconciles" });
+  });
+  const carried = await build(join(work, "planted-carried"), 22, ["--previous", undisproved]);
+  assert.is(carried.code, 0, carried.stderr);
+  assert.ok(feedOf(join(work, "planted-carried")).items[1]!._registry.vaults.remove.includes("planted-slug"));
+});
+
 test.run();

@@ -17,11 +17,15 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runBuild } from "../node/builder/build.ts";
 import { runKeygen } from "../node/builder/keygen.ts";
+import { signStaged } from "../node/builder/signing.ts";
+import { prepareBuild } from "../assembly/prepare.ts";
+import { validateSource } from "../contract/source.ts";
+import { readSigningKeys, thumbprint } from "../assembly/jws.ts";
 import { checkManifest, fileMatches } from "../client/client.ts";
-import { thumbprint } from "../assembly/jws.ts";
 import { filesUnder } from "./files.ts";
 import { firstBuild } from "./first-build.ts";
 import { cleanEnv, type Finished, runCommand } from "./process.ts";
+import { startServer } from "./servers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-signing-build-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -102,9 +106,7 @@ test("two keys sign one manifest twice; it lists every served file; the document
   const listed = Object.keys(result.files);
   assert.equal(listed, [
     "/api/registry.v1.changes.atom",
-    "/api/registry.v1.changes.d.ts",
     "/api/registry.v1.changes.json",
-    "/api/registry.v1.d.ts",
     "/api/registry.v1.json",
     "/api/registry.v1.openapi.json",
     "/api/registry.v1.schema.json",
@@ -154,6 +156,57 @@ test("two keys sign one manifest twice; it lists every served file; the document
   assert.is(lastModified, new Date(result.iat * 1000).toUTCString(), "Last-Modified is iat");
   const doc = await app.default.fetch(new Request(`${BASE}/vaults.json`));
   assert.ok(Buffer.from(await doc.arrayBuffer()).equals(readFileSync(join(plain, "static/vaults.json"))));
+});
+
+test("a manifest lists exactly the paths every artifact serves: each with its sha256 from the Node server, the fetch artifact and the static export; none that one of them does not serve", async () => {
+  const out = join(work, "served");
+  const made = await build(out, { SOURCE_DATE_EPOCH: day(3), REGISTRY_SIGNING_KEY: pemA }, ["--new-history"]);
+  assert.is(made.code, 0, made.stderr);
+  const keys = JSON.parse(readFileSync(join(out, KEYS), "utf8"));
+  const checked = await checkManifest(readFileSync(join(out, MANIFEST)), keys, { baseUrl: BASE, version: 1 });
+  assert.ok(checked.ok, JSON.stringify(checked));
+  if (!checked.ok) return;
+  const listed = Object.keys(checked.files).sort();
+  // Every file of version 1 in the static export (a static host answers 200 for each), and what is listed.
+  const ofVersion = (path: string) => /^\/api\/registry\.v1\./.test(path) || path === "/vaults.json";
+  const exported = filesUnder(join(out, "static")).map((f) => `/${f}`).filter(ofVersion);
+  const candidates = [...new Set([...exported, ...listed])].filter((p) => p !== "/api/registry.v1.manifest.json")
+    .sort();
+  assert.ok(candidates.some((p) => p.endsWith(".d.ts")), "the static export's types are among the candidates");
+  const app = (await import(pathToFileURL(join(out, "fetch/index.mjs")).href)) as {
+    default: { fetch(r: Request): Promise<Response> };
+  };
+  const server = await startServer(
+    process.execPath,
+    [join(out, "node/server.mjs")],
+    cleanEnv({ HOST: "127.0.0.1", PORT: "0" }),
+    60_000,
+  );
+  const servedByAll: string[] = [];
+  try {
+    for (const path of candidates) {
+      const node = await fetch(`${server.origin}${path}`, { headers: { "accept-encoding": "identity" } });
+      const fetched = await app.default.fetch(new Request(`${BASE}${path}`));
+      const file = join(out, "static", path);
+      const bodies = [
+        node.status === 200 ? Buffer.from(await node.arrayBuffer()) : (await node.arrayBuffer(), null),
+        fetched.status === 200 ? Buffer.from(await fetched.arrayBuffer()) : null,
+        existsSync(file) ? readFileSync(file) : null,
+      ];
+      if (bodies.every((b) => b !== null)) servedByAll.push(path);
+      if (!listed.includes(path)) continue;
+      for (const [i, body] of bodies.entries()) {
+        assert.ok(
+          body !== null,
+          `${path}: listed, but ${["the Node server", "the fetch artifact", "the static export"][i]} does not serve it`,
+        );
+        assert.ok(await fileMatches(checked.files, path, new Uint8Array(body as Buffer)), `${path}: its sha256`);
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  assert.equal(listed, servedByAll, "listed: exactly what every artifact serves");
 });
 
 test("a rebuild re-signs the same seq; a signed previous build is never followed silently by an unsigned one", async () => {
@@ -223,7 +276,7 @@ test("a previous build's manifest in a folder is read with the one bounded reade
   assert.match(piped.stderr, /^--previous: \S+registry\.v1\.manifest\.json: not a file\n$/);
 });
 
-test("equivocation: the same seq with another document is refused, by the feed's history and, when the feed served is older than the manifest, by the manifest alone", async () => {
+test("equivocation: the same seq with another document is refused, by the feed's history, by the manifest when the document served is older than it, and by the seq rule", async () => {
   const out = join(work, "equivocation");
   const variant = join(work, "variant.json");
   const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
@@ -247,9 +300,10 @@ test("equivocation: the same seq with another document is refused, by the feed's
   // the feeds' history sees a later build, and the signing rule alone refuses the same seq.
   const older = join(work, "equivocation-older");
   const newer = join(work, "equivocation-newer");
+  let midway = true;
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
-    const file = join(path === "/api/registry.v1.manifest.json" ? newer : older, "static", path);
+    const file = join(path === "/api/registry.v1.manifest.json" || !midway ? newer : older, "static", path);
     if (!/^\/[\w./-]+$/.test(path) || path.includes("..") || !existsSync(file)) res.writeHead(404).end();
     else res.writeHead(200).end(readFileSync(file));
   });
@@ -267,14 +321,39 @@ test("equivocation: the same seq with another document is refused, by the feed's
     assert.match(
       alone.stderr,
       new RegExp(
-        `^build failed: v1: a new document whose built_at \\(2026-11-22T12:00:00Z, seq ${
-          day(1)
-        }\\) is not later than the previous manifest's seq \\(${
-          day(1)
-        }, ${live}/api/registry\\.v1\\.manifest\\.json\\): build at a later time\n$`,
+        `^--previous: ${live}/api/registry\\.v1\\.json: its bytes are not the ones the previous manifest \\(${live}/api/registry\\.v1\\.manifest\\.json\\) lists \\(sha256\\)[^\n]*\n$`,
       ),
     );
     assert.not.ok(existsSync(join(work, "equivocation-alone", MANIFEST)), "nothing signed");
+    // The signing rule itself, which a previous build whose files match its manifest never reaches.
+    const validated = validateSource(JSON.parse(readFileSync(variant, "utf8")));
+    assert.ok(validated.ok);
+    if (!validated.ok) return;
+    const served = await prepareBuild(validated.source, { baseUrl: live, builtAt: "2026-11-22T12:00:00Z" });
+    const plan = {
+      keys: await readSigningKeys(pemA),
+      lifetime: 86400,
+      previous: new Map([[1, {
+        where: "M",
+        seq: Number(day(1)),
+        iat: Number(day(1)),
+        documentSha256: "0".repeat(64),
+      }]]),
+      now: () => Number(day(1)) + 60,
+    };
+    try {
+      await signStaged(served, join(work, "equivocation-unwritten"), plan);
+      assert.unreachable("refused");
+    } catch (error) {
+      assert.is(
+        (error as Error).message,
+        `v1: a new document whose built_at (2026-11-22T12:00:00Z, seq ${
+          day(1)
+        }) is not later than the previous manifest's seq (${day(1)}, M): build at a later time`,
+      );
+    }
+    assert.not.ok(existsSync(join(work, "equivocation-unwritten")), "nothing written");
+    midway = false;
     // The same document at the same seq re-signs; another document later is signed.
     const resign = await at("fixtures/registry.json", join(work, "equivocation-resign"), day(1), ["--previous", live]);
     assert.is(resign.code, 0, resign.stderr);
@@ -293,6 +372,83 @@ test("equivocation: the same seq with another document is refused, by the feed's
     server.closeAllConnections();
     await new Promise((done) => server.close(done));
   }
+});
+
+test("a signed build carries nothing the host changed since the previous build was signed: a removal planted in the feed is refused, naming the file, nothing written", async () => {
+  const env = { REGISTRY_SIGNING_KEY: pemA };
+  const variant = join(work, "planted-variant.json");
+  const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8"));
+  source.vaults[0].display_name += " II";
+  writeFileSync(variant, JSON.stringify(source));
+  const [one, two, planted, next] = ["planted-1", "planted-2", "planted-copy", "planted-3"].map((d) =>
+    join(work, d)
+  ) as [string, string, string, string];
+  assert.is((await build(one, { ...env, SOURCE_DATE_EPOCH: day(1) }, ["--new-history"])).code, 0);
+  const second = await run(runBuild, ["--source", variant, "--base-url", BASE, "--out", two, "--previous", one], {
+    env: cleanEnv({ ...env, SOURCE_DATE_EPOCH: day(2) }),
+  });
+  assert.is(second.code, 0, second.stderr);
+  // Someone who can write to the host, with no key: a vault removed that never was, and an edge
+  // between two listed vaults that the document does not hold. Applied, neither changes it.
+  cpSync(two, planted, { recursive: true });
+  const feedFile = join(planted, "static/api/registry.v1.changes.json");
+  const feed = JSON.parse(readFileSync(feedFile, "utf8"));
+  const document = JSON.parse(readFileSync(join(planted, "static/api/registry.v1.json"), "utf8"));
+  const edge = { source: "harbour-ledger", target: "tide-tables", type: "reconciles" };
+  assert.not.ok(JSON.stringify(document.edges).includes(JSON.stringify(edge)), "an edge the document does not hold");
+  feed.items[0]._registry.vaults.remove.push("planted-slug");
+  feed.items[0]._registry.edges.remove.push(edge);
+  writeFileSync(feedFile, `${JSON.stringify(feed, null, 2)}\n`);
+  const refused = await build(next, { ...env, SOURCE_DATE_EPOCH: day(3) }, ["--previous", planted]);
+  assert.is(refused.code, 1, refused.stdout.toString("utf8"));
+  assert.match(
+    refused.stderr,
+    /^--previous: \S+planted-copy\/static\/api\/registry\.v1\.changes\.json: its bytes are not the ones the previous manifest \(\S+registry\.v1\.manifest\.json\) lists \(sha256\)[^\n]*\n$/,
+  );
+  assert.not.ok(existsSync(next), "nothing written");
+  // The same previous build as it was signed carries on.
+  const carried = await build(next, { ...env, SOURCE_DATE_EPOCH: day(3) }, ["--previous", two]);
+  assert.is(carried.code, 0, carried.stderr);
+  assert.not.ok(readFileSync(join(next, "static/api/registry.v1.changes.json"), "utf8").includes("planted-slug"));
+  // Every file read from it is checked, not only what is carried on: a schema edited there too.
+  writeFileSync(feedFile, readFileSync(join(two, "static/api/registry.v1.changes.json")));
+  writeFileSync(join(planted, "static/api/registry.v1.schema.json"), "{}\n");
+  const schema = await build(join(work, "planted-4"), { ...env, SOURCE_DATE_EPOCH: day(3) }, ["--previous", planted]);
+  assert.is(schema.code, 1);
+  assert.match(schema.stderr, /^--previous: \S+registry\.v1\.schema\.json: its bytes are not the ones/);
+});
+
+test("--new-history needs a key or --unsigned: a new history cannot see whether the deployment it replaces was signed", async () => {
+  const fresh = join(work, "fresh-history");
+  const refused = await build(fresh, { SOURCE_DATE_EPOCH: day(6) }, ["--new-history"]);
+  assert.is(refused.code, 1);
+  assert.match(
+    refused.stderr,
+    /^--new-history: it cannot see whether the deployment it replaces was signed: set REGISTRY_SIGNING_KEY to sign this build, or give --unsigned to publish an unsigned one on purpose\n$/,
+  );
+  assert.not.ok(existsSync(fresh), "nothing written");
+  const unsigned = await build(fresh, { SOURCE_DATE_EPOCH: day(6) }, ["--new-history", "--unsigned"]);
+  assert.is(unsigned.code, 0, unsigned.stderr);
+  assert.not.ok(existsSync(join(fresh, MANIFEST)));
+  const signed = await build(join(work, "fresh-signed"), { SOURCE_DATE_EPOCH: day(6), REGISTRY_SIGNING_KEY: pemA }, [
+    "--new-history",
+  ]);
+  assert.is(signed.code, 0, signed.stderr);
+  assert.ok(existsSync(join(work, "fresh-signed", MANIFEST)));
+});
+
+test("a signed build's summary line says it signed, by how many keys and which", async () => {
+  const out = join(work, "summary");
+  const made = await build(out, { SOURCE_DATE_EPOCH: day(3), REGISTRY_SIGNING_KEY: pemA + pemB });
+  assert.is(made.code, 0, made.stderr);
+  const kids = (JSON.parse(readFileSync(join(out, KEYS), "utf8")) as { keys: { kid: string }[] }).keys.map((k) =>
+    k.kid
+  );
+  const line = made.stdout.toString("utf8");
+  assert.match(line, /^built \S+: \d+ vaults, .*, ETag "[0-9a-f]+"; signed by 2 keys \(kid [\w-]+, [\w-]+\)\n$/);
+  for (const kid of kids) assert.ok(line.includes(kid), kid);
+  const plain = await build(join(work, "summary-plain"), { SOURCE_DATE_EPOCH: day(3) });
+  assert.not.match(plain.stdout.toString("utf8"), /signed/);
 });
 
 test("a malformed REGISTRY_SIGNING_KEY is refused in one line naming the variable, quoting none of it", async () => {

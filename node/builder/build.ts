@@ -28,10 +28,10 @@ import { zlibCompress } from "../common/compress.ts";
 import { INTERNAL_KEYS_HELP, loadInputs } from "../common/inputs.ts";
 import { classifyChange } from "./classify.ts";
 import { outputProblems, replaceOutput } from "./output-folder.ts";
-import { heldBuild, readPrevious } from "./previous.ts";
+import { heldBuild, type PreviousFiles, readPrevious } from "./previous.ts";
 import { printable } from "../common/printable.ts";
 import { writeStatic } from "./static.ts";
-import { prepareSigning, SIGNING_FLAGS, SIGNING_HELP, signStaged } from "./signing.ts";
+import { prepareSigning, signedSummary, SIGNING_FLAGS, SIGNING_HELP, signStaged } from "./signing.ts";
 
 /** The repository this build runs from: neither it nor a folder holding it may be the output. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -149,6 +149,7 @@ export const runBuild: Command = async (argv, env, io) => {
 
   // The clock gave built_at: a rebuild that changes nothing may keep the previous one.
   let history: FeedHistory = { clock: (env["SOURCE_DATE_EPOCH"] ?? "") === "" };
+  let previousFiles: PreviousFiles | undefined;
   const plan = planAt(VERSIONS, inputs.ok.config.builtAt);
   const { baseUrl: base, builtAt } = inputs.ok.config;
   const versions = "ok" in plan ? plan.ok.served.map((s) => s.version) : [];
@@ -183,7 +184,14 @@ export const runBuild: Command = async (argv, env, io) => {
       return 1;
     }
     if (previous.ok.started !== undefined) io.stderr(`${printable(previous.ok.started, "")}\n`);
-    history = { ...history, previous: previous.ok.history, documents: previous.ok.documents, classify: classifyChange };
+    previousFiles = previous.ok.files;
+    history = {
+      ...history,
+      previous: previous.ok.history,
+      documents: previous.ok.documents,
+      files: previousFiles,
+      classify: classifyChange,
+    };
   }
 
   // The previous build's manifests: where --previous reads, or the --out a new history replaces.
@@ -194,6 +202,7 @@ export const runBuild: Command = async (argv, env, io) => {
     baseUrl: base,
     versions,
     cwd: io.cwd,
+    carried: previousFiles,
   });
   if ("exit" in signing) {
     io.stderr(`${signing.message}\n`);
@@ -228,7 +237,9 @@ export const runBuild: Command = async (argv, env, io) => {
     io.stdout(
       `built ${
         relative(io.cwd, out) || "."
-      }: ${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, base URL ${meta.baseUrl}, ETag ${meta.etag}\n`,
+      }: ${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, base URL ${meta.baseUrl}, ETag ${meta.etag}${
+        signedSummary(signing.ok)
+      }\n`,
     );
     return 0;
   } catch (error: unknown) {

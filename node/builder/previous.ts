@@ -15,7 +15,7 @@ import { isObject } from "../../contract/json.ts";
 import { MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
 import { type BuildRef, outOfOrder } from "../../feed/change.ts";
-import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History } from "../../feed/feed.ts";
+import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History, rewrite } from "../../feed/feed.ts";
 import { historyProblems } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
@@ -34,13 +34,19 @@ import {
 
 /**
  * What the previous build left, per version number: its checked history and its parsed document;
+ * `files`, the bytes of every file read from it by path (the documents and feeds carried on, and the
+ * schemas, descriptions and Atom feeds a rebuild compares itself with), each with where it was read;
  * `started` says, in one line, that a base URL has published nothing yet and a history starts.
  */
 export interface Previous {
   readonly history: ReadonlyMap<number, History>;
   readonly documents: ReadonlyMap<number, unknown>;
+  readonly files: PreviousFiles;
   readonly started?: string;
 }
+
+/** The files read from a previous build, by served path: their bytes and where they were read (a URL or a file). */
+export type PreviousFiles = ReadonlyMap<string, { readonly bytes: Uint8Array<ArrayBuffer>; readonly where: string }>;
 
 /** The most bytes read of a previous document and of a previous feed: what a build writes at most. */
 const DOCUMENT_CAP = MAX_DOCUMENT_BYTES;
@@ -91,6 +97,7 @@ export async function readPrevious(
     : `${join(location, "static")}${basePathOf(settings.baseUrl)}${path}`);
   const history = new Map<number, History>();
   const documents = new Map<number, unknown>();
+  const files = new Map<string, { bytes: Uint8Array<ArrayBuffer>; where: string }>();
   try {
     for (const version of settings.versions) {
       const feeds = changesPaths(version);
@@ -113,6 +120,13 @@ export async function readPrevious(
       if ("error" in checked) return checked;
       history.set(version.number, checked.ok.history);
       documents.set(version.number, checked.ok.document);
+      files.set(version.path, { bytes: documentBytes, where: where(version.path) });
+      files.set(feeds.json, { bytes: feedBytes as Uint8Array<ArrayBuffer>, where: where(feeds.json) });
+      // What a rebuild that keeps this built_at must serve unchanged (absent: it does not keep it).
+      for (const path of [version.schemaPath, version.openapiPath, feeds.atom]) {
+        const bytes = await read(path, DOCUMENT_CAP);
+        if (bytes !== null) files.set(path, { bytes, where: where(path) });
+      }
     }
   } catch (error: unknown) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -134,7 +148,7 @@ export async function readPrevious(
     const started =
       `--previous ${location}: nothing published there yet (404 for every versioned document and change feed): ` +
       "this build starts a new history";
-    return { ok: { history, documents, started } };
+    return { ok: { history, documents, files, started } };
   }
   if (history.size === 0) {
     return {
@@ -143,7 +157,7 @@ export async function readPrevious(
       }): not a build's output folder or base URL`,
     };
   }
-  return { ok: { history, documents } };
+  return { ok: { history, documents, files } };
 }
 
 /**
@@ -234,6 +248,23 @@ export async function checkPrevious(
       ? "refused, as a corrupt or planted item would be"
       : "a deployment built before feeds were chains moves on with one --new-history";
     return { error: problem(feeds.json, `not the history of its document: ${first}${more}; ${advice}`) };
+  }
+  // Every build rewrites every item against its document (the privacy rule): an item that rewriting
+  // changes (another row, an edge touching a vault the document withholds or does not list) is none
+  // a build wrote. A removal of a slug the document does not hold is not caught here: it changes
+  // nothing, and looks like a real one; a signed build's manifest (signing.ts) is what refuses it.
+  const rows = new Map(registry.vaults.map((row) => [row.vault_slug, row]));
+  const unwritten = changeFeed.items.findIndex((item, i) =>
+    JSON.stringify(rewrite(item._registry, rows, i === 0 ? snapshot.envelope : undefined)) !==
+      JSON.stringify(item._registry)
+  );
+  if (unwritten !== -1) {
+    return {
+      error: problem(
+        feeds.json,
+        `items[${unwritten}]._registry: not what a build writes beside its document (a row other than the document's, or an edge touching a vault it does not list in full); refused, as a corrupt or planted item would be`,
+      ),
+    };
   }
   return { ok: { history: { snapshot, feed: changeFeed }, document } };
 }

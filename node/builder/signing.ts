@@ -5,7 +5,7 @@
  * that verifies), and the manifests and key set written beside the static export. Nothing of a
  * private key is ever printed or written: messages name the variable, never its value.
  */
-import { appendFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Env } from "../../contract/config.ts";
 import type { Build } from "../../assembly/prepare.ts";
@@ -15,10 +15,9 @@ import { basePathOf } from "../../http/answer.ts";
 import { checkManifest } from "../../client/client.ts";
 import type { ContractVersion } from "../../contract/version-policy.ts";
 import { RUN_DEADLINE_MS, timeout } from "../common/request.ts";
-import { folderReader, urlReader } from "./previous.ts";
+import { folderReader, type PreviousFiles, urlReader } from "./previous.ts";
 import { zlibCompress } from "../common/compress.ts";
 import { staticHeaders } from "./static.ts";
-import { feedTypesPath, typesPath } from "./types.ts";
 
 /** The variable holding the signing keys. */
 export const SIGNING_KEY_VARIABLE = "REGISTRY_SIGNING_KEY";
@@ -36,8 +35,9 @@ export const SIGNING_HELP =
   `  --signature-lifetime DURATION  with REGISTRY_SIGNING_KEY, how long each manifest's signature
                    holds: exp = the signing time plus this (7d by default; 12h, 90m, 90s): re-sign
                    (build again) within it, or consumers see a frozen deployment
-  --unsigned       build without a key although the previous build was signed (no silent
-                   downgrade: without it, such a build is refused)`;
+  --unsigned       build without a key although the previous build was signed, or start a new
+                   history (--new-history) without one, which cannot see whether the deployment
+                   it replaces was signed (no silent downgrade: without it, either is refused)`;
 
 /** The longest signature lifetime: past a year, the freeze check would be switched off in effect. */
 const MAX_LIFETIME_S = 366 * 86400;
@@ -85,8 +85,10 @@ export interface SigningPlan {
 /**
  * Reads the signing settings and the previous build's manifests (from `location`: an output folder
  * or the base URL), and applies the rules that need no new build: a malformed key is refused; no key
- * while the previous build was signed is refused unless `unsigned`; a previous manifest that does
- * not verify with the keys is refused. Returns the plan (null: no signing), or a line and an exit code.
+ * while the previous build was signed, or with `--new-history`, is refused unless `unsigned`; a
+ * previous manifest that does not verify with the keys is refused, and so is a file `carried` from
+ * the previous build (`readPrevious`'s) that its verified manifest does not list with those bytes.
+ * Returns the plan (null: no signing), or a line and an exit code.
  */
 export async function prepareSigning(settings: {
   readonly env: Env;
@@ -95,6 +97,8 @@ export async function prepareSigning(settings: {
   readonly baseUrl: string;
   readonly versions: readonly ContractVersion[];
   readonly cwd: string;
+  /** The files read from the previous build, which this build carries on or compares itself with. */
+  readonly carried?: PreviousFiles | undefined;
   readonly now?: () => number;
 }): Promise<{ ok: SigningPlan | null } | { exit: 1 | 2; message: string }> {
   const { values, baseUrl } = settings;
@@ -115,6 +119,14 @@ export async function prepareSigning(settings: {
     return {
       exit: 2,
       message: `--unsigned and ${SIGNING_KEY_VARIABLE}: give one (unset the variable to build unsigned)`,
+    };
+  }
+  // A new history reads no previous build: whether the deployment it replaces was signed is unseen.
+  if (values["new-history"] === true && keys.ok.length === 0 && !unsigned) {
+    return {
+      exit: 1,
+      message:
+        `--new-history: it cannot see whether the deployment it replaces was signed: set ${SIGNING_KEY_VARIABLE} to sign this build, or give --unsigned to publish an unsigned one on purpose`,
     };
   }
   const previous = new Map<number, PreviousManifest>();
@@ -139,6 +151,8 @@ export async function prepareSigning(settings: {
             `the previous manifest ${where} does not verify with ${SIGNING_KEY_VARIABLE}'s keys (${checked.reason}: ${checked.detail})`,
         };
       }
+      const tampered = await unlisted(settings.carried, n, checked.files, where);
+      if (tampered !== undefined) return { exit: 1, message: tampered };
       previous.set(n, {
         where,
         seq: checked.seq,
@@ -146,9 +160,60 @@ export async function prepareSigning(settings: {
         documentSha256: checked.files[documentPath(n)]?.sha256,
       });
     }
+    // A signed previous build has a manifest for every version it serves: a file of one without is unchecked.
+    if (previous.size > 0) {
+      const bare = [...(settings.carried ?? new Map()).entries()].find(([path]) =>
+        ![...previous.keys()].some((n) => ofVersion(path, n))
+      );
+      if (bare !== undefined) {
+        return {
+          exit: 1,
+          message: `--previous: ${
+            bare[1].where
+          }: no manifest of its version beside it, in a signed build: nothing is carried on unchecked`,
+        };
+      }
+    }
   }
   if (keys.ok.length === 0) return { ok: null };
   return { ok: { keys: keys.ok, lifetime, previous, now: settings.now ?? (() => Math.floor(Date.now() / 1000)) } };
+}
+
+/** True when `path` is one of version `n`'s files (`/api/registry.v{n}.…`). */
+function ofVersion(path: string, n: number): boolean {
+  return path.startsWith(`/api/registry.v${n}.`);
+}
+
+/**
+ * Why a file of version `n` read from the previous build is not what its manifest (at `where`, its
+ * `files` verified) lists: unlisted, or other bytes; undefined when every one matches. Nothing
+ * unsigned is carried into a signed build: a host someone else can write to must not get its edits
+ * signed by the operator's next build.
+ */
+async function unlisted(
+  carried: PreviousFiles | undefined,
+  n: number,
+  files: Readonly<Record<string, { readonly sha256: string }>>,
+  where: string,
+): Promise<string | undefined> {
+  for (const [path, file] of carried ?? []) {
+    if (!ofVersion(path, n)) continue;
+    const listed = Object.hasOwn(files, path) ? files[path] : undefined;
+    if (listed === undefined) {
+      return `--previous: ${file.where}: not listed in the previous manifest (${where}): nothing unsigned is carried into a signed build`;
+    }
+    if ((await fileEntry(file.bytes)).sha256 !== listed.sha256) {
+      return `--previous: ${file.where}: its bytes are not the ones the previous manifest (${where}) lists (sha256): changed on the host since it was signed, or a deploy in progress; nothing is carried on`;
+    }
+  }
+  return undefined;
+}
+
+/** What a build's summary line adds when it signs (`; signed by 2 keys (kid …, …)`), or nothing. */
+export function signedSummary(plan: SigningPlan | null): string {
+  if (plan === null) return "";
+  const n = plan.keys.length;
+  return `; signed by ${n} key${n === 1 ? "" : "s"} (kid ${plan.keys.map((k) => k.kid).join(", ")})`;
 }
 
 /** The previous build's manifests at `location` (an output folder, or the base URL), by version. */
@@ -201,7 +266,7 @@ async function readManifests(
 }
 
 /**
- * Signs `served` after its static export was written to `dir` (whose types it lists): checks the
+ * Signs `served` after its static export was written to `dir`: checks the
  * seq rules against the clock and the previous manifests, adds a manifest per served version and
  * the key set, writes them beside the export with their `_headers` blocks, and returns the signed
  * build for the code artifacts. Throws one line on a refusal. Without a plan, `served` as it is.
@@ -231,22 +296,9 @@ export async function signStaged(served: Build, dir: string, plan: SigningPlan |
     }
   }
   const prefix = basePathOf(served.meta.baseUrl);
-  const extra = new Map<string, Uint8Array<ArrayBuffer>>();
-  for (const [route, resource] of served.routes) {
-    const type = resource.identity.ok["content-type"];
-    const beside = type === "application/schema+json"
-      ? typesPath(route)
-      : type === "application/feed+json"
-      ? feedTypesPath(route)
-      : undefined;
-    if (beside === undefined) continue;
-    const bytes = await readFile(join(dir, `${prefix}${beside}`)).catch(() => null);
-    if (bytes !== null) extra.set(beside, new Uint8Array(bytes));
-  }
   const { build } = await signBuild(served, plan.keys, {
     iat: now,
     lifetime: plan.lifetime,
-    extra,
     compression: { compress: zlibCompress },
   });
   const added = new Map([...build.routes].filter(([path]) => !served.routes.has(path)));
