@@ -327,6 +327,10 @@ for (const [line, node] of NODES) {
       unknown.stderr,
       'unknown command "publish" (usage: registry-endpoint <build|preview|diff|verify|serve|init|keygen> [flags]; --help for more)\n',
     );
+    // A misspelt command within two edits of one is named.
+    const misspelt = await cli(["biuld"]);
+    assert.is(misspelt.code, 2);
+    assert.match(misspelt.stderr, /^unknown command "biuld"; did you mean build\? \(usage: registry-endpoint </);
     const help = await cli(["--help"]);
     assert.is(help.code, 0);
     for (const sub of ["build", "preview", "diff", "verify", "serve", "init"]) {

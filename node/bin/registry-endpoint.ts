@@ -4,7 +4,7 @@
  * entry points the repository's npm scripts run, unchanged: each takes its own flags from
  * `process.argv.slice(2)`, so the command name is taken out of argv before its module loads.
  */
-import { renameUsage, runAsProcess } from "../common/args.ts";
+import { closest, renameUsage, runAsProcess } from "../common/args.ts";
 import { runCli } from "../review/registry-command.ts";
 
 // What each does, in words that hold from a clone and from the installed package alike.
@@ -42,7 +42,10 @@ const [command, ...rest] = process.argv.slice(2);
 if (command === "--help" || command === "-h") {
   process.stdout.write(HELP);
 } else if (command === undefined || !Object.hasOwn(COMMANDS, command)) {
-  const what = command === undefined ? "missing command" : `unknown command ${JSON.stringify(command)}`;
+  const near = command === undefined ? undefined : closest(command, Object.keys(COMMANDS));
+  const what = command === undefined
+    ? "missing command"
+    : `unknown command ${JSON.stringify(command)}${near === undefined ? "" : `; did you mean ${near}?`}`;
   process.stderr.write(
     `${what} (usage: registry-endpoint <${Object.keys(COMMANDS).join("|")}> [flags]; --help for more)\n`,
   );
