@@ -86,6 +86,14 @@ test("runBuild resolves every relative path against its own folder (io.cwd), not
   ]);
 });
 
+test("an --out whose parent folders are absent: the build makes them (docs/deploying.md's deploy/s3/dist in a clone)", async () => {
+  const out = join(work, "absent", "parents", "dist");
+  const built = await buildInto(out);
+  assert.is(built.code, 0, built.stderr);
+  assert.ok(existsSync(join(out, "static", "vaults.json")));
+  assert.equal(readdirSync(join(work, "absent", "parents")), ["dist"], "no staging folder left beside it");
+});
+
 test("a build says where its history comes from: with neither --previous nor --new-history, one line naming the three ways on, exit 1, nothing written", async () => {
   const out = join(work, "told-nothing");
   const told = await runCommand(runBuild, ["--source", "fixtures/registry.json", ...BASE, "--out", out], { env });

@@ -5,12 +5,12 @@
  * registry at the lockfile's version); `deno check`, `deno lint` and `deno publish --dry-run` pass
  * on what Deno loads and what JSR would publish.
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { copyRepository } from "./files.ts";
 import { runCli } from "../node/review/registry-command.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, startServer } from "./servers.ts";
@@ -22,11 +22,7 @@ const copy = join(work, "checkout");
 const env = cleanEnv({ DENO_DIR: join(work, "deno-dir"), NO_COLOR: "1", SOURCE_DATE_EPOCH: "1795800000" });
 
 test.before(() => {
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
-  for (const file of files) cpSync(join(ROOT, file), join(copy, file));
+  copyRepository(ROOT, copy);
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));
 

@@ -1,5 +1,6 @@
 /** File trees as the tests and the bench read them. */
-import { readdirSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /** Every file under `dir`, relative to it, sorted. */
@@ -19,4 +20,16 @@ export function bytesUnder(dir: string): number {
     sizes.set(stat.ino, stat.size);
   }
   return [...sizes.values()].reduce((sum, size) => sum + size, 0);
+}
+
+/**
+ * Copies the repository at `root` into `to` as a fresh clone of its working tree holds it: every
+ * file git tracks or would track (ignored files, such as node_modules, left out).
+ */
+export function copyRepository(root: string, to: string): void {
+  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+    encoding: "utf8",
+  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(root, f)) && !f.split("/").includes("node_modules"));
+  for (const file of files) cpSync(join(root, file), join(to, file));
 }

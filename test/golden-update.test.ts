@@ -2,22 +2,18 @@
  * `npm run golden:update` on a copy of the repository: one pass that rewrites a stale golden,
  * verifies, exits 0 and names the file; refused in one line under CI.
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { copyRepository } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
 
 const ROOT = resolve(".");
 const copy = mkdtempSync(join(tmpdir(), "registry-golden-update-"));
 test.before(() => {
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
-  for (const file of files) cpSync(join(ROOT, file), join(copy, file));
+  copyRepository(ROOT, copy);
   symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
 });
 test.after(() => rmSync(copy, { recursive: true, force: true }));

@@ -10,7 +10,6 @@
  */
 import { spawnSync } from "node:child_process";
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -30,8 +29,8 @@ import * as assert from "uvu/assert";
 import { tablePaths } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { BUILD_LINE, type Platform, RECIPES, STARTER_BASE_URL, STARTER_SOURCE } from "../node/init/starter.ts";
-import { bytesUnder, filesUnder } from "./files.ts";
-import { cleanEnv, run, runCommand } from "./process.ts";
+import { bytesUnder, copyRepository, filesUnder } from "./files.ts";
+import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, freePort, startServer } from "./servers.ts";
 import { buildFirst } from "./first-build.ts";
 
@@ -81,21 +80,9 @@ function assertSameTree(a: string, b: string, what: string): void {
   }
 }
 
-/**
- * Copies the repository's files (tracked or not ignored) into `to`, without node_modules (a link
- * to an install, which .gitignore's `node_modules/` does not match, would be copied as a link).
- */
-function copyRepository(to: string): void {
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)) && !f.split("/").includes("node_modules"));
-  for (const file of files) cpSync(join(ROOT, file), join(to, file));
-}
-
 test.before(async () => {
   // npm pack runs prepack and postpack in the folder it packs: a copy, so the working tree is never touched.
-  copyRepository(copy);
+  copyRepository(ROOT, copy);
   symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
   const packed = await run("npm", ["pack", "--json", "--pack-destination", work], {
     cwd: copy,
@@ -172,7 +159,7 @@ test("npm pack ships the compiled command and library, the TypeScript the build 
 
 test("prepack after the light install (no TypeScript): one line saying packing needs npm ci, exit 1, nothing built", async () => {
   const light = join(work, "light");
-  copyRepository(light);
+  copyRepository(ROOT, light);
   // The light install's node_modules, as links: every package but TypeScript, a devDependency.
   mkdirSync(join(light, "node_modules", ".bin"), { recursive: true });
   for (const name of readdirSync(join(ROOT, "node_modules")).filter((n) => n !== ".bin" && n !== "typescript")) {
@@ -366,7 +353,7 @@ process.stdout.write(JSON.stringify(names));`;
 test("a clone after the README's operator install: each npx registry-endpoint line prints and writes what it does in the installed package, and the library imports the same on Node 22, 24 and 26", async () => {
   assert.is(OPERATOR_INSTALL, "npm ci --omit=dev --omit=optional");
   const clone = join(work, "clone");
-  copyRepository(clone);
+  copyRepository(ROOT, clone);
   // npm's cache as the user has it (installs offline first); npx's links in a cache of the test's own.
   const userEnv = { ...env, npm_config_cache: join(homedir(), ".npm") };
   const installed = await run("sh", ["-e", "-c", `${OPERATOR_INSTALL} --prefer-offline --no-audit --no-fund`], {

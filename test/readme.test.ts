@@ -6,7 +6,6 @@
  */
 import { spawnSync } from "node:child_process";
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -25,7 +24,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runKeygen } from "../node/builder/keygen.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
-import { bytesUnder } from "./files.ts";
+import { bytesUnder, copyRepository } from "./files.ts";
 import { freePort, startServer } from "./servers.ts";
 import { buildFirst } from "./first-build.ts";
 
@@ -55,11 +54,7 @@ async function step(name: string): Promise<{ stdout: string; stderr: string }> {
 }
 
 test("Your own registry: steps 1 to 5 as written, on a fresh copy of the repository", async () => {
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
-  for (const file of files) cpSync(join(ROOT, file), join(clone, file));
+  copyRepository(ROOT, clone);
   symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
   assert.not.ok(existsSync(join(clone, "registry.source.json")), "a fresh copy has no source");
 
@@ -119,11 +114,7 @@ test("Your own registry: steps 1 to 5 as written, on a fresh copy of the reposit
 
 test("the operator's two lines, as written, on a copy of the repository with no node_modules, under the machine's Node 20: nothing of the proof tooling, the postinstall says why it skipped, the repository's bytes", async () => {
   const operator = join(work, "operator");
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
-  for (const file of files) cpSync(join(ROOT, file), join(operator, file));
+  copyRepository(ROOT, operator);
   // The source of step 1, written by its own block.
   const written = await run("sh", ["-e", "-c", block("own-registry-1")], { env, cwd: operator, timeoutMs: 30_000 });
   assert.is(written.code, 0, written.stderr);

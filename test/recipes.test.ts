@@ -42,7 +42,7 @@ import { MARKER } from "../node/builder/output-folder.ts";
 import { feedTypesPath, typesPath } from "../node/builder/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
 import { event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
-import { filesUnder } from "./files.ts";
+import { copyRepository, filesUnder } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, freePort, type RawResponse, type Running, startServer } from "./servers.ts";
 
@@ -68,11 +68,7 @@ const FORBIDDEN = [SECRET, work, ROOT, home];
 
 test.before(() => {
   // A clone as an operator has it: the repository's files, its node_modules, their source at the root.
-  const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  }).stdout.split("\0").filter((f) => f !== "" && existsSync(join(ROOT, f)));
-  for (const file of files) cpSync(join(ROOT, file), join(clone, file));
+  copyRepository(ROOT, clone);
   // What npm ci made: the project's node_modules and, by its postinstall, deploy/tools/'s.
   symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
   symlinkSync(join(ROOT, "deploy", "tools", "node_modules"), join(clone, "deploy", "tools", "node_modules"));

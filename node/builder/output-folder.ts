@@ -7,7 +7,7 @@
  * anything is read.
  */
 import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, parse, relative, sep } from "node:path";
 
 /** The marker file a build writes at the top of its output. */
@@ -97,15 +97,18 @@ export function markerFiles(text: string): Set<string> | undefined {
 
 /**
  * Stages a new output with `write` in a fresh folder beside `out`, adds the marker, and swaps it
- * in for `out` (which `outputProblems` has cleared). If anything fails, the staging folder goes and
- * `out` is as it was.
+ * in for `out` (which `outputProblems` has cleared), making the folders that hold `out` if they are
+ * absent. If anything fails, the staging folder and any folder made for it go, and `out` is as it was.
  */
 export async function replaceOutput(
   out: string,
   builtAt: string,
   write: (staging: string) => Promise<void>,
 ): Promise<void> {
+  // The first folder made for `out`'s parents, if any: the build made it, so a failure removes it.
+  const made = await mkdir(dirname(out), { recursive: true });
   const staging = await mkdtemp(join(dirname(out), `.${basename(out)}.staging-`));
+  let done = false;
   try {
     await write(staging);
     await writeFile(
@@ -131,8 +134,10 @@ export async function replaceOutput(
     }
     // The previous output: nothing but the files its marker listed (checked by outputProblems).
     await rm(holding, { recursive: true, force: true });
+    done = true;
   } finally {
     await rm(staging, { recursive: true, force: true });
+    if (!done && made !== undefined) await rm(made, { recursive: true, force: true });
   }
 }
 
