@@ -5,7 +5,7 @@
  * that changes nothing publishes nothing new, every new document is a new item (even with empty
  * lists), and every carried item is rewritten to the current rows, titles included.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -228,16 +228,19 @@ test("a planted resync item that still lists changes, or an edge with a key of i
   const refused = await build(join(work, "planted-3"), 3, ["--previous", second]);
   assert.is(refused.code, 1);
   assert.match(refused.stderr, /items\[1\]\._registry: says resync but lists changes/);
-  // An edge key of its own on a carried edge: the next feed holds the edge as source, target, type.
+  // An edge key of its own on a carried edge: no build writes one, so the item is refused as
+  // planted (it was carried on without the key before), and nothing of it is written or printed.
   (feed.items[1]!._registry as unknown as { resync: boolean }).resync = false;
   const edge = feed.items[1]!._registry.edges.add[0] as Record<string, unknown> | undefined;
   if (edge !== undefined) {
     edge["planted"] = "PLANTED-SECRET";
     writeFileSync(join(second, FEED), `${JSON.stringify(feed, null, 2)}\n`);
     const third = join(work, "planted-4");
-    const carried = await build(third, 3, ["--previous", second]);
-    assert.is(carried.code, 0, carried.stderr);
-    assert.not.ok(readFileSync(join(third, FEED), "utf8").includes("PLANTED-SECRET"));
+    const planted = await build(third, 3, ["--previous", second]);
+    assert.is(planted.code, 1, planted.stderr);
+    assert.match(planted.stderr, /items\[1\]\._registry: not what a build writes beside its document/);
+    assert.not.ok(planted.stderr.includes("PLANTED-SECRET"));
+    assert.not.ok(existsSync(third), "nothing written");
   }
 });
 

@@ -45,7 +45,7 @@ async function everyCommand(
 ): Promise<{ command: string; code: number | null; stderr: string; stdout: number }[]> {
   const commands: [string, string[], NodeJS.ProcessEnv][] = [
     ["registry", ["node/bin/registry.ts", file], env],
-    ["build", ["node/bin/build.ts", "--source", file, "--out", join(work, "dist"), "--new-history"], env],
+    ["build", ["node/bin/build.ts", "--source", file, "--out", join(work, "dist"), "--new-history", "--unsigned"], env],
     ...(start
       ? [
         ["npm start", ["node/bin/serve.ts"], { ...env, REGISTRY_SOURCE: file }] as [
@@ -210,7 +210,7 @@ test("internal key names beside the source: a name over the limit in INTERNAL_KE
     for (
       const [command, args, commandEnv] of [
         ["registry", ["node/bin/registry.ts", file], { ...env, INTERNAL_KEYS: value }],
-        ["build", ["node/bin/build.ts", "--source", file, "--out", join(work, "dist"), "--new-history"], {
+        ["build", ["node/bin/build.ts", "--source", file, "--out", join(work, "dist"), "--new-history", "--unsigned"], {
           ...env,
           INTERNAL_KEYS: value,
         }],
@@ -254,7 +254,10 @@ test("a pipe or a device is counted as it is read: over 64 MiB is refused in one
     ["registry", "node --import tsx node/bin/registry.ts <(head -c 70000000 /dev/zero)"],
     ["registry", "head -c 70000000 /dev/zero | node --import tsx node/bin/registry.ts /dev/stdin"],
     ["registry", "node --import tsx node/bin/registry.ts /dev/zero"],
-    ["build", `node --import tsx node/bin/build.ts --source <(yes) --out ${join(work, "dist-pipe")} --new-history`],
+    [
+      "build",
+      `node --import tsx node/bin/build.ts --source <(yes) --out ${join(work, "dist-pipe")} --new-history --unsigned`,
+    ],
   ];
   for (const [command, line] of cases) {
     const done = await run("bash", ["-c", line!], { env, timeoutMs: 120_000 });

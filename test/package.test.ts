@@ -338,7 +338,7 @@ const SAME_LINES = [
   ]),
   "npx registry-endpoint publish",
   "npx registry-endpoint init --platform node",
-  `npx registry-endpoint build --source registry.source.json --base-url ${BASE_URL} --new-history`,
+  `npx registry-endpoint build --source registry.source.json --base-url ${BASE_URL} --new-history --unsigned`,
   `npx registry-endpoint preview registry.source.json --base-url ${BASE_URL}`,
   "npx registry-endpoint diff dist/static/vaults.json dist/static/vaults.json",
 ];
