@@ -61,6 +61,11 @@ export const GROUPS: Readonly<Record<string, Group>> = {
     mutate: ["contract/version-policy.ts", "assembly/versions.ts", "assembly/openapi.ts", "assembly/prepare.ts"],
     tests: ["(http|contract|golden)\\.test\\.ts$", "(lambda|encoding)\\.test\\.ts$"],
   },
+  // Signing: the JWS, the manifest, and the consumer's checks of one (the client's checkManifest).
+  signing: {
+    mutate: ["assembly/jws.ts", "assembly/manifest.ts", "client/client.ts"],
+    tests: ["^signing-laws\\.test\\.ts$", "^(signing-build|signing-verify)\\.test\\.ts$"],
+  },
   feed: {
     mutate: ["feed/**/*.ts"],
     tests: [
