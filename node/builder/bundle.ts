@@ -119,7 +119,7 @@ async function bundle(
     minify: true,
     format: "esm",
     platform,
-    target: platform === "node" ? "node20" : "es2022",
+    target: platform === "node" ? "node22" : "es2022",
     mainFields: ["module", "main"],
     outfile,
     legalComments: "none",

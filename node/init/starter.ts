@@ -138,7 +138,7 @@ if [ -f dist/.registry-build ]; then previous="--previous dist"
 elif [ -n "\${REGISTRY_SIGNING_KEY:-}" ]; then previous="--new-history"
 else previous="--new-history --unsigned"; fi
 npx registry-endpoint build --source ${SOURCE_FILE} --base-url ${STARTER_BASE_URL} --out dist $previous
-# The bundled server needs no node_modules: copy dist/node/server.mjs anywhere with Node 20 or newer.
+# The bundled server needs no node_modules: copy dist/node/server.mjs anywhere with Node 22 or newer.
 exec node dist/node/server.mjs
 `,
     steps: ["sh start.sh", verifyLine(`http://127.0.0.1:8787 --expect-base ${STARTER_BASE_URL}`)],
