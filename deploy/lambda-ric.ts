@@ -14,7 +14,7 @@ Builds the native client of aws-lambda-ric (deploy/tools/node_modules/aws-lambda
 own preinstall and postinstall scripts: curl and aws-lambda-cpp from the package's archives,
 then the addon with node-gyp. Needs cmake, make, g++, python3 and xz (on Debian: apt-get install
 cmake make g++ python3 xz-utils); no autotools, since the archive's configure is current. It
-takes about 5 minutes on 2 cores, most of it curl's configure and make. When the client is
+takes 1 to 5 minutes on 2 cores, most of it curl's configure and make. When the client is
 already built (rapid-client.node is there) it does nothing. In CI (CI set) npm ci's postinstall
 runs the same build; afterwards npm test runs the packaged Lambda function under the real
 runtime interface client (test/recipes.test.ts).
