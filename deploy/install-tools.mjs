@@ -3,12 +3,15 @@
 // (`node22`, an optional dependency shipping the binary). Both tools refuse older Node, and npm
 // under Node 20 would warn about every one of their packages. Plain JavaScript: an operator's
 // install (`npm ci --omit=dev --omit=optional`) has no tsx. When it skips, it says exactly why;
-// when deploy/tools is already installed as its lockfile pins, it says so and does nothing.
+// when deploy/tools is already installed as its lockfile pins, it says so and does nothing. In CI
+// (`CI` set) it then builds aws-lambda-ric's native client (ric-build.mjs, 1 to 5 minutes), so
+// that `npm ci && npm test` runs the Lambda package under the real client instead of skipping it.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { node22, NODE22_PACKAGE } from "./node22.mjs";
+import { buildRic, RIC_ADDON } from "./ric-build.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TOOLS = join(ROOT, "deploy", "tools");
@@ -62,4 +65,22 @@ if (skipped !== undefined) {
     console.error(`deploy/tools: npm ci failed (exit ${done.status ?? done.signal})`);
     process.exit(1);
   }
+}
+if (skipped === undefined && inCi()) {
+  if (existsSync(RIC_ADDON)) {
+    console.log("deploy/tools: aws-lambda-ric's native client already built");
+  } else {
+    console.log("deploy/tools: CI: building aws-lambda-ric's native client (1 to 5 minutes)");
+    const failed = buildRic();
+    if (failed !== undefined) {
+      console.error(`deploy/tools: aws-lambda-ric: ${failed}`);
+      process.exit(1);
+    }
+  }
+}
+
+/** Whether this install runs in CI: `CI` set, as GitHub Actions and most CI services set it. */
+function inCi() {
+  const ci = process.env["CI"] ?? "";
+  return ci !== "" && ci !== "false";
 }

@@ -2,7 +2,9 @@
  * AWS Lambda: API Gateway REST APIs (payload 1.0), HTTP APIs (2.0), Application Load Balancers
  * (single- and multi-value headers) and Function URLs, mapped straight to the answer function.
  * No `Request`, `Headers` or `Response` is built: the first of those in a process loads Node's
- * fetch implementation, which lengthens every cold start. Web standards only.
+ * fetch implementation, which lengthens every cold start. Two handlers: a buffered one for every
+ * event kind, and a streaming one for a Function URL in `RESPONSE_STREAM` mode, which may send a
+ * document past the 6 MB a buffered response may hold. Web standards only.
  */
 import { isObject } from "../contract/json.ts";
 import { type Answer, type Answerer, answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer } from "./answer.ts";
@@ -38,9 +40,9 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 
 /**
  * Makes the Lambda handler over `build` (or, given a function, over the build it returns on the
- * first invocation). Lambda answers identity whatever the client accepts: a compressed body travels
- * base64-encoded, which API Gateway REST APIs pass to clients undecoded unless binary media types
- * are configured; compression is left to CloudFront or the API in front. An event that is not an
+ * first invocation): buffered, the answer returned whole as the event's proxy result. Lambda
+ * answers identity whatever the client accepts: a compressed body travels base64-encoded, which
+ * API Gateway REST APIs pass to clients undecoded unless binary media types are configured; compression is left to CloudFront or the API in front. An event that is not an
  * HTTP request gets a 400 problem and one log line naming its top-level keys, never a stack trace.
  *
  * @example
@@ -55,6 +57,74 @@ export function lambdaHandlerFor(
   build: Build | (() => Promise<Build>),
   log: Log = (line) => console.error(line),
 ): LambdaHandler {
+  const answerOf = eventAnswerer(build, log);
+  return async (event) => toResult(await answerOf(event), event);
+}
+
+/**
+ * What `awslambda.streamifyResponse` hands a handler: the response's writable stream (a Node
+ * `Writable`), as far as it is used here.
+ */
+export interface ResponseStream {
+  write(chunk: Uint8Array): boolean;
+  end(callback: () => void): void;
+  once(event: "drain", listener: () => void): unknown;
+}
+
+/** A streaming Lambda handler: the answer written to the stream; in Lambda it never throws. */
+export type LambdaStreamHandler = (event: unknown, stream: ResponseStream, context?: unknown) => Promise<void>;
+
+/** The `awslambda` global the Node.js runtime sets before it loads the function's module. */
+interface AwsLambdaGlobal {
+  streamifyResponse?(handler: LambdaStreamHandler): LambdaStreamHandler;
+  HttpResponseStream?: {
+    from(stream: ResponseStream, prelude: { statusCode: number; headers: Record<string, string> }): ResponseStream;
+  };
+}
+
+/** The size of each write: the stream's backpressure is honoured between them. */
+const STREAM_CHUNK = 64 * 1024;
+
+/**
+ * Makes the streaming Lambda handler over `build`, for a Function URL whose invoke mode is
+ * `RESPONSE_STREAM`: the status and headers go as the runtime's HTTP prelude
+ * (`awslambda.HttpResponseStream.from`), then the body, in 64 KiB writes. Lambda's 6 MB limit is a
+ * buffered response's; a streamed one may reach 200 MB. Wrapped with
+ * `awslambda.streamifyResponse` when that global exists (in Lambda); elsewhere returned as it is.
+ * Every event gets the HTTP form, so only a Function URL should invoke it: API Gateway reads a
+ * buffered proxy result (`lambdaHandlerFor`).
+ */
+export function lambdaStreamHandlerFor(
+  build: Build | (() => Promise<Build>),
+  log: Log = (line) => console.error(line),
+): LambdaStreamHandler {
+  const answerOf = eventAnswerer(build, log);
+  const handler: LambdaStreamHandler = async (event, stream) => {
+    const answer = await answerOf(event);
+    const from = awsLambda()?.HttpResponseStream?.from;
+    if (from === undefined) throw new Error("awslambda.HttpResponseStream is not defined: not in AWS Lambda");
+    const http = from(stream, { statusCode: answer.status, headers: { ...answer.headers } });
+    const body = answer.body ?? new Uint8Array(0);
+    // The first write sends the prelude, so an answer without a body still writes once.
+    let at = 0;
+    do {
+      if (!http.write(body.subarray(at, at + STREAM_CHUNK))) {
+        await new Promise<void>((resolve) => http.once("drain", () => resolve()));
+      }
+      at += STREAM_CHUNK;
+    } while (at < body.byteLength);
+    await new Promise<void>((resolve) => http.end(resolve));
+  };
+  const streamify = awsLambda()?.streamifyResponse;
+  return streamify === undefined ? handler : streamify(handler);
+}
+
+function awsLambda(): AwsLambdaGlobal | undefined {
+  return (globalThis as { awslambda?: AwsLambdaGlobal }).awslambda;
+}
+
+/** The answer to any event, HTTP or not, as both handlers give it. */
+function eventAnswerer(build: Build | (() => Promise<Build>), log: Log): (event: unknown) => Promise<Answer> {
   const answers = answersOf(build);
   return async (event) => {
     const request = readEvent(event);
@@ -62,23 +132,20 @@ export function lambdaHandlerFor(
     try {
       answer = answers.current() ?? (await answers.ready());
     } catch {
-      return toResult(problemAnswer(INTERNAL_ERROR, request?.method), event);
+      return problemAnswer(INTERNAL_ERROR, request?.method);
     }
     if (request === undefined) {
       const keys = isObject(event)
         ? Object.keys(event).slice(0, 10).map((k) => JSON.stringify(k.slice(0, 64))).join(", ")
         : typeof event;
       log(logLine(`registry: 400 for a Lambda event that is not an HTTP request (top-level keys: ${keys || "none"})`));
-      return toResult(problemAnswer(BAD_REQUEST), event);
+      return problemAnswer(BAD_REQUEST);
     }
     try {
       // Accept-Encoding is not read: Lambda answers identity (see above).
-      return toResult(
-        answer(request.method, request.path, (name) => (name === "accept-encoding" ? null : request.header(name))),
-        event,
-      );
+      return answer(request.method, request.path, (name) => (name === "accept-encoding" ? null : request.header(name)));
     } catch {
-      return toResult(problemAnswer(INTERNAL_ERROR, request.method), event);
+      return problemAnswer(INTERNAL_ERROR, request.method);
     }
   };
 }

@@ -2,18 +2,28 @@
  * The Lambda adapter in process: the one log line of an event that is not an HTTP request names
  * at most its first ten top-level keys, each cut to 64 characters, and says "none" or the type
  * where there are none. Exact, so that the mutation run (which runs only in-process tests) sees
- * every cap; the hostile-event laws are in hostile-requests.test.ts.
+ * every cap; the hostile-event laws are in hostile-requests.test.ts. The streaming handler, under
+ * a stand-in for the runtime's `awslambda` global: the same answers as the buffered one, as an
+ * HTTP prelude and a body written in pieces that wait for the stream (the real runtime client:
+ * test/recipes.test.ts).
  */
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { lambdaHandlerFor, logLine, MAX_LOG_LINE } from "../http/lambda.ts";
+import {
+  lambdaHandlerFor,
+  lambdaStreamHandlerFor,
+  logLine,
+  MAX_LOG_LINE,
+  type ResponseStream,
+} from "../http/lambda.ts";
 import { problem } from "../http/responses.ts";
 import { zlibCompress } from "../node/common/compress.ts";
 import { type Event, event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
+import { generateSource } from "../bench/generate.ts";
 
 const source = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
 if (!source.ok) throw new Error("fixture invalid");
@@ -194,6 +204,120 @@ test("Lambda never throws: a failed build or a failing answer is a 500 problem (
     multiValueHeaders: { "if-none-match": [["*"]] },
   });
   assert.is(nested.statusCode, 200);
+});
+
+/** What a stand-in for the runtime's stream saw: the prelude, each write, whether it ended. */
+interface Streamed {
+  prelude?: { statusCode: number; headers: Record<string, string> };
+  writes: Uint8Array[];
+  ended: boolean;
+  /** Writes made while the stream had said to wait for "drain". */
+  early: number;
+}
+
+/**
+ * Runs `make`'s streaming handler under a stand-in `awslambda` global: streamifyResponse marks
+ * the handler; the stream says to wait for "drain" after every second write.
+ */
+async function streamedBy(
+  make: () => ReturnType<typeof lambdaStreamHandlerFor>,
+  events: unknown[],
+): Promise<{ wrapped: boolean; runs: Streamed[] }> {
+  const marked = new WeakSet<object>();
+  const global = globalThis as { awslambda?: unknown };
+  global.awslambda = {
+    streamifyResponse: (h: object) => (marked.add(h), h),
+    HttpResponseStream: {
+      from(stream: ResponseStream, prelude: NonNullable<Streamed["prelude"]>) {
+        (stream as unknown as { seen: Streamed }).seen.prelude = prelude;
+        return stream;
+      },
+    },
+  };
+  try {
+    const handler = make();
+    const runs: Streamed[] = [];
+    for (const e of events) {
+      const seen: Streamed = { writes: [], ended: false, early: 0 };
+      let full = false;
+      const stream = {
+        seen,
+        write(chunk: Uint8Array) {
+          if (full) seen.early++;
+          seen.writes.push(chunk.slice());
+          full = seen.writes.length % 2 === 0;
+          return !full;
+        },
+        once(_event: "drain", listener: () => void) {
+          setImmediate(() => ((full = false), listener()));
+        },
+        end(callback: () => void) {
+          seen.ended = true;
+          setImmediate(callback);
+        },
+      };
+      await handler(e, stream);
+      runs.push(seen);
+    }
+    return { wrapped: marked.has(handler), runs };
+  } finally {
+    delete global.awslambda;
+  }
+}
+
+test("Lambda streaming: wrapped by streamifyResponse; the buffered answer's status, headers and bytes, in 64 KiB writes that wait for drain", async () => {
+  // A document of several 64 KiB pieces.
+  const large = validateSource(generateSource(600));
+  if (!large.ok) throw new Error(large.problems.join("; "));
+  const big = await prepareBuild(large.source, GOLDEN_OPTIONS);
+  const bytes = big.routes.get("/vaults.json")!.identity.body;
+  assert.ok(bytes.byteLength > 3 * 64 * 1024, String(bytes.byteLength));
+  const url = event("lambda-function-url");
+  const bigEtag = big.routes.get("/vaults.json")!.identity.etag;
+  const events = [
+    retarget(url, "GET", "/vaults.json"),
+    retarget(url, "HEAD", "/vaults.json"),
+    retarget(url, "GET", "/vaults.json", { "if-none-match": bigEtag }),
+    retarget(url, "POST", "/vaults.json"),
+    retarget(url, "GET", "/nope"),
+    { not: "an HTTP event" },
+  ];
+  const logged: string[] = [];
+  const { wrapped, runs } = await streamedBy(() => lambdaStreamHandlerFor(big, (line) => logged.push(line)), events);
+  assert.ok(wrapped, "streamifyResponse marked the handler");
+  const buffered = lambdaHandlerFor(big, () => {});
+  for (const [i, e] of events.entries()) {
+    const run = runs[i]!;
+    const expected = await buffered(e);
+    assert.equal(
+      run.prelude,
+      { statusCode: expected.statusCode, headers: expected.headers },
+      `event ${i}: the prelude`,
+    );
+    assert.ok(run.ended, `event ${i}: the stream ended`);
+    assert.is(run.early, 0, `event ${i}: no write before drain`);
+    assert.ok(run.writes.length >= 1, `event ${i}: at least one write, which sends the prelude`);
+    assert.ok(run.writes.every((w) => w.byteLength <= 64 * 1024), `event ${i}: pieces of 64 KiB at most`);
+    assert.is(Buffer.concat(run.writes).toString(), expected.body, `event ${i}: the body's bytes`);
+  }
+  assert.ok(Buffer.concat(runs[0]!.writes).equals(bytes));
+  assert.ok(runs[0]!.writes.length > 3, "the document in pieces");
+  assert.equal(
+    runs.slice(1, 3).map((r) => r.writes.map((w) => w.byteLength)),
+    [[0], [0]],
+    "HEAD, 304: one empty write",
+  );
+  assert.is(logged.length, 1, "the non-HTTP event's one line");
+});
+
+test("Lambda streaming outside Lambda: not wrapped, and a call says awslambda is missing", async () => {
+  const handler = lambdaStreamHandlerFor(build);
+  try {
+    await handler(retarget(event("lambda-function-url"), "GET", "/vaults.json"), {} as ResponseStream);
+    assert.unreachable("it ran without the runtime's global");
+  } catch (error) {
+    assert.match(String(error), /awslambda\.HttpResponseStream is not defined: not in AWS Lambda/);
+  }
 });
 
 test("logLine: every character outside printable ASCII as \\uXXXX, cut to MAX_LOG_LINE with an ellipsis", () => {

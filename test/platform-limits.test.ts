@@ -2,6 +2,8 @@
  * Each platform's limits as one table (node/builder/platform-limits.ts), and the build's one rule:
  * a code artifact is written only when every answer it may give fits every platform it is for;
  * each one left out is named in one line with the limit and what serves the document instead.
+ * The Lambda artifact streams: an answer past Lambda's buffered 6 MB keeps it, in one line saying
+ * its streamHandler serves that answer (the stream itself: test/recipes.test.ts).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +22,7 @@ import {
   planArtifacts,
   PLATFORM_LIMITS,
   staticAlone,
+  STREAMS,
 } from "../node/builder/platform-limits.ts";
 import { validateSource } from "../registry.ts";
 import { event, EVENTS, retarget } from "./aws-events.ts";
@@ -70,6 +73,9 @@ test("the table: each platform's figures, and the limits each code artifact is c
     "fetch/index.mjs": ["embed", "netlify", "workers"],
     "lambda/index.mjs": ["embed", "lambda"],
   });
+  assert.equal(Object.keys(STREAMS), ["lambda/index.mjs"]);
+  assert.is(STREAMS["lambda/index.mjs"]?.limit, "lambda");
+  assert.is(PLATFORM_LIMITS.lambda.streamedBytes, 200_000_000);
   // Docs cite every source the table names.
   const docs = readFileSync("docs/deploying.md", "utf8");
   for (const limit of Object.values(PLATFORM_LIMITS)) {
@@ -117,18 +123,20 @@ test("a registry that fits everything: every artifact as before, no line, golden
   assert.is(largest, measured.bytes);
 });
 
-test("measured as serialized: a 5.4 MiB document whose Lambda answer escapes past 6 MiB is left out", async () => {
+test("measured as serialized: a 5.4 MiB document whose buffered answer escapes past 6 MiB leaves out fetch/ and streams from lambda/", async () => {
   const served = await buildOf(generateSource(8_000));
   const document = served.routes.get("/vaults.json")!.identity.body;
   assert.ok(document.byteLength < PLATFORM_LIMITS.lambda.bytes, "the document itself fits");
   const lambda = await largestAnswer("lambda", served);
   assert.ok(lambda !== undefined && lambda.bytes > PLATFORM_LIMITS.lambda.bytes, String(lambda?.bytes));
   const plan = await planArtifacts(served);
-  assert.equal([...plan.write], ["node/server.mjs"]);
+  assert.equal([...plan.write].sort(), ["lambda/index.mjs", "node/server.mjs"]);
   assert.is(plan.lines.length, 2, plan.lines.join("\n"));
+  assert.match(plan.lines[0] as string, /^left out fetch\/index\.mjs: /);
+  assert.match(plan.lines[1] as string, /^lambda\/index\.mjs streams: /);
 });
 
-test("a Lambda answer over 6 MB can no longer be written: 10,500 vaults leave out lambda/ and fetch/, one line each", async () => {
+test("a buffered answer over 6 MB: 10,500 vaults leave out fetch/, and lambda/ is written for its streamHandler; one line each", async () => {
   const out = join(work, "10500");
   const built = await build(sourceOf(10_500), out);
   assert.is(built.code, 0, built.stderr);
@@ -138,7 +146,7 @@ test("a Lambda answer over 6 MB can no longer be written: 10,500 vaults leave ou
   // Its Lambda answer, identity, JSON-escaped, is over the payload limit.
   assert.ok(JSON.stringify(document.toString("utf8")).length > PLATFORM_LIMITS.lambda.bytes);
 
-  assert.not.ok(existsSync(join(out, "lambda")), "no Lambda artifact");
+  assert.ok(existsSync(join(out, "lambda", "index.mjs")), "the Lambda artifact, which streams it");
   assert.not.ok(existsSync(join(out, "fetch")), "no fetch artifact");
   assert.ok(existsSync(join(out, "node", "server.mjs")));
   assert.equal(filesOf(join(out, "static")).filter((f) => /\.(gz|br)$/.test(f)), [], "no siblings below 8 MiB");
@@ -146,14 +154,15 @@ test("a Lambda answer over 6 MB can no longer be written: 10,500 vaults leave ou
   assert.is(lines.length, 2, built.stderr);
   assert.match(
     lines[0] as string,
-    /^left out fetch\/index\.mjs: its answer to GET \/[\w./]+ \([a-z]+\) is [\d,]+ bytes \([\d.]+ MiB\) serialized, over Netlify Functions' buffered response payload limit of 6,291,456 bytes \(6 MiB\); node\/server\.mjs and static\/ serve the document instead \(docs\/deploying\.md, "Platform limits"\)$/,
+    /^left out fetch\/index\.mjs: its answer to GET \/[\w./]+ \([a-z]+\) is [\d,]+ bytes \([\d.]+ MiB\) serialized, over Netlify Functions' buffered response payload limit of 6,291,456 bytes \(6 MiB\); lambda\/index\.mjs, node\/server\.mjs and static\/ serve the document instead \(docs\/deploying\.md, "Platform limits"\)$/,
   );
   assert.match(
     lines[1] as string,
-    /^left out lambda\/index\.mjs: its answer to GET \/[\w./]+ \(identity\) is [\d,]+ bytes \([\d.]+ MiB\) serialized, over AWS Lambda's buffered response payload limit of 6,291,456 bytes \(6 MiB\); node\/server\.mjs and static\/ serve the document instead \(docs\/deploying\.md, "Platform limits"\)$/,
+    /^lambda\/index\.mjs streams: its answer to GET \/[\w./]+ \(identity\) is [\d,]+ bytes \([\d.]+ MiB\) serialized, over AWS Lambda's buffered response payload limit of 6,291,456 bytes \(6 MiB\); its streamHandler serves it, on a Function URL with invoke mode RESPONSE_STREAM; its handler \(buffered: API Gateway, ALB\) cannot \(docs\/deploying\.md, "Platform limits"\)$/,
   );
   const marker = readFileSync(join(out, ".registry-build"), "utf8");
-  assert.not.match(marker, /lambda|fetch/, "the marker names only what was written");
+  assert.match(marker, /lambda/, "the marker names what was written");
+  assert.not.match(marker, /fetch/, "and only that");
 });
 
 test.run();

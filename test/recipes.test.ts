@@ -41,6 +41,10 @@ import { VERSIONS } from "../assembly/versions.ts";
 import { MARKER } from "../node/builder/output-folder.ts";
 import { feedTypesPath, typesPath } from "../node/builder/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
+import { generateSource } from "../bench/generate.ts";
+import { MAX_DEPLOY_DOCUMENT_BYTES } from "../contract/limits.ts";
+import { PLATFORM_LIMITS } from "../node/builder/platform-limits.ts";
+import { buildFirst } from "./first-build.ts";
 import { event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
 import { copyRepository, filesUnder } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
@@ -417,6 +421,29 @@ test("AWS: serverless package holds the Lambda file alone; the packaged handler 
   const answer = await invokeLambda(join(unzipped, "dist", "lambda", "index.mjs"), "handler", "/vaults.json");
   assert.is(answer.statusCode, 200);
   assert.is(answer.body, readFileSync(join(dir, "dist", "static", "vaults.json"), "utf8"));
+  // API Gateway on the buffered handler; a Function URL, streamed, on streamHandler.
+  const resources: Record<string, { Type: string; Properties: any }> = JSON.parse(
+    readFileSync(join(dir, ".serverless", "cloudformation-template-update-stack.json"), "utf8"),
+  ).Resources;
+  const handlers = Object.fromEntries(
+    Object.entries(resources).filter(([, r]) => r.Type === "AWS::Lambda::Function").map(([id, r]) => [
+      id,
+      r.Properties.Handler,
+    ]),
+  );
+  assert.equal(Object.values(handlers).sort(), ["dist/lambda/index.handler", "dist/lambda/index.streamHandler"]);
+  const urls = Object.values(resources).filter((r) => r.Type === "AWS::Lambda::Url");
+  assert.is(urls.length, 1, "one Function URL");
+  assert.is(urls[0]!.Properties.InvokeMode, "RESPONSE_STREAM");
+  assert.is(urls[0]!.Properties.AuthType, "NONE");
+  const target = urls[0]!.Properties.TargetFunctionArn["Fn::GetAtt"][0];
+  assert.is(handlers[target], "dist/lambda/index.streamHandler", "the URL invokes streamHandler");
+  for (const r of Object.values(resources).filter((r) => r.Type === "AWS::Lambda::Permission")) {
+    const fn = r.Properties.FunctionName["Fn::GetAtt"]?.[0] ?? r.Properties.FunctionName;
+    if (r.Properties.Principal === "apigateway.amazonaws.com") {
+      assert.is(handlers[fn], "dist/lambda/index.handler", "API Gateway invokes the buffered handler");
+    }
+  }
 });
 
 test("AWS: the plain zip recipe puts index.mjs at the top, so handler index.handler loads", async () => {
@@ -430,23 +457,46 @@ test("AWS: the plain zip recipe puts index.mjs at the top, so handler index.hand
   assert.is(answer.statusCode, 200);
 });
 
+/** One answer the runtime client posted: buffered (its JSON), or streamed (its prelude and body). */
+interface RuntimeAnswer {
+  readonly kind: string;
+  /** Buffered: the posted JSON. Streamed: the HTTP prelude (status and headers), or null if none. */
+  readonly body: any;
+  readonly streamed?: {
+    /** The POST's own headers: the response mode, Trailer, Content-Type, Transfer-Encoding. */
+    readonly headers: Record<string, string | string[] | undefined>;
+    /** The body after the prelude and its eight NUL bytes. */
+    readonly bytes: Buffer;
+    /** How many pieces the body arrived in. */
+    readonly chunks: number;
+    readonly trailers: Record<string, string | undefined>;
+  };
+}
+
+/** What separates the HTTP prelude from the body in a streamed response: eight NUL bytes. */
+const PRELUDE_END = Buffer.alloc(8);
+
 /**
  * The real Lambda runtime interface client (aws-lambda-ric, from deploy/tools/) running the
- * packaged `index.handler` under `node`, against a Runtime API of this test's own on 127.0.0.1:
- * each event is handed out on `/next` and its answer (or error) collected, in order.
+ * packaged `handler` (`index.handler` unless told) under `node`, against a Runtime API of this
+ * test's own on 127.0.0.1: each event is handed out on `/next` and its answer (or error)
+ * collected, in order. A POST in the streaming response mode is read as Lambda reads it: the
+ * prelude up to eight NUL bytes (when its Content-Type is the HTTP integration's), then the body,
+ * then the error trailers.
  */
 async function underRuntimeClient(
   node: string,
   taskRoot: string,
   events: unknown[],
-): Promise<{ answers: { kind: string; body: any }[]; output: string }> {
-  const answers: { kind: string; body: any }[] = [];
+  handler = "index.handler",
+): Promise<{ answers: RuntimeAnswer[]; output: string }> {
+  const answers: RuntimeAnswer[] = [];
   let next = 0;
   let done!: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));
   const api = createHttpServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       if (req.method === "GET" && req.url === "/2018-06-01/runtime/invocation/next") {
         if (next >= events.length) return; // held open: the client waits here until it is stopped
@@ -461,7 +511,23 @@ async function underRuntimeClient(
         return;
       }
       const kind = /\/(response|error)$/.exec(req.url ?? "")?.[1] ?? `unexpected ${req.method} ${req.url}`;
-      answers.push({ kind, body: body === "" ? null : JSON.parse(body) });
+      const raw = Buffer.concat(chunks);
+      if (req.headers["lambda-runtime-function-response-mode"] === "streaming") {
+        const http = req.headers["content-type"] === "application/vnd.awslambda.http-integration-response";
+        const end = http ? raw.indexOf(PRELUDE_END) : -1;
+        answers.push({
+          kind,
+          body: end === -1 ? null : JSON.parse(raw.subarray(0, end).toString()),
+          streamed: {
+            headers: req.headers,
+            bytes: end === -1 ? raw : raw.subarray(end + PRELUDE_END.length),
+            chunks: chunks.length,
+            trailers: req.trailers,
+          },
+        });
+      } else {
+        answers.push({ kind, body: raw.byteLength === 0 ? null : JSON.parse(raw.toString()) });
+      }
       res.writeHead(202, { "content-type": "application/json" }).end("{}");
       if (answers.length === events.length) done();
     });
@@ -470,7 +536,7 @@ async function underRuntimeClient(
   const runtimeApi = `127.0.0.1:${(api.address() as AddressInfo).port}`;
   const client = spawn(node, [
     join(clone, "deploy", "tools", "node_modules", "aws-lambda-ric", "index.mjs"),
-    "index.handler",
+    handler,
   ], {
     cwd: taskRoot,
     env: {
@@ -478,7 +544,7 @@ async function underRuntimeClient(
       HOME: home,
       AWS_LAMBDA_RUNTIME_API: runtimeApi,
       LAMBDA_TASK_ROOT: taskRoot,
-      _HANDLER: "index.handler",
+      _HANDLER: handler,
       AWS_LAMBDA_FUNCTION_NAME: "registry",
       AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "128",
@@ -505,21 +571,50 @@ async function underRuntimeClient(
 }
 
 /**
- * aws-lambda-ric builds its native addon in an install script that needs autoconf, automake,
- * libtool and cmake, which a fresh machine lacks, so npm ci installs it unbuilt (allowScripts:
- * false). `npm run lambda-ric` builds it; the test runs when it is built.
+ * aws-lambda-ric builds its native addon in install scripts that take minutes, so npm ci installs
+ * it unbuilt (allowScripts: false); `npm run lambda-ric` builds it, and `.ci/run` runs that before
+ * npm test. Outside CI the test is skipped until it is built; in CI (`CI` set) it is never skipped:
+ * unbuilt, it fails, naming the step that builds it.
  */
 const RIC_BUILT = existsSync(join(ROOT, "deploy", "tools", "node_modules", "aws-lambda-ric", "rapid-client.node"));
 const RIC_TEST =
   "AWS: the packaged function under the real runtime interface client (aws-lambda-ric) on Node 22 and 24: every event kind";
-// Registered with test.skip when it cannot run, so uvu's own summary counts it skipped; the line says why.
-if (!RIC_BUILT) {
-  console.log(
-    `SKIPPED: ${RIC_TEST} (its native client is not built: npm run lambda-ric builds it; see docs/deploying.md)`,
-  );
+const IN_CI = (process.env["CI"] ?? "") !== "" && process.env["CI"] !== "false";
+
+/**
+ * Registers a test that runs under the real client: with test.skip when it cannot run here, so
+ * uvu's own summary counts it skipped, and a line saying why; in CI, unbuilt, it fails instead.
+ */
+function underClientTest(name: string, body: () => Promise<void>): void {
+  if (!RIC_BUILT && !IN_CI) {
+    console.log(
+      `SKIPPED: ${name} (its native client is not built: npm run lambda-ric builds it; see docs/deploying.md)`,
+    );
+    test.skip(name, body);
+    return;
+  }
+  test(name, async () => {
+    assert.ok(RIC_BUILT, "aws-lambda-ric's native client is not built: .ci/run builds it with npm run lambda-ric");
+    await body();
+  });
 }
 
-(RIC_BUILT ? test : test.skip)(RIC_TEST, async () => {
+test("npm run lambda-ric names the tools the client's build needs (no autotools), and does nothing once built", async () => {
+  const help = await run("node", ["--import", "tsx", "deploy/lambda-ric.ts", "--help"], { env: cleanEnv() });
+  assert.is(help.code, 0);
+  const text = help.stdout.toString().replace(/\s+/g, " ");
+  for (const tool of ["cmake", "make", "g++", "python3", "xz"]) assert.ok(text.includes(` ${tool}`), `names ${tool}`);
+  assert.not.match(text, /autoconf|automake|libtool/, "names no autotools");
+  if (!RIC_BUILT) return; // the build itself takes minutes: .ci/run runs it, and the next test needs it
+  const again = await run("node", ["--import", "tsx", "deploy/lambda-ric.ts"], { env: cleanEnv() });
+  assert.is(again.code, 0, again.stderr.toString());
+  assert.is(
+    again.stdout.toString(),
+    "lambda-ric: already built (deploy/tools/node_modules/aws-lambda-ric/rapid-client.node)\n",
+  );
+});
+
+underClientTest(RIC_TEST, async () => {
   const { dir } = unzip(join(clone, "deploy", "aws", "registry.zip"));
   const document = readFileSync(join(clone, "deploy", "aws", "dist", "static", "vaults.json"), "utf8");
   const etag = await strongEtag(new Uint8Array(Buffer.from(document)));
@@ -566,6 +661,86 @@ if (!RIC_BUILT) {
     }
   }
 });
+
+const STREAM_TEST =
+  "AWS: a document past Lambda's 6 MB buffered limit is streamed by the artifact's streamHandler under the real runtime interface client on Node 22 and 24";
+underClientTest(STREAM_TEST, async () => {
+  const source = join(work, "large.source.json");
+  writeFileSync(source, JSON.stringify(generateSource(10_500)));
+  const out = join(work, "large");
+  const built = await buildFirst(["--source", source, "--base-url", "https://registry.example.org", "--out", out], {
+    env: cleanEnv(),
+  });
+  assert.is(built.code, 0, built.stderr);
+  const document = readFileSync(join(out, "static", "vaults.json"));
+  assert.ok(document.byteLength <= MAX_DEPLOY_DOCUMENT_BYTES, "within the build's cap");
+  assert.ok(
+    JSON.stringify(document.toString("utf8")).length > PLATFORM_LIMITS.lambda.bytes,
+    "its buffered answer is past Lambda's 6 MB",
+  );
+  assert.ok(existsSync(join(out, "lambda", "index.mjs")), `the Lambda artifact is written:\n${built.stderr}`);
+  const etag = await strongEtag(new Uint8Array(document));
+  const url = event("lambda-function-url");
+  const events = [
+    retarget(url, "GET", "/vaults.json"),
+    retarget(url, "HEAD", "/vaults.json"),
+    retarget(url, "GET", "/vaults.json", { "if-none-match": etag }),
+    retarget(url, "POST", "/vaults.json"),
+    retarget(url, "GET", "/nope"),
+    { source: "aws.events", "detail-type": "Scheduled Event" },
+  ];
+  for (const node of [resolve("node_modules/node22/bin/node"), resolve("node_modules/node24/bin/node")]) {
+    const { answers, output } = await underRuntimeClient(node, join(out, "lambda"), events, "index.streamHandler");
+    assert.is(answers.length, events.length, `${node}: every event answered:\n${output}`);
+    assert.ok(answers.every((a) => a.kind === "response"), `${node}: no invocation error:\n${output}`);
+    for (const { streamed } of answers) {
+      assert.ok(streamed !== undefined, `${node}: posted in the streaming response mode`);
+      assert.is(streamed.headers["content-type"], "application/vnd.awslambda.http-integration-response");
+      assert.is(streamed.headers["transfer-encoding"], "chunked");
+      assert.equal(streamed.trailers, {}, "no error trailer");
+    }
+    assert.equal(answers.map((a) => a.body.statusCode), [200, 200, 304, 405, 404, 400], node);
+    const [get, head, notModified] = answers as [RuntimeAnswer, RuntimeAnswer, RuntimeAnswer];
+    assert.ok(get.streamed!.bytes.equals(document), `${node}: the document's bytes, after the prelude`);
+    assert.ok(get.streamed!.chunks > 1, "the body arrived in pieces");
+    assert.is(get.body.headers.etag, etag);
+    assert.is(get.body.headers["content-type"], "application/json");
+    assert.is(head.body.headers.etag, etag);
+    assert.is(head.streamed!.bytes.byteLength, 0, "HEAD: the prelude alone");
+    assert.is(notModified.streamed!.bytes.byteLength, 0, "304: the prelude alone");
+    assert.is(JSON.parse(answers[4]!.streamed!.bytes.toString()).status, 404, "a problem body");
+    assert.match(output, /registry: 400 for a Lambda event that is not an HTTP request/);
+  }
+});
+
+underClientTest(
+  "the fake Runtime API reads a stream's error trailers, as Lambda does, under the real client",
+  async () => {
+    const dir = join(work, "failing-stream");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, "index.mjs"),
+      `export const handler = awslambda.streamifyResponse(async (event, stream) => {
+  const http = awslambda.HttpResponseStream.from(stream, { statusCode: 200, headers: {} });
+  http.write("part of a body");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  throw new Error("failed mid-stream");
+});
+`,
+    );
+    const { answers, output } = await underRuntimeClient(resolve("node_modules/node22/bin/node"), dir, [{}]);
+    const streamed = answers[0]?.streamed;
+    assert.ok(streamed !== undefined, output);
+    assert.equal(answers[0]?.body, { statusCode: 200, headers: {} });
+    assert.is(streamed.bytes.toString(), "part of a body");
+    assert.match(String(streamed.headers["trailer"]), /Lambda-Runtime-Function-Error-Type/i);
+    assert.is(streamed.trailers["lambda-runtime-function-error-type"], "Error");
+    const error = JSON.parse(
+      Buffer.from(streamed.trailers["lambda-runtime-function-error-body"]!, "base64").toString(),
+    );
+    assert.is(error.errorMessage, "failed mid-stream");
+  },
+);
 
 test("the operator's source stays out of git: registry.source.json and the tools' folders are ignored", () => {
   const ignored = spawnSync("git", [

@@ -7,7 +7,9 @@
  * - `fetch/index.mjs`: the Hono app as its default export (`{ fetch }`) and a literal
  *   `export const config`, web standards only: Netlify Functions v2, Cloudflare Workers, Deno
  *   (Deploy) and Bun.
- * - `lambda/index.mjs`: `export const handler`, for AWS Lambda (identity answers only).
+ * - `lambda/index.mjs`: `export const handler`, for AWS Lambda (identity answers only), buffered,
+ *   and `export const streamHandler`, the same answers streamed, for a Function URL whose invoke
+ *   mode is `RESPONSE_STREAM`.
  * - `node/server.mjs`: the Node server, run with plain `node`.
  */
 import { build, type Metafile, type Plugin } from "esbuild";
@@ -30,11 +32,15 @@ import stamp from "registry:stamp";
 export default createApp(restoreBuild(stamp));
 `;
 
+// Two entry points over one build: handler (buffered, every event kind) and streamHandler (a
+// Function URL in RESPONSE_STREAM mode), so one file serves both.
 const LAMBDA_ENTRY = `
-import { lambdaHandlerFor } from "./http/lambda.ts";
+import { lambdaHandlerFor, lambdaStreamHandlerFor } from "./http/lambda.ts";
 import { restoreBuild } from "./http/restore.ts";
 import stamp from "registry:stamp";
-export const handler = lambdaHandlerFor(restoreBuild(stamp));
+const build = restoreBuild(stamp);
+export const handler = lambdaHandlerFor(build);
+export const streamHandler = lambdaStreamHandlerFor(build);
 `;
 
 /** Sizes per input of each artifact (esbuild's metafiles), for the benchmarks. */

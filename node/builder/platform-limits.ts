@@ -6,7 +6,9 @@
  * same limit share that line. The static export is never left out: it is what serves a document
  * no code artifact can.
  *
- * Response streaming (Lambda's, Netlify's) is not used: every figure here is a buffered response's.
+ * Response streaming is used by the Lambda artifact alone (`STREAMS`): its `streamHandler` may
+ * send an answer past Lambda's buffered limit, up to the streamed one, so such an answer keeps the
+ * artifact and gets a line saying which entry point serves it. Netlify's is not used.
  */
 import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Build } from "../../http/table.ts";
@@ -21,7 +23,7 @@ export interface PlatformLimit {
   /** What it bounds, as a line names it. */
   readonly what: string;
   readonly bytes: number;
-  /** The figure with response streaming, which the build does not use. */
+  /** The figure with response streaming, checked for an artifact that streams (`STREAMS`). */
   readonly streamedBytes?: number;
   readonly source: string;
 }
@@ -83,6 +85,20 @@ export const ARTIFACT_LIMITS = {
 } as const satisfies Record<string, readonly LimitName[]>;
 
 export type CodeArtifact = keyof typeof ARTIFACT_LIMITS;
+
+/**
+ * The artifacts that stream where the platform lets them: checked against that limit's streamed
+ * figure (by the buffered measure, which a streamed answer never exceeds), and past its buffered
+ * figure named in a line saying what serves the answer.
+ */
+export const STREAMS: Readonly<Partial<Record<CodeArtifact, { readonly limit: LimitName; readonly serves: string }>>> =
+  {
+    "lambda/index.mjs": {
+      limit: "lambda",
+      serves:
+        "its streamHandler serves it, on a Function URL with invoke mode RESPONSE_STREAM; its handler (buffered: API Gateway, ALB) cannot",
+    },
+  };
 
 /** The static export: written always; the limits of the hosts that serve it (docs only). */
 export const STATIC_LIMITS: readonly LimitName[] = ["workersAssets"];
@@ -222,22 +238,33 @@ export async function planArtifacts(build: Build): Promise<ArtifactPlan> {
   };
   const write = new Set<CodeArtifact>();
   const leftOut = new Map<LimitName, CodeArtifact[]>();
+  const streamed: string[] = [];
   for (const [artifact, limits] of Object.entries(ARTIFACT_LIMITS) as [CodeArtifact, readonly LimitName[]][]) {
     let over: LimitName | undefined;
+    const streams = STREAMS[artifact];
+    let streamLine: string | undefined;
     for (const limit of limits) {
       const largest = await measure(limit);
-      if (largest !== undefined && largest.bytes > PLATFORM_LIMITS[limit].bytes) {
-        over = limit;
-        break;
+      if (largest === undefined || largest.bytes <= PLATFORM_LIMITS[limit].bytes) continue;
+      const { streamedBytes } = PLATFORM_LIMITS[limit] as PlatformLimit;
+      if (streams?.limit === limit && streamedBytes !== undefined && largest.bytes <= streamedBytes) {
+        streamLine = `${artifact} streams: ${
+          overLine(limit, largest)
+        }; ${streams.serves} (docs/deploying.md, "Platform limits")`;
+        continue;
       }
+      over = limit;
+      break;
     }
-    if (over === undefined) write.add(artifact);
-    else leftOut.set(over, [...(leftOut.get(over) ?? []), artifact]);
+    if (over === undefined) {
+      write.add(artifact);
+      if (streamLine !== undefined) streamed.push(streamLine);
+    } else leftOut.set(over, [...(leftOut.get(over) ?? []), artifact]);
   }
   const lines = [...leftOut].map(([limit, artifacts]) =>
     leaveOutLine(limit, artifacts, measured.get(limit) as Largest, write)
   );
-  return { write, lines };
+  return { write, lines: [...lines, ...streamed] };
 }
 
 /** A list as a sentence names it: `a`, `a and b`, `a, b and c`. */
@@ -265,12 +292,17 @@ function leaveOutLine(
       sizeOf(PLATFORM_LIMITS.embed.bytes)
     } they embed; static/ serves it, with .gz and .br siblings (docs/deploying.md, "Large registries")`;
   }
-  const { platform, what, bytes } = PLATFORM_LIMITS[limit];
-  const whose = platform.endsWith("s") ? `${platform}'` : `${platform}'s`;
   const instead = [...[...written].sort(), "static/"];
-  return `${left}: its answer to ${largest.answer} is ${
-    bytesOf(largest.bytes)
-  } serialized, over ${whose} ${what} limit of ${bytesOf(bytes)}; ${
+  return `${left}: ${overLine(limit, largest)}; ${
     listed(instead)
   } serve the document instead (docs/deploying.md, "Platform limits")`;
+}
+
+/** `its answer to GET /vaults.json (identity) is N bytes serialized, over <platform>'s <what> limit of N bytes`. */
+function overLine(limit: LimitName, largest: Largest): string {
+  const { platform, what, bytes } = PLATFORM_LIMITS[limit];
+  const whose = platform.endsWith("s") ? `${platform}'` : `${platform}'s`;
+  return `its answer to ${largest.answer} is ${bytesOf(largest.bytes)} serialized, over ${whose} ${what} limit of ${
+    bytesOf(bytes)
+  }`;
 }

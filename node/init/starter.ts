@@ -124,7 +124,7 @@ export const RECIPES: Record<Platform, Recipe> = {
     template: "deploy/aws/serverless.yml",
     comment: "#",
     deploy: deployLines(`${TOOLS.serverless} deploy`),
-    steps: [verifyLine(`<the API's URL> --expect-base ${STARTER_BASE_URL}`)],
+    steps: [verifyLine(`<the API's URL, or the Function URL of registry-stream> --expect-base ${STARTER_BASE_URL}`)],
   },
   node: {
     file: "start.sh",
