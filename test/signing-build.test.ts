@@ -418,6 +418,35 @@ test("a signed build carries nothing the host changed since the previous build w
   assert.match(schema.stderr, /^--previous: \S+registry\.v1\.schema\.json: its bytes are not the ones/);
 });
 
+test("a signed build carries nothing unsigned: a previous build whose manifest and key set were removed from the host, or that was never signed, is refused, nothing written", async () => {
+  const env = { REGISTRY_SIGNING_KEY: pemA };
+  const [signed, stripped, unsigned, next] = ["strip-1", "strip-copy", "strip-unsigned", "strip-next"].map((d) =>
+    join(work, d)
+  ) as [string, string, string, string];
+  assert.is((await build(signed, { ...env, SOURCE_DATE_EPOCH: day(1) }, ["--new-history"])).code, 0);
+  // Someone who can write to the host, with no key: the manifest and key set gone, a removal planted.
+  cpSync(signed, stripped, { recursive: true });
+  rmSync(join(stripped, MANIFEST));
+  rmSync(join(stripped, KEYS));
+  const feedFile = join(stripped, "static/api/registry.v1.changes.json");
+  const feed = JSON.parse(readFileSync(feedFile, "utf8"));
+  feed.items[0]._registry.vaults.remove.push("ghost-vault-planted");
+  writeFileSync(feedFile, `${JSON.stringify(feed, null, 2)}\n`);
+  const refused = await build(next, { ...env, SOURCE_DATE_EPOCH: day(2) }, ["--previous", stripped]);
+  assert.is(refused.code, 1, refused.stdout.toString("utf8"));
+  assert.match(
+    refused.stderr,
+    /^--previous: \S+strip-copy\/static\S*: no signed manifest beside it, in a signed build: nothing unsigned is carried on; restore the deployment's manifest, or start a signed history with --new-history \(consumers refetch once\)\n$/,
+  );
+  assert.not.ok(existsSync(next), "nothing written");
+  // An unsigned deployment that starts signing does so with a new history, not by carrying one on.
+  assert.is((await build(unsigned, { SOURCE_DATE_EPOCH: day(1) }, ["--new-history", "--unsigned"])).code, 0);
+  const first = await build(next, { ...env, SOURCE_DATE_EPOCH: day(2) }, ["--previous", unsigned]);
+  assert.is(first.code, 1);
+  assert.match(first.stderr, /no signed manifest beside it, in a signed build/);
+  assert.is((await build(next, { ...env, SOURCE_DATE_EPOCH: day(2) }, ["--new-history"])).code, 0);
+});
+
 test("--new-history needs a key or --unsigned: a new history cannot see whether the deployment it replaces was signed", async () => {
   const fresh = join(work, "fresh-history");
   const refused = await build(fresh, { SOURCE_DATE_EPOCH: day(6) }, ["--new-history"]);

@@ -160,6 +160,17 @@ export async function prepareSigning(settings: {
         documentSha256: checked.files[documentPath(n)]?.sha256,
       });
     }
+    // Nothing unsigned is carried into a signed build: a previous build without a manifest (never
+    // signed, or its manifest and key set removed by whoever can write to the host) is refused.
+    const carried = [...(settings.carried ?? new Map()).values()];
+    if (keys.ok.length > 0 && previous.size === 0 && carried.length > 0) {
+      return {
+        exit: 1,
+        message: `--previous: ${
+          carried[0].where
+        }: no signed manifest beside it, in a signed build: nothing unsigned is carried on; restore the deployment's manifest, or start a signed history with --new-history (consumers refetch once)`,
+      };
+    }
     // A signed previous build has a manifest for every version it serves: a file of one without is unchecked.
     if (previous.size > 0) {
       const bare = [...(settings.carried ?? new Map()).entries()].find(([path]) =>
