@@ -8,7 +8,7 @@
  * is checked against that one manifest, so it fails). A `--keys` URL is named by host and path only.
  */
 import { createServer, type Server } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -169,6 +169,30 @@ test("a proxy that serves the true bytes only to a request with a query: verify 
   assert.ok(asked.includes(`${MANIFEST} no-cache`), asked.join("\n"));
   assert.ok(DOCUMENTS.every((p) => asked.includes(`${p} no-cache`)), asked.join("\n"));
   assert.equal(asked.filter((u) => u.includes("?")), []);
+});
+
+test("a proxy that serves altered documents to every request but one past caches (no-cache): verify fails on the digest and keeps no state", async () => {
+  const { a, keyFile } = await twoBuilds;
+  const { base } = await proxy(async (request) => {
+    const answer = await a(request);
+    const path = new URL(request.url).pathname;
+    if (request.headers.get("cache-control") === "no-cache" || !DOCUMENTS.includes(path) || answer.status !== 200) {
+      return answer;
+    }
+    const altered = Buffer.concat([Buffer.from(" "), Buffer.from(await answer.arrayBuffer())]);
+    return new Response(altered, { status: 200, headers: answer.headers });
+  });
+  const state = join(work, "cache-only-state.json");
+  const run = await runAgainst(base, keyFile, ["--state", state]);
+  const out = run.stdout.toString("utf8");
+  assert.is(run.code, 1, out);
+  const row = digestRow.exec(out);
+  assert.is(row?.[1], "FAIL", out);
+  assert.match(
+    row?.[2] ?? "",
+    /right only past caches: consumers are served other bytes \(a cache or proxy\): \/vaults\.json, \/api\/registry\.v1\.json/,
+  );
+  assert.not.ok(existsSync(state), "nothing accepted");
 });
 
 test("a deploy in progress (B's files beside A's cached manifest) passes after fetching the manifest again past caches, and B is kept", async () => {
