@@ -1,6 +1,7 @@
 /**
  * How key names are compared with the format's own (docs/source-format.md, "Folding"): a name
- * *folds* by NFKC, Unicode case folding, removing default-ignorable code points, mapping each
+ * *folds* by NFKC, Unicode case folding, removing default-ignorable code points and (after NFD)
+ * combining marks and the invisible fillers that are not default-ignorable, mapping each
  * character to its UTS #39 confusable skeleton (contract/confusables.ts, from Unicode's
  * confusables.txt) and removing `_`, `-` and spaces. Web standards only.
  */
@@ -18,6 +19,12 @@ const SKELETONS: ReadonlyMap<string, string> = new Map(
 );
 
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+/**
+ * What a reader does not see as a letter of its own: combining marks (`ṡ`, `u̴`, Thai and Hebrew
+ * points), white space, the Braille blank U+2800 and the Arabic tatweel U+0640. UTS #39 takes its
+ * skeleton of the NFD form; marks left there would keep `su\u0323ppressed` two edits from `suppressed`.
+ */
+const UNSEEN = /[\p{M}\p{White_Space}\u2800\u0640]/gu;
 /** Cherokee: the one script whose case folding maps to capitals (CaseFolding.txt), which the skeletons map. */
 const CHEROKEE = /[\u13a0-\u13f5\u13f8-\u13fd\uab70-\uabbf]/gu;
 
@@ -43,10 +50,10 @@ function caseFold(text: string): string {
  */
 export function fold(name: string): string {
   let skeleton = "";
-  for (const c of name.normalize("NFKC").replace(IGNORABLE, "")) {
+  for (const c of name.normalize("NFKC").replace(IGNORABLE, "").normalize("NFD").replace(UNSEEN, "")) {
     const own = SKELETONS.get(c);
     if (own !== undefined) skeleton += own;
     else for (const folded of caseFold(c)) skeleton += SKELETONS.get(folded) ?? folded;
   }
-  return caseFold(skeleton).replace(/[_\- ]/g, "");
+  return caseFold(skeleton).normalize("NFD").replace(UNSEEN, "").replace(/[_\- ]/g, "");
 }

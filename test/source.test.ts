@@ -788,6 +788,14 @@ test("fold: NFKC, case folding, default-ignorables removed, confusable skeletons
     ["\u13daUPPRESSED", "suppressed"],
     ["\uabaauppressed", "suppressed"],
     ["suppreßed", "suppressed"],
+    // Combining marks (after NFD), the Braille blank and the tatweel: a reader sees no letter there.
+    ["su\u0323ppre\u0323ssed", "suppressed"],
+    ["\u1e61uppresse\u1e0b", "suppressed"],
+    ["su\u0334ppres\u0334sed", "suppressed"],
+    ["suppressed\u0e47\u0e47", "suppressed"],
+    ["su\u05b0ppres\u05b0sed", "suppressed"],
+    ["sup\u2800pre\u2800ssed", "suppressed"],
+    ["suppre\u0640ssed\u0640", "suppressed"],
     ["0wner", "owner"],
     ["5uppre55ed", "5uppre55ed"],
     ["非公開", "非公開"],
@@ -796,7 +804,16 @@ test("fold: NFKC, case folding, default-ignorables removed, confusable skeletons
 });
 
 test("a declared look-alike of `suppressed` is refused, beside the source too, and never publishes the vault", () => {
-  for (const name of ["ｓｕｐｐｒｅｓｓｅｄ", "\u0455uppre\u0455\u0455ed", "s\u200bu\u200bppressed"]) {
+  for (
+    const name of [
+      "ｓｕｐｐｒｅｓｓｅｄ",
+      "\u0455uppre\u0455\u0455ed",
+      "s\u200bu\u200bppressed",
+      "suppressed\u2800\u2800",
+      "\u1e61uppresse\u1e0b",
+      "su\u0334ppres\u0334sed",
+    ]
+  ) {
     const source = { ...withVault({ note: "SECRET-NOTE", [name]: true }), internal_keys: [name] };
     const found = problems(source);
     assert.ok(found[0]?.startsWith("internal_keys[0]: a name that folds to within one edit of"), found.join("\n"));
