@@ -59,6 +59,8 @@ test("bad flags and stray arguments: one line, exit 2; --help: usage, flags and 
     [["fixtures/registry.json", "--base-url"], /^Option '--base-url <value>' argument missing \(usage:/],
     // A misspelt flag within two edits of a known one is named.
     [["fixtures/registry.json", "--base-rul", "x"], /^Unknown option '--base-rul'; did you mean --base-url\? \(usage:/],
+    // What a bad flag quotes reaches the terminal without its controls.
+    [["fixtures/registry.json", "--evil\u001b[2J\u0007"], /^Unknown option '--evil' \(usage:/],
     [["fixtures/registry.json", "--biult-at=x"], /^Unknown option '--biult-at'; did you mean --built-at\? \(usage:/],
   ];
   for (const [args, expected] of cases) {

@@ -6,6 +6,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { type Env, shownArgument } from "../../contract/config.ts";
 import { editDistance } from "../../contract/source.ts";
+import { printable } from "./printable.ts";
 
 /** A command's flags and help text. */
 export interface CommandSpec {
@@ -43,7 +44,9 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
     });
   } catch (error: unknown) {
     // Node's message goes on with advice that quotes unevenly; its first sentence says it all.
-    const message = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0] as string;
+    // It quotes the argument: no terminal control of it reaches the terminal, and no more than 200 characters.
+    const said = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0] as string;
+    const message = [...printable(said, "")].slice(0, 200).join("");
     const unknown = (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
       ? /'--([^'=]+)/.exec(message)?.[1]
       : undefined;
