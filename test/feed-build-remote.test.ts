@@ -135,14 +135,14 @@ test("--previous URL answering 404 for both the document and the feed: a new his
   assert.is(feed.items[0]!._registry.from, null);
 });
 
-test("--previous URL: one of the two missing, a 5xx, a feed that is not a chain, or an older feed beside a newer document: refused in one line", async () => {
+test("--previous URL: one of the two missing, a 5xx or a 403 (with the way on), a feed that is not a chain, or an older feed beside a newer document: refused in one line", async () => {
   handle = serve(404, fileOf(second, FEED));
   await refused(
     /^--previous: http:\/\/127\.0\.0\.1:\d+\/live\/api\/registry\.v1\.json: missing beside its change feed$/m,
   );
   handle = serve(fileOf(second, DOCUMENT), 404);
   await refused(/changes\.json: missing: the previous build has a document but no change feed$/m);
-  for (const status of [500, 503]) {
+  for (const status of [500, 503, 403]) {
     handle = serve(fileOf(second, DOCUMENT), status);
     // A deployment that is down is not one with no past: the way on is named.
     const wayOn = "the live deployment could not be read; build again when it answers, or, if nothing was ever " +

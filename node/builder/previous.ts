@@ -129,14 +129,7 @@ export async function readPrevious(
       }
     }
   } catch (error: unknown) {
-    const reason = error instanceof Error ? error.message : String(error);
-    // A deployment that is down is not one with no past: the way on is to wait, or to say there is none.
-    const unreachable = error instanceof Unreachable ||
-      (error instanceof RequestFailure && !(error instanceof BodyTooLarge));
-    const wayOn = remote && unreachable
-      ? `: the live deployment could not be read; build again when it answers, or, if nothing was ever deployed at ${settings.baseUrl}, give --new-history instead of --previous`
-      : "";
-    return { error: `--previous: ${reason}${wayOn}` };
+    return { error: previousFailure(error, remote, settings.baseUrl) };
   } finally {
     deadline?.clear();
   }
@@ -312,6 +305,21 @@ export function folderReader(dir: string, prefix: string): Reader {
   };
 }
 
+/**
+ * The one line of a read of the previous build that failed: what failed and, for a live deployment
+ * that could not be reached or answered an error, the way on. A deployment that is down is not one
+ * with no past: the way on is to wait, or to say there is none.
+ */
+export function previousFailure(error: unknown, remote: boolean, baseUrl: string): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  const unreachable = error instanceof Unreachable ||
+    (error instanceof RequestFailure && !(error instanceof BodyTooLarge));
+  const wayOn = remote && unreachable
+    ? `: the live deployment could not be read; build again when it answers, or, if nothing was ever deployed at ${baseUrl}, give --new-history instead of --previous`
+    : "";
+  return `--previous: ${reason}${wayOn}`;
+}
+
 /** A redirect answered where a file was asked for: its message names the way on. */
 class Redirected extends Error {}
 
@@ -345,7 +353,10 @@ export function urlReader(base: string, deadline: AbortSignal): Reader {
         }: give the address it names`,
       );
     }
-    if (res.status >= 500) throw new Unreachable(`${url}: answered ${res.status}`);
+    // A 5xx, or a refusal to read (401, 403): the deployment cannot be read now, which is no absence.
+    if (res.status >= 500 || res.status === 401 || res.status === 403) {
+      throw new Unreachable(`${url}: answered ${res.status}`);
+    }
     if (res.status !== 200) throw new Error(`${url}: answered ${res.status}`);
     return new Uint8Array(res.body);
   };

@@ -15,7 +15,7 @@ import { basePathOf } from "../../http/answer.ts";
 import { checkManifest } from "../../client/client.ts";
 import type { ContractVersion } from "../../contract/version-policy.ts";
 import { RUN_DEADLINE_MS, timeout } from "../common/request.ts";
-import { folderReader, type PreviousFiles, urlReader } from "./previous.ts";
+import { folderReader, previousFailure, type PreviousFiles, urlReader } from "./previous.ts";
 import { zlibCompress } from "../common/compress.ts";
 import { staticHeaders } from "./static.ts";
 
@@ -269,7 +269,7 @@ async function readManifests(
       }
     }
   } catch (error: unknown) {
-    return { error: `--previous: ${error instanceof Error ? error.message : String(error)}` };
+    return { error: previousFailure(error, remote, baseUrl) };
   } finally {
     deadline?.clear();
   }

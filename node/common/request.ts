@@ -132,6 +132,10 @@ function failure(url: string, error: unknown, { timeoutMs, deadline, deadlineMs 
     HPE_HEADER_OVERFLOW: "the answer's headers are larger than a client accepts (16 KiB)",
   };
   if (code !== undefined && words[code] !== undefined) return words[code] as string;
+  // TLS: the code says it; the library's own text (OpenSSL's) says nothing more to an operator.
+  if (code !== undefined && /SSL|TLS|CERT|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME/.test(code)) {
+    return `TLS failed (${code}, ${at})`;
+  }
   return `${cause?.message ?? (error instanceof Error ? error.message : String(error))}${
     code === undefined ? "" : ` (${code})`
   }`.slice(0, 200);
