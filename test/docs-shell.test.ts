@@ -2,7 +2,8 @@
  * What the docs show runs as written: every fenced shell block of README.md and docs/ has a name,
  * and is run by the test file this table names (which reads it by that name), or here. A line that
  * needs an account (an upload, a secret) is the only kind not run, and each is named when the test
- * runs. The blocks run here, on a fresh copy of the repository whose install is this checkout's:
+ * runs. The blocks run here, on a fresh copy of the repository whose install is this checkout's
+ * (linked, as npm ci made it):
  * the first build of docs/deploying.md, the maintainers' lines, and the S3 upload with `aws`
  * recorded instead of run.
  */
@@ -103,7 +104,10 @@ test("every shell block of the docs has a name and a test that runs it by that n
 async function freshCopy(name: string): Promise<{ dir: string; env: NodeJS.ProcessEnv }> {
   const dir = join(work, name);
   copyRepository(ROOT, dir);
+  // What the install made: the project's node_modules and, by its postinstall, deploy/tools/'s (npx
+  // links the copy into its cache and runs that postinstall, which finds them in place).
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  symlinkSync(join(ROOT, "deploy", "tools", "node_modules"), join(dir, "deploy", "tools", "node_modules"));
   const home = join(work, `${name}-home`);
   mkdirSync(home);
   // npx links the copy into its cache: the test's own, so no link outlives the copy.
