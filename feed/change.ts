@@ -155,18 +155,18 @@ function sameList<T>(xs: readonly T[], ys: readonly T[], same: (x: T, y: T) => b
 }
 
 /**
- * The change from `before` to `after` (null: the first snapshot, from nothing), before the privacy
+ * The change from `before` to `after`, before the privacy
  * rule and the size cap apply (see `feed.ts`): rows new or different in `upsert`, rows gone in
  * `remove`; a vault published in full before and withheld or gone after is named in
  * `remove_touching`, and its edges leave `remove`. Both sides are documents' lists, in the
  * document's order (rows by slug, edges by source, target, type, each once): they are walked side
  * by side, and a list out of that order is an error.
  */
-export function diffData(before: RegistryData | null, after: RegistryData): Pick<RegistryChange, "vaults" | "edges"> {
+export function diffData(before: RegistryData, after: RegistryData): Pick<RegistryChange, "vaults" | "edges"> {
   const upsert: Row[] = [];
   const remove: string[] = [];
   const removeTouching: string[] = [];
-  walk(before?.vaults ?? [], after.vaults, bySlug, (old, row) => {
+  walk(before.vaults, after.vaults, bySlug, (old, row) => {
     if (row === undefined || old === undefined) {
       if (old === undefined) upsert.push(row as Row);
       else remove.push(old.vault_slug);
@@ -177,7 +177,7 @@ export function diffData(before: RegistryData | null, after: RegistryData): Pick
   });
   const add: Edge[] = [];
   const gone: Edge[] = [];
-  walk(before?.edges ?? [], after.edges, compareEdges, (old, e) => {
+  walk(before.edges, after.edges, compareEdges, (old, e) => {
     if (old === undefined) add.push(e as Edge);
     else if (e === undefined) gone.push(old);
   });

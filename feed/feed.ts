@@ -98,8 +98,8 @@ export function envelopeOf(document: object): Envelope {
 }
 
 /**
- * This build's feed, a chain newest first. Without `previous`, one item: a snapshot (`from: null`,
- * every row in `upsert`, every edge in `add`). With it, the previous feed's items and, unless
+ * This build's feed, a chain newest first. Without `previous`, one item: a snapshot (`from: null`)
+ * whose lists are empty, since a copy never merges one (it refetches). With it, the previous feed's items and, unless
  * `current` is the previous document itself (a rebuild that changed nothing keeps its `built_at`),
  * a new item from the previous document to `current`, even with empty lists, whose class
  * `classify` gives (called only then). Every item is rewritten against `current`: each row becomes
@@ -123,13 +123,15 @@ export function nextFeed(
   limits: FeedLimits = FEED_LIMITS,
 ): ChangeFeed {
   const changes: RegistryChange[] = [];
-  if (previous === null || !sameRef(previous.snapshot.ref, current.ref)) {
+  if (previous === null) {
+    changes.push({ from: null, to: current.ref, class: "data", resync: false, ...EMPTY_LISTS });
+  } else if (!sameRef(previous.snapshot.ref, current.ref)) {
     changes.push({
-      from: previous?.snapshot.ref ?? null,
+      from: previous.snapshot.ref,
       to: current.ref,
-      class: previous === null ? "data" : classify(),
+      class: classify(),
       resync: false,
-      ...diffData(previous?.snapshot ?? null, current),
+      ...diffData(previous.snapshot, current),
     });
   }
   for (const item of previous?.feed.items ?? []) changes.push(item._registry);
@@ -201,10 +203,16 @@ export function titleOf(change: RegistryChange): string {
 
 /** An item's summary: what its title says, naming more vaults, and which builds it joins. */
 function summaryOf(change: RegistryChange): string {
-  const from = change.from === null
-    ? "a snapshot, which a copy never merges: refetch the document instead"
-    : `from the build of ${change.from.built_at}`;
-  return xmlSafe(`${kindOf(change)}: ${carried(change, SUMMARY_NAMES)}. The build of ${change.to.built_at}, ${from}.`);
+  if (change.from === null) {
+    return `${
+      titleOf(change)
+    } The build of ${change.to.built_at}, a snapshot, which a copy never merges: fetch the document.`;
+  }
+  return xmlSafe(
+    `${kindOf(change)}: ${
+      carried(change, SUMMARY_NAMES)
+    }. The build of ${change.to.built_at}, from the build of ${change.from.built_at}.`,
+  );
 }
 
 function kindOf(change: RegistryChange): string {
@@ -213,6 +221,7 @@ function kindOf(change: RegistryChange): string {
 
 /** What `change` carries, in words, naming up to `names` vaults. */
 function carried(change: RegistryChange, names: number): string {
+  if (change.from === null) return "a new history begins";
   if (change.resync) return "too large to list (over 1 MiB); refetch the document";
   const { vaults, edges } = change;
   const count = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
@@ -224,9 +233,7 @@ function carried(change: RegistryChange, names: number): string {
     });
     const rest = vaults.upsert.length - shown.length;
     parts.push(
-      `${change.from === null ? "" : "updated "}${shown.join(", ")}${
-        rest > 0 ? ` and ${count(rest, "more vault")}` : ""
-      }`,
+      `updated ${shown.join(", ")}${rest > 0 ? ` and ${count(rest, "more vault")}` : ""}`,
     );
   }
   if (vaults.remove.length > 0) parts.push(`${count(vaults.remove.length, "vault")} removed`);
@@ -259,7 +266,8 @@ export function rewrite(
     list.filter((e) => !hidden(e.source) && !hidden(e.target)).map((e) =>
       isBareEdge(e) ? e : { source: e.source, target: e.target, type: e.type }
     );
-  const lists = change.resync ? EMPTY_LISTS : {
+  // A snapshot carried from a feed older than the rule that keeps its lists empty loses them here.
+  const lists = change.resync || change.from === null ? EMPTY_LISTS : {
     vaults: {
       upsert: change.vaults.upsert.flatMap((row) => rows.get(row.vault_slug) ?? []),
       remove: change.vaults.remove,
@@ -284,7 +292,7 @@ function isBareEdge(e: Edge): boolean {
   return keys.length === 3 && keys[0] === "source" && keys[2] === "type";
 }
 
-/** The lists of a `resync` item: empty. */
+/** The lists of a snapshot and of a `resync` item: empty. */
 const EMPTY_LISTS = {
   vaults: { upsert: [], remove: [] },
   edges: { add: [], remove: [], remove_touching: [] },

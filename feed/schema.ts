@@ -45,7 +45,7 @@ export function registryChangeSchema(rowRef: string, edgeRef: string, exact: boo
       "How to bring a copy of the `from` document to the `to` document (each named by its built_at and identity ETag): vaults " +
       "`remove`, then `upsert` by vault_slug; edges `remove_touching` (every edge whose source or target is named), `remove`, then " +
       "`add`. Rows are as the current document shows them. Lists are sorted as the document sorts. `from: null` marks a snapshot, " +
-      "which a copy never merges. `resync: true` means the lists would pass 1 MiB: they are empty, and a consumer refetches the " +
+      "the start of a history: its lists are empty, and a copy never merges it. `resync: true` means the lists would pass 1 MiB: they are empty, and a consumer refetches the " +
       "document. `class` is the worst class of the change, as `registry diff` classifies it.",
   };
 }

@@ -26,7 +26,7 @@ export interface ChangeFeedItem {
   [k: string]: unknown;
 }
 /**
- * How to bring a copy of the `from` document to the `to` document (each named by its built_at and identity ETag): vaults `remove`, then `upsert` by vault_slug; edges `remove_touching` (every edge whose source or target is named), `remove`, then `add`. Rows are as the current document shows them. Lists are sorted as the document sorts. `from: null` marks a snapshot, which a copy never merges. `resync: true` means the lists would pass 1 MiB: they are empty, and a consumer refetches the document. `class` is the worst class of the change, as `registry diff` classifies it.
+ * How to bring a copy of the `from` document to the `to` document (each named by its built_at and identity ETag): vaults `remove`, then `upsert` by vault_slug; edges `remove_touching` (every edge whose source or target is named), `remove`, then `add`. Rows are as the current document shows them. Lists are sorted as the document sorts. `from: null` marks a snapshot, the start of a history: its lists are empty, and a copy never merges it. `resync: true` means the lists would pass 1 MiB: they are empty, and a consumer refetches the document. `class` is the worst class of the change, as `registry diff` classifies it.
  */
 export interface RegistryChange {
   from: null | {

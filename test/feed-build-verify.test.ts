@@ -147,8 +147,8 @@ test("behind a proxy that tampers with the feed: a carried row that is not the c
 
   tamper = (feed) => {
     const items = feed["items"] as Item[];
-    const snapshot = items.at(-1) as Item;
-    const row = snapshot._registry.vaults.upsert.find((r) => typeof r["note"] === "string") as Record<string, unknown>;
+    const row = items.flatMap((item) => item._registry.vaults.upsert).find((r) => typeof r["note"] === "string");
+    if (row === undefined) throw new Error("no carried row with a note to tamper with");
     row["note"] = "A note the current document never had.";
     return feed;
   };

@@ -65,6 +65,23 @@ const edge = (source: string, target: string, type = "feeds"): Edge => ({ source
 const ENVELOPE = { schema_version: "1.0" };
 const NONE = { vaults: { upsert: [], remove: [] }, edges: { add: [], remove: [], remove_touching: [] } };
 
+/** The feed after `current`, built from an empty document of the day before (a snapshot lists nothing to name). */
+const afterEmpty = (current: Parameters<typeof nextFeed>[1], limits = FEED_LIMITS) => {
+  const before = {
+    ...current,
+    ref: { built_at: "2026-11-30T12:00:00Z", etag: `"${"f".repeat(32)}"` },
+    vaults: [],
+    edges: [],
+  };
+  return nextFeed(
+    PLACE,
+    current,
+    { snapshot: before, feed: nextFeed(PLACE, before, null, () => "data") },
+    () => "data",
+    limits,
+  );
+};
+
 function change(from: number | null, to: number, extra: Partial<RegistryChange> = {}): RegistryChange {
   return { from: from === null ? null : ref(from), to: ref(to), class: "data", resync: false, ...NONE, ...extra };
 }
@@ -182,11 +199,12 @@ test("titles and summaries: sentences naming what an item carries, three names t
   const place = PLACE;
   const current = { ref: ref(2), vaults: [full("a", "Alpha"), full("b", "Beta")], edges: [], envelope: ENVELOPE };
   const first = nextFeed(place, { ...current, ref: ref(1) }, null, () => "data");
-  assert.is(first.items[0]!.title, "Snapshot: Alpha, Beta.");
+  assert.is(first.items[0]!.title, "Snapshot: a new history begins.");
   assert.is(
     first.items[0]!.content_text,
-    "Snapshot: Alpha, Beta. The build of 2026-12-01T12:00:00Z, a snapshot, which a copy never merges: refetch the document instead.",
+    "Snapshot: a new history begins. The build of 2026-12-01T12:00:00Z, a snapshot, which a copy never merges: fetch the document.",
   );
+  assert.is(afterEmpty({ ...current, ref: ref(1) }).items[0]!.title, "Data change: updated Alpha, Beta.");
   const long = "L".repeat(70);
   const vaults = [
     full("a", "Alpha"),
@@ -239,9 +257,8 @@ test("titles and summaries: sentences naming what an item carries, three names t
   assert.is(same.items[0]!.title, "Dangerous change: no vault or edge changed.");
   const resync = rewrite(change(1, 2, { resync: true }), new Map());
   assert.is(
-    nextFeed(place, current, null, () => "data", { ...FEED_LIMITS, changeBytes: 10 }).items[0]!
-      .title,
-    "Snapshot: too large to list (over 1 MiB); refetch the document.",
+    afterEmpty(current, { ...FEED_LIMITS, changeBytes: 10 }).items[0]!.title,
+    "Data change: too large to list (over 1 MiB); refetch the document.",
   );
   assert.equal(resync.vaults, NONE.vaults);
 });
@@ -256,15 +273,10 @@ test("xmlSafe and escapeXml: what XML 1.0 cannot carry becomes U+FFFD, surrogate
   const text = new TextDecoder().decode(
     atomFeed(
       PLACE,
-      nextFeed(
-        PLACE,
-        { ref: ref(1), vaults: [full("a", "A\u0001<b>")], edges: [], envelope: ENVELOPE },
-        null,
-        () => "data",
-      ),
+      afterEmpty({ ref: ref(1), vaults: [full("a", "A\u0001<b>")], edges: [], envelope: ENVELOPE }),
     ),
   );
-  assert.ok(text.includes("<title>Snapshot: A\uFFFD&lt;b&gt;.</title>"));
+  assert.ok(text.includes("<title>Data change: updated A\uFFFD&lt;b&gt;.</title>"), text);
 });
 
 test("rewrite: each row becomes its vault's current row or leaves; edges touching a withheld or unlisted vault leave; a resync item keeps no list", () => {
@@ -426,11 +438,10 @@ test("capped: an item of exactly changeBytes is kept whole; one byte over says r
 });
 
 test("names: a display name of exactly 60 characters (code points) is shown whole, one of 61 is cut to 59 and an ellipsis", () => {
-  const titled = (name: string) =>
-    nextFeed(PLACE, { ...daySnapshot(0), vaults: [full("a", name)] }, null, () => "data");
+  const titled = (name: string) => afterEmpty({ ...daySnapshot(1), vaults: [full("a", name)] });
   const sixty = "😀".repeat(30) + "n".repeat(30);
-  assert.is(titled(sixty).items[0]!.title, `Snapshot: ${sixty}.`);
-  assert.is(titled(`${sixty}m`).items[0]!.title, `Snapshot: ${sixty.slice(0, -1)}….`);
+  assert.is(titled(sixty).items[0]!.title, `Data change: updated ${sixty}.`);
+  assert.is(titled(`${sixty}m`).items[0]!.title, `Data change: updated ${sixty.slice(0, -1)}….`);
 });
 
 test("changeBytes: a text of exactly four times the cap in code units is still encoded; one unit more is not", () => {
@@ -543,7 +554,7 @@ test("sameData: the same rows and edges in the same order; a row or an edge in p
   assert.not.ok(sameData({ ...data, edges: [edge("a", "b"), edge("b", "a"), edge("b", "b")] }, data));
 });
 
-test("nextFeed: a first build is a snapshot of class data, every row upserted and every edge added, without asking the class", () => {
+test("nextFeed: a first build is a snapshot of class data whose lists are empty, without asking the class", () => {
   const current = { ref: ref(1), vaults: [full("a"), minimal("b")], edges: [edge("a", "a")], envelope: ENVELOPE };
   const feed = nextFeed(PLACE, current, null, () => {
     throw new Error("a snapshot has no class to ask for");
@@ -555,8 +566,7 @@ test("nextFeed: a first build is a snapshot of class data, every row upserted an
       to: ref(1),
       class: "data",
       resync: false,
-      vaults: { upsert: current.vaults, remove: [] },
-      edges: { add: current.edges, remove: [], remove_touching: [] },
+      ...NONE,
       envelope: ENVELOPE,
     }]),
   );

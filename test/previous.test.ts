@@ -45,7 +45,7 @@ test.before(async () => {
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-test("without --previous: one item, from null, every row upserted and every edge added", () => {
+test("without --previous: one item, a snapshot (from null) whose lists are empty", () => {
   const feed = feedOf(first);
   assert.is(feed.items.length, 1);
   assert.is(feed.items[0]!._registry.from, null);
@@ -53,8 +53,9 @@ test("without --previous: one item, from null, every row upserted and every edge
     vaults: unknown[];
     edges: unknown[];
   };
-  assert.equal(feed.items[0]!._registry.vaults.upsert, document.vaults);
-  assert.equal((feed.items[0]!._registry as unknown as { edges: { add: unknown[] } }).edges.add, document.edges);
+  assert.ok(document.vaults.length > 0 && document.edges.length > 0);
+  assert.equal(feed.items[0]!._registry.vaults, { upsert: [], remove: [] });
+  assert.equal(feed.items[0]!._registry.edges, { add: [], remove: [], remove_touching: [] });
 });
 
 test("--previous FOLDER: a changed source adds one item naming the vault; an equal rebuild at a later SOURCE_DATE_EPOCH adds one with empty lists; the same folder may be --out and --previous", async () => {
@@ -140,12 +141,17 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
     variant("huge", (f) => writeFileSync(f, " ".repeat(4 * 1024 * 1024 + 1))),
     /: the file is \d+ bytes; the limit is 4 MiB$/m,
   );
+  // Planted into the snapshot, which lists nothing: a document row with a note it never had.
+  const documentRows = () =>
+    (JSON.parse(readFileSync(join(first, "static/api/registry.v1.json"), "utf8")) as {
+      vaults: Record<string, unknown>[];
+    }).vaults;
   const tampered = variant("tampered", (f) => {
     const feed = JSON.parse(readFileSync(f, "utf8")) as {
-      items: { _registry: { vaults: { upsert: { note: string | null }[] } } }[];
+      items: { _registry: { vaults: { upsert: Record<string, unknown>[] } } }[];
     };
-    const row = feed.items[0]!._registry.vaults.upsert.find((r) => "note" in r)!;
-    row.note = "A note the document never had.";
+    const row = documentRows().find((r) => "note" in r)!;
+    feed.items[0]!._registry.vaults.upsert.push({ ...row, note: "A note the document never had." });
     writeFileSync(f, JSON.stringify(feed, null, 2));
   });
   assert.ok(statSync(join(tampered, FEED)).size > 0);
@@ -157,7 +163,7 @@ test("refused: a feed missing, not JSON, not a change feed, over its size limit,
     const feed = JSON.parse(readFileSync(f, "utf8")) as {
       items: { _registry: { vaults: { upsert: Record<string, unknown>[] } } }[];
     };
-    feed.items[0]!._registry.vaults.upsert[0]!["internal_owner"] = "someone";
+    feed.items[0]!._registry.vaults.upsert.push({ ...documentRows()[0], internal_owner: "someone" });
     writeFileSync(f, JSON.stringify(feed, null, 2));
   });
   // A row that is not the document's row (here: a key more) changes the document when replayed onto it.
@@ -385,8 +391,14 @@ test("a vault withheld in a later build: its former detail is in no file of that
   writeFileSync(join(work, "before.json"), JSON.stringify(source));
   target.suppressed = true;
   writeFileSync(join(work, "after.json"), JSON.stringify(source));
-  const [before, after] = [join(work, "canary-before"), join(work, "canary-after")];
-  const first = await build(before, 10, [], join(work, "before.json"));
+  const [base, before, after] = ["canary-base", "canary-before", "canary-after"].map((name) => join(work, name)) as [
+    string,
+    string,
+    string,
+  ];
+  assert.is((await build(base, 9)).code, 0);
+  // The detail reaches the feed in a change (a snapshot lists nothing).
+  const first = await build(before, 10, ["--previous", base], join(work, "before.json"));
   assert.is(first.code, 0, first.stderr);
   assert.ok(readFileSync(join(before, FEED), "utf8").includes("WITHHELD-LATER"), "published while the vault is public");
   const second = await build(after, 11, ["--previous", before], join(work, "after.json"));
@@ -398,7 +410,7 @@ test("a vault withheld in a later build: its former detail is in no file of that
       `${file} holds the withheld detail`,
     );
   }
-  assert.is(feedOf(after).items.length, 2);
+  assert.is(feedOf(after).items.length, 3);
 });
 
 test("a planted item: an edge touching a vault the document does not list is refused, as no build writes one; a removal the document cannot disprove (a slug it does not hold, an edge between listed vaults) is carried unsigned", async () => {
