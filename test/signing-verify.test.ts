@@ -104,16 +104,19 @@ async function appOf(out: string): Promise<(request: Request) => Promise<Respons
 }
 
 /**
- * Serves on 127.0.0.1 what `answer` gives for each request (asked without Accept-Encoding: the
- * identity bytes); its base URL, and every request's path and query, with "no-cache" after it when
- * it said Cache-Control: no-cache.
+ * Serves on 127.0.0.1 what `answer` gives for each request (asked without Accept-Encoding, the
+ * identity bytes, unless `codings`); its base URL, and every request's path and query, with
+ * "no-cache" after it when it said Cache-Control: no-cache.
  */
-async function proxy(answer: (request: Request) => Promise<Response>): Promise<{ base: string; asked: string[] }> {
+async function proxy(
+  answer: (request: Request) => Promise<Response>,
+  codings = false,
+): Promise<{ base: string; asked: string[] }> {
   const asked: string[] = [];
   const server = createServer(async (req, res) => {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) {
-      if (typeof v === "string" && k !== "accept-encoding") headers.set(k, v);
+      if (typeof v === "string" && (codings || k !== "accept-encoding")) headers.set(k, v);
     }
     asked.push(`${req.url}${headers.get("cache-control") === "no-cache" ? " no-cache" : ""}`);
     const got = await answer(new Request(`http://127.0.0.1${req.url}`, { method: req.method ?? "GET", headers }));
@@ -193,6 +196,38 @@ test("a proxy that serves altered documents to every request but one past caches
     /right only past caches: consumers are served other bytes \(a cache or proxy\): \/vaults\.json, \/api\/registry\.v1\.json/,
   );
   assert.not.ok(existsSync(state), "nothing accepted");
+});
+
+test("a proxy that alters the documents in one content coding alone: verify fails on that coding and keeps no state", async () => {
+  const { a, keyFile } = await twoBuilds;
+  for (const coding of ["identity", "br"]) {
+    const { base } = await proxy(async (request) => {
+      const answer = await a(request);
+      const path = new URL(request.url).pathname;
+      if (request.headers.get("accept-encoding") !== coding || !DOCUMENTS.includes(path) || answer.status !== 200) {
+        return answer;
+      }
+      // The identity bytes with a space before them, still JSON, sent without a coding.
+      const identity = await a(new Request(request.url));
+      const altered = Buffer.concat([Buffer.from(" "), Buffer.from(await identity.arrayBuffer())]);
+      const headers = new Headers(answer.headers);
+      headers.delete("content-encoding");
+      return new Response(altered, { status: 200, headers });
+    }, true);
+    const state = join(work, `coding-${coding}-state.json`);
+    const run = await runAgainst(base, keyFile, ["--state", state]);
+    const out = run.stdout.toString("utf8");
+    assert.is(run.code, 1, out);
+    assert.is(digestRow.exec(out)?.[1], "pass", "as fetched first, the bytes are right");
+    assert.match(
+      out,
+      new RegExp(
+        `^\\| manifest: digest of every file read as each coding serves it \\(identity, gzip, br\\) \\| FAIL \\| other bytes in one coding \\(a cache or proxy\\): /vaults\\.json \\(${coding}\\), /api/registry\\.v1\\.json \\(${coding}\\) \\|$`,
+        "m",
+      ),
+    );
+    assert.not.ok(existsSync(state), "nothing accepted");
+  }
 });
 
 test("a deploy in progress (B's files beside A's cached manifest) passes after fetching the manifest again past caches, and B is kept", async () => {

@@ -274,13 +274,17 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   );
 }
 
+/** The content codings a deployment serves, each of which a consumer may be answered in. */
+const CODINGS = ["identity", "gzip", "br"] as const;
+
 /**
  * The signed manifest of `version`, checked with the pinned keys: its signature, issuer and
  * version, rollback and equivocation against `options.state` of that version, freeze; then every
  * listed file it reads (all but the static export's types), against its SHA-256. On a mismatch (a
  * deploy in progress pairs a new file with an old manifest) the manifest is fetched again from the
  * same URL past caches, and every file read is checked against that one manifest, each that does
- * not match fetched again the same way, before it fails.
+ * not match fetched again the same way, before it fails. Then each file is read once more in every
+ * content coding, and each decoded body must match too.
  */
 async function manifestChecks(
   n: number,
@@ -369,8 +373,23 @@ async function manifestChecks(
       ? `right only past caches: consumers are served other bytes (a cache or proxy): ${stale.slice(0, 5).join(", ")}`
       : "",
   );
+  // Consumers ask in every coding a server offers: bytes altered in one alone must not pass.
+  const miscoded: string[] = [];
+  if (wrong.length === 0 && stale.length === 0) {
+    for (const p of bodies.keys()) {
+      for (const coding of CODINGS) {
+        const body = (await get(p, { "accept-encoding": coding }, "GET", DOCUMENT_BODY_CAP)).body;
+        if (!(await fileMatches(result.files, p, body))) miscoded.push(`${p} (${coding})`);
+      }
+    }
+    check(
+      `manifest: digest of every file read as each coding serves it (${CODINGS.join(", ")})`,
+      miscoded.length === 0,
+      miscoded.length > 0 ? `other bytes in one coding (a cache or proxy): ${miscoded.slice(0, 5).join(", ")}` : "",
+    );
+  }
   const sha256 = result.files[documentPath(n)]?.sha256;
-  if (wrong.length === 0 && stale.length === 0 && sha256 !== undefined) {
+  if (wrong.length === 0 && stale.length === 0 && miscoded.length === 0 && sha256 !== undefined) {
     const { seq, iat, filesSha256 } = result;
     options.onAccepted?.({ iss: expect, version: n, seq, iat, sha256, filesSha256 });
   }
