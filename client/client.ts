@@ -175,8 +175,9 @@ function baseOf(raw: string): string {
     // Said below.
   }
   if (
+    // A query or fragment, even an empty one, is in the text: the URL drops an empty one.
     url === undefined || !["http:", "https:"].includes(url.protocol) || url.username !== "" || url.password !== "" ||
-    url.search !== "" || url.hash !== "" || /[?#]/.test(raw)
+    /[?#]/.test(raw)
   ) {
     throw new SyncError(
       "sync: the base URL must be an http: or https: URL without a user name, password, query or fragment",

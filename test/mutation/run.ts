@@ -19,6 +19,10 @@ import { parseProcessArgs } from "../../node/common/args.ts";
 interface Group {
   readonly mutate: readonly string[];
   readonly tests: readonly string[];
+  /** fast-check's runs per property for each command in turn (default: 40, then 15). */
+  readonly runs?: readonly number[];
+  /** Variables set for every command (`NAME=value ...`). */
+  readonly env?: string;
 }
 
 /**
@@ -61,10 +65,25 @@ export const GROUPS: Readonly<Record<string, Group>> = {
     mutate: ["contract/version-policy.ts", "assembly/versions.ts", "assembly/openapi.ts", "assembly/prepare.ts"],
     tests: ["(http|contract|golden)\\.test\\.ts$", "(lambda|encoding)\\.test\\.ts$"],
   },
-  // Signing: the JWS, the manifest, and the consumer's checks of one (the client's checkManifest).
+  // Signing: the JWS, the manifest, the build's signing, and the consumer's checks of a manifest
+  // (client.ts's checkManifest, filesDigest and fileMatches). The units first, then the laws at few
+  // runs; a survivor meets the builds and the verify command, then the laws at full size.
   signing: {
-    mutate: ["assembly/jws.ts", "assembly/manifest.ts", "client/client.ts"],
-    tests: ["^signing-laws\\.test\\.ts$", "^(signing-build|signing-verify)\\.test\\.ts$"],
+    mutate: ["assembly/jws.ts", "assembly/manifest.ts", "node/builder/signing.ts", "client/client.ts:317-501"],
+    tests: [
+      "^(signing-units|signing-plan)\\.test\\.ts$",
+      "^signing-laws\\.test\\.ts$",
+      "^(signing-build|signing-verify)\\.test\\.ts$",
+      "^(signing-laws|openapi)\\.test\\.ts$",
+    ],
+    runs: [0, 10, 15, 150],
+  },
+  // Catch-up: the consumer kit's catchUp and sync, in process first; a survivor meets the kit against
+  // real builds served by their own Node servers (on Node alone: the other runtimes run the same code).
+  "catch-up": {
+    mutate: ["client/client.ts:1-316", "client/client.ts:502-529"],
+    tests: ["^sync\\.test\\.ts$", "^client\\.test\\.ts$"],
+    env: "CLIENT_NODE_ONLY=1",
   },
   feed: {
     mutate: ["feed/**/*.ts"],
@@ -123,11 +142,11 @@ for (const name of names) {
   const config = {
     ...base,
     mutate: group.mutate,
-    // The properties at 15 runs each: a mutant that survives the targeted tests waits for them, and
-    // most mutants they kill die in the first few runs.
     commandRunner: {
       command: group.tests.map((pattern, i) =>
-        `FC_RUNS=${i === 0 ? 40 : 15} node --import tsx node_modules/uvu/bin.js test "${pattern}" --bail`
+        `${group.env ?? ""} FC_RUNS=${
+          group.runs?.[i] ?? (i === 0 ? 40 : 15)
+        } node --import tsx node_modules/uvu/bin.js test "${pattern}" --bail`
       ).join(" && "),
     },
     incremental: true,

@@ -1,0 +1,285 @@
+/**
+ * The consumer kit's `catchUp` and `sync` (client/client.ts) in this process, fast (the catch-up
+ * mutation group runs this file first): the history sequence (`fixtures/history/`) built in memory
+ * and served by a small server of this process, which answers the feed conditionally and counts
+ * requests; every kind a run can give, with its request count and the copy's exact bytes; then
+ * `sync`'s bounds and every message it says, in one line, naming the request by host and path.
+ * The same kit on Deno, Bun and workerd against real builds is client.test.ts.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { catchUp, type ChangeFeed, sync, SyncError, type SyncResult } from "../client/client.ts";
+import { strongEtag } from "../http/responses.ts";
+import { historySteps } from "./cases.ts";
+import { buildStep, type Built } from "./feed-history.ts";
+type JsonObject = Record<string, unknown>;
+
+const FEED = "/api/registry.v1.changes.json";
+const DOCUMENT = "/api/registry.v1.json";
+
+/** The history, each step built on the one before, in memory. */
+const history: Built[] = [];
+for (const step of historySteps) {
+  const raw = JSON.parse(readFileSync(step.fixture, "utf8")) as JsonObject;
+  history.push(await buildStep(raw, step.builtAt, history.at(-1) ?? null));
+}
+
+const servers: Server[] = [];
+test.after(async () => {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  }
+});
+
+/** A server of this process answering every request with `answer`, at a free port on 127.0.0.1. */
+async function localServer(answer: RequestListener): Promise<{ origin: string; host: string }> {
+  const server = createServer(answer);
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, host: new URL(origin).host };
+}
+
+/**
+ * A deployment serving `state.built`: the feed with its ETag, 304 when If-None-Match names it, and
+ * the document; 404 for anything else. `state.asked` counts its requests.
+ */
+async function deployment(state: { built: Built; asked: string[] }): Promise<string> {
+  const { origin } = await localServer(async (req, res) => {
+    state.asked.push(`${req.url}${req.headers["if-none-match"] === undefined ? "" : " conditional"}`);
+    const { feedBytes, documentBytes } = state.built;
+    if (req.url === FEED) {
+      const etag = await strongEtag(feedBytes);
+      if (req.headers["if-none-match"] === etag) res.writeHead(304, { etag }).end();
+      else res.writeHead(200, { etag, "content-type": "application/feed+json" }).end(feedBytes);
+    } else if (req.url === DOCUMENT) res.writeHead(200, { "content-type": "application/json" }).end(documentBytes);
+    else res.writeHead(404).end();
+  });
+  return origin;
+}
+
+/** A run's kind, why, request count and feed ETag, and whether its bytes are `expected` exactly. */
+function shape(result: SyncResult, expected: Uint8Array) {
+  const bytes = "bytes" in result ? result.bytes : undefined;
+  return {
+    kind: result.kind,
+    why: "why" in result ? result.why : undefined,
+    requests: result.requests,
+    same: bytes === undefined ? undefined : Buffer.from(bytes).equals(Buffer.from(expected)),
+  };
+}
+
+test("across the history: no copy fetches; each later build is caught up from the feed alone, to the served bytes; a second run is one 304", async () => {
+  const state = { built: history[0] as Built, asked: [] as string[] };
+  const origin = await deployment(state);
+  let copy: Uint8Array | undefined;
+  let feedEtag: string | null = null;
+  for (const [i, built] of history.entries()) {
+    state.built = built;
+    state.asked.length = 0;
+    const got = await sync(`${origin}/`, copy, feedEtag === null ? {} : { feedEtag });
+    const expected = i === 0
+      ? { kind: "fetched", why: "no copy", requests: 2, same: true }
+      : { kind: "updated", why: undefined, requests: 1, same: true };
+    assert.equal(shape(got, built.documentBytes), expected, historySteps[i]!.name);
+    assert.equal(state.asked, i === 0 ? [FEED, DOCUMENT] : [`${FEED} conditional`]);
+    assert.is(got.feedEtag, await strongEtag(built.feedBytes));
+    if (got.kind === "updated" || got.kind === "fetched") {
+      assert.equal(got.document, JSON.parse(new TextDecoder().decode(built.documentBytes)));
+      copy = got.bytes;
+    }
+    feedEtag = got.feedEtag;
+    const again = await sync(origin, copy, { feedEtag: feedEtag as string });
+    assert.equal(again, { kind: "unchanged", feedEtag, requests: 1 }, `${historySteps[i]!.name}, again`);
+  }
+  // The first build's copy, as text, catches up across every item at once.
+  const first = new TextDecoder().decode(history[0]!.documentBytes);
+  assert.equal(shape(await sync(origin, first), history.at(-1)!.documentBytes), {
+    kind: "updated",
+    why: undefined,
+    requests: 1,
+    same: true,
+  });
+  // The feed's ETag without a copy is not a condition: the document is fetched.
+  assert.equal(shape(await sync(origin, undefined, { feedEtag: feedEtag as string }), history.at(-1)!.documentBytes), {
+    kind: "fetched",
+    why: "no copy",
+    requests: 2,
+    same: true,
+  });
+});
+
+test("a copy newer than the feed waits; a copy the feed does not lead from, or no document, is fetched again", async () => {
+  const state = { built: history[1] as Built, asked: [] as string[] };
+  const origin = await deployment(state);
+  const newer = history.at(-1)!.documentBytes;
+  const waited = await sync(origin, newer);
+  assert.equal(waited, { kind: "wait", feedEtag: await strongEtag(history[1]!.feedBytes), requests: 1 });
+  for (
+    const [copy, why] of [["{ not a document", "unknown"], [JSON.stringify({ built_at: "2026-01-01" }), "unknown"]]
+  ) {
+    assert.equal(shape(await sync(origin, copy), history[1]!.documentBytes), {
+      kind: "fetched",
+      why,
+      requests: 2,
+      same: true,
+    });
+  }
+  // A restarted history: the same bytes as a copy of another chain lead from no item.
+  const raw = JSON.parse(readFileSync(historySteps[1]!.fixture, "utf8")) as JsonObject;
+  const restarted = await buildStep(raw, "2026-12-28T12:00:00Z", null);
+  state.built = restarted;
+  assert.equal(shape(await sync(origin, history[1]!.documentBytes), restarted.documentBytes), {
+    kind: "fetched",
+    why: "unknown",
+    requests: 2,
+    same: true,
+  });
+});
+
+test("catchUp: a copy that is no document refetches; a feed that is none throws; an item that does not lead to its document refetches", async () => {
+  const copy = history[0]!.documentBytes;
+  const feed = JSON.parse(new TextDecoder().decode(history[1]!.feedBytes)) as ChangeFeed;
+  const next = await catchUp(copy, feed);
+  assert.is(next.kind, "updated");
+  assert.ok(next.kind === "updated" && Buffer.from(next.bytes).equals(Buffer.from(history[1]!.documentBytes)));
+  assert.equal(await catchUp(new TextDecoder().decode(copy), feed), next, "the copy as text or as bytes");
+  assert.equal(await catchUp(history[1]!.documentBytes, feed), { kind: "current" });
+  assert.equal(await catchUp("{ not json", feed), { kind: "refetch", why: "unknown" });
+  assert.equal(await catchUp(new Uint8Array([0xff, 0xfe]), feed), { kind: "refetch", why: "unknown" });
+  for (
+    const document of [[], { built_at: 1, vaults: [], edges: [] }, { built_at: "x", vaults: [{}], edges: [] }, {
+      built_at: "x",
+      vaults: [],
+      edges: [{ source: "a", target: "b" }],
+    }, { built_at: "x", vaults: {}, edges: [] }]
+  ) assert.equal(await catchUp(JSON.stringify(document), feed), { kind: "refetch", why: "unknown" });
+  for (const bad of [null, {}, { items: [{}] }, { items: "x" }, { items: [{ _registry: { from: null } }] }]) {
+    try {
+      await catchUp(copy, bad as unknown as ChangeFeed);
+      assert.unreachable("a feed that is none");
+    } catch (error: unknown) {
+      assert.instance(error, TypeError);
+      assert.match((error as Error).message, /^catchUp: the feed is not a registry change feed/);
+    }
+  }
+  // An item whose rows were altered leads elsewhere than the document it names: refetch.
+  const tampered = structuredClone(feed) as unknown as { items: { _registry: { vaults: { upsert: JsonObject[] } } }[] };
+  tampered.items[0]!._registry.vaults.upsert[0]!["display_name"] += " (altered)";
+  assert.equal(await catchUp(copy, tampered as unknown as ChangeFeed), { kind: "refetch", why: "broken" });
+});
+
+/** The one-line SyncError `run` throws. */
+async function failure(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+  } catch (error: unknown) {
+    assert.instance(error, SyncError);
+    const message = (error as Error).message;
+    assert.not.match(message, /\n/, "one line");
+    return message;
+  }
+  return assert.unreachable("expected a SyncError") as never;
+}
+
+test("sync's bounds: redirects within the origin only, at most a few; nothing a server sent quoted with its user, query or fragment; a timeout; a body cap; every status", async () => {
+  let loops = 0;
+  const { origin, host } = await localServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const [, kind] = /^\/([a-z0-9-]+)\//.exec(path) ?? [];
+    if (kind === "away") {
+      res.writeHead(302, { location: "http://user:secret@other.example/feed.json?token=abc#frag" }).end();
+    } else if (kind === "hop") res.writeHead(307, { location: `/away${FEED}?q=1` }).end();
+    else if (kind === "loop") {
+      loops++;
+      res.writeHead(301, { location: `/loop${FEED}#x` }).end();
+    } else if (kind === "nowhere") res.writeHead(303).end();
+    else if (kind === "slow") res.writeHead(200).write("{");
+    else if (kind === "big") {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      for (let i = 0; i < 65; i++) res.write(chunk);
+      res.end();
+    } else if (kind === "declared") res.writeHead(200, { "content-length": String(5 * 1024 * 1024) }).end();
+    else if (kind === "down") res.writeHead(503).end();
+    else if (kind === "moved" && path.endsWith(FEED)) res.writeHead(200).end(history[0]!.feedBytes);
+    else if (kind === "moved") res.writeHead(200).end('{"built_at": 1}');
+    else if (kind === "exact") {
+      res.writeHead(200, { "content-length": String(4 * 1024 * 1024) }).end(" ".repeat(4 * 1024 * 1024));
+    } else res.writeHead(200).end('{"items": "none"}');
+  });
+  const at = (kind: string, path = FEED) => `GET ${host}/${kind}${path}`;
+  const away = await failure(() => sync(`${origin}/away`));
+  assert.is(away, `${at("away")}: HTTP 302, a redirect to another origin (other.example/feed.json): not followed`);
+  assert.is(await failure(() => sync(`${origin}/hop`)), away, "followed within the origin, then refused");
+  assert.is(await failure(() => sync(`${origin}/loop`)), `${at("loop")}: more than 5 redirects`);
+  assert.is(loops, 6, "the first request and five redirects followed");
+  assert.is(
+    await failure(() => sync(`${origin}/nowhere`)),
+    `${at("nowhere")}: HTTP 303, a redirect to an address it does not show: not followed`,
+  );
+  assert.is(
+    await failure(() => sync(`${origin}/slow`, undefined, { timeoutMs: 300 })),
+    `${at("slow")}: no complete answer within 0.3 s`,
+  );
+  const controller = new AbortController();
+  controller.abort();
+  assert.is(
+    await failure(() => sync(`${origin}/slow`, undefined, { signal: controller.signal })),
+    `${at("slow")}: aborted`,
+  );
+  assert.is(
+    await failure(() => sync(`${origin}/big`)),
+    `${at("big")}: the body is over 4 MiB; the client reads at most 4 MiB`,
+  );
+  assert.is(
+    await failure(() => sync(`${origin}/declared`)),
+    `${at("declared")}: the body is 5 MiB; the client reads at most 4 MiB`,
+  );
+  assert.is(
+    await failure(() => sync(`${origin}/exact`)),
+    `${at("exact")}: not a registry change feed (JSON Feed 1.1 with _registry items)`,
+  );
+  assert.is(await failure(() => sync(`${origin}/down`)), `${at("down")}: HTTP 503, expected 200`);
+  assert.is(
+    await failure(() => sync(`${origin}/down`, "{}", { feedEtag: '"x"' })),
+    `${at("down")}: HTTP 503, expected 200 or 304`,
+  );
+  assert.is(
+    await failure(() => sync(`${origin}/other`)),
+    `${at("other")}: not a registry change feed (JSON Feed 1.1 with _registry items)`,
+  );
+  assert.is(
+    await failure(() => sync(`${origin}/moved`)),
+    `${at("moved", DOCUMENT)}: not a registry document (a JSON object with built_at, vaults and edges)`,
+  );
+  const closed = await localServer(() => {});
+  servers.pop()!.close();
+  assert.match(
+    await failure(() => sync(closed.origin)),
+    new RegExp(`^GET ${closed.host}${FEED}: no answer \\(ECONNREFUSED\\)$`),
+  );
+  for (
+    const base of [
+      "http://user@registry.example",
+      "http://:secret@registry.example",
+      `${origin}/?token=abc`,
+      `${origin}/#frag`,
+      `${origin}/?`,
+      "ftp://registry.example",
+      "x",
+    ]
+  ) {
+    assert.is(
+      await failure(() => sync(base)),
+      "sync: the base URL must be an http: or https: URL without a user name, password, query or fragment",
+      base,
+    );
+  }
+});
+
+test.run();
