@@ -1,9 +1,12 @@
 // The build's floor: what any build must do at least, in the same Node and without a loader.
 // Reads and parses the source, then pretty-prints JSON of its vaults (their public keys, as the
 // source has them) each with two added string fields, as a row adds url and markdown_url; the
-// internal keys are left out, as the document leaves them out. Args: <source.json>. Plain
+// internal keys are left out, as the document leaves them out. Args: <source.json> [--compressed]:
+// with --compressed, the static export's floor, which also compresses that text once with gzip 6 and
+// once with brotli 5, one after the other (the settings the build uses for a body that large). Plain
 // JavaScript on purpose: a TypeScript loader's start-up would inflate the floor.
 import { readFileSync } from "node:fs";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 const source = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const base = "https://registry.example.org";
@@ -18,4 +21,11 @@ const vaults = source.vaults.map((v) => ({
   markdown_url: `${base}/vaults/${v.vault_slug}.md`,
   last_synced: v.last_synced ?? null,
 }));
-process.stdout.write(`${JSON.stringify(vaults, null, 2)}\n`);
+const text = Buffer.from(`${JSON.stringify(vaults, null, 2)}\n`);
+if (process.argv[3] === "--compressed") {
+  const gz = gzipSync(text, { level: 6 });
+  const br = brotliCompressSync(text, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+  });
+  process.stdout.write(`${text.length} ${gz.length} ${br.length}\n`);
+} else process.stdout.write(text);
