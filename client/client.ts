@@ -229,7 +229,6 @@ async function get(
           throw fail(`HTTP ${res.status}, a redirect to another origin (${sentUrl(location, at)}): not followed`);
         }
         if (hops >= MAX_REDIRECTS) throw fail(`more than ${MAX_REDIRECTS} redirects`);
-        to.hash = "";
         at = to.href;
         continue;
       }
@@ -237,7 +236,8 @@ async function get(
         await res.body?.cancel().catch(() => {});
         throw fail(`HTTP ${res.status}, expected 200${conditional ? " or 304" : ""}`);
       }
-      const body = res.status === 304 ? new Uint8Array() : await readCapped(res, cap, fail);
+      // A 304 has no body: read, it is empty.
+      const body = await readCapped(res, cap, fail);
       return { status: res.status, etag: res.headers.get("etag"), body, shown };
     } catch (error: unknown) {
       if (error instanceof SyncError) throw error;
@@ -309,10 +309,10 @@ function parse(bytes: Uint8Array): unknown {
 
 /** The document in `bytes` as far as catching up reads it (`built_at`, `vaults`, `edges`), or undefined. */
 function parseDocument(bytes: Uint8Array): Registry | undefined {
-  const value = parse(bytes) as { built_at?: unknown; vaults?: unknown; edges?: unknown } | undefined;
-  const ok = typeof value === "object" && value !== null && !Array.isArray(value) &&
-    typeof value.built_at === "string" && isArrayOf(value.vaults, isRow) && isArrayOf(value.edges, isEdge);
-  return ok ? value as Registry : undefined;
+  const value = parse(bytes);
+  const ok = isObject(value) && typeof value["built_at"] === "string" && isArrayOf(value["vaults"], isRow) &&
+    isArrayOf(value["edges"], isEdge);
+  return ok ? value as unknown as Registry : undefined;
 }
 
 /** What a consumer expects of a manifest, and what it accepted last for this (`iss`, `version`). */

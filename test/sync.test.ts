@@ -6,9 +6,11 @@
  * `sync`'s bounds and every message it says, in one line, naming the request by host and path.
  * The same kit on Deno, Bun and workerd against real builds is client.test.ts.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { catchUp, type ChangeFeed, sync, SyncError, type SyncResult } from "../client/client.ts";
@@ -48,9 +50,10 @@ async function localServer(answer: RequestListener): Promise<{ origin: string; h
  * A deployment serving `state.built`: the feed with its ETag, 304 when If-None-Match names it, and
  * the document; 404 for anything else. `state.asked` counts its requests.
  */
-async function deployment(state: { built: Built; asked: string[] }): Promise<string> {
+async function deployment(state: { built: Built; asked: string[]; accepted?: string[] }): Promise<string> {
   const { origin } = await localServer(async (req, res) => {
     state.asked.push(`${req.url}${req.headers["if-none-match"] === undefined ? "" : " conditional"}`);
+    state.accepted?.push(`${req.url} ${req.headers["accept"]}`);
     const { feedBytes, documentBytes } = state.built;
     if (req.url === FEED) {
       const etag = await strongEtag(feedBytes);
@@ -74,7 +77,7 @@ function shape(result: SyncResult, expected: Uint8Array) {
 }
 
 test("across the history: no copy fetches; each later build is caught up from the feed alone, to the served bytes; a second run is one 304", async () => {
-  const state = { built: history[0] as Built, asked: [] as string[] };
+  const state = { built: history[0] as Built, asked: [] as string[], accepted: [] as string[] };
   const origin = await deployment(state);
   let copy: Uint8Array | undefined;
   let feedEtag: string | null = null;
@@ -87,13 +90,21 @@ test("across the history: no copy fetches; each later build is caught up from th
       : { kind: "updated", why: undefined, requests: 1, same: true };
     assert.equal(shape(got, built.documentBytes), expected, historySteps[i]!.name);
     assert.equal(state.asked, i === 0 ? [FEED, DOCUMENT] : [`${FEED} conditional`]);
+    if (i === 0) {
+      assert.equal(
+        state.accepted,
+        [`${FEED} application/feed+json`, `${DOCUMENT} application/json`],
+        "what each asks for",
+      );
+    }
     assert.is(got.feedEtag, await strongEtag(built.feedBytes));
     if (got.kind === "updated" || got.kind === "fetched") {
       assert.equal(got.document, JSON.parse(new TextDecoder().decode(built.documentBytes)));
       copy = got.bytes;
     }
     feedEtag = got.feedEtag;
-    const again = await sync(origin, copy, { feedEtag: feedEtag as string });
+    // Slashes at the end of the base are one.
+    const again = await sync(`${origin}//`, copy, { feedEtag: feedEtag as string });
     assert.equal(again, { kind: "unchanged", feedEtag, requests: 1 }, `${historySteps[i]!.name}, again`);
   }
   // The first build's copy, as text, catches up across every item at once.
@@ -119,6 +130,7 @@ test("a copy newer than the feed waits; a copy the feed does not lead from, or n
   const newer = history.at(-1)!.documentBytes;
   const waited = await sync(origin, newer);
   assert.equal(waited, { kind: "wait", feedEtag: await strongEtag(history[1]!.feedBytes), requests: 1 });
+  assert.equal(state.asked, [FEED], "a copy without the feed's ETag asks unconditionally");
   for (
     const [copy, why] of [["{ not a document", "unknown"], [JSON.stringify({ built_at: "2026-01-01" }), "unknown"]]
   ) {
@@ -167,6 +179,62 @@ test("catchUp: a copy that is no document refetches; a feed that is none throws;
       assert.match((error as Error).message, /^catchUp: the feed is not a registry change feed/);
     }
   }
+  // A copy with a byte that is not UTF-8 inside a string is no document, whatever a lenient decoder makes of it.
+  const text = new TextDecoder().decode(copy);
+  const at = text.indexOf('"built_at": "') + 13;
+  const invalid = new Uint8Array([
+    ...new TextEncoder().encode(text.slice(0, at)),
+    0xff,
+    ...new TextEncoder().encode(text.slice(at)),
+  ]);
+  assert.equal(await catchUp(invalid, feed), { kind: "refetch", why: "unknown" });
+  assert.equal(await catchUp("null", feed), { kind: "refetch", why: "unknown" });
+  // Each member of an item the rule reads has its shape; one item out of shape makes the feed none.
+  const item = feed.items[0]!._registry as unknown as Record<string, unknown>;
+  const withChange = (change: Record<string, unknown>) => ({
+    ...feed,
+    items: [{ ...feed.items[0], _registry: change }, ...feed.items.slice(1)],
+  });
+  const misshapen: Record<string, unknown>[] = [
+    { ...item, from: "x" },
+    { ...item, from: { built_at: 1, etag: "e" } },
+    { ...item, to: null },
+    { ...item, to: { built_at: "b" } },
+    { ...item, resync: "no" },
+    { ...item, vaults: [] },
+    { ...item, vaults: { upsert: [{}], remove: [] } },
+    { ...item, vaults: { upsert: [], remove: [1] } },
+    { ...item, vaults: { upsert: [] } },
+    { ...item, edges: null },
+    { ...item, edges: { add: [{ source: "a", target: "b" }], remove: [], remove_touching: [] } },
+    { ...item, edges: { add: [{ source: "a", type: "t" }], remove: [], remove_touching: [] } },
+    { ...item, edges: { add: [{ target: "b", type: "t" }], remove: [], remove_touching: [] } },
+    { ...item, edges: { add: [], remove: [{ source: "a" }], remove_touching: [] } },
+    { ...item, edges: { add: [], remove: [], remove_touching: [7] } },
+    { ...item, envelope: [] },
+  ];
+  for (const change of misshapen) {
+    try {
+      await catchUp(copy, withChange(change) as unknown as ChangeFeed);
+      assert.unreachable(JSON.stringify(change).slice(0, 200));
+    } catch (error: unknown) {
+      assert.instance(error, TypeError, JSON.stringify(change).slice(0, 200));
+      assert.match((error as Error).message, /^catchUp: the feed is not a registry change feed/);
+    }
+  }
+  const { envelope: _envelope, ...withoutEnvelope } = item;
+  assert.is(
+    (await catchUp(copy, withChange(withoutEnvelope) as unknown as ChangeFeed)).kind,
+    "refetch",
+    "no envelope is a shape",
+  );
+  // An envelope nested past the stack is no document a build wrote: refetch, never a RangeError.
+  let deep: Record<string, unknown> = {};
+  for (let i = 0; i < 200_000; i++) deep = { d: deep };
+  assert.equal(await catchUp(copy, withChange({ ...item, envelope: deep }) as unknown as ChangeFeed), {
+    kind: "refetch",
+    why: "broken",
+  });
   // An item whose rows were altered leads elsewhere than the document it names: refetch.
   const tampered = structuredClone(feed) as unknown as { items: { _registry: { vaults: { upsert: JsonObject[] } } }[] };
   tampered.items[0]!._registry.vaults.upsert[0]!["display_name"] += " (altered)";
@@ -188,6 +256,7 @@ async function failure(run: () => Promise<unknown>): Promise<string> {
 
 test("sync's bounds: redirects within the origin only, at most a few; nothing a server sent quoted with its user, query or fragment; a timeout; a body cap; every status", async () => {
   let loops = 0;
+  let hanging = 0;
   const { origin, host } = await localServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const [, kind] = /^\/([a-z0-9-]+)\//.exec(path) ?? [];
@@ -206,7 +275,18 @@ test("sync's bounds: redirects within the origin only, at most a few; nothing a 
       res.end();
     } else if (kind === "declared") res.writeHead(200, { "content-length": String(5 * 1024 * 1024) }).end();
     else if (kind === "down") res.writeHead(503).end();
-    else if (kind === "moved" && path.endsWith(FEED)) res.writeHead(200).end(history[0]!.feedBytes);
+    else if (kind === "stale") res.writeHead(304).end();
+    else if (kind === "renamed") res.writeHead(304, { etag: '"renamed"' }).end();
+    else if (kind === "doc304" && path.endsWith(FEED)) res.writeHead(200).end(history[0]!.feedBytes);
+    else if (kind === "doc304") res.writeHead(304).end();
+    else if (kind === "encoded") {
+      // gzip of bytes that do not compress: the coded body is over the cap, the decoded one is not.
+      const body = gzipSync(randomBytes(4 * 1024 * 1024 - 100), { level: 1 });
+      res.writeHead(200, { "content-encoding": "gzip", "content-length": String(body.length) }).end(body);
+    } else if (kind === "hang") {
+      hanging++;
+      res.writeHead(200).write("{");
+    } else if (kind === "moved" && path.endsWith(FEED)) res.writeHead(200).end(history[0]!.feedBytes);
     else if (kind === "moved") res.writeHead(200).end('{"built_at": 1}');
     else if (kind === "exact") {
       res.writeHead(200, { "content-length": String(4 * 1024 * 1024) }).end(" ".repeat(4 * 1024 * 1024));
@@ -229,8 +309,39 @@ test("sync's bounds: redirects within the origin only, at most a few; nothing a 
   const controller = new AbortController();
   controller.abort();
   assert.is(
-    await failure(() => sync(`${origin}/slow`, undefined, { signal: controller.signal })),
-    `${at("slow")}: aborted`,
+    await failure(() => sync(`${origin}/hang`, undefined, { signal: controller.signal })),
+    `${at("hang")}: aborted`,
+  );
+  assert.is(hanging, 0, "an aborted signal sends nothing");
+  // Aborted mid-answer: it ends at once (five seconds is the bound of this wait, not a measure).
+  const midway = new AbortController();
+  const run = failure(() => sync(`${origin}/hang`, undefined, { signal: midway.signal, timeoutMs: 60_000 }));
+  for (let waited = 0; hanging === 0 && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+  midway.abort();
+  const ended = await Promise.race([run, new Promise((r) => setTimeout(() => r("still waiting"), 5_000))]);
+  assert.is(ended, `${at("hang")}: aborted`);
+  // A 304 the run did not ask for is not an answer; one it asked for keeps the feed's ETag, or the one sent.
+  assert.is(await failure(() => sync(`${origin}/stale`)), `${at("stale")}: HTTP 304, expected 200`);
+  assert.is(await failure(() => sync(`${origin}/doc304`)), `${at("doc304", DOCUMENT)}: HTTP 304, expected 200`);
+  assert.equal(await sync(`${origin}/stale`, "{}", { feedEtag: '"kept"' }), {
+    kind: "unchanged",
+    feedEtag: '"kept"',
+    requests: 1,
+  });
+  assert.equal(await sync(`${origin}/renamed`, "{}", { feedEtag: '"kept"' }), {
+    kind: "unchanged",
+    feedEtag: '"renamed"',
+    requests: 1,
+  });
+  assert.is(
+    await failure(() => sync(`${origin}/encoded`)),
+    `${at("encoded")}: not a registry change feed (JSON Feed 1.1 with _registry items)`,
+    "a coded body is capped as decoded",
+  );
+  // A request fetch refuses to send: its own message, first line only, any URL in it not quoted.
+  assert.is(
+    await failure(() => sync(`${origin}/other`, "{}", { feedEtag: "a\u0000http://user:secret@x.example/?t=1" })),
+    `${at("other")}: no answer (Headers.append: "a\u0000a URL is an invalid header value.)`,
   );
   assert.is(
     await failure(() => sync(`${origin}/big`)),
@@ -263,6 +374,8 @@ test("sync's bounds: redirects within the origin only, at most a few; nothing a 
     await failure(() => sync(closed.origin)),
     new RegExp(`^GET ${closed.host}${FEED}: no answer \\(ECONNREFUSED\\)$`),
   );
+  // https is a scheme sync takes.
+  assert.is(await failure(() => sync(`https://${closed.host}`)), `GET ${closed.host}${FEED}: no answer (ECONNREFUSED)`);
   for (
     const base of [
       "http://user@registry.example",
