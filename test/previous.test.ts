@@ -58,6 +58,37 @@ test("without --previous: one item, a snapshot (from null) whose lists are empty
   assert.equal(feed.items[0]!._registry.edges, { add: [], remove: [], remove_touching: [] });
 });
 
+test("a deployment built before snapshots listed nothing: its snapshot, listing every row and edge, is carried with its lists emptied; one that lists another row or says another class is refused", async () => {
+  const old = join(work, "old-snapshot");
+  cpSync(first, old, { recursive: true });
+  const document = JSON.parse(readFileSync(join(old, "static/api/registry.v1.json"), "utf8")) as {
+    vaults: Record<string, unknown>[];
+    edges: unknown[];
+  };
+  const feed = feedOf(old);
+  const snapshotOf = (edit: (lists: Lists) => void, cls = "data") => {
+    const written = structuredClone(feed);
+    const change = written.items[0]!._registry as unknown as Lists & { class: string };
+    change.vaults.upsert = [...document.vaults];
+    change.edges.add = [...document.edges];
+    change.class = cls;
+    edit(change);
+    writeFileSync(join(old, FEED), `${JSON.stringify(written, null, 2)}\n`);
+  };
+  snapshotOf(() => {});
+  const next = join(work, "old-snapshot-next");
+  const made = await build(next, 1, ["--previous", old]);
+  assert.is(made.code, 0, made.stderr);
+  const carried = feedOf(next).items.at(-1)!._registry;
+  assert.is(carried.from, null);
+  assert.equal(listsOf(carried), EMPTY, "carried, its lists emptied");
+  snapshotOf((lists) => lists.vaults.upsert[0] = { ...document.vaults[0], note: "PLANTED note" });
+  const planted = await refused(old, /items(\[0\]\._registry: not what a build writes|: replayed onto the document)/);
+  assert.not.ok(planted.includes("PLANTED"));
+  snapshotOf(() => {}, "breaking");
+  await refused(old, /items\[0\]\._registry: not what a build writes beside its document/);
+});
+
 test("--previous FOLDER: a changed source adds one item naming the vault; an equal rebuild at a later SOURCE_DATE_EPOCH adds one with empty lists; the same folder may be --out and --previous", async () => {
   const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as {
     vaults: { display_name: string; note?: string | null }[];

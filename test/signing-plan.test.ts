@@ -224,28 +224,37 @@ test("signStaged: no plan signs nothing; the clock, seq and iat rules at their e
   );
   assert.is(await refusal(served, plan(T0 + 7200 - 300)), "signed", "5 minutes ahead of the clock");
   const sha = (await fileEntry(served.routes.get(documentPath(1))!.identity.body)).sha256;
-  const before = (seq: number, iat: number, documentSha256: string | undefined = sha) =>
+  const before = (seq: number, iat: number, documentSha256: string | undefined) =>
     new Map([[1, { where: "THE-MANIFEST", seq, iat, documentSha256 }]]);
   const later = `v1: a new document whose built_at (2026-11-21T14:00:00Z, seq ${
     T0 + 7200
   }) is not later than the previous manifest's seq`;
   assert.is(
-    await refusal(served, plan(T0 + 9000, before(T0 + 7201, 0))),
+    await refusal(served, plan(T0 + 9000, before(T0 + 7201, 0, sha))),
     `${later} (${T0 + 7201}, THE-MANIFEST): build at a later time`,
   );
   assert.is(
     await refusal(served, plan(T0 + 9000, before(T0 + 7200, 0, "0".repeat(64)))),
     `${later} (${T0 + 7200}, THE-MANIFEST): build at a later time`,
   );
-  assert.is(await refusal(served, plan(T0 + 9000, before(T0 + 7200, 0))), "signed", "a re-sign of the same document");
-  assert.is(await refusal(served, plan(T0 + 9000, before(T0 + 7199, 0, undefined))), "signed");
   assert.is(
-    await refusal(served, plan(T0 + 9000, before(T0, T0 + 9001))),
+    await refusal(served, plan(T0 + 9000, before(T0 + 7200, 0, sha))),
+    "signed",
+    "a re-sign of the same document",
+  );
+  assert.is(await refusal(served, plan(T0 + 9000, before(T0 + 7199, 0, undefined))), "signed", "an earlier seq");
+  assert.is(
+    await refusal(served, plan(T0 + 9000, before(T0 + 7200, 0, undefined))),
+    `${later} (${T0 + 7200}, THE-MANIFEST): build at a later time`,
+    "the same seq, and a previous manifest that lists no document",
+  );
+  assert.is(
+    await refusal(served, plan(T0 + 9000, before(T0, T0 + 9001, sha))),
     `v1: this machine's clock is before the previous manifest's iat (${
       T0 + 9001
     }): consumers would take the new signature for a rollback`,
   );
-  assert.is(await refusal(served, plan(T0 + 9000, before(T0, T0 + 9000))), "signed");
+  assert.is(await refusal(served, plan(T0 + 9000, before(T0, T0 + 9000, sha))), "signed");
   // What it writes: the manifest and the key set under the base path, and their _headers blocks.
   const dir = join(work, "written");
   mkdirSync(dir);

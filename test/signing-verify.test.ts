@@ -198,15 +198,20 @@ test("a proxy that serves altered documents to every request but one past caches
   assert.not.ok(existsSync(state), "nothing accepted");
 });
 
-test("a proxy that alters the documents in one content coding alone: verify fails on that coding and keeps no state", async () => {
+test("a proxy that alters the documents for one way of asking alone (a coding, an Accept header, a stale revalidation): verify fails naming it and keeps no state", async () => {
   const { a, keyFile } = await twoBuilds;
-  for (const coding of ["identity", "br"]) {
+  const ways: [string, (request: Request) => boolean][] = [
+    ["identity", (r) => r.headers.get("accept-encoding") === "identity"],
+    ["br", (r) => r.headers.get("accept-encoding") === "br"],
+    ["a browser's codings", (r) => r.headers.get("accept-encoding")?.includes("zstd") === true],
+    ["Accept: application/json", (r) => r.headers.get("accept") === "application/json"],
+    ["a stale If-None-Match", (r) => r.headers.get("if-none-match") === '"00000000000000000000000000000000"'],
+  ];
+  for (const [how, matches] of ways) {
     const { base } = await proxy(async (request) => {
       const answer = await a(request);
       const path = new URL(request.url).pathname;
-      if (request.headers.get("accept-encoding") !== coding || !DOCUMENTS.includes(path) || answer.status !== 200) {
-        return answer;
-      }
+      if (!matches(request) || !DOCUMENTS.includes(path) || answer.status !== 200) return answer;
       // The identity bytes with a space before them, still JSON, sent without a coding.
       const identity = await a(new Request(request.url));
       const altered = Buffer.concat([Buffer.from(" "), Buffer.from(await identity.arrayBuffer())]);
@@ -214,17 +219,18 @@ test("a proxy that alters the documents in one content coding alone: verify fail
       headers.delete("content-encoding");
       return new Response(altered, { status: 200, headers });
     }, true);
-    const state = join(work, `coding-${coding}-state.json`);
+    const state = join(work, `asked-${how.replace(/\W+/g, "-")}-state.json`);
     const run = await runAgainst(base, keyFile, ["--state", state]);
     const out = run.stdout.toString("utf8");
     assert.is(run.code, 1, out);
     assert.is(digestRow.exec(out)?.[1], "pass", "as fetched first, the bytes are right");
-    assert.match(
+    const row =
+      /^\| manifest: digest of every file read as consumers ask for it \(each coding, Accept, a stale If-None-Match\) \| FAIL \| (.*) \|$/m
+        .exec(out);
+    assert.is(
+      row?.[1],
+      `other bytes when asked so (a cache or proxy): /vaults.json (${how}), /api/registry.v1.json (${how})`,
       out,
-      new RegExp(
-        `^\\| manifest: digest of every file read as each coding serves it \\(identity, gzip, br\\) \\| FAIL \\| other bytes in one coding \\(a cache or proxy\\): /vaults\\.json \\(${coding}\\), /api/registry\\.v1\\.json \\(${coding}\\) \\|$`,
-        "m",
-      ),
     );
     assert.not.ok(existsSync(state), "nothing accepted");
   }

@@ -247,10 +247,15 @@ export async function checkPrevious(
   // a build wrote. A removal of a slug the document does not hold is not caught here: it changes
   // nothing, and looks like a real one; a signed build's manifest (signing.ts) is what refuses it.
   const rows = new Map(registry.vaults.map((row) => [row.vault_slug, row]));
-  const unwritten = changeFeed.items.findIndex((item, i) =>
-    JSON.stringify(rewrite(item._registry, rows, i === 0 ? snapshot.envelope : undefined)) !==
-      JSON.stringify(item._registry)
-  );
+  const unwritten = changeFeed.items.findIndex(({ _registry: change }, i) => {
+    const envelope = i === 0 ? snapshot.envelope : undefined;
+    if (change.from !== null) return JSON.stringify(rewrite(change, rows, envelope)) !== JSON.stringify(change);
+    // A snapshot is of class data. One written before snapshots listed nothing may still list rows
+    // (its next rewrite empties them): those are checked as any item's are.
+    const listed = { ...rewrite({ ...change, from: change.to }, rows, envelope), from: null };
+    return change.class !== "data" ||
+      ![JSON.stringify(rewrite(change, rows, envelope)), JSON.stringify(listed)].includes(JSON.stringify(change));
+  });
   if (unwritten !== -1) {
     return {
       error: problem(
