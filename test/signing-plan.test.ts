@@ -6,6 +6,8 @@
  * their edges, and what it writes beside the export; `parseLifetime` and the summary line.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -20,7 +22,14 @@ import { type Source, validateSource } from "../registry.ts";
 const BASE = "https://registry.example.org";
 const T0 = Date.parse("2026-11-21T12:00:00Z") / 1000;
 const work = mkdtempSync(join(tmpdir(), "registry-signing-plan-"));
-test.after(() => rmSync(work, { recursive: true, force: true }));
+const servers: Server[] = [];
+test.after(async () => {
+  rmSync(work, { recursive: true, force: true });
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  }
+});
 
 const source = (() => {
   const result = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
@@ -203,6 +212,73 @@ test("prepareSigning after an unsigned build or a stripped one: nothing unsigned
     `1 --previous: ${
       join(dir, "static", KEYS_PATH)
     }: a key set, but no manifest beside it: a signed build missing its manifests`,
+  );
+});
+
+/**
+ * A deployment on 127.0.0.1 at a free port: `answers[path]` (a status, or bytes served with 200)
+ * for a path without its query, else 404. `asked` collects each request's path and cache-control.
+ */
+async function deployment(answers: Record<string, number | Uint8Array>, asked: string[] = []): Promise<string> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "").replace(/\?.*/, "");
+    asked.push(`${path} ${req.headers["cache-control"]}`);
+    const answer = Object.hasOwn(answers, path) ? answers[path] : 404;
+    if (typeof answer === "number") res.writeHead(answer, answer === 302 ? { location: "/moved" } : {}).end();
+    else res.writeHead(200, { "content-type": "application/json" }).end(answer);
+  });
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+test("prepareSigning after a live deployment: the manifest read from the URL past caches and verified; a 404 is none; a key set alone, an error, a redirect or an oversized manifest are refused", async () => {
+  const { dir } = await signedFolder("live", a.pem);
+  const manifest = new Uint8Array(readFileSync(join(dir, "static", manifestPath(1))));
+  const asked: string[] = [];
+  const origin = await deployment({ [manifestPath(1)]: manifest }, asked);
+  const planned = await prepare({ REGISTRY_SIGNING_KEY: a.pem }, {}, `${origin}//`);
+  assert.equal([...(planned as { ok: SigningPlan }).ok.previous].map(([n, p]) => [n, p.where, p.seq]), [
+    [1, `${origin}${manifestPath(1)}`, T0],
+  ]);
+  assert.ok(asked.length > 0 && asked.every((line) => line.endsWith(" no-cache")), asked.join(", "));
+  assert.ok("ok" in await prepare({ REGISTRY_SIGNING_KEY: a.pem }, {}, origin.replace("http", "HTTP")));
+  assert.is(
+    lineOf(await prepare({}, {}, origin)),
+    `1 the previous build is signed (${origin}${
+      manifestPath(1)
+    }): set REGISTRY_SIGNING_KEY to sign this one, or give --unsigned to publish an unsigned build on purpose`,
+  );
+  // Nothing at all: an unsigned deployment, or none.
+  const none = await deployment({});
+  assert.equal([...(await prepare({ REGISTRY_SIGNING_KEY: a.pem }, {}, none) as { ok: SigningPlan }).ok.previous], []);
+  assert.equal(await prepare({}, {}, none), { ok: null });
+  // A key set, or anything but a 404 where it would be, without a manifest: fail closed.
+  const stripped = (at: string) =>
+    `1 --previous: ${at}${KEYS_PATH}: a key set, but no manifest beside it: a signed build missing its manifests`;
+  for (const keys of [new Uint8Array([123, 125]), 500, 403, new Uint8Array(1024 * 1024 + 1)]) {
+    const at = await deployment({ [KEYS_PATH]: keys });
+    assert.is(lineOf(await prepare({}, {}, at)), stripped(at), String(keys));
+  }
+  const failed = async (answer: number | Uint8Array) => {
+    const at = await deployment({ [manifestPath(1)]: answer });
+    return lineOf(await prepare({ REGISTRY_SIGNING_KEY: a.pem }, {}, at)).replaceAll(at, "ORIGIN");
+  };
+  const wayOn =
+    `: the live deployment could not be read; build again when it answers, or, if nothing was ever deployed at ${BASE}, give --new-history instead of --previous`;
+  assert.is(await failed(500), `1 --previous: ORIGIN${manifestPath(1)}: answered 500${wayOn}`);
+  assert.is(await failed(410), `1 --previous: ORIGIN${manifestPath(1)}: answered 410`);
+  assert.is(
+    await failed(302),
+    `1 --previous: ORIGIN${manifestPath(1)}: answered 302, a redirect to /moved: give the address it names`,
+  );
+  assert.is(
+    await failed(new Uint8Array(4 * 1024 * 1024 + 1)),
+    `1 --previous: GET ORIGIN${manifestPath(1)}: the body is over 4 MiB; --previous reads at most 4 MiB`,
+  );
+  assert.ok(
+    "ok" in
+      await prepare({ REGISTRY_SIGNING_KEY: a.pem }, {}, await deployment({ [manifestPath(1)]: manifest.slice() })),
   );
 });
 
