@@ -7,16 +7,23 @@
  */
 import { CONFUSABLE_MAPPINGS } from "./confusables.ts";
 
-/** Each character to its confusable skeleton. */
-const SKELETONS: ReadonlyMap<string, string> = new Map(
-  CONFUSABLE_MAPPINGS.trim().split("\n").map((line) => {
-    const [source, target] = line.split(";") as [string, string];
-    return [
-      String.fromCodePoint(parseInt(source, 16)),
-      String.fromCodePoint(...target.split(" ").map((h) => parseInt(h, 16))),
-    ];
-  }),
-);
+/**
+ * Each character to its confusable skeleton, read from the table on first use: a program that never
+ * folds (the server) pays nothing for it at start.
+ */
+let skeletons: ReadonlyMap<string, string> | undefined;
+
+function skeletonTable(): ReadonlyMap<string, string> {
+  return skeletons ??= new Map(
+    CONFUSABLE_MAPPINGS.trim().split("\n").map((line) => {
+      const [source, target] = line.split(";") as [string, string];
+      return [
+        String.fromCodePoint(parseInt(source, 16)),
+        String.fromCodePoint(...target.split(" ").map((h) => parseInt(h, 16))),
+      ];
+    }),
+  );
+}
 
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 /**
@@ -49,6 +56,7 @@ function caseFold(text: string): string {
  * ```
  */
 export function fold(name: string): string {
+  const SKELETONS = skeletonTable();
   let skeleton = "";
   for (const c of name.normalize("NFKC").replace(IGNORABLE, "").normalize("NFD").replace(UNSEEN, "")) {
     const own = SKELETONS.get(c);

@@ -654,7 +654,7 @@ export function checkInternalKeys(
     const earlier = first.get(name);
     if (earlier !== undefined) return report(place, `the same name as ${at}[${earlier}]`);
     first.set(name, i);
-    if (editDistance(Array.from(fold(name)), FOLDED_SUPPRESSED, 1) <= 1) {
+    if (editDistance(Array.from(fold(name)), foldedKeysOf().suppressed, 1) <= 1) {
       return report(
         place,
         `a name that folds to within one edit of "suppressed" cannot be declared internal: only "suppressed": true withholds a vault, and a look-alike or misspelling of it would publish the vault in full`,
@@ -777,7 +777,7 @@ class UndeclaredKeys {
     }
     const folded = Array.from(fold(key));
     const near = (target: readonly string[], edits: number) => editDistance(folded, target, edits) <= edits;
-    if (near(FOLDED_SUPPRESSED, 1)) {
+    if (near(foldedKeysOf().suppressed, 1)) {
       return `${
         pathOf(place, key, true)
       }: undeclared key${where}: ${unknown}: did you mean "suppressed"? Only "suppressed": true${
@@ -812,21 +812,35 @@ function pathOf(at: string, key: string, lookAlike: boolean): string {
   return `${at === "$" ? "$" : at}[${shownKey(key, lookAlike)}]`;
 }
 
-/** `suppressed`, folded, one element per character. */
-const FOLDED_SUPPRESSED = Array.from(fold("suppressed"));
+/**
+ * `suppressed` and the keys of each level, folded, one element per character: made on first use,
+ * since folding at import would slow every program's start, the server's too.
+ */
+let foldedKeys:
+  | { readonly suppressed: readonly string[]; readonly byLevel: ReadonlyMap<Level, readonly FoldedKey[]> }
+  | undefined;
 
-/** The keys of each level, folded, one element per character. */
-const FOLDED_KEYS = new Map(
-  (Object.keys(KNOWN_KEYS) as Level[]).map((level) => [
-    level,
-    KNOWN_KEYS[level].map((key) => ({ key, folded: Array.from(fold(key)) })),
-  ]),
-);
+interface FoldedKey {
+  readonly key: string;
+  readonly folded: readonly string[];
+}
+
+function foldedKeysOf(): NonNullable<typeof foldedKeys> {
+  return foldedKeys ??= {
+    suppressed: Array.from(fold("suppressed")),
+    byLevel: new Map(
+      (Object.keys(KNOWN_KEYS) as Level[]).map((level) => [
+        level,
+        KNOWN_KEYS[level].map((key) => ({ key, folded: Array.from(fold(key)) })),
+      ]),
+    ),
+  };
+}
 
 /** The key of `level` that the `folded` key is within two edits of, the nearest first; else undefined. */
 function didYouMean(folded: readonly string[], level: Level): string | undefined {
   let best: { key: string; distance: number } | undefined;
-  for (const candidate of FOLDED_KEYS.get(level) ?? []) {
+  for (const candidate of foldedKeysOf().byLevel.get(level) ?? []) {
     const distance = editDistance(folded, candidate.folded, 2);
     if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: candidate.key, distance };
   }

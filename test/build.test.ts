@@ -54,6 +54,12 @@ test("with SOURCE_DATE_EPOCH set, two builds are byte-identical, every artifact 
   ]);
   for (const [name, bytes] of fa) assert.ok(bytes.equals(fb.get(name) as Buffer), name);
   assert.match(fa.get("static/vaults.json")?.toString() ?? "", /"built_at": "2026-11-21T12:00:00Z"/);
+  // Key names are folded at build only: no code artifact carries (or parses at start) the confusable table.
+  const { CONFUSABLE_MAPPINGS } = await import("../contract/confusables.ts");
+  const tableLine = CONFUSABLE_MAPPINGS.trim().split("\n")[0] as string;
+  for (const name of ["fetch/index.mjs", "lambda/index.mjs", "node/server.mjs"]) {
+    assert.not.ok(fa.get(name)?.includes(tableLine), `${name} carries the confusable table`);
+  }
   // The fetch artifact's default export is the Hono app, a route for each address Netlify is told of.
   const artifact = (await import(pathToFileURL(join(a, "fetch", "index.mjs")).href)) as {
     default: { routes: { path: string; method: string }[] };
