@@ -42,9 +42,8 @@ export function base64url(bytes: Uint8Array): string {
 /** The bytes of base64url text without padding, or null when it is not that. */
 export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null;
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  // atob takes base64 without its padding (the forgiving decode of the HTML standard).
+  const out = Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
   // Only the canonical form: no stray bits in the last character.
   return base64url(out) === text ? out : null;
 }
@@ -87,12 +86,13 @@ export async function readSigningKeys(text: string): Promise<SigningKey[]> {
   if (trimmed.startsWith("-----BEGIN")) {
     const blocks = [...trimmed.matchAll(/-----BEGIN ([A-Z ]+)-----([\s\S]*?)-----END ([A-Z ]+)-----/g)];
     const rest = trimmed.replace(/-----BEGIN ([A-Z ]+)-----([\s\S]*?)-----END ([A-Z ]+)-----/g, "").trim();
-    if (blocks.length === 0 || rest !== "") throw new KeyError("not a sequence of PEM blocks");
+    // Text starting with a BEGIN line and holding no block is all rest.
+    if (rest !== "") throw new KeyError("not a sequence of PEM blocks");
     for (const [, label, body, end] of blocks) {
       if (label !== "PRIVATE KEY" || end !== "PRIVATE KEY") {
         throw new KeyError("a PEM block that is not a PKCS#8 PRIVATE KEY");
       }
-      const der = fromBase64((body as string).replace(/\s+/g, ""));
+      const der = fromBase64((body as string).replace(/\s/g, ""));
       if (der === null) throw new KeyError("a PEM block whose body is not base64");
       privates.push(
         await crypto.subtle.importKey("pkcs8", der, ED25519, extractable, ["sign"]).catch(() => {
@@ -251,8 +251,5 @@ export async function verifyGeneral(
 
 function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0 || text.length === 0) return null;
-  const binary = atob(text);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }

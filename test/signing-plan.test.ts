@@ -16,7 +16,15 @@ import { generateSigningKey } from "../assembly/jws.ts";
 import { documentPath, fileEntry, KEYS_PATH, manifestPath } from "../assembly/manifest.ts";
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { parseLifetime, prepareSigning, signedSummary, type SigningPlan, signStaged } from "../node/builder/signing.ts";
+import {
+  parseLifetime,
+  prepareSigning,
+  signedSummary,
+  SIGNING_FLAGS,
+  SIGNING_HELP,
+  type SigningPlan,
+  signStaged,
+} from "../node/builder/signing.ts";
 import { type Source, validateSource } from "../registry.ts";
 
 const BASE = "https://registry.example.org";
@@ -99,6 +107,10 @@ test("parseLifetime: d, h, m and s up to 366 days; anything else is null", () =>
     ["", null],
   ];
   for (const [text, seconds] of cases) assert.is(parseLifetime(text), seconds, text);
+});
+
+test("SIGNING_HELP explains every signing flag", () => {
+  for (const flag of Object.keys(SIGNING_FLAGS)) assert.match(SIGNING_HELP, new RegExp(`^  --${flag}\\b`, "m"), flag);
 });
 
 test("signedSummary: nothing unsigned; the keys by kid, counted", async () => {
@@ -331,6 +343,14 @@ test("signStaged: no plan signs nothing; the clock, seq and iat rules at their e
     }): consumers would take the new signature for a rollback`,
   );
   assert.is(await refusal(served, plan(T0 + 9000, before(T0, T0 + 9000, sha))), "signed");
+  const retired = new Map([[2, { where: "V2-MANIFEST", seq: T0 + 7200, iat: 0, documentSha256: sha }]]);
+  assert.is(
+    await refusal(served, plan(T0 + 9000, retired)),
+    `v2: a new document whose built_at (2026-11-21T14:00:00Z, seq ${
+      T0 + 7200
+    }) is not later than the previous manifest's seq (${T0 + 7200}, V2-MANIFEST): build at a later time`,
+    "a version this build no longer serves has no document: not the same one",
+  );
   // What it writes: the manifest and the key set under the base path, and their _headers blocks.
   const dir = join(work, "written");
   mkdirSync(dir);
@@ -338,6 +358,7 @@ test("signStaged: no plan signs nothing; the clock, seq and iat rules at their e
   const signed = await signStaged(served, dir, plan(T0 + 9000));
   const added = [...signed.routes.keys()].filter((path) => !served.routes.has(path)).sort();
   assert.equal(added, [KEYS_PATH, manifestPath(1)].sort());
+  for (const path of added) assert.equal(Object.keys(signed.routes.get(path)!.encoded).sort(), ["br", "gzip"], path);
   for (const path of added) {
     assert.equal(readFileSync(join(dir, path)), Buffer.from(signed.routes.get(path)!.identity.body), path);
   }

@@ -33,6 +33,9 @@ import {
   signBuild,
 } from "../assembly/manifest.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
+import { zlibCompress } from "../node/common/compress.ts";
+import { problem } from "../http/responses.ts";
+import { LIFECYCLE_DATES, TEST_TABLE } from "./v2.ts";
 import { type Source, validateSource } from "../registry.ts";
 import { checkManifest, fileMatches, filesDigest, type ManifestExpectation } from "../client/client.ts";
 
@@ -104,6 +107,14 @@ test("readSigningKeys: PEM blocks, one key each, in order; a generated key reads
   assert.is(a.key.kid, await thumbprint(a.key.publicJwk.x));
   const [again] = await readSigningKeys(a.pem);
   assert.is(again!.kid, a.key.kid);
+  // RFC 7468's form: the body in lines of at most 64 characters (an Ed25519 PKCS#8 key: one line of 64).
+  const lines = a.pem.split("\n");
+  assert.equal([lines[0], lines.at(-2), lines.at(-1)], [
+    "-----BEGIN PRIVATE KEY-----",
+    "-----END PRIVATE KEY-----",
+    "",
+  ]);
+  assert.equal(lines.slice(1, -2).map((line) => line.length), [64]);
   const two = await readSigningKeys(`${a.pem}\n${pem(b.der)}`);
   assert.equal(two.map((k) => k.kid), [a.key.kid, b.key.kid]);
   // The body's line breaks and indentation are not part of the base64.
@@ -134,6 +145,10 @@ test("readSigningKeys: every refusal names the problem and quotes none of the va
       "a PEM block that is not a PKCS#8 PRIVATE KEY",
     ],
     [pem(der, "EC PRIVATE KEY"), "a PEM block that is not a PKCS#8 PRIVATE KEY"],
+    [
+      pem(der, "PUBLIC KEY").replace("-----END PUBLIC KEY-----", "-----END PRIVATE KEY-----"),
+      "a PEM block that is not a PKCS#8 PRIVATE KEY",
+    ],
     ["-----BEGIN PRIVATE KEY-----\n%%%%\n-----END PRIVATE KEY-----", "a PEM block whose body is not base64"],
     ["-----BEGIN PRIVATE KEY-----\nAAA\n-----END PRIVATE KEY-----", "a PEM block whose body is not base64"],
     ["-----BEGIN PRIVATE KEY-----\n\n-----END PRIVATE KEY-----", "a PEM block whose body is not base64"],
@@ -299,6 +314,10 @@ test("checkManifest: every refusal with its reason and detail, each bound exactl
     accepted,
   );
   assert.equal(await checkManifest(bytes(0xff), keys, base), { ok: false, reason: "malformed", detail: "not JSON" });
+  // Bytes are UTF-8 or nothing: JSON holding a byte that is not is not read as U+FFFD.
+  const stray = new Uint8Array([...text('{"payload":"'), 0xff, ...text('","signatures":[]}')]);
+  assert.equal(await checkManifest(stray, keys, base), { ok: false, reason: "malformed", detail: "not JSON" });
+  assert.equal(await checkManifest(jws, keys, { ...base, baseUrl: "https://r.example//" }), accepted, "slashes");
   assert.equal(await checkManifest("{", keys, base), { ok: false, reason: "malformed", detail: "not JSON" });
   assert.equal(await checkManifest({ payload: 1 }, keys, base), {
     ok: false,
@@ -331,6 +350,8 @@ test("checkManifest: every refusal with its reason and detail, each bound exactl
       { ...good, files: [] },
       { ...good, files: null },
       { ...good, files: { x: "entry" } },
+      { ...good, files: { x: null } },
+      { ...good, files: { x: { ...entry, sha256: [entry.sha256] } } },
       { ...good, files: bad(entry.sha256.toUpperCase(), entry.size) },
       { ...good, files: bad(entry.sha256.slice(1), entry.size) },
       { ...good, files: bad(`${entry.sha256}0`, entry.size) },
@@ -403,6 +424,7 @@ test("checkManifest: an expectation that is not whole seconds or 64 lowercase he
     [{ now: Number.NaN }, "checkManifest: expect.now is not whole seconds"],
     [{ lastSha256: "A".repeat(64) }, "checkManifest: expect.lastSha256 is not 64 lowercase hex digits"],
     [{ lastSha256: "a".repeat(63) }, "checkManifest: expect.lastSha256 is not 64 lowercase hex digits"],
+    [{ lastSha256: `x${"a".repeat(64)}` }, "checkManifest: expect.lastSha256 is not 64 lowercase hex digits"],
     [
       { lastFilesSha256: `${"a".repeat(64)}\n` },
       "checkManifest: expect.lastFilesSha256 is not 64 lowercase hex digits",
@@ -480,6 +502,81 @@ test("signBuild: a manifest per version listing every file of it exactly, signed
   for (const [path, resource] of build.routes) assert.is(signed.routes.get(path), resource, path);
   assert.is(signed.meta, build.meta);
   assert.ok(build.routes.has(documentPath(1)) && !build.routes.has(manifestPath(1)), "the build given is not changed");
+});
+
+test("signBuild across versions: each manifest lists its own version's files (and /vaults.json where it is canonical), sorted; a deprecated version's signals; a gone version's manifest is gone too; versions by number", async () => {
+  const checked = validateSource(JSON.parse(new TextDecoder().decode(await readFile("fixtures/registry.json"))));
+  assert.ok(checked.ok);
+  const source = checked.source as Source;
+  const [key] = [(await fresh()).key];
+  const at = (name: string) => LIFECYCLE_DATES.find((d) => d.name === name)!.builtAt;
+  const options = { iat: 1830000000, lifetime: 600, compression: { compress: zlibCompress } };
+  const listing = (signed: Awaited<ReturnType<typeof signBuild>>, n: number) =>
+    Object.keys(signed.manifests.get(n)!.payload.files);
+  const pathsOf = (build: { routes: ReadonlyMap<string, unknown> }, n: number) =>
+    [...build.routes.keys()].filter((p) => p.startsWith(`/api/registry.v${n}.`)).sort();
+  // Day 89: v1 canonical and deprecated, v2 served; the routes given in reverse, so order is the signer's own.
+  const day89 = await prepareBuild(source, { baseUrl: "https://r.example", builtAt: at("3-day-89") }, {}, TEST_TABLE);
+  const reversed = { ...day89, routes: new Map([...day89.routes].reverse()) };
+  const signed = await signBuild(reversed, [key], options);
+  assert.equal([...signed.manifests.keys()], [1, 2]);
+  assert.equal(listing(signed, 1), [...pathsOf(day89, 1), "/vaults.json"].sort());
+  assert.equal(listing(signed, 2), pathsOf(day89, 2));
+  assert.equal([...signed.build.routes.keys()].slice(-3), [manifestPath(1), manifestPath(2), KEYS_PATH]);
+  const v1 = day89.routes.get(documentPath(1))!.identity.ok;
+  assert.ok(v1["deprecation"] !== undefined && v1["sunset"] !== undefined, "v1 is deprecated on day 89");
+  for (const n of [1, 2]) {
+    const manifest = signed.build.routes.get(manifestPath(n))!;
+    const doc = day89.routes.get(documentPath(n))!.identity.ok;
+    assert.is(manifest.identity.ok["deprecation"], doc["deprecation"], `v${n} deprecation`);
+    assert.is(manifest.identity.ok["sunset"], doc["sunset"], `v${n} sunset`);
+    assert.is(manifest.identity.ok["link"], undefined, "no other header of the document's");
+    assert.equal(Object.keys(manifest.encoded).sort(), ["br", "gzip"], "compressed as the build is");
+  }
+  assert.equal(Object.keys(signed.build.routes.get(KEYS_PATH)!.encoded).sort(), ["br", "gzip"]);
+  // Signing a signed build again: a manifest never lists itself.
+  const again = await signBuild(signed.build, [key], options);
+  assert.equal(listing(again, 1), listing(signed, 1));
+  // Day 90: /vaults.json is v2's.
+  const day90 = await signBuild(
+    await prepareBuild(source, { baseUrl: "https://r.example", builtAt: at("4-day-90") }, {}, TEST_TABLE),
+    [key],
+    options,
+  );
+  assert.ok(!listing(day90, 1).includes("/vaults.json") && listing(day90, 2).includes("/vaults.json"));
+  // Past v1's sunset: v1's manifest answers 410 with the rest of v1.
+  const sunset = await prepareBuild(
+    source,
+    { baseUrl: "https://r.example", builtAt: at("5-v1-sunset") },
+    {},
+    TEST_TABLE,
+  );
+  const after = await signBuild(sunset, [key], options);
+  assert.equal([...after.manifests.keys()], [2]);
+  assert.is(after.build.gone.get(manifestPath(1))?.status, 410);
+  assert.equal(
+    [...after.build.gone.keys()].filter((p) => !sunset.gone.has(p)),
+    [manifestPath(1)],
+    "only the gone version's manifest is added",
+  );
+  // A file belongs to version N by its path's start, /api/registry.v{N}., exactly: N of any length,
+  // and nothing that only ends or starts like a document is a version.
+  const document = day89.routes.get(documentPath(1))!;
+  const odd = {
+    ...day89,
+    routes: new Map([
+      ...day89.routes,
+      ["/api/registry.v10.json", document],
+      ["/old/api/registry.v3.json", document],
+      ["/api/registry.v4.json.bak", document],
+      ["/api/registry.vx.json", document],
+    ]),
+    gone: new Map([...day89.gone, ["/old/api/registry.v5.json", problem(410, "Gone")]]),
+  };
+  const oddSigned = await signBuild(odd, [key], options);
+  assert.equal([...oddSigned.manifests.keys()], [1, 2, 10]);
+  assert.equal(listing(oddSigned, 10), ["/api/registry.v10.json"]);
+  assert.is(oddSigned.build.gone.has(manifestPath(5)), false);
 });
 
 test.run();

@@ -28,7 +28,7 @@ import { zlibCompress } from "../common/compress.ts";
 import { INTERNAL_KEYS_HELP, loadInputs } from "../common/inputs.ts";
 import { classifyChange } from "./classify.ts";
 import { outputProblems, replaceOutput } from "./output-folder.ts";
-import { heldBuild, type PreviousFiles, readPrevious } from "./previous.ts";
+import { heldBuild, isRemote, type PreviousFiles, readPrevious } from "./previous.ts";
 import { printable } from "../common/printable.ts";
 import { writeStatic } from "./static.ts";
 import { prepareSigning, signedSummary, SIGNING_FLAGS, SIGNING_HELP, signStaged } from "./signing.ts";
@@ -129,7 +129,7 @@ export const runBuild: Command = async (argv, env, io) => {
   if (!newHistory && previousLocation === undefined) problems.push(HISTORY_REQUIRED);
   // The live base URL follows the base URL's rules, checked here: no query or fragment for the
   // paths to land after, no credentials, never echoed.
-  if (previousLocation !== undefined && /^https?:\/\//i.test(previousLocation)) {
+  if (previousLocation !== undefined && isRemote(previousLocation)) {
     const parsed = parseBaseUrl(previousLocation);
     if ("error" in parsed) problems.push(`--previous: ${parsed.error}`);
     else previousLocation = parsed.ok;

@@ -78,7 +78,7 @@ export async function readPrevious(
       }: give the previous build's output folder, or its base URL without a user name, password, query or fragment`,
     };
   }
-  const remote = /^https?:\/\//i.test(location);
+  const remote = isRemote(location);
   if (remote && location.replace(/\/+$/, "") !== settings.baseUrl) {
     return {
       error:
@@ -289,6 +289,11 @@ export async function heldBuild(
     }
   }
   return null;
+}
+
+/** True when `--previous`'s `location` is a live deployment's URL (http or https), not an output folder. */
+export function isRemote(location: string): boolean {
+  return /^https?:\/\//i.test(location);
 }
 
 /**

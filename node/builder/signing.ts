@@ -15,7 +15,7 @@ import { basePathOf } from "../../http/answer.ts";
 import { checkManifest } from "../../client/client.ts";
 import type { ContractVersion } from "../../contract/version-policy.ts";
 import { RUN_DEADLINE_MS, timeout } from "../common/request.ts";
-import { folderReader, previousFailure, type PreviousFiles, urlReader } from "./previous.ts";
+import { folderReader, isRemote, previousFailure, type PreviousFiles, urlReader } from "./previous.ts";
 import { zlibCompress } from "../common/compress.ts";
 import { staticHeaders } from "./static.ts";
 
@@ -102,6 +102,7 @@ export async function prepareSigning(settings: {
   readonly now?: () => number;
 }): Promise<{ ok: SigningPlan | null } | { exit: 1 | 2; message: string }> {
   const { values, baseUrl } = settings;
+  const carried = settings.carried ?? new Map();
   const keys = await signingKeysOf(settings.env);
   if ("error" in keys) return { exit: 1, message: keys.error };
   const lifetimeText = (values["signature-lifetime"] as string | undefined) ?? DEFAULT_LIFETIME;
@@ -151,7 +152,7 @@ export async function prepareSigning(settings: {
             `the previous manifest ${where} does not verify with ${SIGNING_KEY_VARIABLE}'s keys (${checked.reason}: ${checked.detail})`,
         };
       }
-      const tampered = await unlisted(settings.carried, n, checked.files, where);
+      const tampered = await unlisted(carried, n, checked.files, where);
       if (tampered !== undefined) return { exit: 1, message: tampered };
       previous.set(n, {
         where,
@@ -162,20 +163,17 @@ export async function prepareSigning(settings: {
     }
     // Nothing unsigned is carried into a signed build: a previous build without a manifest (never
     // signed, or its manifest and key set removed by whoever can write to the host) is refused.
-    const carried = [...(settings.carried ?? new Map()).values()];
-    if (keys.ok.length > 0 && previous.size === 0 && carried.length > 0) {
+    const first = carried.values().next();
+    if (keys.ok.length > 0 && previous.size === 0 && !first.done) {
       return {
         exit: 1,
-        message: `--previous: ${
-          carried[0].where
-        }: no signed manifest beside it, in a signed build: nothing unsigned is carried on; restore the deployment's manifest, or start a signed history with --new-history (consumers refetch once)`,
+        message:
+          `--previous: ${first.value.where}: no signed manifest beside it, in a signed build: nothing unsigned is carried on; restore the deployment's manifest, or start a signed history with --new-history (consumers refetch once)`,
       };
     }
     // A signed previous build has a manifest for every version it serves: a file of one without is unchecked.
     if (previous.size > 0) {
-      const bare = [...(settings.carried ?? new Map()).entries()].find(([path]) =>
-        ![...previous.keys()].some((n) => ofVersion(path, n))
-      );
+      const bare = [...carried.entries()].find(([path]) => ![...previous.keys()].some((n) => ofVersion(path, n)));
       if (bare !== undefined) {
         return {
           exit: 1,
@@ -202,12 +200,12 @@ function ofVersion(path: string, n: number): boolean {
  * signed by the operator's next build.
  */
 async function unlisted(
-  carried: PreviousFiles | undefined,
+  carried: PreviousFiles,
   n: number,
   files: Readonly<Record<string, { readonly sha256: string }>>,
   where: string,
 ): Promise<string | undefined> {
-  for (const [path, file] of carried ?? []) {
+  for (const [path, file] of carried) {
     if (!ofVersion(path, n)) continue;
     const listed = Object.hasOwn(files, path) ? files[path] : undefined;
     if (listed === undefined) {
@@ -235,7 +233,7 @@ async function readManifests(
   cwd: string,
 ): Promise<{ ok: Map<number, { bytes: Uint8Array; where: string }> } | { error: string }> {
   const out = new Map<number, { bytes: Uint8Array; where: string }>();
-  const remote = /^https?:\/\//i.test(location);
+  const remote = isRemote(location);
   const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
   const base = location.replace(/\/+$/, "");
   // Past caches, within verify's bounds, as the previous document and feed are read; or from the
