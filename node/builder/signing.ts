@@ -102,7 +102,7 @@ export async function prepareSigning(settings: {
   readonly now?: () => number;
 }): Promise<{ ok: SigningPlan | null } | { exit: 1 | 2; message: string }> {
   const { values, baseUrl } = settings;
-  const carried = settings.carried ?? new Map();
+  const carried: PreviousFiles = settings.carried ?? new Map();
   const keys = await signingKeysOf(settings.env);
   if ("error" in keys) return { exit: 1, message: keys.error };
   const lifetimeText = (values["signature-lifetime"] as string | undefined) ?? DEFAULT_LIFETIME;
