@@ -56,12 +56,12 @@ function caseFold(text: string): string {
  * ```
  */
 export function fold(name: string): string {
-  const SKELETONS = skeletonTable();
+  const table = skeletonTable();
   let skeleton = "";
   for (const c of name.normalize("NFKC").replace(IGNORABLE, "").normalize("NFD").replace(UNSEEN, "")) {
-    const own = SKELETONS.get(c);
+    const own = table.get(c);
     if (own !== undefined) skeleton += own;
-    else for (const folded of caseFold(c)) skeleton += SKELETONS.get(folded) ?? folded;
+    else for (const folded of caseFold(c)) skeleton += table.get(folded) ?? folded;
   }
   return caseFold(skeleton).normalize("NFD").replace(UNSEEN, "").replace(/[_\- ]/g, "");
 }

@@ -25,6 +25,7 @@ import { fileBytes, readLimited } from "../common/source-file.ts";
 import { validatorOf } from "../common/schemas.ts";
 import {
   BodyTooLarge,
+  isRemote,
   request,
   REQUEST_TIMEOUT_MS,
   RequestFailure,
@@ -289,11 +290,6 @@ export async function heldBuild(
     }
   }
   return null;
-}
-
-/** True when `--previous`'s `location` is a live deployment's URL (http or https), not an output folder. */
-export function isRemote(location: string): boolean {
-  return /^https?:\/\//i.test(location);
 }
 
 /**

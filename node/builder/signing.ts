@@ -14,8 +14,8 @@ import { CLOCK_SKEW_S, documentPath, fileEntry, KEYS_PATH, manifestPath, signBui
 import { basePathOf } from "../../http/answer.ts";
 import { checkManifest } from "../../client/client.ts";
 import type { ContractVersion } from "../../contract/version-policy.ts";
-import { RUN_DEADLINE_MS, timeout } from "../common/request.ts";
-import { folderReader, isRemote, previousFailure, type PreviousFiles, urlReader } from "./previous.ts";
+import { isRemote, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
+import { folderReader, previousFailure, type PreviousFiles, urlReader } from "./previous.ts";
 import { zlibCompress } from "../common/compress.ts";
 import { staticHeaders } from "./static.ts";
 

@@ -140,3 +140,8 @@ function failure(url: string, error: unknown, { timeoutMs, deadline, deadlineMs 
     code === undefined ? "" : ` (${code})`
   }`.slice(0, 200);
 }
+
+/** True when a location given on the command line (`--previous`, `--keys`) is an http(s) URL, read over HTTP, not a file. */
+export function isRemote(location: string): boolean {
+  return /^https?:\/\//i.test(location);
+}

@@ -11,7 +11,7 @@ import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
 import { readJsonFile } from "./document-file.ts";
 import { FEED_BODY_CAP } from "./feeds.ts";
 import { DOCUMENT_BODY_CAP, type ManifestState, table, verify } from "./verify.ts";
-import { request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
+import { isRemote, request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 
 const USAGE =
   "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE] [--keys FILE|URL] [--state FILE]";
@@ -116,7 +116,7 @@ export const runVerify: Command = async (argv, _env, io) => {
     // Named as verify names the deployment's paths: by path on its origin, else by host and path.
     const shown = sentUrl(keysLocation, from);
     let keysUrl: URL | undefined;
-    if (/^https?:\/\//i.test(keysLocation)) {
+    if (isRemote(keysLocation)) {
       keysUrl = URL.canParse(keysLocation) ? new URL(keysLocation) : undefined;
       if (keysUrl === undefined) return usage(`--keys: not a URL: ${shownUrl(keysLocation)}`);
       if (keysUrl.username !== "" || keysUrl.password !== "") {
