@@ -1,21 +1,18 @@
 /**
- * The single-file function, for development and the embedded snapshot: the registry from
- * `fixtures/registry.json`, for every runtime, unbundled. Deploy artifacts with an operator's own
- * source are made by `npm run build` (`dist/fetch/index.mjs` exports the same app over answers
- * stamped at build).
+ * The single-file function, for development and the embedded snapshot: the registry from `fixtures/registry.json`, for
+ * every runtime, unbundled. Deploy artifacts with an operator's own source are made by `npm run build`
+ * (`dist/fetch/index.mjs` exports the same app over answers stamped at build).
  *
- * - `default`: the Hono app (`{ fetch }`), for `deno serve`, Bun, Cloudflare Workers and Netlify
- *   Functions v2.
- * - `config`: Netlify's routing for the version table's addresses. Netlify reads it by static
- *   analysis and accepts only literals, so the paths are written out (a test checks them).
- * - `lambdaHandler`: AWS Lambda (API Gateway REST and HTTP APIs, ALB, Function URLs). It is not
- *   named `handler`, because Netlify treats a file exporting `handler` as a v1 function and ignores
- *   `config.path`.
+ * - `default`: the Hono app (`{ fetch }`), for `deno serve`, Bun, Cloudflare Workers and Netlify Functions v2.
+ * - `config`: Netlify's routing for the version table's addresses. Netlify reads it by static analysis and accepts only
+ *   literals, so the paths are written out (a test checks them).
+ * - `lambdaHandler`: AWS Lambda (API Gateway REST and HTTP APIs, ALB, Function URLs). It is not named `handler`,
+ *   because Netlify treats a file exporting `handler` as a v1 function and ignores `config.path`.
  *
- * Configuration comes from the environment on every runtime: `BASE_URL` and `SOURCE_DATE_EPOCH`
- * (docs/choices.md), read and checked at import, so a bad value stops the start. `built_at` is
- * stamped then too: unbundled, each start stamps its own unless `SOURCE_DATE_EPOCH` is set. The
- * answers are hashed and gzipped on the first request, because Workers forbid both at import.
+ * Configuration comes from the environment on every runtime: `BASE_URL` and `SOURCE_DATE_EPOCH` (docs/choices.md), read
+ * and checked at import, so a bad value stops the start. `built_at` is stamped then too: unbundled, each start stamps
+ * its own unless `SOURCE_DATE_EPOCH` is set. The answers are hashed and gzipped on the first request, because Workers
+ * forbid both at import.
  */
 import type { HonoBase } from "hono/hono-base";
 import { type Env, resolveConfig } from "./contract/config.ts";

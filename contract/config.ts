@@ -129,9 +129,8 @@ export function shownUrl(raw: string): string {
 }
 
 /**
- * A URL a server sent (a redirect's `Location`, a link), resolved against `base`, as a message may
- * name it: its host (when not `base`'s) and path only, never a user name, password, query or
- * fragment it holds.
+ * A URL a server sent (a redirect's `Location`, a link), resolved against `base`, as a message may name it: its host
+ * (when not `base`'s) and path only, never a user name, password, query or fragment it holds.
  */
 export function sentUrl(raw: string | null, base: string): string {
   if (raw === null) return "nowhere";
@@ -146,9 +145,8 @@ export function sentUrl(raw: string | null, base: string): string {
 }
 
 /**
- * A command-line value as a message may show it, quoted: as `shownUrl` shows it when it has a `:`
- * or an `@` (it may be a URL with a user name or password, say a `--base-url` given without its
- * flag), else as it is.
+ * A command-line value as a message may show it, quoted: as `shownUrl` shows it when it has a `:` or an `@` (it may be
+ * a URL with a user name or password, say a `--base-url` given without its flag), else as it is.
  */
 export function shownArgument(raw: string): string {
   return /[:@\uff1a\uff20\ufe55\ufe6b]|%40/i.test(raw) ? shownUrl(raw) : JSON.stringify(raw);

@@ -1,9 +1,8 @@
 /**
- * How key names are compared with the format's own (docs/source-format.md, "Folding"): a name
- * *folds* by NFKC, Unicode case folding, removing default-ignorable code points and (after NFD)
- * combining marks and the invisible fillers that are not default-ignorable, mapping each
- * character to its UTS #39 confusable skeleton (contract/confusables.ts, from Unicode's
- * confusables.txt) and removing `_`, `-` and spaces. Web standards only.
+ * How key names are compared with the format's own (docs/source-format.md, "Folding"): a name *folds* by NFKC, Unicode
+ * case folding, removing default-ignorable code points and (after NFD) combining marks and the invisible fillers that
+ * are not default-ignorable, mapping each character to its UTS #39 confusable skeleton (contract/confusables.ts, from
+ * Unicode's confusables.txt) and removing `_`, `-` and spaces. Web standards only.
  */
 import { CONFUSABLE_MAPPINGS } from "./confusables.ts";
 
@@ -44,11 +43,10 @@ function caseFold(text: string): string {
 }
 
 /**
- * A key name folded for comparison: NFKC, default-ignorable code points removed, each character
- * mapped to its confusable skeleton, or else its case folding's (the skeletons are of either case:
- * Greek `Ε` is `E` but `ε` is `ɛ`), case folded again (a skeleton may be a capital: `0` is `O`), and
- * `_`, `-` and spaces removed. `ｓｕｐｐｒｅｓｓｅｄ`, `ѕuppressed` (Cyrillic `ѕ`), `SUPPRΕSSΕD` (Greek
- * `Ε`) and `sup\u200bpressed` all fold to `suppressed`.
+ * A key name folded for comparison: NFKC, default-ignorable code points removed, each character mapped to its
+ * confusable skeleton, or else its case folding's (the skeletons are of either case: Greek `Ε` is `E` but `ε` is `ɛ`),
+ * case folded again (a skeleton may be a capital: `0` is `O`), and `_`, `-` and spaces removed. `ｓｕｐｐｒｅｓｓｅｄ`,
+ * `ѕuppressed` (Cyrillic `ѕ`), `SUPPRΕSSΕD` (Greek `Ε`) and `sup\u200bpressed` all fold to `suppressed`.
  *
  * @example
  * ```ts

@@ -1,7 +1,6 @@
 /**
- * The length of a value's JSON text, counted without making the text: a document far over its
- * limit would not fit in one string, so its size is known before `JSON.stringify` is asked.
- * Web standards only.
+ * The length of a value's JSON text, counted without making the text: a document far over its limit would not fit in
+ * one string, so its size is known before `JSON.stringify` is asked. Web standards only.
  */
 
 /**

@@ -1,10 +1,6 @@
 /**
- * The source: the node's internal registry declaration (docs/source-format.md), and its validation.
- *
- * `validateSource` is the allow-list's front door: it reads only the keys the format names and
- * returns a normalized `Source` that holds nothing else, so an internal key can never reach the
- * build. Internal keys are declared by name (`internal_keys`); any other key is refused.
- * Web standards only; this module runs unchanged on Node, Deno, Bun and in a Lambda bundle.
+ * `validateSource` is the allow-list's front door: the `Source` it returns holds only the keys the format names, so an
+ * internal key can never reach the build.
  */
 import { fold } from "./fold.ts";
 import { isObject } from "./json.ts";
@@ -44,38 +40,25 @@ export interface Source {
   readonly edges: readonly SourceEdge[];
 }
 
-/**
- * The outcome of validation: the normalized source, or the first `MAX_PROBLEMS` problems found and
- * a count of the others (a source with a problem in each of a million values stays a short answer).
- */
+/** The normalized source, or the first `MAX_PROBLEMS` problems and a count of the others (a short answer always). */
 export type Validation =
   | { readonly ok: true; readonly source: Source; readonly warnings: readonly Warning[] }
   | { readonly ok: false; readonly problems: readonly string[]; readonly omitted: number };
 
 /** What validation knows of the source's text that its parsed value no longer shows. */
 export interface ValidationOptions {
-  /**
-   * Indexes of vaults with a key repeated in the text (JSON keeps only the last): whatever the
-   * parsed value says, their detail is never quoted, since the repeated key may mean to withhold.
-   */
+  /** Indexes of vaults with a key repeated in the text: never quoted, since the copy JSON dropped may withhold. */
   readonly withheldVaults?: ReadonlySet<number>;
-  /**
-   * Internal key names given beside the source (`--internal-keys`, `INTERNAL_KEYS`), joined with
-   * its own `internal_keys` under the same rules; messages name them as `internalKeysPlace`.
-   */
+  /** Internal key names given beside the source (`--internal-keys`), joined with its `internal_keys` by the same rules. */
   readonly internalKeys?: readonly string[];
   /** How messages name the list `internalKeys` (default `internalKeys`). */
   readonly internalKeysPlace?: string;
-  /**
-   * Whether the text repeats a key of the top level (JSON keeps only the last): then no vault's
-   * detail is quoted and no undeclared key is named, since the copy JSON dropped may say otherwise.
-   */
+  /** The text repeats a top-level key: then no vault is quoted nor undeclared key named (the dropped copy may differ). */
   readonly repeatedAtTop?: boolean;
   /** False when names meant for `internalKeys` were refused before they got here: no undeclared key is then named. */
   readonly nameUndeclared?: boolean;
 }
 
-/** The levels of a source that have keys of their own. */
 type Level = "top" | "licence" | "labels" | "vault" | "edge";
 
 /** The keys the source format names at each level; any other key must be declared internal. */
@@ -98,15 +81,8 @@ export const KNOWN_KEYS: Readonly<Record<Level, readonly string[]>> = {
 };
 
 /** The same keys as Sets, for the per-key test of 100k rows. */
-const KNOWN_KEY_SETS: Readonly<Record<Level, ReadonlySet<string>>> = {
-  top: new Set(KNOWN_KEYS.top),
-  licence: new Set(KNOWN_KEYS.licence),
-  labels: new Set(KNOWN_KEYS.labels),
-  vault: new Set(KNOWN_KEYS.vault),
-  edge: new Set(KNOWN_KEYS.edge),
-};
+const KNOWN_KEY_SETS = new Map((Object.keys(KNOWN_KEYS) as Level[]).map((l) => [l, new Set(KNOWN_KEYS[l])]));
 
-/** What each level is called in messages. */
 const LEVEL_NAMES: Readonly<Record<Level, string>> = {
   top: "the top level",
   licence: "licence",
@@ -115,8 +91,7 @@ const LEVEL_NAMES: Readonly<Record<Level, string>> = {
   edge: "an edge",
 };
 
-/** The pattern the format fixes for `vault_slug`. */
-export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 const TIMESTAMP_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -128,13 +103,11 @@ type JsonObject = { readonly [key: string]: unknown };
  * Checks any value against the source format and returns the normalized source or every problem,
  * each prefixed with its JSON path (`vaults[12].status: expected a string, got 3`). Never throws.
  *
- * Messages name places, never private content: a value is quoted only where it would be published
- * anyway (a full row's fields, any row's identity, the envelope); elsewhere only its kind is named.
- * A declared internal key is skipped unread and never named. An undeclared key is refused by name
- * (it is not yet known to be internal, and the operator needs the name to declare or fix it), and
- * its value is never quoted. A vault counts as withheld, for what messages quote, when its
- * `suppressed` is present and not `false`, when it holds an undeclared key, when the top level does,
- * or when a key of it is repeated in the text (`options`).
+ * Messages name places, never private content: a value is quoted only where it would be published anyway (a full
+ * row's fields, any row's identity, the envelope); elsewhere only its kind is named. A declared internal key is skipped
+ * unread and never named. An undeclared key is refused by name (the operator needs it to declare or fix it), its value
+ * never quoted. A vault counts as withheld, for what messages quote, when its `suppressed` is present and not `false`,
+ * when it or the top level holds an undeclared key, or when a key of it is repeated in the text (`options`).
  *
  * @example
  * ```ts
@@ -144,9 +117,8 @@ type JsonObject = { readonly [key: string]: unknown };
  * ```
  */
 export function validateSource(value: unknown, options: ValidationOptions = {}): Validation {
-  // A line is kept as text, or as a function that writes it once every place is counted (one
-  // line per undeclared key and level). A message is made only when it is kept: a source may hold
-  // millions of undeclared keys.
+  // A line is text, or a function that writes it once every place is counted (one line per undeclared key and level):
+  // a message is made only when it is kept, and a source may hold millions of undeclared keys.
   const lines: (string | (() => string))[] = [];
   let omitted = 0;
   const report: Report = (path, message) => {
@@ -168,8 +140,8 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
     warnName,
   );
   const declared = readInternalKeys(value, outside, report, warnName);
-  // While a declaration is refused, or the top level repeats a key (`internal_keys` twice), a key
-  // not declared may be one the operator meant to declare: it is named by position, never by name.
+  // While a declaration is refused, or the top level repeats a key, a key not declared may be one the operator meant to
+  // declare: it is named by position, never by name.
   const nameKeys = declared.complete && outside.length === (options.internalKeys ?? []).length &&
     options.repeatedAtTop !== true && options.nameUndeclared !== false;
   let undeclaredAbove = false;
@@ -193,17 +165,12 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   const sha = required(value, "source_inventory_sha", "", report, inventorySha);
   const licence = readLicence(value, report, unknownKeys);
   const { classLabels, statusLabels } = readLabels(value, report, unknownKeys);
-  // An undeclared key above the vaults (`private_vaults`, `labels.hidden`) may name any vault, and
-  // a repeated `vaults` or `edges` may say another thing than the copy JSON kept: none is quoted.
+  // An undeclared key above the vaults (`private_vaults`, `labels.hidden`) may name any vault, and a repeated `vaults`
+  // or `edges` may say another thing than the copy JSON kept: none is quoted.
   const everyVaultWithheld = undeclaredAbove || options.repeatedAtTop === true;
   const withheldVaults = everyVaultWithheld ? { has: () => true } : (options.withheldVaults ?? new Set<number>());
-  const { vaults, slugs, withheld } = readVaults(
-    value,
-    report,
-    unknownKeys,
-    withheldVaults,
-    (line) => warnings.push({ kind: "status-case", line }),
-  );
+  const warnCase = (line: string): void => void warnings.push({ kind: "status-case", line });
+  const { vaults, slugs, withheld } = readVaults(value, report, unknownKeys, withheldVaults, warnCase);
   const edges = readEdges(value, slugs, withheld, report, unknownKeys);
 
   if (lines.length > 0) return refused();
@@ -264,12 +231,11 @@ type Report = (path: string, message: string | (() => string)) => void;
 /** Refuses an object's undeclared keys (see UndeclaredKeys); true when it has one. */
 type UnknownKeys = (obj: JsonObject, level: Level, at: string) => boolean;
 /**
- * Checks one value; returns the accepted value, or what was expected (the caller says what it got)
- * and, for a string over the limit, its length (said only where the value may be quoted).
+ * Checks one value; returns the accepted value, or what was expected (the caller says what it got) and, for a string
+ * over the limit, its length (said only where the value may be quoted).
  */
 type Check<T> = (value: unknown) => { ok: T } | { expected: string; length?: number };
 
-/** What a string over the length limit is told. */
 const tooLong = (value: string) => ({
   expected: `expected at most ${MAX_STRING_LENGTH} characters`,
   length: value.length,
@@ -292,39 +258,30 @@ function stringOrNull(value: unknown): ReturnType<Check<string | null>> {
   return value === null || typeof value === "string" ? { ok: value } : { expected: "expected a string or null" };
 }
 
-function timestamp(value: unknown): { ok: string } | { expected: string } {
-  return typeof value === "string" && isUtcTimestamp(value)
-    ? { ok: value }
-    : { expected: "expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z" };
+/** A check that accepts what `accepts` does, and else says `expected`. */
+function check<T>(accepts: (value: unknown) => boolean, expected: string): Check<T> {
+  return (value) => accepts(value) ? { ok: value as T } : { expected };
 }
-
-function dateOrNull(value: unknown): { ok: string | null } | { expected: string } {
-  return value === null || (typeof value === "string" && isCalendarDate(value))
-    ? { ok: value }
-    : { expected: "expected a YYYY-MM-DD date or null" };
-}
-
-function inventorySha(value: unknown): { ok: string } | { expected: string } {
-  return typeof value === "string" && SHA_PATTERN.test(value)
-    ? { ok: value }
-    : { expected: "expected 40 or 64 lowercase hex characters" };
-}
-
-function slug(value: unknown): { ok: string } | { expected: string } {
-  return typeof value === "string" && SLUG_PATTERN.test(value)
-    ? { ok: value }
-    : { expected: "expected a slug matching ^[a-z0-9]+(-[a-z0-9]+)*$" };
-}
-
-function httpUrl(value: unknown): { ok: string } | { expected: string } {
-  return typeof value === "string" && isHttpUrl(value)
-    ? { ok: value }
-    : { expected: "expected an absolute http or https URL" };
-}
-
-function boolean(value: unknown): { ok: boolean } | { expected: string } {
-  return typeof value === "boolean" ? { ok: value } : { expected: "expected a boolean" };
-}
+const isString = (value: unknown): value is string => typeof value === "string";
+const timestamp = check<string>(
+  (v) => isString(v) && isUtcTimestamp(v),
+  "expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z",
+);
+const dateOrNull = check<string | null>(
+  (v) => v === null || (isString(v) && isCalendarDate(v)),
+  "expected a YYYY-MM-DD date or null",
+);
+const inventorySha = check<string>(
+  (v) => isString(v) && SHA_PATTERN.test(v),
+  "expected 40 or 64 lowercase hex characters",
+);
+const slug = check<string>(
+  (v) => isString(v) && SLUG_PATTERN.test(v),
+  "expected a slug matching ^[a-z0-9]+(-[a-z0-9]+)*$",
+);
+const httpUrl = check<string>((v) => isString(v) && isHttpUrl(v), "expected an absolute http or https URL");
+const boolean = check<boolean>((v) => typeof v === "boolean", "expected a boolean");
+const array = check<unknown[]>(Array.isArray, "expected an array");
 
 /** What a message says was expected and what it got: the value itself where it is public, else only its kind. */
 const said = (result: { expected: string; length?: number }, value: unknown, quote: boolean): string =>
@@ -343,17 +300,14 @@ function required<T>(
   check: Check<T>,
   quote = true,
 ): T | undefined {
+  const result = Object.hasOwn(obj, key) ? check(obj[key]) : undefined;
+  if (result !== undefined && "ok" in result) return result.ok;
   // The path is made only for a report: a valid source of 100k vaults never needs one.
-  if (!Object.hasOwn(obj, key)) {
-    report(at === "" ? key : `${at}.${key}`, "required key is missing");
-    return undefined;
-  }
-  const result = check(obj[key]);
-  if ("expected" in result) {
-    report(at === "" ? key : `${at}.${key}`, said(result, obj[key], quote));
-    return undefined;
-  }
-  return result.ok;
+  report(
+    at === "" ? key : `${at}.${key}`,
+    result === undefined ? "required key is missing" : said(result, obj[key], quote),
+  );
+  return undefined;
 }
 
 /** Reads a key that may be absent; absent gives `fallback`. */
@@ -368,11 +322,9 @@ function optional<T>(
 ): T {
   if (!Object.hasOwn(obj, key)) return fallback;
   const result = check(obj[key]);
-  if ("expected" in result) {
-    report(`${at}.${key}`, said(result, obj[key], quote));
-    return fallback;
-  }
-  return result.ok;
+  if ("ok" in result) return result.ok;
+  report(`${at}.${key}`, said(result, obj[key], quote));
+  return fallback;
 }
 
 function readLicence(root: JsonObject, report: Report, unknownKeys: UnknownKeys): Source["licence"] {
@@ -426,26 +378,24 @@ function readLabelTable(
   const table = new Map<string, string>();
   if (!Object.hasOwn(labels, key) || labels[key] === null) return table;
   const raw = labels[key];
+  const at = `labels.${key}`;
   if (!isObject(raw)) {
-    report(`labels.${key}`, `expected an object of raw value to label, got ${kindOf(raw)}`);
+    report(at, `expected an object of raw value to label, got ${kindOf(raw)}`);
     return table;
   }
   // Which raw values some vault declares is asked only of a bad label: a valid table costs nothing.
   let used: Set<unknown> | undefined;
   Object.entries(raw).forEach(([rawValue, label], i) => {
     if (typeof label === "string" && label.length > MAX_STRING_LENGTH) {
-      report(`labels.${key}`, `key #${i + 1}: ${tooLong(label).expected} (this string has ${label.length})`);
+      report(at, `key #${i + 1}: ${tooLong(label).expected} (this string has ${label.length})`);
     } else if (rawValue.length > MAX_STRING_LENGTH) {
-      report(
-        `labels.${key}`,
-        `key #${i + 1}: a raw value of ${rawValue.length} characters; at most ${MAX_STRING_LENGTH}`,
-      );
+      report(at, `key #${i + 1}: a raw value of ${rawValue.length} characters; at most ${MAX_STRING_LENGTH}`);
     } else if (typeof label === "string" && label.length > 0) table.set(rawValue, label);
     // A raw value no vault declares, and its label, are never published: name it by position.
     else if ((used ??= usedValues(root, key)).has(rawValue)) {
-      report(`labels.${key}${member(rawValue)}`, `expected a non-empty string label, got ${describe(label)}`);
+      report(`${at}${member(rawValue)}`, `expected a non-empty string label, got ${describe(label)}`);
     } else {report(
-        `labels.${key}`,
+        at,
         `key #${i + 1} (a raw value no vault declares): expected a non-empty string label, got ${kindOf(label)}`,
       );}
   });
@@ -453,10 +403,9 @@ function readLabelTable(
 }
 
 /**
- * The valid vaults; every slug declared (valid vault or not) for edges to refer to; and the slugs
- * whose detail is withheld, whose values beyond identity are never quoted: fail closed, a vault is
- * withheld unless `suppressed` is absent or plainly `false`, it has no undeclared key, and no key
- * of it is repeated in the text (`withheldVaults`).
+ * The valid vaults; every slug declared (valid vault or not) for edges to refer to; and the slugs whose detail is
+ * withheld, whose values beyond identity are never quoted: fail closed, a vault is withheld unless `suppressed` is
+ * absent or plainly `false`, it has no undeclared key, and no key of it is repeated in the text (`withheldVaults`).
  */
 function readVaults(
   root: JsonObject,
@@ -466,17 +415,9 @@ function readVaults(
   warn: (line: string) => void,
 ): { vaults?: SourceVault[]; slugs?: Slugs; withheld: Set<string> } {
   const withheld = new Set<string>();
-  if (!Object.hasOwn(root, "vaults")) {
-    report("vaults", "required key is missing");
-    // Stryker disable next-line ObjectLiteral: with no vault list no edge's end is declared, so withheld is never asked
-    return { withheld };
-  }
-  const list = root["vaults"];
-  if (!Array.isArray(list)) {
-    report("vaults", `expected an array, got ${kindOf(list)}`);
-    // Stryker disable next-line ObjectLiteral: as above
-    return { withheld };
-  }
+  const list = required(root, "vaults", "", report, array, false);
+  // Stryker disable next-line ObjectLiteral: with no vault list no edge's end is declared, so withheld is never asked
+  if (list === undefined) return { withheld };
   const vaults: SourceVault[] = [];
   const firstIndex = new Map<string, number>();
   const malformed = new Set<string>();
@@ -545,23 +486,14 @@ function readEdges(
   report: Report,
   unknownKeys: UnknownKeys,
 ): SourceEdge[] | undefined {
-  if (!Object.hasOwn(root, "edges")) {
-    report("edges", "required key is missing");
-    return undefined;
-  }
-  const list = root["edges"];
-  if (!Array.isArray(list)) {
-    report("edges", `expected an array, got ${kindOf(list)}`);
-    return undefined;
-  }
-  // Without a readable vault list, dangling ends cannot be judged, so they are not reported.
+  const list = required(root, "edges", "", report, array, false);
+  if (list === undefined) return undefined;
   const firstIndex = new Map<string, number>();
   /** Edges whose values no message may quote (an undeclared key of theirs, or an end withheld). */
   const unquoted = new Set<number>();
   const edges: SourceEdge[] = [];
-  // An edge is published only between two vaults published in full; only then are its values quoted.
-  // Each end is looked up once: at 100k edges the lookups are most of this loop's time.
-  // A Map of slugs answers false for an end that is not a string.
+  // An edge is published only between two vaults published in full; only then are its values quoted. Each end is
+  // looked up once: at 100k edges the lookups are most of this loop's time. A Map answers false for a non-string.
   const isDeclared = (end: unknown): boolean => declared?.has(end as string) === true;
   list.forEach((item: unknown, i) => {
     const at = `edges[${i}]`;
@@ -577,6 +509,7 @@ function readEdges(
     const source = required(item, "source", at, report, anyString, false);
     const target = required(item, "target", at, report, anyString, false);
     const type = required(item, "type", at, report, nonEmptyString, quote);
+    // Without a readable vault list, dangling ends cannot be judged, so they are not reported.
     if (declared !== undefined) {
       if (source !== undefined && !sourceDeclared) report(`${at}.source`, "not the slug of a declared vault");
       if (target !== undefined && !targetDeclared) report(`${at}.target`, "not the slug of a declared vault");
@@ -616,12 +549,11 @@ for (const [level, keys] of Object.entries(KNOWN_KEYS) as [Level, readonly strin
 }
 
 /**
- * Checks a list of declared internal key names, as the source's `internal_keys` or beside it (the
- * build's `--internal-keys`): strings of 1 to MAX_INTERNAL_KEY_LENGTH characters, no repeats, none
- * a misspelling of `suppressed` (declaring one would publish what it meant to withhold), at most
- * MAX_INTERNAL_KEYS with the names of the other list (`elsewhere`). Problems name an entry by its
- * place (`at[3]`), never by its name; a name the format reads at some level gets one warning,
- * quoting it, since it is the format's own. Returns the names accepted.
+ * Checks a list of declared internal key names, as the source's `internal_keys` or beside it (the build's
+ * `--internal-keys`): strings of 1 to MAX_INTERNAL_KEY_LENGTH characters, no repeats, none a misspelling of
+ * `suppressed` (declaring one would publish what it meant to withhold), at most MAX_INTERNAL_KEYS with the names of the
+ * other list (`elsewhere`). Problems name an entry by its place (`at[3]`), never by its name; a name the format reads
+ * at some level gets one warning, quoting it, since it is the format's own. Returns the names accepted.
  *
  * @example
  * ```ts
@@ -708,12 +640,11 @@ interface Refusal {
 const MAX_OMITTED_KEYS = 100_000;
 
 /**
- * Refuses every key that the format does not name at its level and that is not declared, one line
- * per key and level however many vaults or edges hold it (`vaults[*].owner: undeclared key, in 20
- * vaults (first vaults[0])`). A line names the key (`shownKey`; by position instead when `nameKeys`
- * is false) and, for a key that folds near a key of the format at that level, what it may have
- * meant; never its value. A key that folds to within one edit of `suppressed` is never offered for
- * declaring: declaring it would be refused.
+ * Refuses every key that the format does not name at its level and that is not declared, one line per key and level
+ * however many vaults or edges hold it (`vaults[*].owner: undeclared key, in 20 vaults (first vaults[0])`). A line
+ * names the key (`shownKey`; by position instead when `nameKeys` is false) and, for a key that folds near a key of the
+ * format at that level, what it may have meant; never its value. A key that folds to within one edit of `suppressed` is
+ * never offered for declaring: declaring it would be refused.
  */
 class UndeclaredKeys {
   readonly #seen = new Map<Level, Map<string, Refusal | null>>();
@@ -735,7 +666,7 @@ class UndeclaredKeys {
 
   /** Refuses `obj`'s undeclared keys, at `at` on `level`; true when it has one. */
   refuse(obj: JsonObject, level: Level, at: string): boolean {
-    const known = KNOWN_KEY_SETS[level];
+    const known = KNOWN_KEY_SETS.get(level) as ReadonlySet<string>;
     let seen = this.#seen.get(level);
     let found = false;
     let position = 0;
@@ -861,10 +792,9 @@ export function shownKey(key: string, lookAlike = false): string {
 }
 
 /**
- * Text as a message quotes it: a JSON string, with every control, format (such as a direction
- * override), separator other than the ASCII space, unassigned or default-ignorable code point
- * written as an escape, so that a terminal shows what the text holds; cut at `max` characters (a
- * surrogate pair never split), `cut` marking a cut.
+ * Text as a message quotes it: a JSON string, with every control, format (such as a direction override), separator
+ * other than the ASCII space, unassigned or default-ignorable code point written as an escape, so that a terminal shows
+ * what the text holds; cut at `max` characters (a surrogate pair never split), `cut` marking a cut.
  */
 export function quoted(text: string, max = Infinity, cut = "..."): string {
   const characters = text.length > max ? Array.from(text.slice(0, 2 * max + 2)) : undefined;

@@ -86,10 +86,9 @@ function dayOf(ms: number): string {
 }
 
 /**
- * Every way `table` breaks the policy, one line each (empty when it keeps it): versions numbered
- * 1, 2, ... in order; real days, publications in order; no two paths alike, nor the canonical path;
- * a sunset only with a successor, after the successor's publication (the version's deprecation)
- * and at least 90 days after it.
+ * Every way `table` breaks the policy, one line each (empty when it keeps it): versions numbered 1, 2, ... in order;
+ * real days, publications in order; no two paths alike, nor the canonical path; a sunset only with a successor, after
+ * the successor's publication (the version's deprecation) and at least 90 days after it.
  */
 export function tableProblems(table: readonly ContractVersion[]): string[] {
   const problems: string[] = [];
@@ -151,10 +150,9 @@ export function tableProblems(table: readonly ContractVersion[]): string[] {
 }
 
 /**
- * What a build at `builtAt` serves from `table`: every version published and not sunset;
- * `/vaults.json` the newest version published at least 90 days before `builtAt` (the first version
- * from its publication on). Refuses a table that breaks the policy, and a `builtAt` before anything
- * is published.
+ * What a build at `builtAt` serves from `table`: every version published and not sunset; `/vaults.json` the newest
+ * version published at least 90 days before `builtAt` (the first version from its publication on). Refuses a table that
+ * breaks the policy, and a `builtAt` before anything is published.
  */
 export function planAt(table: readonly ContractVersion[], builtAt: string): { ok: Plan } | { problems: string[] } {
   const problems = tableProblems(table);
