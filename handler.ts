@@ -1,18 +1,8 @@
 /**
- * The single-file function, for development and the embedded snapshot: the registry from `fixtures/registry.json`, for
- * every runtime, unbundled. Deploy artifacts with an operator's own source are made by `npm run build`
- * (`dist/fetch/index.mjs` exports the same app over answers stamped at build).
- *
- * - `default`: the Hono app (`{ fetch }`), for `deno serve`, Bun, Cloudflare Workers and Netlify Functions v2.
- * - `config`: Netlify's routing for the version table's addresses. Netlify reads it by static analysis and accepts only
- *   literals, so the paths are written out (a test checks them).
- * - `lambdaHandler`: AWS Lambda (API Gateway REST and HTTP APIs, ALB, Function URLs). It is not named `handler`,
- *   because Netlify treats a file exporting `handler` as a v1 function and ignores `config.path`.
- *
- * Configuration comes from the environment on every runtime: `BASE_URL` and `SOURCE_DATE_EPOCH` (docs/choices.md), read
- * and checked at import, so a bad value stops the start. `built_at` is stamped then too: unbundled, each start stamps
- * its own unless `SOURCE_DATE_EPOCH` is set. The answers are hashed and gzipped on the first request, because Workers
- * forbid both at import.
+ * The registry from `fixtures/registry.json`, unbundled, for every runtime (`npm run build` makes deploy artifacts of an
+ * operator's own source). The default export is the Hono app, for `deno serve`, Bun, Cloudflare Workers and Netlify.
+ * `BASE_URL` and `SOURCE_DATE_EPOCH` are read and checked at import, so a bad value stops the start; `built_at` is
+ * stamped then too. The answers are hashed and gzipped on the first request, because Workers forbid both at import.
  */
 import type { HonoBase } from "hono/hono-base";
 import { type Env, resolveConfig } from "./contract/config.ts";
@@ -28,8 +18,8 @@ export { createApp } from "./http/app.ts";
 export { prepareBuild } from "./assembly/prepare.ts";
 
 /**
- * Netlify Functions v2 routing: every path of the version table (`tablePaths(VERSIONS)`, which a
- * test checks this literal against), so a version past its sunset still answers its own 410.
+ * Netlify Functions v2 routing: every path of `tablePaths(VERSIONS)`, so a version past its sunset still answers its 410.
+ * Netlify reads it by static analysis and accepts only literals, so the paths are written out (a test checks them).
  */
 export const config = {
   path: [
@@ -52,7 +42,7 @@ const prepared = (): Promise<
 const app: HonoBase = createApp(prepared, withBasePath(tablePaths(VERSIONS), buildConfig.baseUrl));
 export default app;
 
-/** The AWS Lambda entry point (see http/lambda.ts). */
+/** The AWS Lambda entry point: not named `handler`, which would make Netlify take the file for a v1 function. */
 export const lambdaHandler: LambdaHandler = lambdaHandlerFor(prepared);
 
 /** gzip with the web's CompressionStream: the coding every runtime can make (brotli is Node's). */

@@ -1,10 +1,4 @@
-/**
- * The registry document, v1: from a validated source to the exact bytes every address serves.
- *
- * `buildRegistry` is the one function that makes the document (docs/document.md; docs/choices.md) and
- * `serializeRegistry` the one that turns it into bytes. Every key written here is a literal in this
- * file, so the output is an allow-list by construction. Web standards only.
- */
+/** `buildRegistry` and `serializeRegistry`: every key written here is a literal, so the document is an allow-list. */
 import { parseBaseUrl } from "./contract/config.ts";
 import {
   type Coverage,
@@ -15,6 +9,7 @@ import {
   type Row,
   SCHEMA_VERSION,
   type Tier,
+  tierOf,
 } from "./contract/document.ts";
 import { compareCodeUnits } from "./contract/json.ts";
 import { jsonTextLength } from "./contract/json-length.ts";
@@ -23,25 +18,17 @@ import { isUtcTimestamp, type Source, type SourceVault } from "./contract/source
 export { type Source, validateSource, type Validation } from "./contract/source.ts";
 export * from "./contract/document.ts";
 
-/** What a build needs besides the source. */
+/** What a build needs besides the source: `baseUrl` as `parseBaseUrl` gives it, `builtAt` an RFC 3339 UTC timestamp. */
 export interface BuildOptions {
-  /** Absolute http(s) base URL without a trailing slash; see `parseBaseUrl`. */
   readonly baseUrl: string;
-  /** RFC 3339 UTC timestamp with seconds: when the bytes are serialized. */
   readonly builtAt: string;
   /** The addresses `about` names, relative to the base URL: from the version table (assembly/versions.ts). */
   readonly paths: { readonly canonical: string; readonly versioned: string; readonly schema: string };
 }
 
 const TIERS: Record<Tier, { label: string; meaning: string }> = {
-  in_use: {
-    label: "in use",
-    meaning: "The vault is declared active: it is in use on this node.",
-  },
-  chartered: {
-    label: "chartered",
-    meaning: "The vault is chartered: declared and approved, but not yet in use.",
-  },
+  in_use: { label: "in use", meaning: "The vault is declared active: it is in use on this node." },
+  chartered: { label: "chartered", meaning: "The vault is chartered: declared and approved, but not yet in use." },
   planned: {
     label: "planned",
     meaning: "The vault is declared but neither in use nor chartered: its status is neither active nor pending.",
@@ -65,13 +52,6 @@ const CAVEAT = "Self-declared: every vault, status and relationship in this docu
 
 const LISTING_NOTE = "Minimal listing: this vault is real and governed, but its detail is private by ruling. " +
   "Keys this row omits are withheld, not unknown.";
-
-/** The tier of a status (docs/document.md): it depends on the status alone. */
-export function tierOf(status: string): Tier {
-  if (status === "active") return "in_use";
-  if (status === "pending") return "chartered";
-  return "planned";
-}
 
 /**
  * Builds the v1 document from a validated source. Pure: the same source and options give an equal

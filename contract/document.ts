@@ -1,12 +1,14 @@
-/**
- * The shape of the v1 document (docs/document.md; docs/choices.md): its types and fixed key orders.
- * The contract layer: `registry.ts` builds values of these types and `schema.ts` describes them.
- */
-
 /** The contract version carried in `schema_version`. */
 export const SCHEMA_VERSION = "1.0";
 
 export type Tier = "in_use" | "chartered" | "planned";
+
+/** The tier of a status (docs/document.md): it depends on the status alone. */
+export function tierOf(status: string): Tier {
+  if (status === "active") return "in_use";
+  if (status === "pending") return "chartered";
+  return "planned";
+}
 
 /** A vault that is published in full. Key order is the serialized order (docs/document.md). */
 export interface FullRow {
@@ -93,25 +95,7 @@ export interface Coverage {
 }
 
 /** Every row key that `field_coverage` reports, in its fixed order (docs/document.md). */
-export const COVERAGE_FIELDS = [
-  "vault_slug",
-  "display_name",
-  "class",
-  "class_label",
-  "status",
-  "status_label",
-  "tier",
-  "tier_label",
-  "tier_meaning",
-  "persona",
-  "note",
-  "url",
-  "markdown_url",
-  "last_synced",
-  "tagline",
-  "listing",
-  "listing_note",
-] as const;
+export const COVERAGE_FIELDS = [...FULL_ROW_KEYS, "listing", "listing_note"] as const;
 
 export type CoverageField = (typeof COVERAGE_FIELDS)[number];
 

@@ -1,9 +1,4 @@
-/**
- * The JSON Schema (draft 2020-12) of the v1 registry document, served at the schema path the
- * version table gives v1. Unknown keys are allowed where docs/document.md allows fields to be added;
- * a minimal row may not carry any key that a ruling withholds.
- */
-
+/** Unknown keys are allowed where docs/document.md allows fields to be added; a minimal row may not carry a withheld one. */
 import { COVERAGE_FIELDS } from "./document.ts";
 
 const nullableString = { type: ["string", "null"] } as const;
@@ -31,6 +26,44 @@ const coverage = {
 
 /** Builds the schema with the absolute `$id` it is served at (the version table names the path). */
 export function registrySchema(id: string): Record<string, unknown> {
+  const properties = {
+    schema_version: { const: "1.0" },
+    about: {
+      type: "object",
+      required: ["canonical_url", "versioned_url", "schema_url", "versioning_policy", "licence"],
+      properties: {
+        canonical_url: { type: "string", format: "uri" },
+        versioned_url: { type: "string", format: "uri" },
+        schema_url: { type: "string", format: "uri" },
+        versioning_policy: { type: "string", minLength: 1 },
+        licence: {
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              required: ["id", "url"],
+              properties: { id: { type: "string" }, url: { type: "string", format: "uri" } },
+            },
+          ],
+        },
+      },
+    },
+    generated_at: utcTimestamp,
+    built_at: utcTimestamp,
+    snapshot_note: { type: "string", minLength: 1 },
+    registry_schema_version: { type: "string", minLength: 1 },
+    source_inventory_sha: { type: "string", pattern: "^([0-9a-f]{40}|[0-9a-f]{64})$" },
+    caveat: { type: "string", minLength: 1 },
+    vault_count: { type: "integer", minimum: 0 },
+    edge_count: { type: "integer", minimum: 0 },
+    field_coverage: {
+      type: "object",
+      required: [...COVERAGE_FIELDS],
+      properties: Object.fromEntries(COVERAGE_FIELDS.map((field) => [field, coverage])),
+    },
+    vaults: { type: "array", items: { $ref: "#/$defs/row" } },
+    edges: { type: "array", items: { $ref: "#/$defs/edge" } },
+  };
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     $id: id,
@@ -39,74 +72,13 @@ export function registrySchema(id: string): Record<string, unknown> {
       "A build-time snapshot of one node's registry declarations. Consumers must ignore keys they do not recognise. " +
       "In a minimal row, an omitted key is withheld by ruling; in any row, null means not known.",
     type: "object",
-    required: [
-      "schema_version",
-      "about",
-      "generated_at",
-      "built_at",
-      "snapshot_note",
-      "registry_schema_version",
-      "source_inventory_sha",
-      "caveat",
-      "vault_count",
-      "edge_count",
-      "field_coverage",
-      "vaults",
-      "edges",
-    ],
-    properties: {
-      schema_version: { const: "1.0" },
-      about: {
-        type: "object",
-        required: ["canonical_url", "versioned_url", "schema_url", "versioning_policy", "licence"],
-        properties: {
-          canonical_url: { type: "string", format: "uri" },
-          versioned_url: { type: "string", format: "uri" },
-          schema_url: { type: "string", format: "uri" },
-          versioning_policy: { type: "string", minLength: 1 },
-          licence: {
-            oneOf: [
-              { type: "null" },
-              {
-                type: "object",
-                required: ["id", "url"],
-                properties: { id: { type: "string" }, url: { type: "string", format: "uri" } },
-              },
-            ],
-          },
-        },
-      },
-      generated_at: utcTimestamp,
-      built_at: utcTimestamp,
-      snapshot_note: { type: "string", minLength: 1 },
-      registry_schema_version: { type: "string", minLength: 1 },
-      source_inventory_sha: { type: "string", pattern: "^([0-9a-f]{40}|[0-9a-f]{64})$" },
-      caveat: { type: "string", minLength: 1 },
-      vault_count: { type: "integer", minimum: 0 },
-      edge_count: { type: "integer", minimum: 0 },
-      field_coverage: {
-        type: "object",
-        required: [...COVERAGE_FIELDS],
-        properties: Object.fromEntries(COVERAGE_FIELDS.map((field) => [field, coverage])),
-      },
-      vaults: { type: "array", items: { $ref: "#/$defs/row" } },
-      edges: { type: "array", items: { $ref: "#/$defs/edge" } },
-    },
+    required: Object.keys(properties),
+    properties,
     $defs: {
       row: { oneOf: [{ $ref: "#/$defs/full_row" }, { $ref: "#/$defs/minimal_row" }] },
       full_row: {
         type: "object",
-        required: [
-          ...Object.keys(identity),
-          "tier",
-          "tier_label",
-          "tier_meaning",
-          "note",
-          "url",
-          "markdown_url",
-          "last_synced",
-          "tagline",
-        ],
+        required: [...Object.keys(identity), ...WITHHELD],
         properties: {
           ...identity,
           tier: { enum: ["in_use", "chartered", "planned"] },

@@ -2,6 +2,7 @@
  * `validateSource` is the allow-list's front door: the `Source` it returns holds only the keys the format names, so an
  * internal key can never reach the build.
  */
+import { tierOf } from "./document.ts";
 import { fold } from "./fold.ts";
 import { isObject } from "./json.ts";
 import { MAX_INTERNAL_KEY_LENGTH, MAX_INTERNAL_KEYS, MAX_STRING_LENGTH } from "./limits.ts";
@@ -448,7 +449,7 @@ function readVaults(
     if (meant !== undefined) {
       warn(
         `${at}.status: ${quoted(status as string, 60)} is not "${meant}": its tier is planned, not ${
-          tierNameOf(meant)
+          tierOf(meant)
         } (tier follows the exact value)`,
       );
     }
@@ -537,10 +538,6 @@ function readEdges(
 }
 
 // --- internal keys ------------------------------------------------------------------------------
-
-function tierNameOf(status: "active" | "pending"): string {
-  return status === "active" ? "in_use" : "chartered";
-}
 
 /** Every key the format reads at some level, and where. */
 const READ_AT = new Map<string, Level[]>();
