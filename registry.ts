@@ -14,7 +14,7 @@ import {
 import { compareCodeUnits } from "./contract/json.ts";
 import { jsonTextLength } from "./contract/json-length.ts";
 import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "./contract/limits.ts";
-import { isUtcTimestamp, type Source, type SourceVault } from "./contract/source.ts";
+import { isUtcTimestamp, NOT_A_TIMESTAMP, type Source, type SourceVault } from "./contract/source.ts";
 export { type Source, validateSource, type Validation } from "./contract/source.ts";
 export * from "./contract/document.ts";
 
@@ -182,9 +182,7 @@ function checkOptions(options: BuildOptions): BuildOptions {
   const base = parseBaseUrl(options.baseUrl);
   if ("error" in base) throw new TypeError(`baseUrl: ${base.error}`);
   if (!isUtcTimestamp(options.builtAt)) {
-    throw new TypeError(
-      `builtAt: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${JSON.stringify(options.builtAt)}`,
-    );
+    throw new TypeError(`builtAt: ${NOT_A_TIMESTAMP}, got ${JSON.stringify(options.builtAt)}`);
   }
   return { baseUrl: base.ok, builtAt: options.builtAt, paths: options.paths };
 }

@@ -1,8 +1,4 @@
-/**
- * Configuration (docs/choices.md): the base URL and `built_at` of a build, from flags or the
- * environment. Web standards only: every entry point (CLI, Node server, handler) resolves the same way.
- */
-import { isUtcTimestamp } from "./source.ts";
+import { isUtcTimestamp, NOT_A_TIMESTAMP } from "./source.ts";
 
 /** The base URL used when the configuration names none. */
 export const DEFAULT_BASE_URL = "http://localhost:8787";
@@ -16,11 +12,7 @@ export interface Config {
 /** The environment variables read, by name; a missing or empty one counts as unset. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/**
- * Resolves a build's configuration. `built_at` is the explicit value, else `SOURCE_DATE_EPOCH`,
- * else `now` truncated to the second; the base URL is the explicit value, else `BASE_URL`, else
- * the default. Returns every problem, each naming the setting it is about.
- */
+/** Each setting from its flag, else its variable, else `now` (to the second) or the default; or every problem. */
 export function resolveConfig(
   env: Env,
   explicit: { baseUrl?: string | undefined; builtAt?: string | undefined } = {},
@@ -40,11 +32,7 @@ export function resolveConfig(
   const epoch = nonEmpty(env["SOURCE_DATE_EPOCH"]);
   if (explicit.builtAt !== undefined) {
     if (isUtcTimestamp(explicit.builtAt)) builtAt = explicit.builtAt;
-    else {problems.push(
-        `--built-at: expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z, got ${
-          JSON.stringify(explicit.builtAt)
-        }`,
-      );}
+    else problems.push(`--built-at: ${NOT_A_TIMESTAMP}, got ${JSON.stringify(explicit.builtAt)}`);
   } else if (epoch !== undefined) {
     const parsed = builtAtFromEpoch(epoch);
     if ("error" in parsed) problems.push(`SOURCE_DATE_EPOCH: ${parsed.error}`);
@@ -55,11 +43,7 @@ export function resolveConfig(
   return problems.length > 0 ? { problems } : { ok: { baseUrl, builtAt } };
 }
 
-/**
- * Normalizes a base URL: absolute http(s), no query, fragment or credentials, trailing slashes
- * dropped. Returns the URL, or a message saying what is wrong. A URL that may hold a user name or
- * password (`user:password@`) is refused naming the rule, and never echoed.
- */
+/** A base URL normalized (trailing slashes dropped), or what is wrong; a URL with `user:password@` is never echoed. */
 export function parseBaseUrl(raw: string): { ok: string } | { error: string } {
   const notHttp = {
     error: `expected an absolute http or https URL without query, fragment or credentials, got ${shownUrl(raw)}`,
@@ -74,50 +58,38 @@ export function parseBaseUrl(raw: string): { ok: string } | { error: string } {
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || raw.includes("?") || raw.includes("#")) return notHttp;
   const path = url.pathname.replace(/\/+$/, "");
-  // The static export names its folders after the path, and static hosts decode `%` and read `:`
-  // and `*` in `_headers` as placeholders: only characters every host takes as they are.
+  const badPath = (rule: string) => ({ error: `a base URL's path may ${rule}, got ${shownUrl(raw)}` });
+  // Static hosts decode `%` and read `:` and `*` in `_headers` as placeholders: only characters every host takes as is.
   if (!path.split("/").slice(1).every((segment) => BASE_PATH_SEGMENT.test(segment))) {
-    return {
-      error:
-        `a base URL's path may hold only letters, digits and - . _ ~ between single slashes (the static export names its folders after it), got ${
-          shownUrl(raw)
-        }`,
-    };
+    return badPath(
+      "hold only letters, digits and - . _ ~ between single slashes (the static export names its folders after it)",
+    );
   }
   if (path.startsWith("/_")) {
-    return {
-      error:
-        `a base URL's path may not start with _ (static hosts read _headers, _redirects and the like at the root), got ${
-          shownUrl(raw)
-        }`,
-    };
+    return badPath("not start with _ (static hosts read _headers, _redirects and the like at the root)");
   }
   return { ok: `${url.origin}${path}` };
 }
 
 /**
- * One segment of a base URL's path: unreserved characters (RFC 3986). Not `@`: in
- * `https://deploy:8443/s3cr3t@registry.example` the parser reads a host, a port and a path, where
- * the operator may have meant a password, and the path is published in every URL.
+ * Unreserved characters (RFC 3986), not `@`: `https://deploy:8443/s3cr3t@registry.example` parses as a host, a port and
+ * a path, where the operator may have meant a password, and the path is published in every URL.
  */
 const BASE_PATH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
 
 /**
- * A URL from the operator as a message may show it: quoted up to its query or fragment (which may
- * hold a token), and not at all when it holds an `@` anywhere, in any width, or a `:` in its host
- * part that no port (one to five digits) follows (either may be a user name and password, however
- * the rest is spelled: `http://deploy:s3cr3t/x` lacks only the `@host`).
+ * A URL from the operator as a message may show it: quoted up to its query or fragment (which may hold a token); not at
+ * all with an `@` anywhere, in any width, or a `:` in its host part before no port (either may be a user name and
+ * password: `http://deploy:s3cr3t/x` lacks only the `@host`).
  */
 export function shownUrl(raw: string): string {
-  // Read in compatibility form and with `%40`, `%3F`, `%23` as what they encode: a fullwidth `？` or
-  // an encoded `@` hides a token as well as the ASCII one. Then as the URL parser reads it: without
-  // the C0 controls and spaces around it, nor tabs and newlines within.
+  // NFKC, with `%40`, `%3F`, `%23` read as what they encode: a fullwidth `？` or an encoded `@` hides a token as well.
+  // Then as the URL parser reads it: without the C0 controls and spaces around it, nor tabs and newlines within.
   const text = raw.normalize("NFKC");
   if (/@|%40/i.test(text)) return "a value with an @, not printed (it may hold a user name or password)";
   const parsed = text.replace(/^[\0-\x20]+|[\0-\x20]+$/g, "").replace(/[\t\n\r]/g, "");
-  // The host part: after the scheme (if any) and its slashes (`\` is one to the URL parser), or
-  // from the start when no slash follows (`host:port`), up to the path, query or fragment; an IPv6
-  // literal in brackets at its start is no colon of a password.
+  // The host part: after the scheme and its slashes (`\` is one to the URL parser), else from the start (`host:port`),
+  // up to the path, query or fragment; a bracketed IPv6 literal at its start is no password's colon.
   const start = /^(?:[a-z][a-z0-9+.-]*:)?[/\\]+/i.exec(parsed)?.[0].length ?? 0;
   // Stryker disable next-line StringLiteral: the bracketed literal only has to go; any text without a colon in its place gives the same verdict
   const host = (parsed.slice(start).split(/[/\\?#]/, 1)[0] as string).replace(/^\[[^\]]*\]/, "");

@@ -1,9 +1,3 @@
-/**
- * How key names are compared with the format's own (docs/source-format.md, "Folding"): a name *folds* by NFKC, Unicode
- * case folding, removing default-ignorable code points and (after NFD) combining marks and the invisible fillers that
- * are not default-ignorable, mapping each character to its UTS #39 confusable skeleton (contract/confusables.ts, from
- * Unicode's confusables.txt) and removing `_`, `-` and spaces. Web standards only.
- */
 import { CONFUSABLE_MAPPINGS } from "./confusables.ts";
 
 /**

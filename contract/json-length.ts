@@ -1,9 +1,4 @@
 /**
- * The length of a value's JSON text, counted without making the text: a document far over its limit would not fit in
- * one string, so its size is known before `JSON.stringify` is asked. Web standards only.
- */
-
-/**
  * `JSON.stringify(value).length`, exactly, for a JSON value (strings, finite numbers, booleans,
  * null, arrays and plain objects of them). Indented text is longer, so this is a lower bound of
  * the served document's length, in characters and so in UTF-8 bytes.

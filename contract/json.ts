@@ -1,8 +1,3 @@
-/**
- * Small helpers over parsed JSON shared by every layer: what a JSON object is, and the order the
- * document sorts its strings in. Web standards only.
- */
-
 /** True for a JSON object: not null, not an array. */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,8 +1,3 @@
-/**
- * The stated limits of every input and output (docs/source-format.md, "Limits"), each checked before the work that
- * would exceed it and refused in one line naming the figure and the limit. Web standards only.
- */
-
 /** A source file, in bytes: counted as they are read (a pipe or a device has no size to ask). */
 export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
 

@@ -1,8 +1,3 @@
-/**
- * How long lists of problems and warnings are cut, so that a source with a problem in every one of 100,000 rows still
- * gets a short answer that says how much was left out (docs/choices.md). Web standards only.
- */
-
 /** One warning: where, what, and its kind (warnings of one kind are summarized together). */
 export interface Warning {
   readonly kind: "status-case" | "public-name";

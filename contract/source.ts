@@ -1,7 +1,4 @@
-/**
- * `validateSource` is the allow-list's front door: the `Source` it returns holds only the keys the format names, so an
- * internal key can never reach the build.
- */
+/** The allow-list's front door: a `Source` holds only the keys the format names, so no internal key reaches the build. */
 import { tierOf } from "./document.ts";
 import { fold } from "./fold.ts";
 import { isObject } from "./json.ts";
@@ -198,6 +195,9 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   };
 }
 
+/** What a value that is not a timestamp is told. */
+export const NOT_A_TIMESTAMP = "expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z";
+
 /** True when `text` is an RFC 3339 UTC timestamp with whole seconds naming a real instant. */
 export function isUtcTimestamp(text: string): boolean {
   const m = TIMESTAMP_PATTERN.exec(text);
@@ -264,10 +264,7 @@ function check<T>(accepts: (value: unknown) => boolean, expected: string): Check
   return (value) => accepts(value) ? { ok: value as T } : { expected };
 }
 const isString = (value: unknown): value is string => typeof value === "string";
-const timestamp = check<string>(
-  (v) => isString(v) && isUtcTimestamp(v),
-  "expected an RFC 3339 UTC timestamp like 2026-11-14T08:30:00Z",
-);
+const timestamp = check<string>((v) => isString(v) && isUtcTimestamp(v), NOT_A_TIMESTAMP);
 const dateOrNull = check<string | null>(
   (v) => v === null || (isString(v) && isCalendarDate(v)),
   "expected a YYYY-MM-DD date or null",

@@ -1,11 +1,6 @@
-/**
- * The version lifecycle (docs/document.md, Versioning; docs/choices.md) as functions of a version table and a
- * build's `built_at`: which versions a build serves, which are gone, what `/vaults.json` serves, and
- * the deprecation signals each answer carries. A table that breaks the policy is refused here, so a
- * build can never ship it. Web standards only.
- */
+/** The version lifecycle: a table that breaks the policy is refused here, so a build can never ship it. */
 import type { Registry } from "./document.ts";
-import type { Source } from "./source.ts";
+import { isCalendarDate, type Source } from "./source.ts";
 
 /** The canonical, unversioned address: it serves the bytes of one versioned path. */
 export const CANONICAL_PATH = "/vaults.json";
@@ -39,7 +34,6 @@ export interface ContractVersion {
   readonly number: number;
   /** The versioned path of the document, like `/api/registry.v1.json`. */
   readonly path: string;
-  /** The path of its JSON Schema. */
   readonly schemaPath: string;
   /** The path of its OpenAPI 3.1 description. */
   readonly openapiPath: string;
@@ -47,9 +41,7 @@ export interface ContractVersion {
   readonly published: string;
   /** The day it stops serving and answers 410 Gone instead, `YYYY-MM-DD`; absent: never. */
   readonly sunset?: string | undefined;
-  /** Builds its document from a validated source. */
   readonly build: (source: Source, context: VersionContext) => BuiltDocument;
-  /** Its JSON Schema, as served. */
   readonly schema: (context: VersionContext) => Record<string, unknown>;
 }
 
@@ -76,13 +68,7 @@ export interface Plan {
 
 /** The epoch milliseconds of 00:00 UTC on a `YYYY-MM-DD` day, or NaN. */
 export function dayStart(day: string): number {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return Number.NaN;
-  const ms = Date.parse(`${day}T00:00:00Z`);
-  return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(day) ? ms : Number.NaN;
-}
-
-function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  return isCalendarDate(day) ? Date.parse(`${day}T00:00:00Z`) : Number.NaN;
 }
 
 /**
@@ -101,12 +87,8 @@ export function tableProblems(table: readonly ContractVersion[]): string[] {
         `${name}: row ${i + 1} of the version table must be v${i + 1}: versions are numbered 1, 2, 3, ... in order`,
       );
     }
-    for (
-      const [what, path] of [["path", v.path], ["schema path", v.schemaPath], [
-        "description path",
-        v.openapiPath,
-      ]] as const
-    ) {
+    const paths = [["path", v.path], ["schema path", v.schemaPath], ["description path", v.openapiPath]] as const;
+    for (const [what, path] of paths) {
       if (!path.startsWith("/")) problems.push(`${name}: its ${what} ${JSON.stringify(path)} must start with /`);
       const owner = owners.get(path);
       if (owner !== undefined) {
@@ -140,7 +122,7 @@ export function tableProblems(table: readonly ContractVersion[]): string[] {
       } else if (sunset < earliest) {
         problems.push(
           `${name}: sunset ${v.sunset} is less than ${RETENTION_DAYS} days after v${successor.number}'s publication (${successor.published}); the earliest allowed is ${
-            dayOf(earliest)
+            new Date(earliest).toISOString().slice(0, 10)
           }`,
         );
       }
@@ -173,13 +155,9 @@ export function planAt(table: readonly ContractVersion[], builtAt: string): { ok
     const next = table[i + 1];
     const successor = next !== undefined && published(next) ? next : undefined;
     if (version.sunset !== undefined && dayStart(version.sunset) <= now) {
-      gone.push({ version, successor: successor as ContractVersion });
-      return;
+      return void gone.push({ version, successor: successor as ContractVersion });
     }
-    if (successor === undefined) {
-      served.push({ version });
-      return;
-    }
+    if (successor === undefined) return void served.push({ version });
     const deprecation = `@${dayStart(successor.published) / 1000}`;
     const sunset = version.sunset === undefined ? undefined : new Date(dayStart(version.sunset)).toUTCString();
     served.push({ version, successor, deprecation, sunset });
@@ -191,10 +169,7 @@ export function planAt(table: readonly ContractVersion[], builtAt: string): { ok
   return { ok: { served, gone, canonical } };
 }
 
-/**
- * The two change feeds of a version, beside its document: `/api/registry.v1.json` has
- * `/api/registry.v1.changes.json` (JSON Feed) and `/api/registry.v1.changes.atom` (Atom).
- */
+/** A version's two change feeds beside its document: `/api/registry.v1.changes.json` (JSON Feed) and `.changes.atom`. */
 export function changesPaths(version: Pick<ContractVersion, "path">): { readonly json: string; readonly atom: string } {
   const stem = version.path.replace(/\.json$/, "");
   return { json: `${stem}.changes.json`, atom: `${stem}.changes.atom` };
