@@ -1,6 +1,6 @@
 /**
- * The registry from `fixtures/registry.json`, unbundled, for every runtime (`npm run build` makes deploy artifacts of an
- * operator's own source). The default export is the Hono app, for `deno serve`, Bun, Cloudflare Workers and Netlify.
+ * The registry from `fixtures/registry.json`, unbundled, for every runtime (`npm run build` makes deploy artifacts of
+ * an operator's own source). The default export is the Hono app, for `deno serve`, Bun, Cloudflare Workers and Netlify.
  * `BASE_URL` and `SOURCE_DATE_EPOCH` are read and checked at import, so a bad value stops the start; `built_at` is
  * stamped then too. The answers are hashed and gzipped on the first request, because Workers forbid both at import.
  */
@@ -18,7 +18,7 @@ export { createApp } from "./http/app.ts";
 export { prepareBuild } from "./assembly/prepare.ts";
 
 /**
- * Netlify Functions v2 routing: every path of `tablePaths(VERSIONS)`, so a version past its sunset still answers its 410.
+ * Netlify Functions v2 routing: each path of `tablePaths(VERSIONS)`, so a version past its sunset still answers 410.
  * Netlify reads it by static analysis and accepts only literals, so the paths are written out (a test checks them).
  */
 export const config = {

@@ -11,12 +11,10 @@ export const MAX_INTERNAL_KEYS = 1024;
 export const MAX_NESTING_DEPTH = 64;
 
 /**
- * The values a source may hold, weighed before it is parsed, because a parsed value costs memory out of all proportion
- * to its text (an empty object: 3 bytes of text, about 100 bytes parsed). An object or array weighs
- * VALUE_WEIGHT_OF_CONTAINER, any other value 1; the total is at most BASE_VALUE_WEIGHT plus one per VALUE_WEIGHT_BYTES
- * bytes of the source. A source `npm run build` can deploy (about 11,000 vaults) is far inside it; 100,000 vaults with
- * eleven internal keys each (51 MiB) weigh 3.86 million of their 4.85 million, 200,000 like the snapshot's 3.7 million
- * of their 5 million; vaults of three short fields (58 bytes each) stop at about 184,000.
+ * The values a source may hold, weighed before it is parsed: a parsed value costs memory out of all proportion to its
+ * text (an empty object: 3 bytes of text, about 100 bytes parsed). A container weighs VALUE_WEIGHT_OF_CONTAINER, any
+ * other value 1, in all at most BASE_VALUE_WEIGHT plus one per VALUE_WEIGHT_BYTES bytes. 100,000 vaults with eleven
+ * internal keys each (51 MiB) weigh 3.86 million of their 4.85 million; rows of three short fields stop at 184,000.
  */
 export const BASE_VALUE_WEIGHT = 400_000;
 /** See BASE_VALUE_WEIGHT. */
@@ -30,12 +28,10 @@ export function maxValueWeight(bytes: number): number {
 }
 
 /**
- * The vaults and edges a source may declare: BASE_RECORDS plus one per RECORD_BYTES bytes of the source, counted once
- * it is parsed and before it is validated. Validation keeps a record of each (about 500 bytes at its peak, the parsed
- * row included): a row of three short fields (57 bytes of text) would cost ten times its text, which the value weight
- * alone allows. So a source holds the memory it needs to at most 4x its size + 100 MB: small rows stop at about 42,000;
- * a source `npm run build` can deploy (about 11,000 vaults) is far inside it, and 100k vaults with eleven internal keys
- * each (51 MiB) may have 240,000.
+ * The vaults and edges a source may declare, counted before validation: BASE_RECORDS plus one per RECORD_BYTES bytes.
+ * Validation keeps about 500 bytes per record at its peak, ten times a row of three short fields, which the value
+ * weight alone allows; so a source needs at most 4x its size + 100 MB. Small rows stop at about 42,000; 100k vaults
+ * with eleven internal keys each (51 MiB) may have 240,000.
  */
 export const BASE_RECORDS = 32_768;
 /** See BASE_RECORDS. */

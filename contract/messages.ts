@@ -16,8 +16,7 @@ const KIND_TEXT: Readonly<Record<Warning["kind"], string>> = {
 };
 
 /**
- * The first `MAX_PROBLEMS` problems, then one line counting the rest; `total` counts problems found
- * but not kept (a validation keeps only the first ones).
+ * The first `MAX_PROBLEMS` problems, then a line counting the rest; `total` counts those found but not kept too.
  *
  * @example
  * ```ts
@@ -32,10 +31,7 @@ export function capProblems(problems: readonly string[], total = problems.length
   ];
 }
 
-/**
- * Warnings in their order, but at most `MAX_WARNINGS_PER_KIND` of each kind, each kind's cut
- * followed by one line counting what was left out.
- */
+/** Warnings in their order, at most `MAX_WARNINGS_PER_KIND` of each kind, then a line counting each kind's rest. */
 export function summarizeWarnings(warnings: readonly Warning[]): string[] {
   const shown = new Map<Warning["kind"], number>();
   const lines: string[] = [];
@@ -45,12 +41,9 @@ export function summarizeWarnings(warnings: readonly Warning[]): string[] {
     if (count <= MAX_WARNINGS_PER_KIND) lines.push(w.line);
   }
   for (const [kind, count] of shown) {
-    if (count > MAX_WARNINGS_PER_KIND) {
-      lines.push(
-        `and ${count - MAX_WARNINGS_PER_KIND} more places with ${
-          KIND_TEXT[kind]
-        } (the first ${MAX_WARNINGS_PER_KIND} are shown)`,
-      );
+    const more = count - MAX_WARNINGS_PER_KIND;
+    if (more > 0) {
+      lines.push(`and ${more} more places with ${KIND_TEXT[kind]} (the first ${MAX_WARNINGS_PER_KIND} are shown)`);
     }
   }
   return lines;

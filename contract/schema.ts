@@ -1,4 +1,4 @@
-/** Unknown keys are allowed where docs/document.md allows fields to be added; a minimal row may not carry a withheld one. */
+/** Unknown keys are allowed where docs/document.md allows adding fields; a minimal row may not carry a withheld one. */
 import { COVERAGE_FIELDS } from "./document.ts";
 
 const nullableString = { type: ["string", "null"] } as const;

@@ -1,4 +1,4 @@
-/** The allow-list's front door: a `Source` holds only the keys the format names, so no internal key reaches the build. */
+/** The allow-list's front door: a `Source` holds only the keys the format names, so no internal key reaches a build. */
 import { tierOf } from "./document.ts";
 import { fold } from "./fold.ts";
 import { isObject } from "./json.ts";
@@ -47,11 +47,11 @@ export type Validation =
 export interface ValidationOptions {
   /** Indexes of vaults with a key repeated in the text: never quoted, since the copy JSON dropped may withhold. */
   readonly withheldVaults?: ReadonlySet<number>;
-  /** Internal key names given beside the source (`--internal-keys`), joined with its `internal_keys` by the same rules. */
+  /** Internal key names given beside the source (`--internal-keys`), joined with its `internal_keys` by one rule. */
   readonly internalKeys?: readonly string[];
   /** How messages name the list `internalKeys` (default `internalKeys`). */
   readonly internalKeysPlace?: string;
-  /** The text repeats a top-level key: then no vault is quoted nor undeclared key named (the dropped copy may differ). */
+  /** The text repeats a top-level key: no vault is quoted, no undeclared key named (the lost copy may differ). */
   readonly repeatedAtTop?: boolean;
   /** False when names meant for `internalKeys` were refused before they got here: no undeclared key is then named. */
   readonly nameUndeclared?: boolean;
@@ -131,16 +131,12 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   }
   const warnings: Warning[] = [];
   const warnName = (line: string): void => void warnings.push({ kind: "public-name", line });
-  const outside = checkInternalKeys(
-    options.internalKeys ?? [],
-    options.internalKeysPlace ?? "internalKeys",
-    report,
-    warnName,
-  );
+  const internalKeys = options.internalKeys ?? [];
+  const outside = checkInternalKeys(internalKeys, options.internalKeysPlace ?? "internalKeys", report, warnName);
   const declared = readInternalKeys(value, outside, report, warnName);
   // While a declaration is refused, or the top level repeats a key, a key not declared may be one the operator meant to
   // declare: it is named by position, never by name.
-  const nameKeys = declared.complete && outside.length === (options.internalKeys ?? []).length &&
+  const nameKeys = declared.complete && outside.length === internalKeys.length &&
     options.repeatedAtTop !== true && options.nameUndeclared !== false;
   let undeclaredAbove = false;
   const undeclared = new UndeclaredKeys(declared.names, nameKeys, (line) => {
@@ -171,11 +167,10 @@ export function validateSource(value: unknown, options: ValidationOptions = {}):
   const { vaults, slugs, withheld } = readVaults(value, report, unknownKeys, withheldVaults, warnCase);
   const edges = readEdges(value, slugs, withheld, report, unknownKeys);
 
-  if (lines.length > 0) return refused();
   // Each is undefined only when a problem was reported: this narrows the types.
   if (
-    registrySchemaVersion === undefined || generatedAt === undefined || sha === undefined || vaults === undefined ||
-    edges === undefined
+    lines.length > 0 || registrySchemaVersion === undefined || generatedAt === undefined || sha === undefined ||
+    vaults === undefined || edges === undefined
   ) {
     return refused();
   }
@@ -600,10 +595,7 @@ export function checkInternalKeys(
   return accepted;
 }
 
-/**
- * The declared internal key names: `outside` and the source's `internal_keys` (checked here), and
- * whether every declaration was accepted.
- */
+/** The declared internal key names, `outside` and `internal_keys` (checked here); `complete` when all are accepted. */
 function readInternalKeys(
   root: JsonObject,
   outside: readonly string[],
@@ -634,22 +626,18 @@ interface Refusal {
 const MAX_OMITTED_KEYS = 100_000;
 
 /**
- * Refuses every key that the format does not name at its level and that is not declared, one line per key and level
- * however many vaults or edges hold it (`vaults[*].owner: undeclared key, in 20 vaults (first vaults[0])`). A line
- * names the key (`shownKey`; by position instead when `nameKeys` is false) and, for a key that folds near a key of the
- * format at that level, what it may have meant; never its value. A key that folds to within one edit of `suppressed` is
- * never offered for declaring: declaring it would be refused.
+ * Refuses each key neither named by the format at its level nor declared, one line per key and level however many rows
+ * hold it (`vaults[*].owner: undeclared key, in 20 vaults (first vaults[0])`), naming the key (by position when
+ * `nameKeys` is false) and what it may have meant; never its value. A look-alike of `suppressed` is never offered for
+ * declaring: declaring it would be refused.
  */
 class UndeclaredKeys {
   readonly #seen = new Map<Level, Map<string, Refusal | null>>();
   #tracked = 0;
 
-  /**
-   * `keep` adds a line to the problem list, written when the list is read (false when the list is
-   * full and the line was counted as omitted).
-   */
   readonly #declared: ReadonlySet<string>;
   readonly #nameKeys: boolean;
+  /** Adds a line to the problem list, written when the list is read; false when the list was full. */
   readonly #keep: (line: () => string) => boolean;
 
   constructor(declared: ReadonlySet<string>, nameKeys: boolean, keep: (line: () => string) => boolean) {
@@ -692,44 +680,31 @@ class UndeclaredKeys {
       }`;
     }
     const where = count > 1 ? `, in ${count} ${plural} (first ${firstAt})` : "";
-    const unknown = `not a key of ${LEVEL_NAMES[level]}`;
+    const head = (lookAlike: boolean) =>
+      `${pathOf(place, key, lookAlike)}: undeclared key${where}: not a key of ${LEVEL_NAMES[level]}`;
     const declare = "it is internal, list it in internal_keys (or --internal-keys)";
+    const only = `did you mean "suppressed"? Only "suppressed": true`;
     // A key too long to declare is not folded either: folding may make it 18 times longer.
     if (key.length > MAX_INTERNAL_KEY_LENGTH) {
       return `${
-        pathOf(place, key, false)
-      }: undeclared key${where}: ${unknown}, and too long to declare (a declared name has at most ${MAX_INTERNAL_KEY_LENGTH} characters)`;
+        head(false)
+      }, and too long to declare (a declared name has at most ${MAX_INTERNAL_KEY_LENGTH} characters)`;
     }
     const folded = Array.from(fold(key));
-    const near = (target: readonly string[], edits: number) => editDistance(folded, target, edits) <= edits;
-    if (near(foldedKeysOf().suppressed, 1)) {
-      return `${
-        pathOf(place, key, true)
-      }: undeclared key${where}: ${unknown}: did you mean "suppressed"? Only "suppressed": true${
+    if (editDistance(folded, foldedKeysOf().suppressed, 1) <= 1) {
+      return `${head(true)}: ${only}${
         level === "vault" ? "" : " on a vault"
       } withholds, and this name cannot be declared`;
     }
     const meant = didYouMean(folded, level);
     // A near miss of "suppressed" is not offered for declaring either: it may mean to withhold the vault.
-    if (meant === "suppressed") {
-      return `${
-        pathOf(place, key, true)
-      }: undeclared key${where}: ${unknown}: did you mean "suppressed"? Only "suppressed": true withholds a vault`;
-    }
-    if (meant !== undefined) {
-      return `${pathOf(place, key, true)}: undeclared key${where}: ${unknown}: did you mean ${
-        quoted(meant)
-      }? If ${declare}`;
-    }
-    return `${pathOf(place, key, false)}: undeclared key${where}: ${unknown}; if ${declare}`;
+    if (meant === "suppressed") return `${head(true)}: ${only} withholds a vault`;
+    if (meant !== undefined) return `${head(true)}: did you mean ${quoted(meant)}? If ${declare}`;
+    return `${head(false)}; if ${declare}`;
   }
 }
 
-/**
- * The path of key `key` of the object at `at`: `vaults[3].owner`, `vaults[*]["odd key"]`, `owner`
- * at the top level (`$["odd key"]`). The key is shown as `shownKey` shows it, every character
- * outside printable ASCII escaped when `lookAlike` (the key folds near a key of the format).
- */
+/** The path of `key` in the object at `at` (`vaults[3].owner`, `vaults[*]["odd key"]`, `owner`), the key `shownKey`. */
 function pathOf(at: string, key: string, lookAlike: boolean): string {
   if (key.length <= SHOWN_KEY_CHARACTERS && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
     return at === "$" ? key : `${at}.${key}`;
@@ -741,14 +716,7 @@ function pathOf(at: string, key: string, lookAlike: boolean): string {
  * `suppressed` and the keys of each level, folded, one element per character: made on first use,
  * since folding at import would slow every program's start, the server's too.
  */
-let foldedKeys:
-  | { readonly suppressed: readonly string[]; readonly byLevel: ReadonlyMap<Level, readonly FoldedKey[]> }
-  | undefined;
-
-interface FoldedKey {
-  readonly key: string;
-  readonly folded: readonly string[];
-}
+let foldedKeys: { suppressed: string[]; byLevel: Map<Level, { key: string; folded: string[] }[]> } | undefined;
 
 function foldedKeysOf(): NonNullable<typeof foldedKeys> {
   return foldedKeys ??= {
@@ -859,18 +827,11 @@ export function kindOf(value: unknown): string {
 export function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  switch (typeof value) {
-    case "string": {
-      // An excerpt ends before a surrogate pair it would split.
-      const end = /[\ud800-\udbff]/.test(value.charAt(56)) ? 56 : 57;
-      return quoted(value.length > 60 ? `${value.slice(0, end)}...` : value);
-    }
-    case "number":
-    case "boolean":
-      return String(value);
-    case "object":
-      return "an object";
-    default:
-      return typeof value;
+  if (typeof value === "string") {
+    // An excerpt ends before a surrogate pair it would split.
+    const end = /[\ud800-\udbff]/.test(value.charAt(56)) ? 56 : 57;
+    return quoted(value.length > 60 ? `${value.slice(0, end)}...` : value);
   }
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return typeof value === "object" ? "an object" : typeof value;
 }

@@ -169,7 +169,7 @@ export function planAt(table: readonly ContractVersion[], builtAt: string): { ok
   return { ok: { served, gone, canonical } };
 }
 
-/** A version's two change feeds beside its document: `/api/registry.v1.changes.json` (JSON Feed) and `.changes.atom`. */
+/** A version's change feeds beside its document, as `/api/registry.v1.changes.json` (JSON Feed) and `.atom` (Atom). */
 export function changesPaths(version: Pick<ContractVersion, "path">): { readonly json: string; readonly atom: string } {
   const stem = version.path.replace(/\.json$/, "");
   return { json: `${stem}.changes.json`, atom: `${stem}.changes.atom` };
