@@ -44,14 +44,11 @@ export interface MinimalRow {
 
 export type Row = FullRow | MinimalRow;
 
+const IDENTITY_KEYS = ["vault_slug", "display_name", "class", "class_label", "status", "status_label"] as const;
+
 /** The keys of a full row, in the serialized order. */
 export const FULL_ROW_KEYS = [
-  "vault_slug",
-  "display_name",
-  "class",
-  "class_label",
-  "status",
-  "status_label",
+  ...IDENTITY_KEYS,
   "tier",
   "tier_label",
   "tier_meaning",
@@ -65,12 +62,7 @@ export const FULL_ROW_KEYS = [
 
 /** The keys of a minimal row, in the serialized order. */
 export const MINIMAL_ROW_KEYS = [
-  "vault_slug",
-  "display_name",
-  "class",
-  "class_label",
-  "status",
-  "status_label",
+  ...IDENTITY_KEYS,
   "persona",
   "listing",
   "listing_note",

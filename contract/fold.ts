@@ -1,9 +1,6 @@
 import { CONFUSABLE_MAPPINGS } from "./confusables.ts";
 
-/**
- * Each character to its confusable skeleton, read from the table on first use: a program that never
- * folds (the server) pays nothing for it at start.
- */
+/** Each character's confusable skeleton, read on first use: a program that never folds (the server) pays nothing. */
 let skeletons: ReadonlyMap<string, string> | undefined;
 
 function skeletonTable(): ReadonlyMap<string, string> {
@@ -28,10 +25,7 @@ const UNSEEN = /[\p{M}\p{White_Space}\u2800\u0640]/gu;
 /** Cherokee: the one script whose case folding maps to capitals (CaseFolding.txt), which the skeletons map. */
 const CHEROKEE = /[\u13a0-\u13f5\u13f8-\u13fd\uab70-\uabbf]/gu;
 
-/**
- * Unicode full case folding as the engine's case mappings give it: upper then lower case (so `ß`
- * folds to `ss` and `ſ` to `s`), Cherokee to capitals as CaseFolding.txt folds it.
- */
+/** Full case folding from the engine's mappings: upper then lower (`ß` to `ss`, `ſ` to `s`), Cherokee back to capitals. */
 function caseFold(text: string): string {
   return text.toUpperCase().toLowerCase().replace(CHEROKEE, (c) => c.toUpperCase());
 }

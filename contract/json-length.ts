@@ -1,7 +1,6 @@
 /**
- * `JSON.stringify(value).length`, exactly, for a JSON value (strings, finite numbers, booleans,
- * null, arrays and plain objects of them). Indented text is longer, so this is a lower bound of
- * the served document's length, in characters and so in UTF-8 bytes.
+ * `JSON.stringify(value).length`, exactly, for a JSON value, counted without making the text (a document far over its
+ * limit would not fit in one string). Indented text is longer, so this is a lower bound, in characters and in bytes.
  */
 export function jsonTextLength(value: unknown): number {
   return lengthOf(value, new Map());

@@ -98,14 +98,13 @@ const SHA_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 type JsonObject = { readonly [key: string]: unknown };
 
 /**
- * Checks any value against the source format and returns the normalized source or every problem,
- * each prefixed with its JSON path (`vaults[12].status: expected a string, got 3`). Never throws.
- *
- * Messages name places, never private content: a value is quoted only where it would be published anyway (a full
- * row's fields, any row's identity, the envelope); elsewhere only its kind is named. A declared internal key is skipped
- * unread and never named. An undeclared key is refused by name (the operator needs it to declare or fix it), its value
- * never quoted. A vault counts as withheld, for what messages quote, when its `suppressed` is present and not `false`,
- * when it or the top level holds an undeclared key, or when a key of it is repeated in the text (`options`).
+ * Checks any value against the source format: the normalized source, or every problem prefixed with its JSON path
+ * (`vaults[12].status: expected a string, got 3`). Never throws. Messages name places, never private content: a value
+ * is quoted only where it would be published anyway (a full row's fields, any row's identity, the envelope); elsewhere
+ * only its kind is named. A declared internal key is skipped unread and never named. An undeclared key is refused by
+ * name (the operator needs it to declare or fix it), its value never quoted. A vault counts as withheld, for what
+ * messages quote, when its `suppressed` is present and not `false`, when it or the top level holds an undeclared key,
+ * or when a key of it is repeated in the text (`options`).
  *
  * @example
  * ```ts
@@ -209,10 +208,7 @@ export function isCalendarDate(text: string): boolean {
 /** Days in each month of a common year. */
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/**
- * True when the day exists in that month of that year of the proleptic Gregorian calendar, as
- * JavaScript's Date counts (year 0 is a leap year). Arithmetic, not a Date: 100k rows ask it.
- */
+/** True when the day exists in the proleptic Gregorian calendar as Date counts (year 0 leaps); 100k rows ask it. */
 function isRealDate(year: number, month: number, day: number): boolean {
   // Stryker disable next-line ConditionalExpression,LogicalOperator: a month outside 1 to 12 has no entry in MONTH_DAYS, and a day compared with undefined is false as well
   if (month < 1 || month > 12) return false;
@@ -220,8 +216,6 @@ function isRealDate(year: number, month: number, day: number): boolean {
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   return day <= (month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number));
 }
-
-// --- field readers -------------------------------------------------------------------------------
 
 type Report = (path: string, message: string | (() => string)) => void;
 /** Refuses an object's undeclared keys (see UndeclaredKeys); true when it has one. */
@@ -435,15 +429,10 @@ function readVaults(
     }
     const displayName = required(item, "display_name", at, report, nonEmptyString);
     const status = required(item, "status", at, report, anyString);
-    const meant = status === undefined
-      ? undefined
-      : (["active", "pending"] as const).find((s) => s !== status && s === status.trim().toLowerCase());
+    const meant = (["active", "pending"] as const).find((s) => s !== status && s === status?.trim().toLowerCase());
     if (meant !== undefined) {
-      warn(
-        `${at}.status: ${quoted(status as string, 60)} is not "${meant}": its tier is planned, not ${
-          tierOf(meant)
-        } (tier follows the exact value)`,
-      );
+      const shown = `${quoted(status as string, 60)} is not "${meant}"`;
+      warn(`${at}.status: ${shown}: its tier is planned, not ${tierOf(meant)} (tier follows the exact value)`);
     }
     const vaultClass = optional(item, "class", at, report, stringOrNull, null);
     const persona = optional(item, "persona", at, report, stringOrNull, null);
@@ -468,9 +457,7 @@ function readVaults(
 }
 
 /** The slugs declared by some vault, valid or not. */
-interface Slugs {
-  has(slug: string): boolean;
-}
+type Slugs = { has(slug: string): boolean };
 
 function readEdges(
   root: JsonObject,
@@ -513,14 +500,10 @@ function readEdges(
     const first = firstIndex.get(identity);
     if (first !== undefined) {
       // The triple is the first copy's too: quoted only when neither copy may hide it.
-      const shown = quote && !unquoted.has(first);
-      report(
-        at,
-        `duplicate edge: the same (source, target, type)${
-          shown ? ` = [${[source, target, type].map((t) => quoted(t)).join(",")}]` : ""
-        } as edges[${first}]`,
-      );
-      return;
+      const triple = quote && !unquoted.has(first)
+        ? ` = [${[source, target, type].map((t) => quoted(t)).join(",")}]`
+        : "";
+      return report(at, `duplicate edge: the same (source, target, type)${triple} as edges[${first}]`);
     }
     firstIndex.set(identity, i);
     if (!quote) unquoted.add(i);
@@ -529,8 +512,6 @@ function readEdges(
   return edges;
 }
 
-// --- internal keys ------------------------------------------------------------------------------
-
 /** Every key the format reads at some level, and where. */
 const READ_AT = new Map<string, Level[]>();
 for (const [level, keys] of Object.entries(KNOWN_KEYS) as [Level, readonly string[]][]) {
@@ -538,11 +519,10 @@ for (const [level, keys] of Object.entries(KNOWN_KEYS) as [Level, readonly strin
 }
 
 /**
- * Checks a list of declared internal key names, as the source's `internal_keys` or beside it (the build's
- * `--internal-keys`): strings of 1 to MAX_INTERNAL_KEY_LENGTH characters, no repeats, none a misspelling of
- * `suppressed` (declaring one would publish what it meant to withhold), at most MAX_INTERNAL_KEYS with the names of the
- * other list (`elsewhere`). Problems name an entry by its place (`at[3]`), never by its name; a name the format reads
- * at some level gets one warning, quoting it, since it is the format's own. Returns the names accepted.
+ * Checks declared internal key names (`internal_keys`, or `--internal-keys` beside it) and returns those accepted:
+ * strings of 1 to MAX_INTERNAL_KEY_LENGTH characters, no repeats, no look-alike of `suppressed` (it would publish what it
+ * meant to withhold), at most MAX_INTERNAL_KEYS with `elsewhere`'s. Problems name an entry by place (`at[3]`), never by
+ * name; a name the format reads at some level gets one warning, quoting it, since it is the format's own.
  *
  * @example
  * ```ts
@@ -585,10 +565,11 @@ export function checkInternalKeys(
     const levels = READ_AT.get(name);
     // A name the other list declares too was warned of there.
     if (levels !== undefined && !elsewhere.has(name)) {
+      const where = levels.map((l) => LEVEL_NAMES[l]).join(" and ");
       warn(
-        `${place}: ${quoted(name)} is a key the format reads on ${
-          levels.map((l) => LEVEL_NAMES[l]).join(" and ")
-        }, where it stays the format's; it is internal only at the other levels`,
+        `${place}: ${
+          quoted(name)
+        } is a key the format reads on ${where}, where it stays the format's; it is internal only at the other levels`,
       );
     }
   });
@@ -744,9 +725,8 @@ function didYouMean(folded: readonly string[], level: Level): string | undefined
 const SHOWN_KEY_CHARACTERS = 64;
 
 /**
- * A key as a message shows it: `quoted`, cut at its first 64 characters (a surrogate pair never
- * split), `…` after a cut; with `lookAlike`, every character outside printable ASCII escaped too
- * (`\u0455uppressed`), so that a look-alike never prints as the key it imitates.
+ * A key as a message shows it: `quoted`, cut at 64 characters with `…`; with `lookAlike`, every character outside
+ * printable ASCII escaped too (`\u0455uppressed`), so that a look-alike never prints as the key it imitates.
  */
 export function shownKey(key: string, lookAlike = false): string {
   const shown = quoted(key, SHOWN_KEY_CHARACTERS, "…");
@@ -773,9 +753,8 @@ function escapeOf(c: string): string {
 }
 
 /**
- * The Damerau-Levenshtein distance (optimal string alignment: insert, delete, substitute, swap
- * neighbours) between `a` and `b` (strings, compared by UTF-16 code unit, or arrays of characters),
- * or `limit + 1` once it is sure to pass `limit`.
+ * The optimal string alignment distance (insert, delete, substitute, swap neighbours) between strings (by UTF-16 code
+ * unit) or arrays of characters, or `limit + 1` once it is sure to pass `limit`.
  */
 export function editDistance(a: string | readonly string[], b: string | readonly string[], limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
@@ -799,8 +778,6 @@ export function editDistance(a: string | readonly string[], b: string | readonly
   }
   return Math.min(previous[b.length] as number, limit + 1);
 }
-
-// --- helpers -------------------------------------------------------------------------------------
 
 /** True for an absolute http(s) URL. */
 export function isHttpUrl(text: string): boolean {
