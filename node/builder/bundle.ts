@@ -1,16 +1,6 @@
 /**
- * The deploy artifacts that run code, each one minified ESM file with one build's answers (bytes,
- * ETags, headers) stamped in. None embeds the source, and none validates, serializes, hashes or
- * compresses at start, so every instance serves exactly the build's bytes and a cold start costs
- * little.
- *
- * - `fetch/index.mjs`: the Hono app as its default export (`{ fetch }`) and a literal
- *   `export const config`, web standards only: Netlify Functions v2, Cloudflare Workers, Deno
- *   (Deploy) and Bun.
- * - `lambda/index.mjs`: `export const handler`, for AWS Lambda (identity answers only), buffered,
- *   and `export const streamHandler`, the same answers streamed, for a Function URL whose invoke
- *   mode is `RESPONSE_STREAM`.
- * - `node/server.mjs`: the Node server, run with plain `node`.
+ * Each artifact is one minified ESM file with one build's answers stamped in. None embeds the source, and none
+ * validates, serializes, hashes or compresses at start: every instance serves the build's bytes, and starts fast.
  */
 import { build, type Metafile, type Plugin } from "esbuild";
 import { appendFile } from "node:fs/promises";
@@ -52,19 +42,11 @@ export interface Bundles {
 
 /** Writes the three code artifacts of `served` under `dir`. `sourceName` is named on the Node server's start line. */
 export async function bundleArtifacts(served: Build, dir: string, sourceName: string): Promise<Bundles> {
-  const all = await bundleSome(
-    served,
-    dir,
-    sourceName,
-    new Set(["fetch/index.mjs", "lambda/index.mjs", "node/server.mjs"]),
-  );
-  return all as Bundles;
+  const all = new Set(["fetch/index.mjs", "lambda/index.mjs", "node/server.mjs"] as const);
+  return (await bundleSome(served, dir, sourceName, all)) as Bundles;
 }
 
-/**
- * Writes the code artifacts of `served` that `which` names, under `dir` (see `platform-limits.ts`
- * for which a build writes).
- */
+/** Writes the code artifacts of `served` that `which` names (see `platform-limits.ts`), under `dir`. */
 export async function bundleSome(
   served: Build,
   dir: string,

@@ -1,8 +1,4 @@
-/**
- * `registry-endpoint keygen FILE`: a new Ed25519 signing key, written as PKCS#8 PEM to FILE with
- * mode 0600 (never over an existing file, nor through a link), and its public JWK Set on stdout.
- * The private key is written to FILE only: never printed.
- */
+/** The private key is written to FILE only (mode 0600, never over anything there): it is never printed. */
 import { open } from "node:fs/promises";
 import { printable } from "../common/printable.ts";
 import { resolve } from "node:path";

@@ -1,15 +1,8 @@
 /**
- * The static export of a build: each served path as a file, and a `_headers` file (the format
- * Netlify and Cloudflare Pages read) giving them the server's headers. A path past its sunset has
- * no file, so a static host answers it 404, not 410. Beside each schema, the TypeScript types
- * generated from it (`types.ts`), and beside each JSON change feed, the types of the feed.
- *
- * With `siblings` (a build whose documents are past what the code artifacts embed, so the export
- * alone serves them), each served file also gets its precompressed `.gz` and `.br` siblings, the
- * build's own gzip and br bytes (`compress.ts`), and `_headers` a block for each naming its
- * `Content-Encoding`: for hosts that choose a sibling by `Accept-Encoding` (nginx `gzip_static`,
- * Caddy `precompressed`, @fastify/static `preCompressed`) and for uploads that carry each coding's
- * metadata (S3, docs/deploying.md).
+ * `_headers` is the format Netlify and Cloudflare Pages read. A path past its sunset has no file, so a static host
+ * answers it 404, not 410. The `siblings` (`.gz`, `.br`, each with a `_headers` block naming its `Content-Encoding`)
+ * are for hosts that choose one by `Accept-Encoding` (nginx `gzip_static`, Caddy `precompressed`, @fastify/static
+ * `preCompressed`) and for uploads that carry each coding's metadata (S3, docs/deploying.md).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -24,7 +17,7 @@ import { feedTypesOf, feedTypesPath, typesOf, typesPath } from "./types.ts";
 const HOST_MADE = ["content-length", "etag", "last-modified", "vary"];
 
 /** The file suffix of each precompressed sibling. */
-export const SIBLINGS = { gzip: ".gz", br: ".br" } as const;
+const SIBLINGS = { gzip: ".gz", br: ".br" } as const;
 
 /** The precompressed siblings of a resource that has them: suffix, coding and variant. */
 function siblingsOf(resource: Resource): { suffix: string; coding: Encoding; variant: Variant }[] {
@@ -56,9 +49,8 @@ export function staticHeaders(build: Build, options: { siblings?: boolean } = {}
 }
 
 /**
- * Writes the static export of `build` into `dir`, each file where the base URL puts it: a base
- * URL with a path (`https://example.org/registry`) puts them under that path (`registry/`), so
- * that a host serving `dir` at its root answers the base URL's addresses.
+ * Writes the static export of `build` into `dir`, with the types beside each schema and JSON feed, each file under
+ * the base URL's path (`registry/` for `https://example.org/registry`): a host serving `dir` at its root answers it.
  */
 export async function writeStatic(dir: string, build: Build, options: { siblings?: boolean } = {}): Promise<void> {
   const prefix = basePathOf(build.meta.baseUrl);
@@ -81,7 +73,7 @@ export async function writeStatic(dir: string, build: Build, options: { siblings
 }
 
 /** The document schema served beside a change feed: `/api/registry.v1.changes.json` is beside `/api/registry.v1.schema.json`. */
-export function documentSchemaOf(build: Build, feedRoute: string): Record<string, unknown> {
+function documentSchemaOf(build: Build, feedRoute: string): Record<string, unknown> {
   const schema = build.routes.get(feedRoute.replace(/\.changes\.json$/, ".schema.json"));
   if (schema === undefined) throw new Error(`no schema beside ${feedRoute}`);
   return JSON.parse(new TextDecoder().decode(schema.identity.body)) as Record<string, unknown>;
