@@ -1,12 +1,4 @@
-/**
- * What the Node server (`npm start` and `dist/node/server.mjs`) refuses before answering, so that it
- * answers every request form as docs/http.md, "Request forms", states. A request with no `Host`
- * (HTTP/1.0 too) or more than one, a `Host` that is not a plain host and port (userinfo, a path, an
- * invalid port), a target with no path (`*`, another scheme, an invalid port) or a backslash before
- * its query is answered 400 problem+json; `CONNECT` is answered 405 with `Allow`, where node:http
- * would close the connection; a request node:http cannot parse gets its status as a problem
- * document, not a bare status line.
- */
+/** So that the Node server answers every request form as docs/http.md, "Request forms", states. */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { type Answer, BAD_REQUEST, METHOD_NOT_ALLOWED, problemAnswer } from "../../http/answer.ts";
@@ -21,7 +13,7 @@ export function writeAnswer(res: ServerResponse, answer: Answer): void {
 }
 
 /** The 400 a request gets before it reaches the app, or undefined when it may go on. */
-export function refusalOf(req: IncomingMessage): Answer | undefined {
+function refusalOf(req: IncomingMessage): Answer | undefined {
   const target = req.url ?? "";
   if (
     plainHost(req.headers.host) && oneHostLine(req.rawHeaders) && pathOf(target) !== null && !backslashInPath(target)

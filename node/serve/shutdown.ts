@@ -1,8 +1,3 @@
-/**
- * What every Node server of the registry does around answering: listen, say so in one line, log
- * requests when asked, and stop gracefully on SIGTERM or SIGINT (or when its caller asks). Shared by
- * `npm start` and the bundled `dist/node/server.mjs`, which run the one listener of `answer-server.ts`.
- */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Env } from "../../contract/config.ts";
@@ -14,10 +9,9 @@ import { nodeHttp } from "./node-http.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
 /**
- * node:http limits for every registry server: a client gets 10 s to send its headers and 15 s for
- * the whole request (a body that drips keeps no socket longer), checked every second (Node's
- * default check runs every 30 s). Requests here are tiny GETs: these never cut a real one short.
- * A missing `Host` is left to `request-guard.ts`, which answers it with a problem document.
+ * node:http limits: a client gets 10 s to send its headers and 15 s for the whole request (a body that drips keeps
+ * no socket longer), checked every second (Node's default is every 30 s); requests here are tiny GETs, never cut
+ * short. A missing `Host` is left to `request-guard.ts`, which answers it with a problem document.
  */
 export const HTTP_LIMITS = {
   headersTimeout: 10_000,
@@ -59,12 +53,9 @@ export function serverEnv(
 }
 
 /**
- * Serves `listener` on node:http behind the refusals of `request-guard.ts` (which also answers
- * CONNECT and requests node:http cannot parse), so every Node server answers each request form
- * alike; listens and prints the start line on `io.stdout`. Resolves with the exit code: 1 if it
- * cannot listen (the reason on `io.stderr`, the server closed); 0 after a graceful stop on SIGTERM,
- * SIGINT or `until` aborting: no new connections, requests under way may finish (at most
- * `DRAIN_MS`). Its signal listeners are gone when it resolves; it never exits the process.
+ * Serves `listener` on node:http behind `request-guard.ts`, and prints the start line. Resolves with the exit code:
+ * 1 if it cannot listen; 0 after a graceful stop on SIGTERM, SIGINT or `until` aborting (requests under way may
+ * finish, at most `DRAIN_MS`). Its signal listeners are gone when it resolves; it never exits the process.
  */
 export function runServer(
   listener: RequestListener,
@@ -109,9 +100,8 @@ export function runServer(
     const stop = (why: string): void => {
       if (stopping || done) return;
       stopping = true;
-      // Once stopping, a connection is not kept alive past its answer (else it would hold the stop
-      // for the keep-alive timeout): an answer begun after the stop says Connection: close, and one
-      // begun before is closed as idle soon after it is sent (the stop sweeps idle connections).
+      // Once stopping, no connection is kept alive past its answer (it would hold the stop for the keep-alive
+      // timeout): an answer begun after says Connection: close, one begun before is swept as idle once sent.
       // Added only now, so that serving runs one request listener.
       server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
         res.shouldKeepAlive = false;
@@ -151,12 +141,10 @@ export function runServer(
 }
 
 /**
- * For a process that serves (`npm start`, `dist/node/server.mjs`): a signal that aborts on the
- * process's SIGTERM or SIGINT once `runServer` has taken it, to pass to `runServer` as `until`.
- * Its listeners stay for the process's life: once `runServer` has stopped and removed its own, a
- * second signal while the process ends (a supervisor's, a second Ctrl-C) finds one, and the exit
- * code stays 0 rather than death by that signal. Signal listeners hold no process open. A signal
- * before `runServer` listens for any (while the build is made) ends the process, as by default.
+ * For a process that serves: a signal for `runServer`'s `until` that aborts on SIGTERM or SIGINT once `runServer`
+ * has taken it. Its listeners stay for the process's life, so a second signal while the process ends (a
+ * supervisor's, a second Ctrl-C) leaves the exit code 0, not death by that signal. A signal before `runServer`
+ * listens (while the build is made) ends the process, as by default.
  */
 export function processStopSignal(): AbortSignal {
   const controller = new AbortController();
