@@ -118,13 +118,10 @@ export const runBuild: Command = async (argv, env, io) => {
     if ("error" in parsed) problems.push(`--previous: ${parsed.error}`);
     else previousLocation = parsed.ok;
   }
-  const inputs = sourcePath === undefined ? undefined : await loadInputs(
-    resolve(io.cwd, sourcePath),
-    env,
-    { baseUrl },
-    shownPath(sourcePath),
-    values["internal-keys"] as string | undefined,
-  );
+  const internalKeys = values["internal-keys"] as string | undefined;
+  const inputs = sourcePath === undefined
+    ? undefined
+    : await loadInputs(resolve(io.cwd, sourcePath), env, { baseUrl }, shownPath(sourcePath), internalKeys);
   if (inputs !== undefined && "problems" in inputs) problems.push(...inputs.problems);
   if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
     io.stderr(problems.map((p) => `${p}\n`).join(""));
@@ -133,7 +130,7 @@ export const runBuild: Command = async (argv, env, io) => {
 
   // The clock gave built_at: a rebuild that changes nothing may keep the previous one.
   let history: FeedHistory = { clock: (env["SOURCE_DATE_EPOCH"] ?? "") === "" };
-  let previousFiles: PreviousFiles | undefined;
+  let carried: PreviousFiles | undefined;
   const { baseUrl: base, builtAt } = inputs.ok.config;
   const plan = planAt(VERSIONS, builtAt);
   const versions = "ok" in plan ? plan.ok.served.map((s) => s.version) : [];
@@ -154,34 +151,22 @@ export const runBuild: Command = async (argv, env, io) => {
       io.stderr(`${printable(previous.error, "")}\n`);
       return 1;
     }
-    const carried = held === null ? undefined : previous.ok.history.get(held.version)?.snapshot.ref;
-    if (held !== null && !sameRef(carried ?? null, held.ref)) {
+    const reached = held === null ? undefined : previous.ok.history.get(held.version)?.snapshot.ref;
+    if (held !== null && !sameRef(reached ?? null, held.ref)) {
       io.stderr(
         `--out ${shownOut}: holds a build of ${base} (built at ${held.ref.built_at}) that --previous does not lead to: carry on from it (--previous ${shownOut}), or build into an empty folder\n`,
       );
       return 1;
     }
     if (previous.ok.started !== undefined) io.stderr(`${printable(previous.ok.started, "")}\n`);
-    previousFiles = previous.ok.files;
-    history = {
-      ...history,
-      previous: previous.ok.history,
-      documents: previous.ok.documents,
-      files: previousFiles,
-      classify: classifyChange,
-    };
+    carried = previous.ok.files;
+    const { history: past, documents } = previous.ok;
+    history = { ...history, previous: past, documents, files: carried, classify: classifyChange };
   }
 
   // The previous build's manifests: where --previous reads, or the --out a new history replaces.
-  const signing = await prepareSigning({
-    env,
-    values,
-    location: previousLocation ?? (held !== null && newHistory ? out : undefined),
-    baseUrl: base,
-    versions,
-    cwd: io.cwd,
-    carried: previousFiles,
-  });
+  const location = previousLocation ?? (held !== null && newHistory ? out : undefined);
+  const signing = await prepareSigning({ env, values, location, baseUrl: base, versions, cwd: io.cwd, carried });
   if ("exit" in signing) {
     io.stderr(`${signing.message}\n`);
     return signing.exit;

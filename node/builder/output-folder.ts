@@ -14,11 +14,7 @@ export interface Protected {
   readonly repository: string;
 }
 
-/**
- * Why `dir` (absolute) may not receive a build, in one line each; empty when it may: when it is absent, empty, or a
- * previous build's output whose marker lists every file in it. A folder that holds far more than an output (a
- * file-system root, the home folder, the repository or one of its ancestors) is refused before anything is read.
- */
+/** Why `dir` (absolute) may not take a build, one line each; none when it is absent, empty, or a build output only. */
 export function outputProblems(dir: string, guard: Protected): string[] {
   const why = protectedReason(dir, guard);
   if (why !== undefined) return [`--out ${dir}: ${why}; choose a folder of its own, like dist`];
@@ -87,11 +83,7 @@ function markerFiles(text: string): Set<string> | undefined {
   return files.every(inside) ? new Set(files) : undefined;
 }
 
-/**
- * Stages a new output with `write` in a fresh folder beside `out`, adds the marker, and swaps it in for `out`
- * (which `outputProblems` has cleared). If anything fails, the staging folder and any folder made for it go, and
- * `out` is as it was.
- */
+/** Stages a new output with `write` beside `out` and swaps it in whole: on a failure, `out` is as it was. */
 export async function replaceOutput(
   out: string,
   builtAt: string,

@@ -69,10 +69,7 @@ export const ARTIFACT_LIMITS = {
 
 export type CodeArtifact = keyof typeof ARTIFACT_LIMITS;
 
-/**
- * The artifacts that stream: checked against that limit's streamed figure (by the buffered measure, which a
- * streamed answer never exceeds), and past its buffered figure named in a line saying what serves the answer.
- */
+/** The artifacts that stream: checked against the streamed figure, and past the buffered one named in a line. */
 export const STREAMS: Readonly<Partial<Record<CodeArtifact, { readonly limit: LimitName; readonly serves: string }>>> =
   {
     "lambda/index.mjs": {
@@ -95,11 +92,7 @@ export interface ArtifactPlan {
   readonly lines: readonly string[];
 }
 
-/**
- * The largest answer `build` gives under `limit`'s measure: the largest document for `embed`; the Lambda artifact's
- * own handler answering GET on every path, in every event shape, serialized, for `lambda`; for `netlify`, each
- * coding the fetch artifact offers, serialized the same way. Undefined where nothing is measured.
- */
+/** The largest answer `build` gives under `limit`'s measure, as the artifacts embedding it answer; undefined: none. */
 export async function largestAnswer(limit: LimitName, build: Build): Promise<Largest | undefined> {
   switch (limit) {
     case "embed":
@@ -190,10 +183,7 @@ function largestBufferedAnswer(build: Build): Largest {
   return largest;
 }
 
-/**
- * The rule: each code artifact is checked against its limits in order, and the first it does not
- * fit leaves it out. Each limit is measured once, only if an artifact still needs it.
- */
+/** The rule: the first limit an artifact does not fit leaves it out; each limit is measured once, only if needed. */
 export async function planArtifacts(build: Build): Promise<ArtifactPlan> {
   const measured = new Map<LimitName, Largest | undefined>();
   const measure = async (limit: LimitName) => {

@@ -24,11 +24,7 @@ import {
   timeout,
 } from "../common/request.ts";
 
-/**
- * What the previous build left, per version number: its checked history and parsed document; `files`, every file
- * read from it (the documents and feeds carried on, and the schemas, descriptions and Atom feeds a rebuild compares
- * itself with); `started` says, in one line, that a base URL has published nothing yet and a history starts.
- */
+/** What the previous build left, by version; `files`, every file read from it; `started`, a line: a history starts. */
 export interface Previous {
   readonly history: ReadonlyMap<number, History>;
   readonly documents: ReadonlyMap<number, unknown>;
@@ -42,10 +38,7 @@ export type PreviousFiles = ReadonlyMap<string, { readonly bytes: Uint8Array<Arr
 /** Reads one file of the previous build: its bytes, or null when there is none. */
 export type Reader = (path: string, cap: number) => Promise<Uint8Array<ArrayBuffer> | null>;
 
-/**
- * Reads and checks the previous build at `location` (an output folder, or the base URL, read past caches). A
- * version it did not serve yet starts its feed afresh; but a location holding none of them is not a build.
- */
+/** Reads and checks the previous build at `location`: a location holding none of `versions` is not a build. */
 export async function readPrevious(
   location: string,
   settings: {
@@ -137,11 +130,7 @@ export async function readPrevious(
   return { ok: { history, documents, files } };
 }
 
-/**
- * Checks one version's previous document and JSON feed (`feedBytes` null: missing) for a build of `settings`: JSON,
- * their schemas, the same base URL and version, an earlier `built_at`, carried rows of exactly the document's
- * shapes, and items that replay to their document. `where` names a path in messages.
- */
+/** Checks one version's previous document and JSON feed (`feedBytes` null: missing) for a build of `settings`. */
 export async function checkPrevious(
   version: ContractVersion,
   settings: { readonly baseUrl: string; readonly builtAt: string },
@@ -166,8 +155,7 @@ export async function checkPrevious(
   if (registry.about.versioned_url !== settings.baseUrl + version.path) {
     return refuse(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`);
   }
-  // Rows by slug and edges by source, target, type, each once: the order every build writes, and
-  // the one a feed's items are replayed and compared in.
+  // Rows by slug and edges by source, target, type, each once: the order every build writes, and feeds replay in.
   const unordered = outOfOrder(registry);
   if (unordered !== undefined) {
     return refuse(
@@ -210,10 +198,9 @@ export async function checkPrevious(
       : "a deployment built before feeds were chains moves on with one --new-history";
     return refuse(feeds.json, `not the history of its document: ${first}${more}; ${advice}`);
   }
-  // Every build rewrites every item against its document (the privacy rule): an item that rewriting
-  // changes (another row, an edge touching a vault the document withholds or does not list) is none
-  // a build wrote. A removal of a slug the document does not hold is not caught here: it changes
-  // nothing, and looks like a real one; a signed build's manifest (signing.ts) is what refuses it.
+  // Every build rewrites every item against its document (the privacy rule): an item that rewriting changes is none
+  // a build wrote. A removal of a slug the document does not hold changes nothing and looks like a real one: a signed
+  // build's manifest (signing.ts) is what refuses it.
   const rows = new Map(registry.vaults.map((row) => [row.vault_slug, row]));
   const unwritten = changeFeed.items.findIndex(({ _registry: change }, i) => {
     const envelope = i === 0 ? snapshot.envelope : undefined;
@@ -233,10 +220,7 @@ export async function checkPrevious(
   return { ok: { history: { snapshot, feed: changeFeed }, document } };
 }
 
-/**
- * The build of `baseUrl` that the output folder `out` holds: the version number and document (`built_at` and
- * identity ETag) of the first of `versions` made for that base URL; null when none is (unreadable counts as none).
- */
+/** The build of `baseUrl` that the output folder `out` holds (its version and document), or null (unreadable: none). */
 export async function heldBuild(
   out: string,
   baseUrl: string,
@@ -271,10 +255,7 @@ export function folderReader(dir: string, prefix: string): Reader {
   };
 }
 
-/**
- * The one line of a read of the previous build that failed, with the way on for a live deployment that could not
- * be read: a deployment that is down is not one with no past, so the way on is to wait, or to say there is none.
- */
+/** The line of a failed read, with the way on for a live deployment that is down: wait, or say it has no past. */
 export function previousFailure(error: unknown, remote: boolean, baseUrl: string): string {
   const reason = error instanceof Error ? error.message : String(error);
   const unreachable = error instanceof Unreachable ||
@@ -305,11 +286,8 @@ export function urlReader(base: string, deadline: AbortSignal): Reader {
     });
     if (res.status === 404) return null;
     if (res.status >= 300 && res.status < 400) {
-      throw new Error(
-        `${url}: answered ${res.status}, a redirect to ${
-          sentUrl(res.headers.get("location"), url)
-        }: give the address it names`,
-      );
+      const to = sentUrl(res.headers.get("location"), url);
+      throw new Error(`${url}: answered ${res.status}, a redirect to ${to}: give the address it names`);
     }
     // A 5xx, or a refusal to read (401, 403): the deployment cannot be read now, which is no absence.
     if (res.status >= 500 || res.status === 401 || res.status === 403) {

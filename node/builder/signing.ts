@@ -16,10 +16,7 @@ import { staticHeaders } from "./static.ts";
 const SIGNING_KEY_VARIABLE = "REGISTRY_SIGNING_KEY";
 
 /** The build's signing flags. */
-export const SIGNING_FLAGS = {
-  "signature-lifetime": { type: "string" },
-  unsigned: { type: "boolean" },
-} as const;
+export const SIGNING_FLAGS = { "signature-lifetime": { type: "string" }, unsigned: { type: "boolean" } } as const;
 
 export const SIGNING_HELP =
   `  --signature-lifetime DURATION  with REGISTRY_SIGNING_KEY, how long each manifest's signature
@@ -72,12 +69,7 @@ export interface SigningPlan {
   readonly now: () => number;
 }
 
-/**
- * Reads the signing settings and the previous build's manifests (at `location`: an output folder or the base URL),
- * and refuses what needs no new build to refuse: a malformed key; no key while the previous build was signed, or
- * with `--new-history`, unless `unsigned`; a previous manifest that does not verify with the keys, or that does not
- * list a file `carried` from the previous build with those bytes. Returns the plan (null: no signing), or a refusal.
- */
+/** Reads the signing settings and previous manifests at `location`: the plan (null: no signing), or a refusal. */
 export async function prepareSigning(settings: {
   readonly env: Env;
   readonly values: Record<string, string | boolean | undefined>;
@@ -137,12 +129,8 @@ export async function prepareSigning(settings: {
       }
       const tampered = await unlisted(carried, n, checked.files, where);
       if (tampered !== undefined) return refuse(tampered);
-      previous.set(n, {
-        where,
-        seq: checked.seq,
-        iat: checked.iat,
-        documentSha256: checked.files[documentPath(n)]?.sha256,
-      });
+      const { seq, iat, files } = checked;
+      previous.set(n, { where, seq, iat, documentSha256: files[documentPath(n)]?.sha256 });
     }
     // Nothing unsigned is carried into a signed build: a previous build without a manifest (never
     // signed, or its manifest and key set removed by whoever can write to the host) is refused.
@@ -173,10 +161,7 @@ function ofVersion(path: string, n: number): boolean {
   return path.startsWith(`/api/registry.v${n}.`);
 }
 
-/**
- * Why a file of version `n` read from the previous build is not what its verified manifest (at `where`) lists;
- * undefined when every one is. A host someone else can write to must not get its edits signed by the next build.
- */
+/** Why a carried file of version `n` is not as its verified manifest lists: edits on the host are never signed on. */
 async function unlisted(
   carried: PreviousFiles,
   n: number,
@@ -250,11 +235,7 @@ async function readManifests(
   return { ok: out };
 }
 
-/**
- * Signs `served` after its static export was written to `dir`: checks the seq rules against the clock and the
- * previous manifests, writes a manifest per served version and the key set beside the export with their `_headers`
- * blocks, and returns the signed build for the code artifacts. Throws one line on a refusal.
- */
+/** Signs `served`, writing the manifests and key set beside its static export in `dir`; throws one line on refusal. */
 export async function signStaged(served: Build, dir: string, plan: SigningPlan | null): Promise<Build> {
   if (plan === null) return served;
   const { builtAt } = served.meta;

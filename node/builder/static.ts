@@ -1,9 +1,6 @@
-/**
- * `_headers` is the format Netlify and Cloudflare Pages read. A path past its sunset has no file, so a static host
- * answers it 404, not 410. The `siblings` (`.gz`, `.br`, each with a `_headers` block naming its `Content-Encoding`)
- * are for hosts that choose one by `Accept-Encoding` (nginx `gzip_static`, Caddy `precompressed`, @fastify/static
- * `preCompressed`) and for uploads that carry each coding's metadata (S3, docs/deploying.md).
- */
+// A path past its sunset has no file: a static host answers it 404, not 410. The `siblings` are for hosts that choose
+// one by `Accept-Encoding` (nginx `gzip_static`, Caddy `precompressed`, @fastify/static `preCompressed`) and for
+// uploads that carry each coding's metadata (S3, docs/deploying.md).
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { basePathOf } from "../../http/answer.ts";
@@ -31,10 +28,7 @@ const block = (path: string, headers: Readonly<Record<string, string>>): string 
   [path, ...Object.entries(headers).filter(([name]) => !HOST_MADE.includes(name)).map(([n, v]) => `  ${n}: ${v}`)]
     .join("\n");
 
-/**
- * The `_headers` file of a build: one block per path (with the base URL's path in front, where the
- * files go), its identity answer's headers in order.
- */
+/** The `_headers` file of a build: one block per path (under the base URL's path), its identity answer's headers. */
 export function staticHeaders(build: Build, options: { siblings?: boolean } = {}): string {
   const prefix = basePathOf(build.meta.baseUrl);
   const blocks = [...build.routes].map(([path, resource]) => block(`${prefix}${path}`, resource.identity.ok));
@@ -48,10 +42,7 @@ export function staticHeaders(build: Build, options: { siblings?: boolean } = {}
   return `${blocks.join("\n\n")}\n`;
 }
 
-/**
- * Writes the static export of `build` into `dir`, with the types beside each schema and JSON feed, each file under
- * the base URL's path (`registry/` for `https://example.org/registry`): a host serving `dir` at its root answers it.
- */
+/** Writes the static export of `build` into `dir`, under the base URL's path, with types beside each schema, feed. */
 export async function writeStatic(dir: string, build: Build, options: { siblings?: boolean } = {}): Promise<void> {
   const prefix = basePathOf(build.meta.baseUrl);
   for (const [route, resource] of build.routes) {

@@ -1,8 +1,6 @@
-/**
- * json-schema-to-typescript reads draft 2020-12 as written (`$defs`, `const`, type arrays for `T | null`, `false`
- * for a key that never appears) and keeps `additionalProperties` open as an index signature, so the types say what
- * the schema says and nothing of ours sits between them.
- */
+// json-schema-to-typescript reads draft 2020-12 as written (`$defs`, `const`, type arrays for `T | null`, `false`
+// for a key that never appears) and keeps `additionalProperties` open as an index signature: the types say what the
+// schema says.
 import { compile } from "json-schema-to-typescript";
 import { changeFeedSchema } from "../../feed/schema.ts";
 
@@ -31,10 +29,7 @@ export function feedTypesPath(feedPath: string): string {
   return feedPath.replace(/\.json$/, ".d.ts");
 }
 
-/**
- * The `.d.ts` text of a version's JSON change feed, `_registry` included: the feed's schema with
- * the document schema's row and edge definitions copied in, so the file stands alone.
- */
+/** The `.d.ts` text of a version's JSON change feed, standing alone: the document schema's definitions copied in. */
 export async function feedTypesOf(documentSchema: Record<string, unknown>, feedPath: string): Promise<string> {
   const { $schema, $id: _id, title: _title, ...feed } = changeFeedSchema(
     feedPath,
