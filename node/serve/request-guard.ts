@@ -15,10 +15,10 @@ export function writeAnswer(res: ServerResponse, answer: Answer): void {
 /** The 400 a request gets before it reaches the app, or undefined when it may go on. */
 function refusalOf(req: IncomingMessage): Answer | undefined {
   const target = req.url ?? "";
-  if (
-    plainHost(req.headers.host) && oneHostLine(req.rawHeaders) && pathOf(target) !== null && !backslashInPath(target)
-  ) return undefined;
-  return problemAnswer(BAD_REQUEST, req.method);
+  const plain = plainHost(req.headers.host) && oneHostLine(req.rawHeaders);
+  return plain && pathOf(target) !== null && !backslashInPath(target)
+    ? undefined
+    : problemAnswer(BAD_REQUEST, req.method);
 }
 
 /** `listener`, behind the refusals of `refusalOf`. */
@@ -30,10 +30,7 @@ export function guarded(listener: RequestListener): RequestListener {
   };
 }
 
-/**
- * Answers a CONNECT request (node:http's 'connect' event hands over the bare socket): 405 with
- * `Allow`, problem+json, and the connection closed.
- */
+/** Answers CONNECT (node:http's 'connect' event hands over the bare socket): 405 with `Allow`, connection closed. */
 export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
   writeRaw(socket, METHOD_NOT_ALLOWED);
 }
@@ -41,10 +38,7 @@ export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
 const REQUEST_TIMEOUT = problem(408, "Request Timeout");
 const HEADERS_TOO_LARGE = problem(431, "Request Header Fields Too Large");
 
-/**
- * Answers a request node:http could not parse (its 'clientError' event) with the status node:http
- * would send (408 on a timeout, 431 for oversized headers, else 400), as a problem document.
- */
+/** Answers what node:http could not parse ('clientError') with its status (408, 431, else 400) as a problem. */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === "ECONNRESET" || !socket.writable || answering?.headersSent === true) {
@@ -74,10 +68,7 @@ function writeRaw(socket: Duplex, p: Problem): void {
   socket.end(Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`, "latin1"), p.body]), () => socket.destroy());
 }
 
-/**
- * A `Host` a URL parser reads back unchanged: a host name or address and an optional port, no
- * userinfo, path, query or fragment, nothing the parser rewrites (`1.2.3`, non-ASCII, `%41`).
- */
+/** A `Host` a URL parser reads back unchanged: host and port, nothing it rewrites (`1.2.3`, non-ASCII, `%41`). */
 function plainHost(host: string | undefined): boolean {
   if (host === undefined || host === "" || host.includes("@")) return false;
   // Nearly every request: no URL parse.
@@ -92,10 +83,7 @@ function plainHost(host: string | undefined): boolean {
     url.hostname === host.replace(/:\d+$/, "").toLowerCase();
 }
 
-/**
- * At most one `Host` line: RFC 9112 (section 3.2) asks for 400 on more, and node:http keeps the
- * first and drops the rest, so the two lines could name different hosts unseen.
- */
+/** At most one `Host` line: RFC 9112 (3.2) asks 400 for more; node:http keeps the first, so two could differ unseen. */
 function oneHostLine(raw: readonly string[]): boolean {
   let seen = 0;
   for (let i = 0; i < raw.length; i += 2) {

@@ -54,13 +54,8 @@ export async function runServe(argv: readonly string[], env: Env, io: Io, until?
   const listen = serverEnv(env);
   // Every line a server prints may end in a platform's logs: it names the source by its base name.
   const name = basename(sourcePath);
-  const inputs = await loadInputs(
-    resolve(io.cwd, sourcePath),
-    env,
-    { baseUrl: values["base-url"] as string | undefined },
-    name,
-    values["internal-keys"] as string | undefined,
-  );
+  const { "base-url": baseUrl, "internal-keys": internalKeys } = values as Record<string, string | undefined>;
+  const inputs = await loadInputs(resolve(io.cwd, sourcePath), env, { baseUrl }, name, internalKeys);
   if ("problems" in listen || "problems" in inputs) {
     const problems = [listen, inputs].flatMap((result) => ("problems" in result ? result.problems : []));
     io.stderr(problems.map((p) => `${p}\n`).join(""));
