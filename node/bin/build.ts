@@ -1,4 +1,4 @@
-/** Entry point of `npm run build`: see `../build/build.ts`. */
+/** Entry point of `npm run build`: see `../builder/build.ts`. */
 import { runAsProcess } from "../common/args.ts";
 import { runBuild } from "../builder/build.ts";
 

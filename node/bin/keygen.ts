@@ -1,4 +1,4 @@
-/** Entry point of `registry-endpoint keygen`: see `../build/keygen.ts`. */
+/** Entry point of `registry-endpoint keygen`: see `../builder/keygen.ts`. */
 import { runAsProcess } from "../common/args.ts";
 import { runKeygen } from "../builder/keygen.ts";
 

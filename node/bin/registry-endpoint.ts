@@ -1,9 +1,3 @@
-/**
- * `registry-endpoint <command>`: the package's one command (its `bin`; in a clone through
- * `registry-endpoint.mjs`, which runs this file under tsx). It dispatches to the
- * entry points the repository's npm scripts run, unchanged: each takes its own flags from
- * `process.argv.slice(2)`, so the command name is taken out of argv before its module loads.
- */
 import { closest, renameUsage, runAsProcess } from "../common/args.ts";
 import { runCli } from "../review/registry-command.ts";
 
@@ -56,6 +50,7 @@ if (command === "--help" || command === "-h") {
   process.stdout.write(result.stdout);
   process.exitCode = result.code;
 } else {
+  // Each entry takes its own flags from process.argv.slice(2): the command name goes before its module loads.
   process.argv.splice(2, 1);
   if (command === "serve") stopWithParent();
   if (command === "build") await runAsProcess((await import("../builder/build.ts")).runBuild);
@@ -66,11 +61,8 @@ if (command === "--help" || command === "-h") {
   else await runAsProcess((await import("../init/init.ts")).runInit);
 }
 
-/**
- * npx runs the command through `sh -c`: a SIGTERM to npx reaches npm and that shell, which dies
- * without passing it on, and node would serve on with no parent. So `serve` takes the loss of the
- * process that started it as a SIGTERM to itself: the same graceful stop, exit 0.
- */
+// npx runs the command through `sh -c`: a SIGTERM to npx reaches npm and that shell, which dies without passing it
+// on. So `serve` takes the loss of the process that started it as a SIGTERM to itself: the same stop, exit 0.
 function stopWithParent(): void {
   const parent = process.ppid;
   // Started by init, or as a container's first process: there is no shell in between to lose.

@@ -1,4 +1,4 @@
-/** Entry point of `npm run registry`: see `../cli/registry-command.ts`. */
+/** Entry point of `npm run registry`: see `../review/registry-command.ts`. */
 import { runCli } from "../review/registry-command.ts";
 
 const result = await runCli(process.argv.slice(2), process.env);

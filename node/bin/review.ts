@@ -1,4 +1,4 @@
-/** Entry point of `npm run review`: see `../cli/review-command.ts`. */
+/** Entry point of `npm run review`: see `../review/review-command.ts`. */
 import { runAsProcess } from "../common/args.ts";
 import { runReview } from "../review/review-command.ts";
 

@@ -1,17 +1,3 @@
-/**
- * `npm run build -- --source FILE --base-url URL [--out DIR]`: every deploy artifact of one build,
- * stamped with one `built_at`, all serving the same bytes and ETags.
- *
- * - `DIR/node/server.mjs`, `DIR/fetch/index.mjs`, `DIR/lambda/index.mjs` (see `bundle.ts`);
- * - `DIR/static/`: the three files and a `_headers` file giving Netlify or Cloudflare Pages the
- *   same headers as the server;
- * - `DIR/.registry-build`: the marker naming every file the build made.
- *
- * The build owns only what it makes: it writes into DIR only when DIR is absent, empty, or a
- * previous build's output holding nothing but the files that build made; otherwise it refuses and
- * touches nothing (`output-folder.ts`). Everything is staged beside DIR and swapped in whole, so
- * a failed build leaves the previous output as it was.
- */
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -99,10 +85,7 @@ const HISTORY_REQUIRED =
   "of the live deployment; where everything answers 404, a first deploy starts the history), --previous DIR (the " +
   "last build's --out folder), or --new-history (a first build, on purpose)";
 
-/**
- * `npm run build` as a function: builds every artifact into `--out` and returns the exit code (0
- * built; 1 a bad source, setting or output folder, nothing written; 2 a bad flag).
- */
+/** `npm run build` as a function: builds every artifact into `--out` and returns the exit code. */
 export const runBuild: Command = async (argv, env, io) => {
   const parsed = parseOrExit(SPEC, argv, io);
   if (typeof parsed === "number") return parsed;
@@ -135,13 +118,10 @@ export const runBuild: Command = async (argv, env, io) => {
     if ("error" in parsed) problems.push(`--previous: ${parsed.error}`);
     else previousLocation = parsed.ok;
   }
-  const inputs = sourcePath === undefined ? undefined : await loadInputs(
-    resolve(io.cwd, sourcePath),
-    env,
-    { baseUrl },
-    shownPath(sourcePath),
-    values["internal-keys"] as string | undefined,
-  );
+  const internalKeys = values["internal-keys"] as string | undefined;
+  const inputs = sourcePath === undefined
+    ? undefined
+    : await loadInputs(resolve(io.cwd, sourcePath), env, { baseUrl }, shownPath(sourcePath), internalKeys);
   if (inputs !== undefined && "problems" in inputs) problems.push(...inputs.problems);
   if (problems.length > 0 || inputs === undefined || !("ok" in inputs)) {
     io.stderr(problems.map((p) => `${p}\n`).join(""));
@@ -150,9 +130,9 @@ export const runBuild: Command = async (argv, env, io) => {
 
   // The clock gave built_at: a rebuild that changes nothing may keep the previous one.
   let history: FeedHistory = { clock: (env["SOURCE_DATE_EPOCH"] ?? "") === "" };
-  let previousFiles: PreviousFiles | undefined;
-  const plan = planAt(VERSIONS, inputs.ok.config.builtAt);
+  let carried: PreviousFiles | undefined;
   const { baseUrl: base, builtAt } = inputs.ok.config;
+  const plan = planAt(VERSIONS, builtAt);
   const versions = "ok" in plan ? plan.ok.served.map((s) => s.version) : [];
   const shownOut = relative(io.cwd, out) || ".";
   const held = await heldBuild(out, base, versions);
@@ -165,46 +145,28 @@ export const runBuild: Command = async (argv, env, io) => {
   }
   // A table or built_at the policy refuses is reported by prepareBuild below, in its own words.
   if (previousLocation !== undefined && "ok" in plan) {
-    const previous = await readPrevious(previousLocation, {
-      baseUrl: base,
-      builtAt,
-      versions,
-      cwd: io.cwd,
-    });
+    const previous = await readPrevious(previousLocation, { baseUrl: base, builtAt, versions, cwd: io.cwd });
     if ("error" in previous) {
-      // The reason may quote what a remote answered (a redirect's Location): no terminal control of
-      // it reaches the terminal.
+      // The reason may quote what a remote answered (a redirect's Location): no terminal control is printed.
       io.stderr(`${printable(previous.error, "")}\n`);
       return 1;
     }
-    const carried = held === null ? undefined : previous.ok.history.get(held.version)?.snapshot.ref;
-    if (held !== null && !sameRef(carried ?? null, held.ref)) {
+    const reached = held === null ? undefined : previous.ok.history.get(held.version)?.snapshot.ref;
+    if (held !== null && !sameRef(reached ?? null, held.ref)) {
       io.stderr(
         `--out ${shownOut}: holds a build of ${base} (built at ${held.ref.built_at}) that --previous does not lead to: carry on from it (--previous ${shownOut}), or build into an empty folder\n`,
       );
       return 1;
     }
     if (previous.ok.started !== undefined) io.stderr(`${printable(previous.ok.started, "")}\n`);
-    previousFiles = previous.ok.files;
-    history = {
-      ...history,
-      previous: previous.ok.history,
-      documents: previous.ok.documents,
-      files: previousFiles,
-      classify: classifyChange,
-    };
+    carried = previous.ok.files;
+    const { history: past, documents } = previous.ok;
+    history = { ...history, previous: past, documents, files: carried, classify: classifyChange };
   }
 
   // The previous build's manifests: where --previous reads, or the --out a new history replaces.
-  const signing = await prepareSigning({
-    env,
-    values,
-    location: previousLocation ?? (held !== null && newHistory ? out : undefined),
-    baseUrl: base,
-    versions,
-    cwd: io.cwd,
-    carried: previousFiles,
-  });
+  const location = previousLocation ?? (held !== null && newHistory ? out : undefined);
+  const signing = await prepareSigning({ env, values, location, baseUrl: base, versions, cwd: io.cwd, carried });
   if ("exit" in signing) {
     io.stderr(`${signing.message}\n`);
     return signing.exit;
@@ -219,10 +181,8 @@ export const runBuild: Command = async (argv, env, io) => {
       MAX_DOCUMENT_BYTES,
       history,
     );
-    // The static export serves documents up to MAX_DOCUMENT_BYTES, always. Each code artifact is
-    // written only when every answer it may give fits its platforms (platform-limits.ts); each one
-    // left out is named in one line. Past the limit every code artifact embeds, the static export
-    // alone serves the document, with precompressed siblings.
+    // Past the limit every code artifact embeds, the static export alone serves the document, with precompressed
+    // siblings; each code artifact is written only when every answer it may give fits (platform-limits.ts).
     const alone = staticAlone(served);
     let plan: ArtifactPlan | undefined;
     await replaceOutput(out, served.meta.builtAt, async (staging) => {
@@ -236,9 +196,7 @@ export const runBuild: Command = async (argv, env, io) => {
     if (lines.length > 0) io.stderr(lines.map((line) => `${line}\n`).join(""));
     const { meta } = served;
     io.stdout(
-      `built ${
-        relative(io.cwd, out) || "."
-      }: ${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, base URL ${meta.baseUrl}, ETag ${meta.etag}${
+      `built ${shownOut}: ${meta.vaultCount} vaults, ${meta.edgeCount} edges, built_at ${meta.builtAt}, base URL ${meta.baseUrl}, ETag ${meta.etag}${
         signedSummary(signing.ok)
       }\n`,
     );

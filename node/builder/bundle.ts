@@ -1,17 +1,5 @@
-/**
- * The deploy artifacts that run code, each one minified ESM file with one build's answers (bytes,
- * ETags, headers) stamped in. None embeds the source, and none validates, serializes, hashes or
- * compresses at start, so every instance serves exactly the build's bytes and a cold start costs
- * little.
- *
- * - `fetch/index.mjs`: the Hono app as its default export (`{ fetch }`) and a literal
- *   `export const config`, web standards only: Netlify Functions v2, Cloudflare Workers, Deno
- *   (Deploy) and Bun.
- * - `lambda/index.mjs`: `export const handler`, for AWS Lambda (identity answers only), buffered,
- *   and `export const streamHandler`, the same answers streamed, for a Function URL whose invoke
- *   mode is `RESPONSE_STREAM`.
- * - `node/server.mjs`: the Node server, run with plain `node`.
- */
+// Each artifact is one minified ESM file with one build's answers stamped in: none embeds the source, and none
+// validates, serializes, hashes or compresses at start.
 import { build, type Metafile, type Plugin } from "esbuild";
 import { appendFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -25,23 +13,27 @@ import { stampBuild } from "./stamp.ts";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 // The Hono app of http/app.ts, over the answers stamped at build.
-const FETCH_ENTRY = `
+const FETCH_ENTRY = {
+  contents: `
 import { createApp } from "./http/app.ts";
 import { restoreBuild } from "./http/restore.ts";
 import stamp from "registry:stamp";
 export default createApp(restoreBuild(stamp));
-`;
+`,
+};
 
-// Two entry points over one build: handler (buffered, every event kind) and streamHandler (a
-// Function URL in RESPONSE_STREAM mode), so one file serves both.
-const LAMBDA_ENTRY = `
+// Two entry points: handler (buffered, every event kind) and streamHandler (a Function URL in RESPONSE_STREAM mode).
+const LAMBDA_ENTRY = {
+  contents: `
 import { lambdaHandlerFor, lambdaStreamHandlerFor } from "./http/lambda.ts";
 import { restoreBuild } from "./http/restore.ts";
 import stamp from "registry:stamp";
 const build = restoreBuild(stamp);
 export const handler = lambdaHandlerFor(build);
 export const streamHandler = lambdaStreamHandlerFor(build);
-`;
+`,
+};
+const NODE_ENTRY = { file: resolve(ROOT, "node", "serve", "artifact-server.ts") };
 
 /** Sizes per input of each artifact (esbuild's metafiles), for the benchmarks. */
 export interface Bundles {
@@ -52,19 +44,11 @@ export interface Bundles {
 
 /** Writes the three code artifacts of `served` under `dir`. `sourceName` is named on the Node server's start line. */
 export async function bundleArtifacts(served: Build, dir: string, sourceName: string): Promise<Bundles> {
-  const all = await bundleSome(
-    served,
-    dir,
-    sourceName,
-    new Set(["fetch/index.mjs", "lambda/index.mjs", "node/server.mjs"]),
-  );
-  return all as Bundles;
+  const all = new Set(["fetch/index.mjs", "lambda/index.mjs", "node/server.mjs"] as const);
+  return (await bundleSome(served, dir, sourceName, all)) as Bundles;
 }
 
-/**
- * Writes the code artifacts of `served` that `which` names, under `dir` (see `platform-limits.ts`
- * for which a build writes).
- */
+/** Writes the code artifacts of `served` that `which` names (see `platform-limits.ts`), under `dir`. */
 export async function bundleSome(
   served: Build,
   dir: string,
@@ -77,26 +61,15 @@ export async function bundleSome(
   const withCodings = () => (stamped ??= stampBuild(served, ["br", "gzip"]));
   if (which.has("fetch/index.mjs")) {
     const fetchFile = resolve(dir, "fetch", "index.mjs");
-    bundles.fetch = await bundle({ contents: FETCH_ENTRY }, fetchFile, withCodings(), "neutral");
-    // Netlify reads config by static analysis and accepts only literal values in this exact form.
-    // It names every address the app routes.
+    bundles.fetch = await bundle(FETCH_ENTRY, fetchFile, withCodings(), "neutral");
+    // Netlify reads config by static analysis, only literal values in this exact form: every address the app routes.
     await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(addressesOf(served))} };\n`);
   }
   if (which.has("lambda/index.mjs")) {
-    bundles.lambda = await bundle(
-      { contents: LAMBDA_ENTRY },
-      resolve(dir, "lambda", "index.mjs"),
-      stampBuild(served, []),
-      "node",
-    );
+    bundles.lambda = await bundle(LAMBDA_ENTRY, resolve(dir, "lambda", "index.mjs"), stampBuild(served, []), "node");
   }
   if (which.has("node/server.mjs")) {
-    bundles.node = await bundle(
-      { file: resolve(ROOT, "node", "serve", "artifact-server.ts") },
-      resolve(dir, "node", "server.mjs"),
-      { ...withCodings(), sourceName },
-      "node",
-    );
+    bundles.node = await bundle(NODE_ENTRY, resolve(dir, "node/server.mjs"), { ...withCodings(), sourceName }, "node");
   }
   return bundles;
 }

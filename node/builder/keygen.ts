@@ -1,8 +1,4 @@
-/**
- * `registry-endpoint keygen FILE`: a new Ed25519 signing key, written as PKCS#8 PEM to FILE with
- * mode 0600 (never over an existing file, nor through a link), and its public JWK Set on stdout.
- * The private key is written to FILE only: never printed.
- */
+/** The private key is written to FILE only (mode 0600, never over anything there): it is never printed. */
 import { open } from "node:fs/promises";
 import { printable } from "../common/printable.ts";
 import { resolve } from "node:path";
@@ -34,6 +30,7 @@ export const runKeygen: Command = async (argv, _env, io) => {
     return 2;
   }
   const file = resolve(io.cwd, name);
+  const shown = printable(shownPath(name), "");
   const { pem, key } = await generateSigningKey();
   let handle;
   try {
@@ -41,11 +38,10 @@ export const runKeygen: Command = async (argv, _env, io) => {
     handle = await open(file, "wx", 0o600);
   } catch (error: unknown) {
     const code = (error as NodeJS.ErrnoException).code;
-    io.stderr(
-      `${printable(shownPath(name), "")}: ${
-        code === "EEXIST" ? "exists: a key is never overwritten; choose a new file" : `cannot be written (${code})`
-      }\n`,
-    );
+    const why = code === "EEXIST"
+      ? "exists: a key is never overwritten; choose a new file"
+      : `cannot be written (${code})`;
+    io.stderr(`${shown}: ${why}\n`);
     return 1;
   }
   try {
@@ -55,10 +51,6 @@ export const runKeygen: Command = async (argv, _env, io) => {
     await handle.close();
   }
   io.stdout(`${JSON.stringify(keySet([key]), null, 2)}\n`);
-  io.stderr(
-    `wrote ${
-      printable(shownPath(name), "")
-    } (mode 0600): keep it secret; set REGISTRY_SIGNING_KEY to its text where the build runs\n`,
-  );
+  io.stderr(`wrote ${shown} (mode 0600): keep it secret; set REGISTRY_SIGNING_KEY to its text where the build runs\n`);
   return 0;
 };

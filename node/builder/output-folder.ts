@@ -1,11 +1,3 @@
-/**
- * The build's output folder, owned provably: a build writes DIR only when DIR is absent, empty, or
- * a previous build's output whose marker (validated) lists every file in it; otherwise it refuses
- * and touches nothing. The new output is staged in a folder `mkdtemp` makes beside DIR and swapped
- * in whole, so a failed build leaves DIR as it was. Folders that hold far more than an output
- * (a file-system root, the home folder, the repository or one of its ancestors) are refused before
- * anything is read.
- */
 import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, parse, relative, sep } from "node:path";
@@ -22,7 +14,7 @@ export interface Protected {
   readonly repository: string;
 }
 
-/** Why `dir` (absolute) may not receive a build, in one line each; empty when it may. Never throws. */
+/** Why `dir` (absolute) may not take a build, one line each; none when it is absent, empty, or a build output only. */
 export function outputProblems(dir: string, guard: Protected): string[] {
   const why = protectedReason(dir, guard);
   if (why !== undefined) return [`--out ${dir}: ${why}; choose a folder of its own, like dist`];
@@ -74,12 +66,8 @@ function isInside(path: string, folder: string): boolean {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }
 
-/**
- * The files a marker lists, or undefined when it is not a marker this build wrote: an object
- * naming MADE_BY, whose `files` is a list of relative paths inside the folder (no `..`, no
- * absolute path, no backslash, no empty segment).
- */
-export function markerFiles(text: string): Set<string> | undefined {
+/** The files a marker lists, or undefined when it is not a marker this build wrote. */
+function markerFiles(text: string): Set<string> | undefined {
   let marker: unknown;
   try {
     marker = JSON.parse(text);
@@ -95,11 +83,7 @@ export function markerFiles(text: string): Set<string> | undefined {
   return files.every(inside) ? new Set(files) : undefined;
 }
 
-/**
- * Stages a new output with `write` in a fresh folder beside `out`, adds the marker, and swaps it
- * in for `out` (which `outputProblems` has cleared), making the folders that hold `out` if they are
- * absent. If anything fails, the staging folder and any folder made for it go, and `out` is as it was.
- */
+/** Stages a new output with `write` beside `out` and swaps it in whole: on a failure, `out` is as it was. */
 export async function replaceOutput(
   out: string,
   builtAt: string,

@@ -1,26 +1,13 @@
-/**
- * Each platform's limits as one table, and the one rule the build writes the code artifacts by:
- * an artifact is written only when every answer it may give fits every limit of every platform it
- * is for (docs/deploying.md, "Platform limits", cites each figure). An artifact left out is named
- * in one line saying which limit and what serves the document instead; artifacts left out by the
- * same limit share that line. The static export is never left out: it is what serves a document
- * no code artifact can.
- *
- * Response streaming is used by the Lambda artifact alone (`STREAMS`): its `streamHandler` may
- * send an answer past Lambda's buffered limit, up to the streamed one, so such an answer keeps the
- * artifact and gets a line saying which entry point serves it. Netlify's is not used.
- */
+/** docs/deploying.md, "Platform limits", cites each figure and says how each answer is measured. */
 import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Build } from "../../http/table.ts";
 import { lambdaHandlerFor } from "../../http/lambda.ts";
 import { restoreBuild } from "../../http/restore.ts";
 import { stampBuild } from "./stamp.ts";
 
-/** One limit: what it bounds, in bytes (Infinity: none), and where it is stated. */
+/** One limit: who sets it and what it bounds (as a line names them), in bytes (Infinity: none), and its source. */
 export interface PlatformLimit {
-  /** Who sets it, as a line names it. */
   readonly platform: string;
-  /** What it bounds, as a line names it. */
   readonly what: string;
   readonly bytes: number;
   /** The figure with response streaming, checked for an artifact that streams (`STREAMS`). */
@@ -40,11 +27,7 @@ export const PLATFORM_LIMITS = {
     bytes: MAX_DEPLOY_DOCUMENT_BYTES,
     source: "contract/limits.ts (MAX_DEPLOY_DOCUMENT_BYTES): an AWS Lambda function of 128 MB holds the answers",
   },
-  /**
-   * Measured as the serialized response: the result object as JSON, its body JSON-escaped, a
-   * binary body in base64 (HTTP APIs and Function URLs decode it, so a compressed answer counts by
-   * its base64 size).
-   */
+  /** Measured as the serialized response: the result object as JSON, a binary body in base64. */
   lambda: {
     platform: "AWS Lambda",
     what: "buffered response payload",
@@ -86,11 +69,7 @@ export const ARTIFACT_LIMITS = {
 
 export type CodeArtifact = keyof typeof ARTIFACT_LIMITS;
 
-/**
- * The artifacts that stream where the platform lets them: checked against that limit's streamed
- * figure (by the buffered measure, which a streamed answer never exceeds), and past its buffered
- * figure named in a line saying what serves the answer.
- */
+/** The artifacts that stream: checked against the streamed figure, and past the buffered one named in a line. */
 export const STREAMS: Readonly<Partial<Record<CodeArtifact, { readonly limit: LimitName; readonly serves: string }>>> =
   {
     "lambda/index.mjs": {
@@ -99,9 +78,6 @@ export const STREAMS: Readonly<Partial<Record<CodeArtifact, { readonly limit: Li
         "its streamHandler serves it, on a Function URL with invoke mode RESPONSE_STREAM; its handler (buffered: API Gateway, ALB) cannot",
     },
   };
-
-/** The static export: written always; the limits of the hosts that serve it (docs only). */
-export const STATIC_LIMITS: readonly LimitName[] = ["workersAssets"];
 
 /** The largest answer an artifact may give under one limit's measure. */
 export interface Largest {
@@ -116,12 +92,7 @@ export interface ArtifactPlan {
   readonly lines: readonly string[];
 }
 
-/**
- * The largest answer `build` gives under `limit`'s measure, for an artifact embedding it: the
- * largest document for `embed`; the serialized Lambda response for `lambda` (the Lambda
- * artifact's own handler answering GET on every path, in every event shape); for `netlify`, each
- * coding the fetch artifact offers, serialized the same way. Undefined where nothing is measured.
- */
+/** The largest answer `build` gives under `limit`'s measure, as the artifacts embedding it answer; undefined: none. */
 export async function largestAnswer(limit: LimitName, build: Build): Promise<Largest | undefined> {
   switch (limit) {
     case "embed":
@@ -145,10 +116,7 @@ function largestDocument(build: Build): Largest {
   return largest;
 }
 
-/**
- * Whether the static export alone serves `build`: past the limit every code artifact embeds (the
- * only limit of `node/server.mjs`), so `planArtifacts` writes none of them.
- */
+/** Whether the static export alone serves `build`: past the limit every code artifact embeds, so none is written. */
 export function staticAlone(build: Build): boolean {
   return largestDocument(build).bytes > PLATFORM_LIMITS.embed.bytes;
 }
@@ -179,11 +147,8 @@ async function largestLambdaAnswer(build: Build): Promise<Largest> {
   for (const path of [...build.routes.keys(), ...build.gone.keys()]) {
     for (const event of LAMBDA_EVENTS) {
       const result = await handler(event(path));
-      let body = escaped.get(result.body);
-      if (body === undefined) {
-        body = lambdaPayloadBytes(result.body);
-        escaped.set(result.body, body);
-      }
+      const body = escaped.get(result.body) ?? lambdaPayloadBytes(result.body);
+      escaped.set(result.body, body);
       const bytes = lambdaPayloadBytes({ ...result, body: "" }) - 2 + body;
       if (bytes > largest.bytes) largest = { bytes, answer: `GET ${path} (identity)` };
     }
@@ -203,33 +168,22 @@ function largestBufferedAnswer(build: Build): Largest {
       const body = stamp.bodies[variant.etag];
       if (body === undefined) continue;
       const binary = "base64" in body;
-      let text = escaped.get(variant.etag);
-      if (text === undefined) {
-        text = lambdaPayloadBytes(binary ? body.base64 : body.text);
-        escaped.set(variant.etag, text);
-      }
-      const bytes = lambdaPayloadBytes({ statusCode: 200, headers: variant.ok, body: "", isBase64Encoded: binary }) -
-        2 +
-        text;
+      const text = escaped.get(variant.etag) ?? lambdaPayloadBytes(binary ? body.base64 : body.text);
+      escaped.set(variant.etag, text);
+      const head = lambdaPayloadBytes({ statusCode: 200, headers: variant.ok, body: "", isBase64Encoded: binary });
+      const bytes = head - 2 + text;
       if (bytes > largest.bytes) largest = { bytes, answer: `GET ${path} (${coding})` };
     }
   }
   for (const [path, problem] of Object.entries(stamp.gone)) {
-    const bytes = lambdaPayloadBytes({
-      statusCode: problem.status,
-      headers: problem.headers,
-      body: problem.text,
-      isBase64Encoded: false,
-    });
+    const result = { statusCode: problem.status, headers: problem.headers, body: problem.text, isBase64Encoded: false };
+    const bytes = lambdaPayloadBytes(result);
     if (bytes > largest.bytes) largest = { bytes, answer: `GET ${path} (identity)` };
   }
   return largest;
 }
 
-/**
- * The rule: each code artifact is checked against its limits in order, and the first it does not
- * fit leaves it out. Each limit is measured once, only if an artifact still needs it.
- */
+/** The rule: the first limit an artifact does not fit leaves it out; each limit is measured once, only if needed. */
 export async function planArtifacts(build: Build): Promise<ArtifactPlan> {
   const measured = new Map<LimitName, Largest | undefined>();
   const measure = async (limit: LimitName) => {
@@ -261,9 +215,7 @@ export async function planArtifacts(build: Build): Promise<ArtifactPlan> {
       if (streamLine !== undefined) streamed.push(streamLine);
     } else leftOut.set(over, [...(leftOut.get(over) ?? []), artifact]);
   }
-  const lines = [...leftOut].map(([limit, artifacts]) =>
-    leaveOutLine(limit, artifacts, measured.get(limit) as Largest, write)
-  );
+  const lines = [...leftOut].map(([limit, artifacts]) => leaveOutLine(limit, artifacts, measured.get(limit)!, write));
   return { write, lines: [...lines, ...streamed] };
 }
 

@@ -1,13 +1,4 @@
-/**
- * `npm run build -- --previous LOCATION`: the previous build of this deployment, read and checked,
- * so that the change feeds carry its history on. LOCATION is an earlier build's output folder (its
- * `--out`) or the build's own base URL, read past caches. For every version this build serves, the
- * previous versioned document and JSON feed are read within stated limits, checked against their
- * schemas, for the same base URL and version and one earlier `built_at`, and the feed must be a
- * chain whose newest item is that document and whose items replay onto it without change. A base
- * URL that answers 404 for every document and feed has published nothing yet: a new history starts.
- * Anything else is refused in one line: a history is never silently restarted.
- */
+/** Anything but a previous build that checks, or nothing published yet, is refused: no history restarts silently. */
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { sentUrl, shownPath } from "../../contract/config.ts";
@@ -33,12 +24,7 @@ import {
   timeout,
 } from "../common/request.ts";
 
-/**
- * What the previous build left, per version number: its checked history and its parsed document;
- * `files`, the bytes of every file read from it by path (the documents and feeds carried on, and the
- * schemas, descriptions and Atom feeds a rebuild compares itself with), each with where it was read;
- * `started` says, in one line, that a base URL has published nothing yet and a history starts.
- */
+/** What the previous build left, by version; `files`, every file read from it; `started`, a line: a history starts. */
 export interface Previous {
   readonly history: ReadonlyMap<number, History>;
   readonly documents: ReadonlyMap<number, unknown>;
@@ -49,18 +35,10 @@ export interface Previous {
 /** The files read from a previous build, by served path: their bytes and where they were read (a URL or a file). */
 export type PreviousFiles = ReadonlyMap<string, { readonly bytes: Uint8Array<ArrayBuffer>; readonly where: string }>;
 
-/** The most bytes read of a previous document and of a previous feed: what a build writes at most. */
-const DOCUMENT_CAP = MAX_DOCUMENT_BYTES;
-const FEED_CAP = FEED_LIMITS.feedBytes;
-
 /** Reads one file of the previous build: its bytes, or null when there is none. */
 export type Reader = (path: string, cap: number) => Promise<Uint8Array<ArrayBuffer> | null>;
 
-/**
- * Reads and checks the previous build at `location` for the `versions` this build serves at
- * `baseUrl`, built at `builtAt`. A version the previous build did not serve yet starts its feed
- * afresh; but a location holding none of them is not a build. Returns one line on refusal.
- */
+/** Reads and checks the previous build at `location`: a location holding none of `versions` is not a build. */
 export async function readPrevious(
   location: string,
   settings: {
@@ -80,7 +58,8 @@ export async function readPrevious(
     };
   }
   const remote = isRemote(location);
-  if (remote && location.replace(/\/+$/, "") !== settings.baseUrl) {
+  const trimmed = location.replace(/\/+$/, "");
+  if (remote && trimmed !== settings.baseUrl) {
     return {
       error:
         `--previous ${location}: not this build's base URL (${settings.baseUrl}); give the base URL this build deploys to, ` +
@@ -89,21 +68,18 @@ export async function readPrevious(
   }
   const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
   const read = deadline !== null
-    ? urlReader(location.replace(/\/+$/, ""), deadline.signal)
+    ? urlReader(trimmed, deadline.signal)
     : folderReader(resolve(settings.cwd ?? "", location, "static"), basePathOf(settings.baseUrl));
-  const where = (
-    path: string,
-  ) => (remote
-    ? `${location.replace(/\/+$/, "")}${path}`
-    : `${join(location, "static")}${basePathOf(settings.baseUrl)}${path}`);
+  const at = remote ? trimmed : `${join(location, "static")}${basePathOf(settings.baseUrl)}`;
+  const where = (path: string) => `${at}${path}`;
   const history = new Map<number, History>();
   const documents = new Map<number, unknown>();
   const files = new Map<string, { bytes: Uint8Array<ArrayBuffer>; where: string }>();
   try {
     for (const version of settings.versions) {
       const feeds = changesPaths(version);
-      const documentBytes = await read(version.path, DOCUMENT_CAP);
-      const feedBytes = await read(feeds.json, FEED_CAP);
+      const documentBytes = await read(version.path, MAX_DOCUMENT_BYTES);
+      const feedBytes = await read(feeds.json, FEED_LIMITS.feedBytes);
       // A version neither published yet starts its feed here; one without the other is no build.
       if (documentBytes === null && feedBytes === null) continue;
       if (documentBytes === null) {
@@ -125,7 +101,7 @@ export async function readPrevious(
       files.set(feeds.json, { bytes: feedBytes as Uint8Array<ArrayBuffer>, where: where(feeds.json) });
       // What a rebuild that keeps this built_at must serve unchanged (absent: it does not keep it).
       for (const path of [version.schemaPath, version.openapiPath, feeds.atom]) {
-        const bytes = await read(path, DOCUMENT_CAP);
+        const bytes = await read(path, MAX_DOCUMENT_BYTES);
         if (bytes !== null) files.set(path, { bytes, where: where(path) });
       }
     }
@@ -154,12 +130,7 @@ export async function readPrevious(
   return { ok: { history, documents, files } };
 }
 
-/**
- * Checks one version's previous document and JSON feed (`feedBytes` null: missing) for a build of
- * `settings`: JSON, their schemas, the same base URL and version, an earlier `built_at`, carried rows
- * of exactly the document's shapes, and items that replay to their document. `where` names a path
- * in messages.
- */
+/** Checks one version's previous document and JSON feed (`feedBytes` null: missing) for a build of `settings`. */
 export async function checkPrevious(
   version: ContractVersion,
   settings: { readonly baseUrl: string; readonly builtAt: string },
@@ -168,62 +139,46 @@ export async function checkPrevious(
   where: (path: string) => string = (path) => path,
 ): Promise<{ ok: { history: History; document: unknown } } | { error: string }> {
   const feeds = changesPaths(version);
-  const problem = (path: string, why: string) => `--previous: ${where(path)}: ${why}`;
+  const refuse = (path: string, why: string) => ({ error: `--previous: ${where(path)}: ${why}` });
   const document = parseJson(documentBytes);
   if (document === undefined) {
-    return {
-      error: problem(
-        version.path,
-        "not JSON: not a registry build (a host answering an HTML page?); check the base URL, or, if nothing of " +
-          "this registry was ever deployed there, give --new-history instead of --previous",
-      ),
-    };
+    return refuse(
+      version.path,
+      "not JSON: not a registry build (a host answering an HTML page?); check the base URL, or, if nothing of " +
+        "this registry was ever deployed there, give --new-history instead of --previous",
+    );
   }
   const context = contextOf(version, settings);
   const schemaErrors = validator(version.schema(context))(document);
-  if (schemaErrors !== null) {
-    return { error: problem(version.path, `not a v${version.number} document: ${schemaErrors}`) };
-  }
+  if (schemaErrors !== null) return refuse(version.path, `not a v${version.number} document: ${schemaErrors}`);
   const registry = document as Registry;
   if (registry.about.versioned_url !== settings.baseUrl + version.path) {
-    return {
-      error: problem(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`),
-    };
+    return refuse(version.path, `a document of another base URL or version, not ${settings.baseUrl}${version.path}`);
   }
-  // Rows by slug and edges by source, target, type, each once: the order every build writes, and
-  // the one a feed's items are replayed and compared in.
+  // Rows by slug and edges by source, target, type, each once: the order every build writes, and feeds replay in.
   const unordered = outOfOrder(registry);
   if (unordered !== undefined) {
-    return {
-      error: problem(
-        version.path,
-        `${unordered}: out of order or repeated (rows by vault_slug, edges by source, target, type, each once); ` +
-          "a build never writes that",
-      ),
-    };
+    return refuse(
+      version.path,
+      `${unordered}: out of order or repeated (rows by vault_slug, edges by source, target, type, each once); ` +
+        "a build never writes that",
+    );
   }
   // The same built_at is the same build again only if the bytes are the same: prepareBuild checks.
   if (registry.built_at > settings.builtAt) {
-    return {
-      error: problem(version.path, `built at ${registry.built_at}, later than this build (${settings.builtAt})`),
-    };
+    return refuse(version.path, `built at ${registry.built_at}, later than this build (${settings.builtAt})`);
   }
-  if (feedBytes === null) {
-    return { error: problem(feeds.json, "missing: the previous build has a document but no change feed") };
-  }
+  if (feedBytes === null) return refuse(feeds.json, "missing: the previous build has a document but no change feed");
   const feed = parseJson(feedBytes);
-  if (feed === undefined) return { error: problem(feeds.json, "not JSON") };
-  const rowRef = `${settings.baseUrl}${version.schemaPath}#/$defs/row`;
-  const edgeRef = `${settings.baseUrl}${version.schemaPath}#/$defs/edge`;
-  const feedErrors = validator(
-    changeFeedSchema(settings.baseUrl + feeds.json, rowRef, edgeRef, true),
-    version.schema(context),
-  )(feed);
-  if (feedErrors !== null) return { error: problem(feeds.json, `not a change feed: ${feedErrors}`) };
+  if (feed === undefined) return refuse(feeds.json, "not JSON");
+  const defs = `${settings.baseUrl}${version.schemaPath}#/$defs`;
+  const feedSchema = changeFeedSchema(settings.baseUrl + feeds.json, `${defs}/row`, `${defs}/edge`, true);
+  const feedErrors = validator(feedSchema, version.schema(context))(feed);
+  if (feedErrors !== null) return refuse(feeds.json, `not a change feed: ${feedErrors}`);
   const place = feedPlace(version.number, settings.baseUrl, version.path, feeds);
   const changeFeed = feed as ChangeFeed;
   if (changeFeed.feed_url !== place.feedUrl || changeFeed.home_page_url !== place.documentUrl) {
-    return { error: problem(feeds.json, `the feed of another base URL or version, not ${place.feedUrl}`) };
+    return refuse(feeds.json, `the feed of another base URL or version, not ${place.feedUrl}`);
   }
   const snapshot = {
     ref: { built_at: registry.built_at, etag: await strongEtag(documentBytes) },
@@ -241,12 +196,11 @@ export async function checkPrevious(
       : first.startsWith("items: replayed")
       ? "refused, as a corrupt or planted item would be"
       : "a deployment built before feeds were chains moves on with one --new-history";
-    return { error: problem(feeds.json, `not the history of its document: ${first}${more}; ${advice}`) };
+    return refuse(feeds.json, `not the history of its document: ${first}${more}; ${advice}`);
   }
-  // Every build rewrites every item against its document (the privacy rule): an item that rewriting
-  // changes (another row, an edge touching a vault the document withholds or does not list) is none
-  // a build wrote. A removal of a slug the document does not hold is not caught here: it changes
-  // nothing, and looks like a real one; a signed build's manifest (signing.ts) is what refuses it.
+  // Every build rewrites every item against its document (the privacy rule): an item that rewriting changes is none
+  // a build wrote. A removal of a slug the document does not hold changes nothing and looks like a real one: a signed
+  // build's manifest (signing.ts) is what refuses it.
   const rows = new Map(registry.vaults.map((row) => [row.vault_slug, row]));
   const unwritten = changeFeed.items.findIndex(({ _registry: change }, i) => {
     const envelope = i === 0 ? snapshot.envelope : undefined;
@@ -258,21 +212,15 @@ export async function checkPrevious(
       ![JSON.stringify(rewrite(change, rows, envelope)), JSON.stringify(listed)].includes(JSON.stringify(change));
   });
   if (unwritten !== -1) {
-    return {
-      error: problem(
-        feeds.json,
-        `items[${unwritten}]._registry: not what a build writes beside its document (a row other than the document's, or an edge touching a vault it does not list in full); refused, as a corrupt or planted item would be`,
-      ),
-    };
+    return refuse(
+      feeds.json,
+      `items[${unwritten}]._registry: not what a build writes beside its document (a row other than the document's, or an edge touching a vault it does not list in full); refused, as a corrupt or planted item would be`,
+    );
   }
   return { ok: { history: { snapshot, feed: changeFeed }, document } };
 }
 
-/**
- * The build of `baseUrl` that the output folder `out` holds: the version number and document
- * (`built_at` and identity ETag) of the first of `versions` whose document there was made for that
- * base URL; null when none is. Anything unreadable there is no build of it.
- */
+/** The build of `baseUrl` that the output folder `out` holds (its version and document), or null (unreadable: none). */
 export async function heldBuild(
   out: string,
   baseUrl: string,
@@ -280,7 +228,7 @@ export async function heldBuild(
 ): Promise<{ readonly version: number; readonly ref: BuildRef } | null> {
   const read = folderReader(join(out, "static"), basePathOf(baseUrl));
   for (const version of versions) {
-    const bytes = await read(version.path, DOCUMENT_CAP).catch(() => null);
+    const bytes = await read(version.path, MAX_DOCUMENT_BYTES).catch(() => null);
     const document = bytes === null ? undefined : parseJson(bytes);
     if (
       bytes !== null && isObject(document) && isObject(document["about"]) &&
@@ -292,10 +240,7 @@ export async function heldBuild(
   return null;
 }
 
-/**
- * Reads `static/<base path><path>` of an output folder with the one bounded reader: absent is
- * none; anything but a regular file is refused, and so is a file over `cap` (unread) or not UTF-8.
- */
+/** Reads `static/<base path><path>` of an output folder: absent is none; a file over `cap` or not UTF-8 is refused. */
 export function folderReader(dir: string, prefix: string): Reader {
   return async (path, cap) => {
     const file = join(dir, `${prefix}${path}`);
@@ -305,17 +250,12 @@ export function folderReader(dir: string, prefix: string): Reader {
     if (!info.isFile()) throw new Error(`${file}: not a file`);
     const read = await readLimited(file, cap);
     if ("error" in read) throw new Error(`${file}: ${read.error}`);
-    // The file's bytes, as its ETag (and the check against the feed) needs: no build writes a byte
-    // order mark, so one is seen, as in the same file read from its URL.
+    // No build writes a byte order mark, so one is kept and seen, as in the same file read from its URL.
     return fileBytes(read);
   };
 }
 
-/**
- * The one line of a read of the previous build that failed: what failed and, for a live deployment
- * that could not be reached or answered an error, the way on. A deployment that is down is not one
- * with no past: the way on is to wait, or to say there is none.
- */
+/** The line of a failed read, with the way on for a live deployment that is down: wait, or say it has no past. */
 export function previousFailure(error: unknown, remote: boolean, baseUrl: string): string {
   const reason = error instanceof Error ? error.message : String(error);
   const unreachable = error instanceof Unreachable ||
@@ -326,17 +266,10 @@ export function previousFailure(error: unknown, remote: boolean, baseUrl: string
   return `--previous: ${reason}${wayOn}`;
 }
 
-/** A redirect answered where a file was asked for: its message names the way on. */
-class Redirected extends Error {}
-
 /** A 5xx where a file was asked for: a deployment that is down, not one with no past. */
 class Unreachable extends Error {}
 
-/**
- * GETs `<base><path>` with `verify`'s `request`: each request within its time limit and the whole
- * read within `deadline`, no redirect followed, the body refused past `cap`. 404 is "none"; any
- * other status but 200 is a refusal.
- */
+/** GETs `<base><path>` with verify's limits, the whole read within `deadline`, no redirect followed: 404 is none. */
 export function urlReader(base: string, deadline: AbortSignal): Reader {
   return async (path, cap) => {
     const url = `${base}${path}`;
@@ -353,11 +286,8 @@ export function urlReader(base: string, deadline: AbortSignal): Reader {
     });
     if (res.status === 404) return null;
     if (res.status >= 300 && res.status < 400) {
-      throw new Redirected(
-        `${url}: answered ${res.status}, a redirect to ${
-          sentUrl(res.headers.get("location"), url)
-        }: give the address it names`,
-      );
+      const to = sentUrl(res.headers.get("location"), url);
+      throw new Error(`${url}: answered ${res.status}, a redirect to ${to}: give the address it names`);
     }
     // A 5xx, or a refusal to read (401, 403): the deployment cannot be read now, which is no absence.
     if (res.status >= 500 || res.status === 401 || res.status === 403) {

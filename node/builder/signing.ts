@@ -1,10 +1,4 @@
-/**
- * Signed builds at build time: the keys from `REGISTRY_SIGNING_KEY`, `--signature-lifetime` and
- * `--unsigned`, the previous build's manifests, the rules a signing build keeps (no `built_at` past
- * the clock plus 5 minutes, no new document at or before the previous `seq`, a previous manifest
- * that verifies), and the manifests and key set written beside the static export. Nothing of a
- * private key is ever printed or written: messages name the variable, never its value.
- */
+/** Nothing of a private key is ever printed or written: messages name the variable, never its value. */
 import { appendFile, mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Env } from "../../contract/config.ts";
@@ -19,17 +13,10 @@ import { folderReader, previousFailure, type PreviousFiles, urlReader } from "./
 import { zlibCompress } from "../common/compress.ts";
 import { staticHeaders } from "./static.ts";
 
-/** The variable holding the signing keys. */
-export const SIGNING_KEY_VARIABLE = "REGISTRY_SIGNING_KEY";
-
-/** The default signature lifetime: 7 days. */
-export const DEFAULT_LIFETIME = "7d";
+const SIGNING_KEY_VARIABLE = "REGISTRY_SIGNING_KEY";
 
 /** The build's signing flags. */
-export const SIGNING_FLAGS = {
-  "signature-lifetime": { type: "string" },
-  unsigned: { type: "boolean" },
-} as const;
+export const SIGNING_FLAGS = { "signature-lifetime": { type: "string" }, unsigned: { type: "boolean" } } as const;
 
 export const SIGNING_HELP =
   `  --signature-lifetime DURATION  with REGISTRY_SIGNING_KEY, how long each manifest's signature
@@ -51,7 +38,7 @@ export function parseLifetime(text: string): number | null {
 }
 
 /** The keys of `REGISTRY_SIGNING_KEY` (none when unset or empty), or one line refusing it without quoting it. */
-export async function signingKeysOf(env: Env): Promise<{ ok: SigningKey[] } | { error: string }> {
+async function signingKeysOf(env: Env): Promise<{ ok: SigningKey[] } | { error: string }> {
   const text = env[SIGNING_KEY_VARIABLE] ?? "";
   if (text.trim() === "") return { ok: [] };
   try {
@@ -82,14 +69,7 @@ export interface SigningPlan {
   readonly now: () => number;
 }
 
-/**
- * Reads the signing settings and the previous build's manifests (from `location`: an output folder
- * or the base URL), and applies the rules that need no new build: a malformed key is refused; no key
- * while the previous build was signed, or with `--new-history`, is refused unless `unsigned`; a
- * previous manifest that does not verify with the keys is refused, and so is a file `carried` from
- * the previous build (`readPrevious`'s) that its verified manifest does not list with those bytes.
- * Returns the plan (null: no signing), or a line and an exit code.
- */
+/** Reads the signing settings and previous manifests at `location`: the plan (null: no signing), or a refusal. */
 export async function prepareSigning(settings: {
   readonly env: Env;
   readonly values: Record<string, string | boolean | undefined>;
@@ -103,9 +83,10 @@ export async function prepareSigning(settings: {
 }): Promise<{ ok: SigningPlan | null } | { exit: 1 | 2; message: string }> {
   const { values, baseUrl } = settings;
   const carried: PreviousFiles = settings.carried ?? new Map();
+  const refuse = (message: string) => ({ exit: 1 as const, message });
   const keys = await signingKeysOf(settings.env);
-  if ("error" in keys) return { exit: 1, message: keys.error };
-  const lifetimeText = (values["signature-lifetime"] as string | undefined) ?? DEFAULT_LIFETIME;
+  if ("error" in keys) return refuse(keys.error);
+  const lifetimeText = (values["signature-lifetime"] as string | undefined) ?? "7d";
   const lifetime = parseLifetime(lifetimeText);
   if (lifetime === null) {
     return {
@@ -124,63 +105,50 @@ export async function prepareSigning(settings: {
   }
   // A new history reads no previous build: whether the deployment it replaces was signed is unseen.
   if (values["new-history"] === true && keys.ok.length === 0 && !unsigned) {
-    return {
-      exit: 1,
-      message:
-        `--new-history: it cannot see whether the deployment it replaces was signed: set ${SIGNING_KEY_VARIABLE} to sign this build, or give --unsigned to publish an unsigned one on purpose`,
-    };
+    return refuse(
+      `--new-history: it cannot see whether the deployment it replaces was signed: set ${SIGNING_KEY_VARIABLE} to sign this build, or give --unsigned to publish an unsigned one on purpose`,
+    );
   }
   const previous = new Map<number, PreviousManifest>();
   if (settings.location !== undefined) {
     const read = await readManifests(settings.location, baseUrl, settings.versions, settings.cwd);
-    if ("error" in read) return { exit: 1, message: read.error };
+    if ("error" in read) return refuse(read.error);
     for (const [n, { bytes, where }] of read.ok) {
       if (keys.ok.length === 0) {
         if (unsigned) continue;
-        return {
-          exit: 1,
-          message:
-            `the previous build is signed (${where}): set ${SIGNING_KEY_VARIABLE} to sign this one, or give --unsigned to publish an unsigned build on purpose`,
-        };
+        return refuse(
+          `the previous build is signed (${where}): set ${SIGNING_KEY_VARIABLE} to sign this one, or give --unsigned to publish an unsigned build on purpose`,
+        );
       }
       // The previous manifest's age does not matter here (a re-sign is what renews it): now = null.
       const checked = await checkManifest(bytes, keySet(keys.ok), { baseUrl, version: n, now: null });
       if (!checked.ok) {
-        return {
-          exit: 1,
-          message:
-            `the previous manifest ${where} does not verify with ${SIGNING_KEY_VARIABLE}'s keys (${checked.reason}: ${checked.detail})`,
-        };
+        return refuse(
+          `the previous manifest ${where} does not verify with ${SIGNING_KEY_VARIABLE}'s keys (${checked.reason}: ${checked.detail})`,
+        );
       }
       const tampered = await unlisted(carried, n, checked.files, where);
-      if (tampered !== undefined) return { exit: 1, message: tampered };
-      previous.set(n, {
-        where,
-        seq: checked.seq,
-        iat: checked.iat,
-        documentSha256: checked.files[documentPath(n)]?.sha256,
-      });
+      if (tampered !== undefined) return refuse(tampered);
+      const { seq, iat, files } = checked;
+      previous.set(n, { where, seq, iat, documentSha256: files[documentPath(n)]?.sha256 });
     }
     // Nothing unsigned is carried into a signed build: a previous build without a manifest (never
     // signed, or its manifest and key set removed by whoever can write to the host) is refused.
     const first = carried.values().next();
     if (keys.ok.length > 0 && previous.size === 0 && !first.done) {
-      return {
-        exit: 1,
-        message:
-          `--previous: ${first.value.where}: no signed manifest beside it, in a signed build: nothing unsigned is carried on; restore the deployment's manifest, or start a signed history with --new-history (consumers refetch once)`,
-      };
+      return refuse(
+        `--previous: ${first.value.where}: no signed manifest beside it, in a signed build: nothing unsigned is carried on; restore the deployment's manifest, or start a signed history with --new-history (consumers refetch once)`,
+      );
     }
     // A signed previous build has a manifest for every version it serves: a file of one without is unchecked.
     if (previous.size > 0) {
       const bare = [...carried.entries()].find(([path]) => ![...previous.keys()].some((n) => ofVersion(path, n)));
       if (bare !== undefined) {
-        return {
-          exit: 1,
-          message: `--previous: ${
+        return refuse(
+          `--previous: ${
             bare[1].where
           }: no manifest of its version beside it, in a signed build: nothing is carried on unchecked`,
-        };
+        );
       }
     }
   }
@@ -193,12 +161,7 @@ function ofVersion(path: string, n: number): boolean {
   return path.startsWith(`/api/registry.v${n}.`);
 }
 
-/**
- * Why a file of version `n` read from the previous build is not what its manifest (at `where`, its
- * `files` verified) lists: unlisted, or other bytes; undefined when every one matches. Nothing
- * unsigned is carried into a signed build: a host someone else can write to must not get its edits
- * signed by the operator's next build.
- */
+/** Why a carried file of version `n` is not as its verified manifest lists: edits on the host are never signed on. */
 async function unlisted(
   carried: PreviousFiles,
   n: number,
@@ -236,8 +199,6 @@ async function readManifests(
   const remote = isRemote(location);
   const deadline = remote ? timeout(RUN_DEADLINE_MS) : null;
   const base = location.replace(/\/+$/, "");
-  // Past caches, within verify's bounds, as the previous document and feed are read; or from the
-  // folder, with the one bounded reader.
   const read = deadline === null
     ? folderReader(resolve(cwd, location, "static"), basePathOf(baseUrl))
     : urlReader(base, deadline.signal);
@@ -274,12 +235,7 @@ async function readManifests(
   return { ok: out };
 }
 
-/**
- * Signs `served` after its static export was written to `dir`: checks the
- * seq rules against the clock and the previous manifests, adds a manifest per served version and
- * the key set, writes them beside the export with their `_headers` blocks, and returns the signed
- * build for the code artifacts. Throws one line on a refusal. Without a plan, `served` as it is.
- */
+/** Signs `served`, writing the manifests and key set beside its static export in `dir`; throws one line on refusal. */
 export async function signStaged(served: Build, dir: string, plan: SigningPlan | null): Promise<Build> {
   if (plan === null) return served;
   const { builtAt } = served.meta;

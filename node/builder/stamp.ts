@@ -1,7 +1,3 @@
-/**
- * Writes a build as plain data (`BuildStamp`, see `http/restore.ts`) for a deploy artifact to
- * embed: identity bodies as UTF-8 text, precompressed ones as base64, each distinct body once.
- */
 import type { Encoding } from "../../http/encoding.ts";
 import type { Build } from "../../assembly/prepare.ts";
 import type { BuildStamp, RouteStamp, VariantStamp } from "../../http/restore.ts";

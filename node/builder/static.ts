@@ -1,16 +1,6 @@
-/**
- * The static export of a build: each served path as a file, and a `_headers` file (the format
- * Netlify and Cloudflare Pages read) giving them the server's headers. A path past its sunset has
- * no file, so a static host answers it 404, not 410. Beside each schema, the TypeScript types
- * generated from it (`types.ts`), and beside each JSON change feed, the types of the feed.
- *
- * With `siblings` (a build whose documents are past what the code artifacts embed, so the export
- * alone serves them), each served file also gets its precompressed `.gz` and `.br` siblings, the
- * build's own gzip and br bytes (`compress.ts`), and `_headers` a block for each naming its
- * `Content-Encoding`: for hosts that choose a sibling by `Accept-Encoding` (nginx `gzip_static`,
- * Caddy `precompressed`, @fastify/static `preCompressed`) and for uploads that carry each coding's
- * metadata (S3, docs/deploying.md).
- */
+// A path past its sunset has no file: a static host answers it 404, not 410. The `siblings` are for hosts that choose
+// one by `Accept-Encoding` (nginx `gzip_static`, Caddy `precompressed`, @fastify/static `preCompressed`) and for
+// uploads that carry each coding's metadata (S3, docs/deploying.md).
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { basePathOf } from "../../http/answer.ts";
@@ -24,7 +14,7 @@ import { feedTypesOf, feedTypesPath, typesOf, typesPath } from "./types.ts";
 const HOST_MADE = ["content-length", "etag", "last-modified", "vary"];
 
 /** The file suffix of each precompressed sibling. */
-export const SIBLINGS = { gzip: ".gz", br: ".br" } as const;
+const SIBLINGS = { gzip: ".gz", br: ".br" } as const;
 
 /** The precompressed siblings of a resource that has them: suffix, coding and variant. */
 function siblingsOf(resource: Resource): { suffix: string; coding: Encoding; variant: Variant }[] {
@@ -38,10 +28,7 @@ const block = (path: string, headers: Readonly<Record<string, string>>): string 
   [path, ...Object.entries(headers).filter(([name]) => !HOST_MADE.includes(name)).map(([n, v]) => `  ${n}: ${v}`)]
     .join("\n");
 
-/**
- * The `_headers` file of a build: one block per path (with the base URL's path in front, where the
- * files go), its identity answer's headers in order.
- */
+/** The `_headers` file of a build: one block per path (under the base URL's path), its identity answer's headers. */
 export function staticHeaders(build: Build, options: { siblings?: boolean } = {}): string {
   const prefix = basePathOf(build.meta.baseUrl);
   const blocks = [...build.routes].map(([path, resource]) => block(`${prefix}${path}`, resource.identity.ok));
@@ -55,11 +42,7 @@ export function staticHeaders(build: Build, options: { siblings?: boolean } = {}
   return `${blocks.join("\n\n")}\n`;
 }
 
-/**
- * Writes the static export of `build` into `dir`, each file where the base URL puts it: a base
- * URL with a path (`https://example.org/registry`) puts them under that path (`registry/`), so
- * that a host serving `dir` at its root answers the base URL's addresses.
- */
+/** Writes the static export of `build` into `dir`, under the base URL's path, with types beside each schema, feed. */
 export async function writeStatic(dir: string, build: Build, options: { siblings?: boolean } = {}): Promise<void> {
   const prefix = basePathOf(build.meta.baseUrl);
   for (const [route, resource] of build.routes) {
@@ -81,7 +64,7 @@ export async function writeStatic(dir: string, build: Build, options: { siblings
 }
 
 /** The document schema served beside a change feed: `/api/registry.v1.changes.json` is beside `/api/registry.v1.schema.json`. */
-export function documentSchemaOf(build: Build, feedRoute: string): Record<string, unknown> {
+function documentSchemaOf(build: Build, feedRoute: string): Record<string, unknown> {
   const schema = build.routes.get(feedRoute.replace(/\.changes\.json$/, ".schema.json"));
   if (schema === undefined) throw new Error(`no schema beside ${feedRoute}`);
   return JSON.parse(new TextDecoder().decode(schema.identity.body)) as Record<string, unknown>;

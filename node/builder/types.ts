@@ -1,11 +1,16 @@
-/**
- * TypeScript types for consumers, generated from a version's JSON Schema by
- * json-schema-to-typescript: it reads draft 2020-12 as written (`$defs`, `const`, type arrays for
- * `T | null`, `false` for a key that never appears) and keeps `additionalProperties` open as an
- * index signature, so the types say what the schema says and nothing of ours sits between them.
- */
+// json-schema-to-typescript reads draft 2020-12 as written (`$defs`, `const`, type arrays for `T | null`, `false`
+// for a key that never appears) and keeps `additionalProperties` open as an index signature: the types say what the
+// schema says.
 import { compile } from "json-schema-to-typescript";
 import { changeFeedSchema } from "../../feed/schema.ts";
+
+const OPTIONS = {
+  additionalProperties: true,
+  strictIndexSignatures: false,
+  unreachableDefinitions: false,
+  format: true,
+  style: { printWidth: 100 },
+} as const;
 
 /** The path of a version's types beside its schema: `/api/registry.v1.schema.json` gives `/api/registry.v1.d.ts`. */
 export function typesPath(schemaPath: string): string {
@@ -16,14 +21,7 @@ export function typesPath(schemaPath: string): string {
 export async function typesOf(schema: Record<string, unknown>, schemaPath: string): Promise<string> {
   const banner = `/* Types of ${schemaPath}, generated from it by json-schema-to-typescript. Do not edit. */`;
   // compile() annotates the object it is given: it gets a copy.
-  return compile(structuredClone(schema) as never, "Registry", {
-    bannerComment: banner,
-    additionalProperties: true,
-    strictIndexSignatures: false,
-    unreachableDefinitions: false,
-    format: true,
-    style: { printWidth: 100 },
-  });
+  return compile(structuredClone(schema) as never, "Registry", { bannerComment: banner, ...OPTIONS });
 }
 
 /** The path of a version's change-feed types beside its feed: `/api/registry.v1.changes.json` gives `/api/registry.v1.changes.d.ts`. */
@@ -31,10 +29,7 @@ export function feedTypesPath(feedPath: string): string {
   return feedPath.replace(/\.json$/, ".d.ts");
 }
 
-/**
- * The `.d.ts` text of a version's JSON change feed, `_registry` included: the feed's schema with
- * the document schema's row and edge definitions copied in, so the file stands alone.
- */
+/** The `.d.ts` text of a version's JSON change feed, standing alone: the document schema's definitions copied in. */
 export async function feedTypesOf(documentSchema: Record<string, unknown>, feedPath: string): Promise<string> {
   const { $schema, $id: _id, title: _title, ...feed } = changeFeedSchema(
     feedPath,
@@ -66,11 +61,7 @@ export async function feedTypesOf(documentSchema: Record<string, unknown>, feedP
     `/* Types of ${feedPath} (JSON Feed 1.1 with the _registry extension), generated from its schema by json-schema-to-typescript. Do not edit. */`;
   return compile(structuredClone(schema) as never, "ChangeFeed", {
     bannerComment: banner,
-    additionalProperties: true,
-    strictIndexSignatures: false,
-    unreachableDefinitions: false,
+    ...OPTIONS,
     ignoreMinAndMaxItems: true,
-    format: true,
-    style: { printWidth: 100 },
   });
 }

@@ -1,51 +1,16 @@
-/**
- * `registry-endpoint init [--platform P] [--ci github]`: writes into the current folder a starter
- * source, the platform's recipe file naming the build line, with `--ci github` a GitHub Actions
- * workflow, and `.gitignore` entries for the source, the build's output and the platform tools'
- * folders, then prints what to do next. It never overwrites a file: if one it would write exists,
- * it names every such file and exits 1, writing nothing.
- */
-import {
-  appendFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  type Stats,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
-import {
-  ALIASES,
-  type Platform,
-  PLATFORMS,
-  recipeHead,
-  RECIPES,
-  SOURCE_FILE,
-  STARTER_BASE_URL,
-  STARTER_SOURCE,
-} from "./starter.ts";
-import {
-  CI_PLATFORMS,
-  type CiPlatform,
-  DEPLOY_SECRETS,
-  githubWorkflow,
-  KEYS_FILE,
-  SIGNING_KEY_FILE,
-  SOURCE_URL_EXAMPLE,
-  WORKFLOW_FILE,
-} from "./workflow.ts";
+import type { Platform } from "./starter.ts";
+import { ALIASES, PLATFORMS, recipeHead, RECIPES, SOURCE_FILE, STARTER_BASE_URL, STARTER_SOURCE } from "./starter.ts";
+import type { CiPlatform } from "./workflow.ts";
+import { CI_PLATFORMS, ciSteps, githubWorkflow, KEYS_FILE, SIGNING_KEY_FILE, WORKFLOW_FILE } from "./workflow.ts";
 
 const NAMES = [...PLATFORMS, ...Object.keys(ALIASES)];
 const USAGE = `registry-endpoint init [--platform ${NAMES.join("|")}] [--ci github]`;
 
-/**
- * What `.gitignore` names, each appended unless a line already says it: the source, the build's
- * output, what each platform's tool writes beside its recipe, and the signing key keygen writes.
- */
+/** What `.gitignore` names unless a line already does: source, output, each platform tool's folder, the signing key. */
 const IGNORED = [`/${SOURCE_FILE}`, "dist/", ".netlify", ".wrangler", ".serverless", `/${SIGNING_KEY_FILE}`];
 /** The package root: the recipe templates ship under deploy/. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -82,9 +47,7 @@ written); 2 a bad flag.`,
   positionals: { min: 0, max: 0 },
 };
 
-/**
- * `registry-endpoint init` as a function: writes the starter into `io.cwd` and returns the exit code.
- */
+/** `registry-endpoint init` as a function: writes the starter into `io.cwd` and returns the exit code. */
 export const runInit: Command = async (argv, _env, io) => {
   const parsed = parseOrExit(SPEC, argv, io);
   if (typeof parsed === "number") return parsed;
@@ -165,11 +128,8 @@ export const runInit: Command = async (argv, _env, io) => {
   } catch (error: unknown) {
     // Something appeared meanwhile, or the folder refuses writes: take back only the files this run made.
     for (const file of written.reverse()) rmSync(file, { force: true, recursive: true });
-    io.stderr(
-      `init: not written: cannot write in ${cwd} (${
-        (error as NodeJS.ErrnoException).code ?? "error"
-      }); nothing of it is left\n`,
-    );
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    io.stderr(`init: not written: cannot write in ${cwd} (${code}); nothing of it is left\n`);
     return 1;
   }
 
@@ -197,23 +157,6 @@ ${workflow === undefined ? "" : ciSteps(platform as CiPlatform)}`,
   return 0;
 };
 
-/** What to do for the workflow: the key, the settings it reads, and what to commit. */
-function ciSteps(platform: CiPlatform): string {
-  return `
-${WORKFLOW_FILE} builds and deploys from GitHub Actions (docs/deploying.md,
-"The CI workflow"). Replace ${STARTER_BASE_URL} in it too, make the signing key, commit the
-public key set it prints (verify pins it), and set what the workflow reads in the repository's
-settings (here with the GitHub CLI, gh):
-  npx registry-endpoint keygen ${SIGNING_KEY_FILE} > ${KEYS_FILE}
-  gh secret set REGISTRY_SIGNING_KEY < ${SIGNING_KEY_FILE}
-  gh variable set REGISTRY_SOURCE_URL --body "${SOURCE_URL_EXAMPLE}"
-  gh secret set REGISTRY_SOURCE_TOKEN
-${DEPLOY_SECRETS[platform].map((name) => `  gh secret set ${name}`).join("\n")}
-Then keep ${SIGNING_KEY_FILE} somewhere safe off this machine (or delete it), and commit
-${KEYS_FILE}, ${RECIPES[platform].file} and ${WORKFLOW_FILE} with your package.json and lockfile.
-`;
-}
-
 /** True when `path` names anything, a link to nothing included. */
 function present(path: string): boolean {
   return entryAt(path) !== undefined;
@@ -225,7 +168,7 @@ function danglingLink(path: string): boolean {
 }
 
 /** What `path` names, undefined for nothing, or for a path through a file (ENOTDIR: the write then says so). */
-function entryAt(path: string): Stats | undefined {
+function entryAt(path: string): import("node:fs").Stats | undefined {
   try {
     return lstatSync(path, { throwIfNoEntry: false });
   } catch (error: unknown) {

@@ -8,39 +8,32 @@ export const STARTER_BASE_URL = "https://registry.example.org";
 /** The source file every recipe builds from; `.gitignore` names it, so it is never committed. */
 export const SOURCE_FILE = "registry.source.json";
 
-/**
- * One full vault, one withheld (suppressed: a minimal row, its note and its edge not published), an
- * edge between them, and one internal key (`owner`), declared in `internal_keys` so it is never published.
- */
-export const STARTER_SOURCE = `${
-  JSON.stringify(
+const STARTER = {
+  registry_schema_version: "1.0",
+  generated_at: "2026-11-20T09:00:00Z",
+  source_inventory_sha: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+  internal_keys: ["owner"],
+  vaults: [
     {
-      registry_schema_version: "1.0",
-      generated_at: "2026-11-20T09:00:00Z",
-      source_inventory_sha: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-      internal_keys: ["owner"],
-      vaults: [
-        {
-          vault_slug: "harbour-ledger",
-          display_name: "Harbour Ledger",
-          status: "active",
-          note: "The ledger of the harbour.",
-          owner: "ops@harbour.example",
-        },
-        {
-          vault_slug: "quiet-room",
-          display_name: "Quiet Room",
-          status: "pending",
-          note: "Not for publication.",
-          suppressed: true,
-        },
-      ],
-      edges: [{ source: "harbour-ledger", target: "quiet-room", type: "feeds" }],
+      vault_slug: "harbour-ledger",
+      display_name: "Harbour Ledger",
+      status: "active",
+      note: "The ledger of the harbour.",
+      owner: "ops@harbour.example",
     },
-    null,
-    2,
-  )
-}\n`;
+    {
+      vault_slug: "quiet-room",
+      display_name: "Quiet Room",
+      status: "pending",
+      note: "Not for publication.",
+      suppressed: true,
+    },
+  ],
+  edges: [{ source: "harbour-ledger", target: "quiet-room", type: "feeds" }],
+};
+
+/** One full vault, one withheld (suppressed), an edge between them, and an internal key declared in `internal_keys`. */
+export const STARTER_SOURCE = `${JSON.stringify(STARTER, null, 2)}\n`;
 
 /** The platforms `init` knows. */
 export const PLATFORMS = ["netlify", "cloudflare", "aws", "node", "deno", "static"] as const;
@@ -49,11 +42,8 @@ export type Platform = (typeof PLATFORMS)[number];
 /** Other names `--platform` takes for a platform. */
 export const ALIASES: Readonly<Record<string, Platform>> = { lambda: "aws" };
 
-/**
- * `npx <package>@<version>`: a platform's deploy tool at the version the recipe tests run, read from
- * the package.json whose lockfile installs it. An alias (`npm:osls@^4.3.1`) names the real package;
- * a caret or tilde is dropped, and the tests check the result against the lockfile.
- */
+// `npx <package>@<version>`: a deploy tool at the version its lockfile installs (the tests check it); an alias
+// (`npm:osls@^4.3.1`) names the real package.
 function pinned(name: string, spec: string): string {
   const [, alias, version] = /^(?:npm:(.+)@)?[\^~]?(\d+\.\d+\.\d+)$/.exec(spec) ?? [];
   if (version === undefined) throw new Error(`${name}: ${spec} pins no version`);
@@ -70,11 +60,7 @@ const TOOLS = {
 /** Names the base URL once: every line after it says "$BASE_URL". */
 export const BASE_URL_LINE = `BASE_URL=${STARTER_BASE_URL}`;
 
-/**
- * The build line of every recipe deployed to a host: one build, stamped once. `--previous` reads the
- * live deployment and carries its change feeds' history on; on the first deploy the live URL answers
- * 404, and the build starts the history.
- */
+/** The build line of every recipe deployed to a host: `--previous` carries the live history on (first deploy: 404). */
 export const BUILD_LINE =
   `npx registry-endpoint build --source ${SOURCE_FILE} --base-url "$BASE_URL" --previous "$BASE_URL"`;
 

@@ -1,7 +1,3 @@
-/**
- * What `init --ci github` writes: the GitHub Actions workflow that builds, deploys, verifies,
- * reviews pull requests and re-signs daily, for a platform whose recipe deploys with a pinned tool.
- */
 import { BUILD_LINE, RECIPES, SOURCE_FILE, STARTER_BASE_URL } from "./starter.ts";
 
 /** Where the workflow is written. */
@@ -145,5 +141,22 @@ ${FIRST_STEPS}
           npx registry-endpoint diff live.json preview.json --fail-on breaking,privacy > review.md || verdict=$?
           cat review.md >> "$GITHUB_STEP_SUMMARY"
           exit "$verdict"
+`;
+}
+
+/** What to do for the workflow: the key, the settings it reads, and what to commit. */
+export function ciSteps(platform: CiPlatform): string {
+  return `
+${WORKFLOW_FILE} builds and deploys from GitHub Actions (docs/deploying.md,
+"The CI workflow"). Replace ${STARTER_BASE_URL} in it too, make the signing key, commit the
+public key set it prints (verify pins it), and set what the workflow reads in the repository's
+settings (here with the GitHub CLI, gh):
+  npx registry-endpoint keygen ${SIGNING_KEY_FILE} > ${KEYS_FILE}
+  gh secret set REGISTRY_SIGNING_KEY < ${SIGNING_KEY_FILE}
+  gh variable set REGISTRY_SOURCE_URL --body "${SOURCE_URL_EXAMPLE}"
+  gh secret set REGISTRY_SOURCE_TOKEN
+${DEPLOY_SECRETS[platform].map((name) => `  gh secret set ${name}`).join("\n")}
+Then keep ${SIGNING_KEY_FILE} somewhere safe off this machine (or delete it), and commit
+${KEYS_FILE}, ${RECIPES[platform].file} and ${WORKFLOW_FILE} with your package.json and lockfile.
 `;
 }

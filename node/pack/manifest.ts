@@ -1,14 +1,7 @@
-/**
- * The package.json the tarball ships, which is not the repository's: a consumer installs what the
- * shipped JavaScript needs and nothing else, so the packed manifest keeps no devDependencies, no
- * optionalDependencies (the repository's Node 22, 24 and 26 binaries, hundreds of megabytes), no
- * scripts (the repository's postinstall installs its deploy tools), and no tsx: a clone runs the
- * TypeScript through it, the package ships JavaScript. So the repository's `bin` and `exports` name
- * the TypeScript sources (what a clone has, run by tsx and by Node's type stripping), and the
- * packed ones name their compiled forms in `lib/` (what `pack.ts` writes). `prepack` swaps it in for `npm pack` to
- * read; `postpack` puts the repository's back, and so does the next `prepack` if a pack failed
- * between them.
- */
+// A consumer installs what the shipped JavaScript needs and nothing else: no devDependencies, no optionalDependencies
+// (the repository's Node binaries, hundreds of megabytes), no scripts (the repository's postinstall installs its deploy
+// tools), no tsx. The repository's `bin` and `exports` name the TypeScript sources, the packed ones `lib/`'s builds.
+// If a pack fails between `prepack` and `postpack`, the next `prepack` puts the repository's back too.
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 

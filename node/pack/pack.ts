@@ -1,13 +1,5 @@
-/**
- * `prepack`: compiles what the package ships into `lib/`, so that it runs on plain Node with no
- * tsx: the `registry-endpoint` command (`lib/bin/`, split per subcommand), the library entries
- * (`lib/registry.js`, `lib/handler.js`) and their declarations (tsc). Packages stay imports: the
- * package's `dependencies` bring them, pinned to the lockfile's versions where they shape the
- * artifacts' bytes (hono, esbuild, json-schema-to-typescript and its prettier). The packed
- * package.json is `manifest.ts`'s. The TypeScript of `contract/`, `feed/`, `http/`, `assembly/`, `registry.ts` and
- * the Node server ships too, as the input `build` bundles into the deploy artifacts, so that an
- * installed build writes the repository's bytes.
- */
+// Packages stay imports: the package's `dependencies` bring them, pinned where they shape the artifacts' bytes (hono,
+// esbuild, json-schema-to-typescript and its prettier). The TypeScript `build` bundles ships too: the same bytes.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
@@ -19,8 +11,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const LIB = join(ROOT, "lib");
 const TSC = join(ROOT, "node_modules", ".bin", "tsc");
 
-// TypeScript writes the declarations and is a devDependency: the light install
-// (npm ci --omit=dev --omit=optional) has esbuild and tsx but no tsc. Say so before touching anything.
+// The light install (npm ci --omit=dev --omit=optional) has no tsc, which writes the declarations: say so first.
 if (!existsSync(TSC)) {
   process.stderr.write("prepack: packing needs the full install (npm ci): tsc, a devDependency, is not installed\n");
   process.exit(1);

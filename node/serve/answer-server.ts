@@ -1,10 +1,5 @@
-/**
- * The one Node request listener, of `npm start` and `dist/node/server.mjs` alike: plain node:http
- * over the answer table (`http/answer.ts`), the same answering as the Hono app of the fetch
- * runtimes and the Lambda adapter. No framework and no Request or Response objects: the Hono app
- * through @hono/node-server serves as fast, but creating a Request loads Node's fetch
- * implementation at start, which makes the server's cold start slower (bench/RESULTS.md).
- */
+// No framework and no Request or Response objects: the Hono app through @hono/node-server serves as fast, but
+// creating a Request loads Node's fetch implementation at start, which slows the cold start (bench/RESULTS.md).
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { answerer, BAD_REQUEST, problemAnswer } from "../../http/answer.ts";
 import { pathOf } from "../../http/request-path.ts";
@@ -17,11 +12,7 @@ export function answerListener(build: Pick<Build, "routes" | "gone" | "meta">): 
   return (req: IncomingMessage, res: ServerResponse) => {
     const path = pathOf(req.url ?? "");
     if (path === null) return writeAnswer(res, problemAnswer(BAD_REQUEST, req.method));
-    writeAnswer(
-      res,
-      // Every line of a header, joined as a Request's Headers join them: node:http's `headers` keeps
-      // only the first of some (If-Modified-Since), where the other runtimes see them all.
-      answer(req.method ?? "GET", path, (name) => req.headersDistinct[name]?.join(", ")),
-    );
+    // Every line of a header, joined as Headers join them: node:http's `headers` keeps only the first of some.
+    writeAnswer(res, answer(req.method ?? "GET", path, (name) => req.headersDistinct[name]?.join(", ")));
   };
 }

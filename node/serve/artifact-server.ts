@@ -1,9 +1,3 @@
-/**
- * The entry of `dist/node/server.mjs`: the bundled production server. It serves one build's
- * answers, stamped in at build, through the one Node listener (`answer-server.ts`): no tsx, no
- * node_modules, no work at start.
- * `registry:stamp` is provided by the bundler (see `bundle.ts`).
- */
 import { parseBaseUrl, shownUrl } from "../../contract/config.ts";
 import { type BuildStamp, restoreBuild } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
@@ -56,11 +50,5 @@ if (problems.length > 0 || !("ok" in listen)) {
 const build = restoreBuild(stamp);
 // Ended at once when the server has stopped: a natural end would first drop the signal listeners,
 // and a second SIGTERM meanwhile would end the process by that signal instead of 0.
-process.exit(
-  await runServer(
-    answerListener(build),
-    { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta },
-    processIo(),
-    processStopSignal(),
-  ),
-);
+const options = { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta };
+process.exit(await runServer(answerListener(build), options, processIo(), processStopSignal()));

@@ -1,12 +1,4 @@
-/**
- * What the Node server (`npm start` and `dist/node/server.mjs`) refuses before answering, so that it
- * answers every request form as docs/http.md, "Request forms", states. A request with no `Host`
- * (HTTP/1.0 too) or more than one, a `Host` that is not a plain host and port (userinfo, a path, an
- * invalid port), a target with no path (`*`, another scheme, an invalid port) or a backslash before
- * its query is answered 400 problem+json; `CONNECT` is answered 405 with `Allow`, where node:http
- * would close the connection; a request node:http cannot parse gets its status as a problem
- * document, not a bare status line.
- */
+/** So that the Node server answers every request form as docs/http.md, "Request forms", states. */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { type Answer, BAD_REQUEST, METHOD_NOT_ALLOWED, problemAnswer } from "../../http/answer.ts";
@@ -21,12 +13,12 @@ export function writeAnswer(res: ServerResponse, answer: Answer): void {
 }
 
 /** The 400 a request gets before it reaches the app, or undefined when it may go on. */
-export function refusalOf(req: IncomingMessage): Answer | undefined {
+function refusalOf(req: IncomingMessage): Answer | undefined {
   const target = req.url ?? "";
-  if (
-    plainHost(req.headers.host) && oneHostLine(req.rawHeaders) && pathOf(target) !== null && !backslashInPath(target)
-  ) return undefined;
-  return problemAnswer(BAD_REQUEST, req.method);
+  const plain = plainHost(req.headers.host) && oneHostLine(req.rawHeaders);
+  return plain && pathOf(target) !== null && !backslashInPath(target)
+    ? undefined
+    : problemAnswer(BAD_REQUEST, req.method);
 }
 
 /** `listener`, behind the refusals of `refusalOf`. */
@@ -38,10 +30,7 @@ export function guarded(listener: RequestListener): RequestListener {
   };
 }
 
-/**
- * Answers a CONNECT request (node:http's 'connect' event hands over the bare socket): 405 with
- * `Allow`, problem+json, and the connection closed.
- */
+/** Answers CONNECT (node:http's 'connect' event hands over the bare socket): 405 with `Allow`, connection closed. */
 export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
   writeRaw(socket, METHOD_NOT_ALLOWED);
 }
@@ -49,10 +38,7 @@ export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
 const REQUEST_TIMEOUT = problem(408, "Request Timeout");
 const HEADERS_TOO_LARGE = problem(431, "Request Header Fields Too Large");
 
-/**
- * Answers a request node:http could not parse (its 'clientError' event) with the status node:http
- * would send (408 on a timeout, 431 for oversized headers, else 400), as a problem document.
- */
+/** Answers what node:http could not parse ('clientError') with its status (408, 431, else 400) as a problem. */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === "ECONNRESET" || !socket.writable || answering?.headersSent === true) {
@@ -82,10 +68,7 @@ function writeRaw(socket: Duplex, p: Problem): void {
   socket.end(Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`, "latin1"), p.body]), () => socket.destroy());
 }
 
-/**
- * A `Host` a URL parser reads back unchanged: a host name or address and an optional port, no
- * userinfo, path, query or fragment, nothing the parser rewrites (`1.2.3`, non-ASCII, `%41`).
- */
+/** A `Host` a URL parser reads back unchanged: host and port, nothing it rewrites (`1.2.3`, non-ASCII, `%41`). */
 function plainHost(host: string | undefined): boolean {
   if (host === undefined || host === "" || host.includes("@")) return false;
   // Nearly every request: no URL parse.
@@ -100,10 +83,7 @@ function plainHost(host: string | undefined): boolean {
     url.hostname === host.replace(/:\d+$/, "").toLowerCase();
 }
 
-/**
- * At most one `Host` line: RFC 9112 (section 3.2) asks for 400 on more, and node:http keeps the
- * first and drops the rest, so the two lines could name different hosts unseen.
- */
+/** At most one `Host` line: RFC 9112 (3.2) asks 400 for more; node:http keeps the first, so two could differ unseen. */
 function oneHostLine(raw: readonly string[]): boolean {
   let seen = 0;
   for (let i = 0; i < raw.length; i += 2) {

@@ -1,10 +1,3 @@
-/**
- * `npm start` (and `registry-endpoint serve`): the development server, from source. It builds at
- * start from --source or REGISTRY_SOURCE (default the embedded snapshot) and serves it through the
- * one Node listener (`answer-server.ts`), as the bundled `dist/node/server.mjs` that production
- * runs (see `npm run build`) serves a build made before. `runServe` is the command as a function;
- * `../bin/serve.ts` runs it as the process.
- */
 import { basename, resolve } from "node:path";
 import { LimitError } from "../../contract/limits.ts";
 import { prepareBuild, VersionPolicyError } from "../../assembly/prepare.ts";
@@ -52,11 +45,7 @@ Exit codes: 0 stopped by a signal; 1 a bad source or setting, or the port is tak
   positionals: { min: 0, max: 0 },
 };
 
-/**
- * `npm start` as a function: builds the document from the source, serves it until SIGTERM, SIGINT
- * or `until` aborts, and returns the exit code (0 stopped; 1 a bad source or setting, or the port
- * is taken; 2 a bad flag). It never exits the process.
- */
+/** `npm start` as a function: serves until SIGTERM, SIGINT or `until` aborts, and returns the exit code. */
 export async function runServe(argv: readonly string[], env: Env, io: Io, until?: AbortSignal): Promise<number> {
   const parsed = parseOrExit(SPEC, argv, io);
   if (typeof parsed === "number") return parsed;
@@ -65,18 +54,10 @@ export async function runServe(argv: readonly string[], env: Env, io: Io, until?
   const listen = serverEnv(env);
   // Every line a server prints may end in a platform's logs: it names the source by its base name.
   const name = basename(sourcePath);
-  const inputs = await loadInputs(
-    resolve(io.cwd, sourcePath),
-    env,
-    { baseUrl: values["base-url"] as string | undefined },
-    name,
-    values["internal-keys"] as string | undefined,
-  );
+  const { "base-url": baseUrl, "internal-keys": internalKeys } = values as Record<string, string | undefined>;
+  const inputs = await loadInputs(resolve(io.cwd, sourcePath), env, { baseUrl }, name, internalKeys);
   if ("problems" in listen || "problems" in inputs) {
-    const problems = [
-      ...("problems" in listen ? listen.problems : []),
-      ...("problems" in inputs ? inputs.problems : []),
-    ];
+    const problems = [listen, inputs].flatMap((result) => ("problems" in result ? result.problems : []));
     io.stderr(problems.map((p) => `${p}\n`).join(""));
     return 1;
   }

@@ -1,8 +1,3 @@
-/**
- * What every Node server of the registry does around answering: listen, say so in one line, log
- * requests when asked, and stop gracefully on SIGTERM or SIGINT (or when its caller asks). Shared by
- * `npm start` and the bundled `dist/node/server.mjs`, which run the one listener of `answer-server.ts`.
- */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Env } from "../../contract/config.ts";
@@ -14,10 +9,8 @@ import { nodeHttp } from "./node-http.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
 /**
- * node:http limits for every registry server: a client gets 10 s to send its headers and 15 s for
- * the whole request (a body that drips keeps no socket longer), checked every second (Node's
- * default check runs every 30 s). Requests here are tiny GETs: these never cut a real one short.
- * A missing `Host` is left to `request-guard.ts`, which answers it with a problem document.
+ * node:http limits: 10 s for a client's headers, 15 s for the whole request (a dripping body keeps no socket longer),
+ * checked every second (Node's default: 30 s). A missing `Host` is left to `request-guard.ts`.
  */
 export const HTTP_LIMITS = {
   headersTimeout: 10_000,
@@ -26,6 +19,8 @@ export const HTTP_LIMITS = {
   keepAliveTimeout: 5_000,
   requireHostHeader: false,
 } as const;
+
+const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 
 /** How long a graceful stop may wait for in-flight requests before it closes what is left. */
 export const DRAIN_MS = 10_000;
@@ -58,14 +53,7 @@ export function serverEnv(
   return { ok: { host: env["HOST"] || "127.0.0.1", port: Number(rawPort), logRequests: log === "1" } };
 }
 
-/**
- * Serves `listener` on node:http behind the refusals of `request-guard.ts` (which also answers
- * CONNECT and requests node:http cannot parse), so every Node server answers each request form
- * alike; listens and prints the start line on `io.stdout`. Resolves with the exit code: 1 if it
- * cannot listen (the reason on `io.stderr`, the server closed); 0 after a graceful stop on SIGTERM,
- * SIGINT or `until` aborting: no new connections, requests under way may finish (at most
- * `DRAIN_MS`). Its signal listeners are gone when it resolves; it never exits the process.
- */
+/** Serves `listener` behind `request-guard.ts` until SIGTERM, SIGINT or `until` aborts; resolves with the exit code. */
 export function runServer(
   listener: RequestListener,
   options: ServerOptions,
@@ -86,8 +74,7 @@ export function runServer(
     const finish = (code: number): void => {
       if (done) return;
       done = true;
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
+      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
       until?.removeEventListener("abort", onAbort);
       clearTimeout(drain);
       clearInterval(sweep);
@@ -109,10 +96,8 @@ export function runServer(
     const stop = (why: string): void => {
       if (stopping || done) return;
       stopping = true;
-      // Once stopping, a connection is not kept alive past its answer (else it would hold the stop
-      // for the keep-alive timeout): an answer begun after the stop says Connection: close, and one
-      // begun before is closed as idle soon after it is sent (the stop sweeps idle connections).
-      // Added only now, so that serving runs one request listener.
+      // Once stopping, no connection is kept alive past its answer (it would hold the stop): an answer begun after says
+      // Connection: close, one begun before is swept once sent. Added only now: serving runs one request listener.
       server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
         res.shouldKeepAlive = false;
       });
@@ -134,8 +119,7 @@ export function runServer(
         io.stdout(`registry: stopped after ${Date.now() - started} ms\n`);
         finish(0);
       });
-      // Idle keep-alive connections would hold close() open; in-flight requests are left to finish,
-      // and their connections are closed once idle.
+      // Idle keep-alive connections would hold close() open: in-flight ones are closed once idle.
       server.closeIdleConnections();
       sweep = setInterval(() => server.closeIdleConnections(), 50);
       sweep.unref();
@@ -144,42 +128,32 @@ export function runServer(
     };
     const onSignal = (signal: NodeJS.Signals): void => stop(signal);
     const onAbort = (): void => stop("stop requested");
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
+    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     until?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
 /**
- * For a process that serves (`npm start`, `dist/node/server.mjs`): a signal that aborts on the
- * process's SIGTERM or SIGINT once `runServer` has taken it, to pass to `runServer` as `until`.
- * Its listeners stay for the process's life: once `runServer` has stopped and removed its own, a
- * second signal while the process ends (a supervisor's, a second Ctrl-C) finds one, and the exit
- * code stays 0 rather than death by that signal. Signal listeners hold no process open. A signal
- * before `runServer` listens for any (while the build is made) ends the process, as by default.
+ * For a process that serves: `until` for `runServer`, aborting on SIGTERM or SIGINT. Its listeners stay, so a second
+ * signal while the process ends leaves the exit code 0; a signal before `runServer` listens ends the process.
  */
 export function processStopSignal(): AbortSignal {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (!controller.signal.aborted && process.listenerCount(signal) === 1) {
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
+      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
       process.kill(process.pid, signal);
       return;
     }
     // After runServer's own listener, so that its stop line names the signal.
     setImmediate(() => controller.abort());
   };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   return controller.signal;
 }
 
-/**
- * One JSON line per request: method, path, status, bytes sent, duration. The query string,
- * userinfo and host of an absolute-form target, request headers and bodies are never logged: only
- * the path (see `http/request-path.ts`).
- */
+// One JSON line per request: method, path, status, bytes sent, duration. Never the query string, userinfo or host
+// of the target, headers or bodies: only the path (see `http/request-path.ts`).
 function logRequest(req: IncomingMessage, res: ServerResponse, io: Io): void {
   const started = performance.now();
   // Count the body bytes as they are written: headers given to writeHead are not kept for getHeader.
