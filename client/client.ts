@@ -1,13 +1,6 @@
 /**
- * The consumer kit (`registry-endpoint/client`): keeps a copy of the v1 document up to date from the
- * change feed, by the one catch-up rule of `feed/history.ts`. Web standards only (fetch,
- * crypto.subtle, TextEncoder): it runs on Node, Deno, Bun, Workers and in browsers.
- *
- * `catchUp` works on values; `sync` does the HTTP: a conditional GET of the feed, then the document
- * only when the rule says refetch (or there is no copy). Bounds: each request has `timeoutMs`
- * (default 30 s, headers to last byte); a feed body is read up to `FEED_LIMITS.feedBytes` (4 MiB,
- * the most a feed holds), a document body up to `MAX_DOCUMENT_BYTES` (128 MiB, the largest
- * document a build deploys); at most 5 redirects, each within the base URL's origin.
+ * The consumer kit (`registry-endpoint/client`). Web standards only (fetch, crypto.subtle, TextEncoder): it runs on
+ * Node, Deno, Bun, Workers and in browsers. `catchUp` works on values; `sync` does the HTTP.
  */
 import { sentUrl } from "../contract/config.ts";
 import { isObject } from "../contract/json.ts";
@@ -90,9 +83,7 @@ export type SyncResult =
     | { readonly kind: "unchanged" }
     | { readonly kind: "current" }
     | { readonly kind: "wait" }
-    /** Caught up from the feed. */
     | { readonly kind: "updated"; readonly bytes: Uint8Array<ArrayBuffer>; readonly document: Registry }
-    /** The document, fetched whole. */
     | {
       readonly kind: "fetched";
       readonly why: "no copy" | RefetchWhy;
@@ -298,10 +289,10 @@ function causeOf(error: unknown): string {
   return (message.split("\n")[0] as string).replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, "a URL").slice(0, 160);
 }
 
-/** JSON from bytes, or undefined. */
-function parse(bytes: Uint8Array): unknown {
+/** JSON from text or UTF-8 bytes, or undefined. */
+function parse(text: Uint8Array | string): unknown {
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return JSON.parse(typeof text === "string" ? text : new TextDecoder("utf-8", { fatal: true }).decode(text));
   } catch {
     return undefined;
   }
@@ -325,17 +316,11 @@ export interface ManifestExpectation {
   readonly lastSeq?: number;
   /** The SHA-256 (hex) of the versioned document last accepted: at the same `seq`, another is equivocation. */
   readonly lastSha256?: string;
-  /**
-   * The `filesSha256` of the manifest last accepted (its whole `files` map): at the same `seq`,
-   * another is equivocation. Without it, only the document is compared (`lastSha256`).
-   */
+  /** The `filesSha256` last accepted: at the same `seq`, another is equivocation (without it, only `lastSha256`). */
   readonly lastFilesSha256?: string;
   /** The `iat` last accepted: at the same `seq`, a lower one is a rollback (an older signature replayed). */
   readonly lastIat?: number;
-  /**
-   * Now, epoch seconds (default: the clock); null judges neither the manifest's age nor its signing
-   * time (a build that re-signs what it reads).
-   */
+  /** Now, epoch seconds (default: the clock); null judges neither age nor signing time (a build re-signing). */
   readonly now?: number | null;
 }
 
@@ -397,41 +382,26 @@ export async function checkManifest(
       throw new TypeError(`checkManifest: expect.${name} is not 64 lowercase hex digits`);
     }
   }
-  let jws = manifest;
-  if (typeof manifest === "string" || manifest instanceof Uint8Array) {
-    try {
-      jws = JSON.parse(
-        typeof manifest === "string" ? manifest : new TextDecoder("utf-8", { fatal: true }).decode(manifest),
-      );
-    } catch {
-      return fail("malformed", "not JSON");
-    }
-  }
+  const isText = typeof manifest === "string" || manifest instanceof Uint8Array;
+  const jws = isText ? parse(manifest) : manifest;
+  if (isText && jws === undefined) return fail("malformed", "not JSON");
   const verified = await verifyGeneral(jws, await verifyingKeys(keys), MANIFEST_TYP);
   if ("error" in verified) {
     return verified.error === "malformed"
       ? fail("malformed", "not a JWS in general JSON serialization")
       : fail("signature", "no signature by a pinned key verifies (alg EdDSA, typ registry-manifest)");
   }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(verified.ok));
-  } catch {
-    return fail("malformed", "a payload that is not JSON");
-  }
+  const payload = parse(verified.ok);
+  if (payload === undefined) return fail("malformed", "a payload that is not JSON");
   const seconds = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
   if (
     !isObject(payload) || !isString(payload["iss"]) || !Number.isSafeInteger(payload["version"]) ||
     !seconds(payload["seq"]) || !seconds(payload["iat"]) || !seconds(payload["exp"]) || !isObject(payload["files"]) ||
     !Object.values(payload["files"]).every(isManifestFile)
   ) return fail("malformed", "a payload without iss, version, seq, iat, exp and files");
-  const { iss, version, seq, iat, exp } = payload as {
-    iss: string;
-    version: number;
-    seq: number;
-    iat: number;
-    exp: number;
-  };
+  const { iss, version, seq, iat, exp } = payload as
+    & { iss: string }
+    & Record<"version" | "seq" | "iat" | "exp", number>;
   const files = payload["files"] as Record<string, ManifestFile>;
   if (iss !== expect.baseUrl.replace(/\/+$/, "") || version !== expect.version) {
     return fail("issuer", `signed for ${iss} v${version}, expected ${expect.baseUrl} v${expect.version}`);
