@@ -1,9 +1,6 @@
 /**
- * A source's text before and beside its parse: `scanSourceText`, one linear pass that checks the
- * nesting and value limits and finds repeated keys; and `locateJsonError`, which says where JSON
- * text breaks and why, in the same words on every runtime (the engines' own messages differ
- * between versions, and some give no position at all). The locator is only called on text that
- * `JSON.parse` has already refused, so it favours clarity over speed.
+ * `locateJsonError` says where JSON text breaks in the same words on every runtime (the engines' own messages differ
+ * between versions, and some give no position at all); it only runs on text `JSON.parse` refused: clarity over speed.
  */
 import { MAX_NESTING_DEPTH, maxValueWeight, sizeOf, VALUE_WEIGHT_OF_CONTAINER } from "../../contract/limits.ts";
 import { MAX_PROBLEMS } from "../../contract/messages.ts";
@@ -99,13 +96,7 @@ function shown(char: string | undefined): string {
 type Place = "top" | "licence" | "labels" | "label table" | "vaults" | "vault" | "edges" | "edge" | "private";
 
 /** The keys the source format names at each level whose key names are public. */
-const NAMED: Partial<Record<Place, readonly string[]>> = {
-  top: KNOWN_KEYS.top,
-  licence: KNOWN_KEYS.licence,
-  labels: KNOWN_KEYS.labels,
-  vault: KNOWN_KEYS.vault,
-  edge: KNOWN_KEYS.edge,
-};
+const NAMED: Partial<Record<Place, readonly string[]>> = KNOWN_KEYS;
 
 /** What one pass over a source's text found, before it is parsed. */
 export interface TextScan {
@@ -113,7 +104,6 @@ export interface TextScan {
   readonly limit?: string;
   /** The first MAX_PROBLEMS repeated keys, each with its place, line and column. */
   readonly duplicates: readonly string[];
-  /** How many repeated keys there are in all. */
   readonly duplicateCount: number;
   /** The index of every vault with a repeated key of its own: its detail is never quoted. */
   readonly vaultsWithRepeatedKeys: ReadonlySet<number>;
@@ -135,7 +125,6 @@ interface Frame {
   keyCount: number;
   /** Every key, once there are more than FEW_KEYS. */
   manyKeys: Set<string> | undefined;
-  /** The latest key, for an object. */
   key: string;
   /** Commas seen so far: the index of the current element, for an array. */
   index: number;
@@ -145,13 +134,11 @@ interface Frame {
 }
 
 /**
- * One linear pass over JSON text, in memory bounded by the nesting limit: checks the nesting depth
- * and the values' weight against the stated limits (contract/limits.ts) before anything is
- * parsed, and finds every object key that appears twice in the same object, with its line and
- * column. `JSON.parse` silently keeps the last one, so a source could say `"suppressed": true` to a
- * reader and `false` to the build. Only keys the format names are named, and paths stop at the last known
- * key: the names inside internal keys, taglines and label tables stay private. Strings are skipped
- * with indexOf. On text that is not JSON it ends without throwing; what it says is then moot.
+ * One linear pass over JSON text, in memory bounded by the nesting limit: checks the nesting depth and the values'
+ * weight (contract/limits.ts) before anything is parsed, and finds every key repeated in its object, with its line
+ * and column. `JSON.parse` silently keeps the last one, so a source could say `"suppressed": true` to a reader and
+ * `false` to the build. Only keys the format names are named, and paths stop at the last known key: the names
+ * inside internal keys, taglines and label tables stay private. On text that is not JSON its answer is moot.
  */
 export function scanSourceText(text: string, bytes = text.length): TextScan {
   const duplicates: string[] = [];
@@ -262,9 +249,7 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
   return { duplicates, duplicateCount, vaultsWithRepeatedKeys, repeatedAtTop, weight };
 }
 
-/**
- * The first repeated keys of valid JSON text (see `scanSourceText`), for callers that need only them.
- */
+/** The first repeated keys of valid JSON text (see `scanSourceText`). */
 export function findDuplicateKeys(text: string): string[] {
   return [...scanSourceText(text, Number.MAX_SAFE_INTEGER).duplicates];
 }

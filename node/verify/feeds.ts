@@ -1,23 +1,11 @@
-/**
- * `verify`'s checks of a version's change feeds (docs/deploying.md, "What verify checks"): both
- * forms read by a third-party parser (feedsmith; for Atom a well-formedness check by
- * fast-xml-parser first), the required elements present, ids unique, and the items replayed by the
- * catch-up rule landing on the served document.
- */
 import { XMLValidator } from "fast-xml-parser";
 import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { isObject } from "../../contract/json.ts";
 import { sizeOf } from "../../contract/limits.ts";
 import { changesPaths, type ContractVersion } from "../../contract/version-policy.ts";
 import { arrayOf, jsonEqual } from "../common/json-deep.ts";
-import {
-  applyChanges,
-  CHANGE_CLASSES,
-  type EdgeLike,
-  type RegistryChange,
-  type RegistryData,
-  sameRef,
-} from "../../feed/change.ts";
+import { applyChanges, CHANGE_CLASSES, sameRef } from "../../feed/change.ts";
+import type { EdgeLike, RegistryChange, RegistryData } from "../../feed/change.ts";
 import { ATOM_MEDIA_TYPE, FEED_LIMITS, feedPlace, JSON_FEED_MEDIA_TYPE, JSON_FEED_VERSION } from "../../feed/feed.ts";
 import { type CatchUp, catchUp, chainProblems } from "../../feed/history.ts";
 import type { Check } from "./check.ts";
@@ -39,30 +27,18 @@ export interface FeedContext {
   readonly version: ContractVersion;
   /** The base URL the deployment is built for. */
   readonly expect: string;
-  /** The served document, parsed. */
   readonly document: Record<string, unknown>;
   /** The `Link` headers of the document's answers (canonical and versioned). */
   readonly documentLinks: readonly (string | null)[];
   /** The identity ETag of the served document's bytes, as a consumer computes it. */
   readonly documentEtag: string;
-  /** Host-made header differences are warnings. */
   readonly lenient: boolean;
   /** An earlier document of this deployment (`--previous-document`), and why it is not one (null: it is). */
-  readonly previous?: {
-    readonly name: string;
-    readonly value: unknown;
-    /** The identity ETag of its bytes. */
-    readonly etag: string;
-    readonly problem: string | null;
-  };
+  readonly previous?: Readonly<{ name: string; value: unknown; etag: string; problem: string | null }>;
   readonly get: Get;
 }
 
-/**
- * The checks of one version's feeds, in order. A deployment whose document links no feed and whose
- * feed paths answer 404 is a build from before the feeds: one warning row, nothing else. A feed
- * that is linked but not served, or served but not linked, fails.
- */
+/** The checks of one version's feeds, in order; a build from before the feeds is one warning row. */
 export async function feedChecks(c: FeedContext): Promise<Check[]> {
   const checks: Check[] = [];
   const check = (name: string, pass: boolean, detail = "", hostMay = false): boolean => {
@@ -73,10 +49,8 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   const forms = [[paths.json, JSON_FEED_MEDIA_TYPE], [paths.atom, ATOM_MEDIA_TYPE]] as const;
   const links = c.documentLinks.map(linksOf);
   const alternates = links.flat().filter((l) => l.rel === "alternate");
-  const [json, atom] = [
-    await c.get(paths.json, {}, "GET", FEED_BODY_CAP),
-    await c.get(paths.atom, {}, "GET", FEED_BODY_CAP),
-  ] as const;
+  const json = await c.get(paths.json, {}, "GET", FEED_BODY_CAP);
+  const atom = await c.get(paths.atom, {}, "GET", FEED_BODY_CAP);
   if (alternates.length === 0 && json.status === 404 && atom.status === 404) {
     checks.push({
       name: `v${c.version.number} serves no change feed (a build older than the change feed)`,
@@ -96,12 +70,8 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   for (const [[path, type], res] of [[forms[0], json], [forms[1], atom]] as const) {
     const got = res.headers.get("content-type");
     const bare = got?.replace(/;\s*charset=utf-8$/i, "");
-    check(
-      `${path} answers 200 as ${type}`,
-      res.status === 200 && got === type,
-      `${res.status} ${got}`,
-      res.status === 200 && bare === type,
-    );
+    const ok = res.status === 200;
+    check(`${path} answers 200 as ${type}`, ok && got === type, `${res.status} ${got}`, ok && bare === type);
     const etag = res.headers.get("etag");
     check(
       `${path} has a strong ETag and CORS for any origin`,
@@ -205,7 +175,7 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   return checks;
 }
 
-/** One replay's row: equal passes; what the rule says instead of applying warns (nothing to compare); a difference fails, naming the first places. */
+/** One replay's row: equal passes; the rule not applying warns; a difference fails, naming the first places. */
 function replayCheck(name: string, got: CatchUp<Row, EdgeLike>, want: RegistryData<Row, EdgeLike>): Check {
   if (got.kind !== "apply") {
     const why = {
@@ -223,11 +193,7 @@ function replayCheck(name: string, got: CatchUp<Row, EdgeLike>, want: RegistryDa
   };
 }
 
-/**
- * Where `set` carries a row that is not the current document's row for its vault (`rows`), or an
- * edge touching a vault the document withholds or no longer lists (it is named in
- * `remove_touching` instead).
- */
+/** Where `set` carries a row other than the document's (`rows`), or an edge of a vault withheld or gone. */
 function privacyLeaks(set: RegistryChange<Row, EdgeLike>, rows: readonly Row[]): string[] {
   const shown = new Map(rows.map((r) => [r.vault_slug, r]));
   const hidden = (slug: string) => !shown.has(slug) || Object.hasOwn(shown.get(slug) as object, "listing");
@@ -324,10 +290,10 @@ function itemProblem(item: unknown): string | null {
   if (!isObject(e) || !edges(e["add"]) || !edges(e["remove"]) || !strings(e["remove_touching"])) {
     return "_registry.edges is not { add, remove: [edges], remove_touching: [slugs] }";
   }
-  const sizes = [v["upsert"], v["remove"], e["add"], e["remove"], e["remove_touching"]].map((x) =>
-    (x as unknown[]).length
-  );
-  if (set["resync"] === true && sizes.some((n) => n > 0)) return "_registry.resync is true but its lists are not empty";
+  const lists = [v["upsert"], v["remove"], e["add"], e["remove"], e["remove_touching"]] as unknown[][];
+  if (set["resync"] === true && lists.some((x) => x.length > 0)) {
+    return "_registry.resync is true but its lists are not empty";
+  }
   return null;
 }
 

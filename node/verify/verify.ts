@@ -1,8 +1,3 @@
-/**
- * Checks a live deployment against the v1 contract, its change feeds included (`feeds.ts`): the
- * engine of `npm run verify -- <base-url>` (entry point in `bin/verify.ts`). Requests go through
- * `request.ts`, and every cell printed through `printable`.
- */
 import { hasRowKeys } from "../../contract/document.ts";
 import { isObject } from "../../contract/json.ts";
 import { MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
@@ -50,10 +45,7 @@ export interface VerifyOptions {
   readonly onAccepted?: (state: ManifestState & { readonly iss: string; readonly version: number }) => void;
 }
 
-/**
- * What a consumer keeps per (`iss`, `version`): the last accepted `seq`, `iat`, document SHA-256 and
- * `filesSha256` (the digest of the whole `files` map; absent in a state written before it was kept).
- */
+/** What a consumer keeps per (`iss`, `version`) (`filesSha256` is absent in a state written before it was kept). */
 export interface ManifestState {
   readonly seq: number;
   readonly iat: number;
@@ -62,19 +54,9 @@ export interface ManifestState {
 }
 
 /**
- * Runs every check against `base` (no trailing slash) and returns them in order, judging the
- * versions by `table` (default: the shipped one) as of `now` (default: the clock), and every URL
- * the answers name against `expectBase` (default: `base`). The document is validated against
- * verify's own copy of its version's schema, never the one the server sends (which is compared
- * with that copy). Each request is bounded in time and size, the whole run by `deadlineMs`; a
- * request that fails, or anything unexpected, is a failing check, never an exception.
- *
- * With `static` (or when the host sends a weak ETag, which only a host computing its own makes),
- * what a static host does on its own is a warning, not a failure: a weak or per-file ETag and
- * `; charset=utf-8` on a JSON content type.
- *
- * Last come the change feeds of the version `/vaults.json` serves (`feedChecks`), replayed onto
- * `previousDocument` too when it is given.
+ * Runs every check against `base` (no trailing slash) and returns them in order. A request that fails, or anything
+ * unexpected, is a failing check, never an exception. With `static` (or a weak ETag, which only a host computing its
+ * own sends), what a static host does on its own (a weak ETag, `; charset=utf-8`) is a warning, not a failure.
  */
 export async function verify(base: string, options: VerifyOptions = {}): Promise<Check[]> {
   const checks: Check[] = [];
@@ -102,15 +84,9 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     checks.push({ name, result: pass ? "pass" : hostMay && lenient ? "warn" : "fail", detail });
     return pass;
   };
+  const deadlineMs = options.deadlineMs ?? RUN_DEADLINE_MS;
   const get = (path: string, headers: Record<string, string> = {}, method = "GET", cap = OTHER_BODY_CAP) =>
-    request(`${base}${path}`, {
-      method,
-      headers,
-      cap,
-      timeoutMs,
-      deadline,
-      deadlineMs: options.deadlineMs ?? RUN_DEADLINE_MS,
-    });
+    request(`${base}${path}`, { method, headers, cap, timeoutMs, deadline, deadlineMs });
 
   // The version /vaults.json serves, by its Content-Location, else the one the table names today.
   const canonical = await get(CANONICAL_PATH, {}, "GET", DOCUMENT_BODY_CAP);
@@ -138,11 +114,8 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const named = table.find((v) => v.path === location || `${prefix}${v.path}` === location);
   const plan = planAt(table, today);
   const version = named ?? ("ok" in plan ? plan.ok.canonical : (table[0] as ContractVersion));
-  check(
-    `/vaults.json says Content-Location: a versioned path of the table`,
-    named !== undefined,
-    location === null ? "none" : sentUrl(location, base),
-  );
+  const shownLocation = location === null ? "none" : sentUrl(location, base);
+  check(`/vaults.json says Content-Location: a versioned path of the table`, named !== undefined, shownLocation);
   const versioned = await get(version.path, {}, "GET", DOCUMENT_BODY_CAP);
   const paths = { canonical: CANONICAL_PATH, versioned: version.path, schema: version.schemaPath };
   const etag = canonical.headers.get("etag");
@@ -175,7 +148,6 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     "CORS allows any origin",
     [canonical, versioned].every((r) => r.headers.get("access-control-allow-origin") === "*"),
   );
-
   let document: unknown;
   try {
     document = JSON.parse(a.toString("utf8"));
@@ -187,11 +159,8 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     check("body is a JSON object", false, Array.isArray(document) ? "an array" : typeof document);
     return;
   }
-  check(
-    "body is JSON with schema_version 1.0",
-    document["schema_version"] === "1.0",
-    String(document["schema_version"]).slice(0, 40),
-  );
+  const schemaVersion = document["schema_version"];
+  check("body is JSON with schema_version 1.0", schemaVersion === "1.0", String(schemaVersion).slice(0, 40));
   documentChecks(document, expect, paths, check);
 
   for (const [path, own] of [[paths.canonical, etag], [paths.versioned, versioned.headers.get("etag")]] as const) {
@@ -203,7 +172,6 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     "HEAD answers the GET headers without a body",
     head.status === 200 && head.body.length === 0 && head.headers.get("etag") === etag,
   );
-
   const schemaResponse = await get(paths.schema);
   const schemaType = schemaResponse.headers.get("content-type");
   check(
@@ -246,11 +214,8 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   );
 
   if (options.keys !== undefined) {
-    await manifestChecks(version.number, expect, options, get, check, [
-      [paths.canonical, a],
-      [paths.versioned, b],
-      [paths.schema, schemaResponse.body],
-    ]);
+    const read = [[paths.canonical, a], [paths.versioned, b], [paths.schema, schemaResponse.body]] as const;
+    await manifestChecks(version.number, expect, options, get, check, read);
   }
   const previous = options.previousDocument;
   // Where and what only: an error's params could name a key of a source given here by mistake.
@@ -290,13 +255,9 @@ const ASKED: readonly (readonly [string, Record<string, string>])[] = [
 ];
 
 /**
- * The signed manifest of `version`, checked with the pinned keys: its signature, issuer and
- * version, rollback and equivocation against `options.state` of that version, freeze; then every
- * listed file it reads (all but the static export's types), against its SHA-256. On a mismatch (a
- * deploy in progress pairs a new file with an old manifest) the manifest is fetched again from the
- * same URL past caches, and every file read is checked against that one manifest, each that does
- * not match fetched again the same way, before it fails. Then each file is read once more in each
- * way consumers ask for it (`ASKED`), and each decoded body must match too.
+ * The signed manifest of `version`, checked with the pinned keys (`checkManifest`, against `options.state`), then
+ * every listed file it reads (all but the static export's types) against its SHA-256, fetched again past caches on a
+ * mismatch; then each file once more in each way consumers ask for it (`ASKED`).
  */
 async function manifestChecks(
   n: number,
@@ -313,12 +274,8 @@ async function manifestChecks(
   const type = answer.headers.get("content-type");
   const served = `manifest ${path} answers 200 (a pinned key and no manifest fails)`;
   if (!check(served, answer.status === 200, String(answer.status))) return;
-  check(
-    `manifest is ${MANIFEST_MEDIA_TYPE}`,
-    type === MANIFEST_MEDIA_TYPE,
-    String(type),
-    type?.replace(/;\s*charset=utf-8$/i, "") === MANIFEST_MEDIA_TYPE,
-  );
+  const bare = type?.replace(/;\s*charset=utf-8$/i, "");
+  check(`manifest is ${MANIFEST_MEDIA_TYPE}`, type === MANIFEST_MEDIA_TYPE, String(type), bare === MANIFEST_MEDIA_TYPE);
   const state = options.state?.(n);
   const expectation = {
     baseUrl: expect,
@@ -336,11 +293,8 @@ async function manifestChecks(
     check(`manifest: ${result.reason}`, false, result.detail);
     return;
   }
-  check(
-    "manifest: signature, issuer, version, seq and exp",
-    true,
-    `seq ${result.seq}, exp ${new Date(result.exp * 1000).toISOString()}`,
-  );
+  const exp = new Date(result.exp * 1000).toISOString();
+  check("manifest: signature, issuer, version, seq and exp", true, `seq ${result.seq}, exp ${exp}`);
   const bodies = new Map(read);
   for (const listed of Object.keys(result.files).filter((p) => !p.endsWith(".d.ts"))) {
     if (!bodies.has(listed)) bodies.set(listed, (await get(listed, {}, "GET", DOCUMENT_BODY_CAP)).body);
@@ -352,8 +306,8 @@ async function manifestChecks(
   const stale: string[] = [];
   for (const [p, body] of bodies) if (!(await fileMatches(result.files, p, body))) wrong.push(p);
   if (wrong.length > 0) {
-    // Again past caches: a deploy in progress can pair a new file with an old manifest.
-    // The manifest is read within the first read's cap again: its signatures each cost a check.
+    // Again past caches (a deploy in progress can pair a new file with an old manifest), within the first read's cap
+    // again: its signatures each cost a check.
     answer = await again(path, OTHER_BODY_CAP);
     result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
     if (!result.ok) {
@@ -415,12 +369,8 @@ function documentChecks(
   check: (name: string, pass: boolean, detail?: string) => boolean,
 ): void {
   const about = isObject(document["about"]) ? document["about"] : {};
-  const expected = {
-    canonical_url: expect + paths.canonical,
-    versioned_url: expect + paths.versioned,
-    schema_url: expect + paths.schema,
-  };
-  const wrongAbout = Object.entries(expected).filter(([key, url]) => about[key] !== url);
+  const expected = { canonical_url: paths.canonical, versioned_url: paths.versioned, schema_url: paths.schema };
+  const wrongAbout = Object.entries(expected).filter(([key, path]) => about[key] !== expect + path);
   check(
     `about names ${expect}`,
     wrongAbout.length === 0,
@@ -470,11 +420,7 @@ function documentChecks(
   );
 }
 
-/**
- * Every version of the table as the policy wants it today: a version past its sunset answers 410
- * (a deployment is a snapshot, so one built before the sunset must be rebuilt), and a superseded
- * one says `Deprecation`.
- */
+/** Every version of the table as the policy wants it today: past its sunset 410, superseded `Deprecation`. */
 async function lifecycleChecks(table: readonly ContractVersion[], today: string, get: Get): Promise<Check[]> {
   const plan = planAt(table, today);
   if ("problems" in plan) {
