@@ -1,12 +1,6 @@
 /**
- * Text from files (names, golden values) set into Markdown so that it reads as itself: no table
- * broken by a `|`, no HTML let through, no code fence closed early, no link or emphasis made.
- */
-
-/**
- * The characters that can start syntax in the middle of a line of GitHub's Markdown (emphasis,
- * code, links, HTML, entities, tables, strikethrough, math); CommonMark lets each be
- * backslash-escaped.
+ * The characters that can start syntax mid-line in GitHub's Markdown (emphasis, code, links, HTML, entities, tables,
+ * strikethrough, math); CommonMark lets each be backslash-escaped.
  */
 const SYNTAX = /[\\`*_[\]<>|~&$]/g;
 

@@ -1,10 +1,4 @@
 /**
- * Text from outside (document values, server answers, file names) made safe to print on a
- * terminal: a value must not move the cursor, recolour the screen, set the window title or hide
- * what follows it. Shared by `registry diff` and `verify` (the lowest Node layer, so both import it).
- */
-
-/**
  * Escape sequences, whole, in their 7-bit (ESC) and 8-bit (C1) forms: CSI (`ESC [` or U+009B, its
  * parameters and final byte), OSC/DCS/SOS/PM/APC strings (up to BEL or ST, or the end), and
  * two-character escapes; then any other C0 control, DEL and C1 control.
@@ -13,8 +7,8 @@ const CONTROLS =
   /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[ -~]?|[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
- * `text` without terminal control characters: ESC sequences are removed whole, every other C0
- * control (but those in `keep`, by default newline and tab), DEL and every C1 control are removed.
+ * `text` without terminal control characters (a value must not move the cursor, recolour the screen, set the window
+ * title or hide what follows it): ESC sequences whole, every other C0 control but `keep`, DEL and every C1 control.
  *
  * @example
  * ```ts

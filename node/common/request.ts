@@ -1,8 +1,3 @@
-/**
- * `verify`'s one way to ask a server, which `build --previous` uses too: bounded in time (per
- * request and per run) and in bytes, no redirect followed, every failure turned into a sentence
- * naming the request.
- */
 import { sizeOf } from "../../contract/limits.ts";
 
 /** How long one request may take, headers to last byte. */

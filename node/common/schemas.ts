@@ -1,9 +1,6 @@
 /**
- * The one JSON Schema validator of the Node commands: ajv (draft 2020-12), each schema compiled once
- * per process and kept, for `registry diff`, `verify` and a build's `--previous`. A schema using a
- * keyword or format ajv does not know is refused when it is compiled (strictSchema), so a schema
- * that grows one is never checked loosely. `failuresOf` names what failed in words that quote no
- * value: the value checked may be a private source given by mistake.
+ * ajv (draft 2020-12) with strictSchema: a schema that grows a keyword or format ajv does not know is refused when
+ * compiled, never checked loosely. `failuresOf` quotes no value: it may be a private source given by mistake.
  */
 import type Ajv2020 from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
@@ -132,15 +129,9 @@ function describe(errors: readonly ErrorObject[], i: number, value: unknown, roo
 }
 
 /** The first failure of the oneOf shape `errors[i]` failing in the fewest places (the first of equals). */
-function nearestFailure(
-  errors: readonly ErrorObject[],
-  i: number,
-  value: unknown,
-  root: Schema,
-  shapes: number,
-): string {
+function nearestFailure(errors: readonly ErrorObject[], i: number, value: unknown, root: Schema, n: number): string {
   const { schemaPath, instancePath } = errors[i] as ErrorObject;
-  const perShape: number[][] = Array.from({ length: shapes }, () => []);
+  const perShape: number[][] = Array.from({ length: n }, () => []);
   // Its shapes' failures stand just before it, at or below its place.
   for (let j = i - 1; j >= 0; j--) {
     const e = errors[j] as ErrorObject;

@@ -1,7 +1,3 @@
-/**
- * `npm run --silent review -- --base REF [--head REF] [--summary FILE] [--repo DIR]` as a function:
- * the golden review of a pull request (`../review/review.ts`). Returns the exit code.
- */
 import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { reviewGoldens, ReviewInputError } from "./review.ts";

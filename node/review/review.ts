@@ -1,9 +1,3 @@
-/**
- * The golden review of a pull request: every golden file that changed between two commits, each
- * golden document through `registry diff`, every other golden as its line diff, and a verdict:
- * a breaking change to a document of a shipped versioned path fails the review. The engine of
- * `npm run review` (entry point in `bin/review.ts`), run by `.github/workflows/ci.yml`.
- */
 import { execFileSync } from "node:child_process";
 import { isObject } from "../../contract/json.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
@@ -149,14 +143,6 @@ function lineDiffBlock(path: string, diff: string, maxLines = 80): string {
   const body = diff.split("\n").filter((l) => !/^(diff --git|index |--- |\+\+\+ )/.test(l));
   const cut = body.length > maxLines ? [...body.slice(0, maxLines), `… ${body.length - maxLines} more lines`] : body;
   const fence = fenceFor(cut);
-  return [
-    `<details><summary><code>${escapeHtml(path)}</code>: line diff</summary>`,
-    "",
-    `${fence}diff`,
-    ...cut,
-    fence,
-    "",
-    "</details>",
-    "",
-  ].join("\n");
+  const summary = `<details><summary><code>${escapeHtml(path)}</code>: line diff</summary>`;
+  return [summary, "", `${fence}diff`, ...cut, fence, "", "</details>", ""].join("\n");
 }

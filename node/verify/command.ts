@@ -1,8 +1,3 @@
-/**
- * `npm run verify -- <base-url>`: checks a live deployment against the v1 contract and prints a
- * pass / warn / fail table (markdown). Exit 0 when nothing failed, 1 when a check failed, 2 on a
- * usage error.
- */
 import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { parseBaseUrl, sentUrl, shownUrl } from "../../contract/config.ts";
@@ -95,8 +90,7 @@ export const runVerify: Command = async (argv, _env, io) => {
   const expectRaw = values["expect-base"] as string | undefined;
   const expect = expectRaw === undefined ? undefined : parseBaseUrl(expectRaw);
   if (expect !== undefined && "error" in expect) return usage(`--expect-base: ${expect.error}`);
-  const from = base.ok;
-  const expectBase = expect?.ok;
+  const [from, expectBase] = [base.ok, expect?.ok];
   const previousPath = values["previous-document"] as string | undefined;
   let previousDocument: { name: string; value: unknown; etag: string } | undefined;
   if (previousPath !== undefined) {
@@ -200,10 +194,7 @@ export const runVerify: Command = async (argv, _env, io) => {
   return failed ? 1 : 0;
 };
 
-/**
- * The pinned key set at `url` (bounded like every request of verify); messages name it as `shown`,
- * never with the query or fragment it may hold (a token).
- */
+/** The pinned key set at `url`, named as `shown`: never with the query or fragment it may hold (a token). */
 async function fetchKeys(url: URL, shown: string): Promise<{ ok: unknown } | { error: string }> {
   const deadline = timeout(RUN_DEADLINE_MS);
   try {

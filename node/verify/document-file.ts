@@ -1,4 +1,3 @@
-/** Reading `--previous-document FILE`: within a byte limit (the one bounded reader), parsed as JSON. */
 import { resolve } from "node:path";
 import { strongEtag } from "../../http/responses.ts";
 import { fileBytes, readLimited } from "../common/source-file.ts";
