@@ -28,12 +28,11 @@ export type CatchUpResult =
   | { readonly kind: "refetch"; readonly why: RefetchWhy };
 
 /**
- * Catches `copy` (the exact bytes of a v1 document, or their text) up by `feed` (the parsed JSON
- * feed): `current`; `updated`, with the new document's exact bytes (those the server serves) and
- * the document; `wait` (the feed is older than the copy: ask again later); or `refetch` the document
- * (`unknown`: no item starts at the copy, or it is not a document; `resync`: an item on the way is
- * too large to list; `broken`: the items do not form a chain, or the result is not the document
- * the newest item names). Throws a TypeError when `feed` is not a change feed.
+ * Catches `copy` (the exact bytes of a v1 document, or their text) up by `feed` (the parsed JSON feed): `current`;
+ * `updated`, with the new document's exact bytes (those the server serves) and the document; `wait` (the feed is older
+ * than the copy: ask again later); or `refetch` the document (`unknown`: no item starts at the copy, or it is not a
+ * document; `resync`: an item on the way is too large to list; `broken`: the items do not form a chain, or the result
+ * is not the document the newest item names). Throws a TypeError when `feed` is not a change feed.
  *
  * @example
  * ```ts
@@ -103,16 +102,15 @@ export const SYNC_TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 5;
 
 /**
- * Brings `copy` (the exact bytes of the document, none on the first call) up to date from the
- * deployment at `baseUrl` (its base URL, path included): a GET of `/api/registry.v1.changes.json`,
- * conditional on `options.feedEtag`, then `/api/registry.v1.json` only when there is no copy or
- * `catchUp` says refetch. Pass the result's `feedEtag` to the next call: when nothing changed, that
- * call is one request, answered 304. Bounds: each request `options.timeoutMs` (default
- * `SYNC_TIMEOUT_MS`, 30 s, headers to last byte); the feed's body at most `FEED_LIMITS.feedBytes`
- * (4 MiB), the document's at most `MAX_DOCUMENT_BYTES` (128 MiB); at most 5 redirects, each
- * within the base URL's origin. Throws a `SyncError` on any failure (a status other than 200 or 304,
- * a timeout, a body over its cap, a redirect to another origin, a body that is not a feed or a
- * document), in one line naming the request by host and path: never a user name, query or fragment.
+ * Brings `copy` (the exact bytes of the document, none on the first call) up to date from the deployment at `baseUrl`
+ * (its base URL, path included): a GET of `/api/registry.v1.changes.json`, conditional on `options.feedEtag`, then
+ * `/api/registry.v1.json` only when there is no copy or `catchUp` says refetch. Pass the result's `feedEtag` to the
+ * next call: when nothing changed, that call is one request, answered 304. Bounds: each request `options.timeoutMs`
+ * (default `SYNC_TIMEOUT_MS`, 30 s, headers to last byte); the feed's body at most `FEED_LIMITS.feedBytes` (4 MiB), the
+ * document's at most `MAX_DOCUMENT_BYTES` (128 MiB); at most 5 redirects, each within the base URL's origin. Throws a
+ * `SyncError` on any failure (a status other than 200 or 304, a timeout, a body over its cap, a redirect to another
+ * origin, a body that is not a feed or a document), in one line naming the request by host and path: never a user name,
+ * query or fragment.
  *
  * @example
  * ```ts
@@ -341,17 +339,15 @@ export type ManifestResult =
   | { readonly ok: false; readonly reason: ManifestFailure; readonly detail: string };
 
 /**
- * Checks a signed manifest (`/api/registry.v{N}.manifest.json`: the parsed JSON, its text or its
- * bytes) against `keys` (a JWK Set, or an array of JWKs, that the consumer pinned out of band), with
- * no I/O: at least one signature by a pinned key verifies, with `alg` EdDSA and `typ`
- * `registry-manifest` (`signature`); `iss` and `version` are the expected ones (`issuer`); `seq` is
- * not lower than `lastSeq`, nor, at the same `seq`, `iat` lower than `lastIat` (`rollback`); at the
- * same `seq`, the `files` map is the one of `lastFilesSha256` and the versioned document the one
- * of `lastSha256` (`equivocation`); `now` is at most `exp` plus 5 minutes (`expired`: a frozen
- * deployment); anything else wrong, such as a `seq` later than `iat` plus 5 minutes, is
- * `malformed`. Then every file read must match its listing: see `fileMatches`. Keep the result's
- * `seq`, `iat` and `filesSha256` per (`iss`, `version`) for the next call, as `lastSeq`, `lastIat`
- * and `lastFilesSha256`.
+ * Checks a signed manifest (`/api/registry.v{N}.manifest.json`: the parsed JSON, its text or its bytes) against `keys`
+ * (a JWK Set, or an array of JWKs, that the consumer pinned out of band), with no I/O: at least one signature by a
+ * pinned key verifies, with `alg` EdDSA and `typ` `registry-manifest` (`signature`); `iss` and `version` are the
+ * expected ones (`issuer`); `seq` is not lower than `lastSeq`, nor, at the same `seq`, `iat` lower than `lastIat`
+ * (`rollback`); at the same `seq`, the `files` map is the one of `lastFilesSha256` and the versioned document the one
+ * of `lastSha256` (`equivocation`); `now` is at most `exp` plus 5 minutes (`expired`: a frozen deployment); anything
+ * else wrong, such as a `seq` later than `iat` plus 5 minutes, is `malformed`. Then every file read must match its
+ * listing: see `fileMatches`. Keep the result's `seq`, `iat` and `filesSha256` per (`iss`, `version`) for the next
+ * call, as `lastSeq`, `lastIat` and `lastFilesSha256`.
  *
  * @example
  * ```ts
