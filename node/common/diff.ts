@@ -135,13 +135,7 @@ function sourceKeyIn(value: Obj): { error: string } | undefined {
 export function diffDocuments(before: Document, after: Document): Change[] {
   const changes: Change[] = [];
   const add: Add = (rule, where, values = {}, privacy = false) =>
-    changes.push({
-      class: (RULES[rule] as { class: ChangeClass }).class,
-      rule,
-      where,
-      ...values,
-      ...(privacy ? { privacy: true as const } : {}),
-    });
+    changes.push({ class: classOfRule(rule), rule, where, ...values, ...(privacy ? { privacy: true as const } : {}) });
   contractChanges(before, after, add);
   dataChanges(before, after, add);
   const rank = (c: Change) => CLASSES.indexOf(c.class);
@@ -152,11 +146,13 @@ export function diffDocuments(before: Document, after: Document): Change[] {
 export function classOf(before: Document, after: Document): ChangeClass {
   let worst: ChangeClass = "data";
   contractChanges(before, after, (rule) => {
-    const found = (RULES[rule] as { class: ChangeClass }).class;
+    const found = classOfRule(rule);
     if (CLASSES.indexOf(found) < CLASSES.indexOf(worst)) worst = found;
   });
   return worst;
 }
+
+const classOfRule = (rule: string) => (RULES[rule] as { class: ChangeClass }).class;
 
 type Add = (rule: string, where: string, values?: { old?: unknown; new?: unknown }, privacy?: boolean) => void;
 
@@ -287,15 +283,7 @@ function dataChanges(before: Document, after: Document, add: Add): void {
 }
 
 /** Envelope keys whose changes other rules report. */
-const STRUCTURAL = new Set([
-  "schema_version",
-  "vaults",
-  "edges",
-  "field_coverage",
-  "vault_count",
-  "edge_count",
-  "about",
-]);
+const STRUCTURAL = new Set("schema_version vaults edges field_coverage vault_count edge_count about".split(" "));
 
 /** How a diff names the row of a key of `rowsOf`: `vaults[harbour-ledger]`, or `vaults[#3]`. */
 function whereOf(key: string): string {
@@ -435,10 +423,8 @@ function compareShapes(before: Document, after: Document, add: Add): void {
     if (was.objects === 0 || now.objects === 0) continue;
     for (const key of now.keys.keys()) if (!was.keys.has(key)) add("key.added", where, { new: key });
     for (const key of was.keys.keys()) if (!now.keys.has(key)) add("key.removed", where, { old: key });
-    const [oldOrder, newOrder] = [
-      [...was.keys.keys()].filter((k) => now.keys.has(k)),
-      [...now.keys.keys()].filter((k) => was.keys.has(k)),
-    ];
+    const oldOrder = [...was.keys.keys()].filter((k) => now.keys.has(k));
+    const newOrder = [...now.keys.keys()].filter((k) => was.keys.has(k));
     if (oldOrder.some((k, i) => newOrder[i] !== k)) {
       add("key.order", where, { old: oldOrder.join(", "), new: newOrder.join(", ") });
     }

@@ -23,9 +23,8 @@ interface Entry {
 }
 
 /**
- * Reviews the goldens that `head` changed since it left `base` (from their merge base, as a pull
- * request shows them: a base that moved on changes nothing here) in the git repository at `repo`,
- * running git with `env`.
+ * Reviews the goldens that `head` changed since it left `base` (from their merge base, as a pull request shows them: a
+ * base that moved on changes nothing here) in the git repository at `repo`, running git with `env`.
  */
 export function reviewGoldens(
   repo: string,

@@ -73,12 +73,8 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     const ok = res.status === 200;
     check(`${path} answers 200 as ${type}`, ok && got === type, `${res.status} ${got}`, ok && bare === type);
     const etag = res.headers.get("etag");
-    check(
-      `${path} has a strong ETag and CORS for any origin`,
-      etag !== null && !etag.startsWith("W/") && res.headers.get("access-control-allow-origin") === "*",
-      `${etag ?? "no ETag"}${coding(res)}`,
-      true,
-    );
+    const strong = etag !== null && !etag.startsWith("W/") && res.headers.get("access-control-allow-origin") === "*";
+    check(`${path} has a strong ETag and CORS for any origin`, strong, `${etag ?? "no ETag"}${coding(res)}`, true);
     if (res.status === 200 && etag !== null) {
       const again = await c.get(path, { "if-none-match": etag }, "GET", FEED_BODY_CAP);
       check(`${path} answers 304 to its own ETag`, again.status === 304, String(again.status), true);
@@ -111,10 +107,11 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     const dates = new Map(atomEntries.entries.map((e) => [e.id, Date.parse(e.updated)]));
     const unlike = items.items.filter((i) => dates.get(i.id) !== Date.parse(i.date_published));
     const same = unlike.length === 0 && atomEntries.entries.length === items.items.length;
+    const unmatched = `${unlike.length} of ${items.items.length} items without their entry`;
     check(
       "the Atom entries are the JSON items: the same ids and dates",
       same,
-      `${unlike.length} of ${items.items.length} items without their entry; ${atomEntries.entries.length} entries`,
+      `${unmatched}; ${atomEntries.entries.length} entries`,
     );
   }
   if (!("items" in items) || items.items.length === 0) return checks;
@@ -162,15 +159,11 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     if (!check(built, problem === null, problem ?? "")) return checks;
     const earlier = value as Record<string, unknown>;
     const held = { vaults: arrayOf<Row>(earlier["vaults"]), edges: arrayOf<EdgeLike>(earlier["edges"]) };
-    checks.push(
-      replayCheck(
-        `catching ${name} (built ${
-          String(earlier["built_at"]).slice(0, 40)
-        }) up by the feed gives the document's vaults and edges`,
-        catchUp(held, { built_at: String(earlier["built_at"]), etag }, changes),
-        current,
-      ),
-    );
+    const builtAt = String(earlier["built_at"]);
+    const named = `catching ${name} (built ${
+      builtAt.slice(0, 40)
+    }) up by the feed gives the document's vaults and edges`;
+    checks.push(replayCheck(named, catchUp(held, { built_at: builtAt, etag }, changes), current));
   }
   return checks;
 }
@@ -186,11 +179,8 @@ function replayCheck(name: string, got: CatchUp<Row, EdgeLike>, want: RegistryDa
     return { name, result: got.kind === "current" ? "pass" : "warn", detail: why };
   }
   const pass = jsonEqual(got.data.vaults, want.vaults) && jsonEqual(got.data.edges, want.edges);
-  return {
-    name,
-    result: pass ? "pass" : "fail",
-    detail: pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got.data, want),
-  };
+  const detail = pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got.data, want);
+  return { name, result: pass ? "pass" : "fail", detail };
 }
 
 /** Where `set` carries a row other than the document's (`rows`), or an edge of a vault withheld or gone. */

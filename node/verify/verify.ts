@@ -121,18 +121,11 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const etag = canonical.headers.get("etag");
   if (!lenient && etag?.startsWith("W/")) {
     lenient = true;
-    checks.push({
-      name: "static host detected (a weak ETag): host-made headers are warnings",
-      result: "warn",
-      detail: "pass --static to say so",
-    });
+    check("static host detected (a weak ETag): host-made headers are warnings", false, "pass --static to say so", true);
   }
   const [a, b] = [canonical.body, versioned.body];
-  check(
-    "both paths answer 200",
-    canonical.status === 200 && versioned.status === 200,
-    `${canonical.status}, ${versioned.status}`,
-  );
+  const both200 = canonical.status === 200 && versioned.status === 200;
+  check("both paths answer 200", both200, `${canonical.status}, ${versioned.status}`);
   check("identical bytes on both paths", a.equals(b), `${a.length} and ${b.length} bytes`);
   check(
     "strong ETag, the same on both paths",
@@ -144,10 +137,8 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const exactType = types.every((t) => t === "application/json");
   const withCharset = types.every((t) => t?.replace(/;\s*charset=utf-8$/i, "") === "application/json");
   check("Content-Type is application/json", exactType, types.join(", "), withCharset);
-  check(
-    "CORS allows any origin",
-    [canonical, versioned].every((r) => r.headers.get("access-control-allow-origin") === "*"),
-  );
+  const cors = [canonical, versioned].every((r) => r.headers.get("access-control-allow-origin") === "*");
+  check("CORS allows any origin", cors);
   let document: unknown;
   try {
     document = JSON.parse(a.toString("utf8"));
@@ -168,10 +159,8 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     check(`304 on its own ETag at ${path}`, res.status === 304, String(res.status), true);
   }
   const head = await get(paths.canonical, {}, "HEAD");
-  check(
-    "HEAD answers the GET headers without a body",
-    head.status === 200 && head.body.length === 0 && head.headers.get("etag") === etag,
-  );
+  const headOk = head.status === 200 && head.body.length === 0 && head.headers.get("etag") === etag;
+  check("HEAD answers the GET headers without a body", headOk);
   const schemaResponse = await get(paths.schema);
   const schemaType = schemaResponse.headers.get("content-type");
   check(
@@ -207,12 +196,8 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   // verify's own copy: a schema from the server is never compiled (a hostile pattern could hang it).
   const validate = validatorOf(ownSchema);
   const valid = validate(document);
-  check(
-    `the document validates against v${version.number}'s schema`,
-    valid,
-    valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)),
-  );
-
+  const invalidAt = valid ? "" : JSON.stringify(validate.errors?.slice(0, 3));
+  check(`the document validates against v${version.number}'s schema`, valid, invalidAt);
   if (options.keys !== undefined) {
     const read = [[paths.canonical, a], [paths.versioned, b], [paths.schema, schemaResponse.body]] as const;
     await manifestChecks(version.number, expect, options, get, check, read);
@@ -371,19 +356,13 @@ function documentChecks(
   const about = isObject(document["about"]) ? document["about"] : {};
   const expected = { canonical_url: paths.canonical, versioned_url: paths.versioned, schema_url: paths.schema };
   const wrongAbout = Object.entries(expected).filter(([key, path]) => about[key] !== expect + path);
-  check(
-    `about names ${expect}`,
-    wrongAbout.length === 0,
-    wrongAbout.map(([key]) => `${key}: ${String(about[key]).slice(0, 80)}`).join("; "),
-  );
+  const aboutSays = wrongAbout.map(([key]) => `${key}: ${String(about[key]).slice(0, 80)}`).join("; ");
+  check(`about names ${expect}`, wrongAbout.length === 0, aboutSays);
   const listed = arrayOf<unknown>(document["vaults"]);
   const rows = listed.filter(isObject);
   const edges = arrayOf(document["edges"]);
-  check(
-    "vaults is an array of objects",
-    Array.isArray(document["vaults"]) && rows.length === listed.length,
-    `${listed.length - rows.length} not objects`,
-  );
+  const allObjects = Array.isArray(document["vaults"]) && rows.length === listed.length;
+  check("vaults is an array of objects", allObjects, `${listed.length - rows.length} not objects`);
   const full = rows.filter((r) => !Object.hasOwn(r, "listing"));
   const elsewhere = full.filter((r) =>
     !String(r["url"]).startsWith(`${expect}/vaults/`) || !String(r["markdown_url"]).startsWith(`${expect}/vaults/`)
@@ -400,24 +379,15 @@ function documentChecks(
       String(document["edge_count"]).slice(0, 20)
     }/${edges.length}`,
   );
-  check(
-    "field_coverage recomputed from the rows matches",
-    jsonEqual(coverageOf(rows as never), document["field_coverage"]),
-  );
+  const coverage = jsonEqual(coverageOf(rows as never), document["field_coverage"]);
+  check("field_coverage recomputed from the rows matches", coverage);
   const badTier = full.filter((r) =>
     r["tier"] !== tierOf(String(r["status"])) || r["tier_label"] !== TIER_LABELS[String(r["tier"])]
   );
-  check(
-    "tier derived from status in every full row",
-    badTier.length === 0,
-    badTier.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "),
-  );
+  const slugs = (bad: typeof rows) => bad.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", ");
+  check("tier derived from status in every full row", badTier.length === 0, slugs(badTier));
   const badShape = rows.filter((r) => !hasRowKeys(r) || (Object.hasOwn(r, "listing") && r["listing"] !== "minimal"));
-  check(
-    "every row is exactly a full or a minimal row",
-    badShape.length === 0,
-    badShape.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "),
-  );
+  check("every row is exactly a full or a minimal row", badShape.length === 0, slugs(badShape));
 }
 
 /** Every version of the table as the policy wants it today: past its sunset 410, superseded `Deprecation`. */
@@ -432,14 +402,12 @@ async function lifecycleChecks(table: readonly ContractVersion[], today: string,
     const res = await get(version.path, {}, "HEAD");
     const said = res.headers.get("deprecation");
     const pass = res.status === 200 && said === (deprecation ?? null);
+    const withDeprecation = deprecation === undefined ? "" : ` with Deprecation: ${deprecation}`;
+    const rebuild = pass ? "" : " (rebuild to serve the table as it stands today)";
     checks.push({
-      name: `v${version.number} (${version.path}) answers 200${
-        deprecation === undefined ? "" : ` with Deprecation: ${deprecation}`
-      }`,
+      name: `v${version.number} (${version.path}) answers 200${withDeprecation}`,
       result: pass ? "pass" : "fail",
-      detail: `${res.status}, Deprecation: ${said ?? "none"}${
-        pass ? "" : " (rebuild to serve the table as it stands today)"
-      }`,
+      detail: `${res.status}, Deprecation: ${said ?? "none"}${rebuild}`,
     });
   }
   for (const { version } of plan.ok.gone) {
