@@ -11,11 +11,9 @@ export interface CommandSpec {
   /** The rest of `--help`: what it does, every flag, environment, exit codes. */
   readonly help: string;
   readonly options: NonNullable<ParseArgsConfig["options"]>;
-  /** How many positional arguments it takes. */
   readonly positionals: { readonly min: number; readonly max: number };
 }
 
-/** Parsed flags and positionals. */
 type Args = { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
 /** Parsed flags and positionals, or what to print and the exit code. */

@@ -195,7 +195,6 @@ function contractChanges(before: Document, after: Document, add: Add): void {
   if (sorted(oldEdges, edgeOrderKey) && !sorted(newEdges, edgeOrderKey)) add("order.edges", "edges");
 }
 
-/** Every change of class `data`, in document order. */
 function dataChanges(before: Document, after: Document, add: Add): void {
   const [oldRows, newRows] = [rowsOf(before), rowsOf(after)];
   for (const key of Object.keys(after)) {
@@ -290,10 +289,7 @@ function whereOf(key: string): string {
   return key.startsWith("=") ? `vaults[${key.slice(1)}]` : `vaults[${key}]`;
 }
 
-/**
- * The rows by identity: a row's string `vault_slug` the first time it appears, else its position
- * (`vaults[#3]`), so that rows without a usable slug still compare rather than stop the diff.
- */
+/** The rows by `vault_slug` the first time it appears, else by position (`vaults[#3]`): all rows compare. */
 function rowsOf(d: Document): Map<string, Json> {
   const rows = new Map<string, Json>();
   for (const [i, value] of arrayOf(d["vaults"]).entries()) {
@@ -319,18 +315,13 @@ interface Shape {
   readonly elements: Set<string>;
 }
 
-/**
- * The kinds of object in a document, named by where they sit: `the envelope`, `about`,
- * `about.licence`, `field_coverage` and its `entries`, `vaults[] (full rows)` and `(minimal rows)`
- * apart, `edges[]`, and so on at any depth. Kinds are numbered by their path, shared by both sides.
- */
+/** The kinds of object, named by where they sit (`about.licence`, `vaults[] (full rows)`), numbered for both sides. */
 class Kinds {
   private readonly parents: number[] = [-1];
   private readonly segments: string[] = ["the envelope"];
   /** Each kind's children by segment: asked once per object of a document, so no key text is made. */
   private readonly children: Map<string, number>[] = [new Map()];
 
-  /** The kind of a member or element (`segment`) of the kind `parent`. */
   child(parent: number, segment: string): number {
     const children = this.children[parent] as Map<string, number>;
     let id = children.get(segment);
@@ -486,13 +477,11 @@ function sorted(values: readonly Json[], keyOf: (v: Json) => string | undefined)
   return true;
 }
 
-/** A row's `vault_slug` when it is a string: the key vaults are sorted by. */
 const slugOf = (row: Json) => (isObj(row) && typeof row["vault_slug"] === "string" ? row["vault_slug"] : undefined);
 
 /**
- * An edge's identity: its source, target and type, whatever their JSON types. Three strings, as
- * every built edge has, are length-prefixed text (no JSON text of 300k values for 100k edges);
- * their key starts with U+0002, which no JSON text and no other key here starts with.
+ * An edge's identity, whatever its members' JSON types. Three strings, as every built edge has, are length-prefixed
+ * text (no JSON text of 300k values for 100k edges), after U+0002, which starts no JSON text and no other key here.
  */
 function edgeKey(e: Json): string {
   if (!isObj(e)) return `\u0001${jsonText(e)}`;
@@ -510,11 +499,7 @@ function edgeOrderKey(e: Json): string {
   return isObj(e) ? `${part(e["source"])}\u0000${part(e["target"])}\u0000${part(e["type"])}` : jsonText(e);
 }
 
-/**
- * An edge as a diff prints it: `source → target (type)`. Given `shownInFull`, the slugs of the
- * vaults the new document publishes in full, an edge touching any other vault has its type replaced
- * by NOT_PRINTED_EDGE_TYPE (docs/goldens.md, "Reading a registry diff").
- */
+/** `source → target (type)`; an edge touching a vault not in `shownInFull` has its type NOT_PRINTED_EDGE_TYPE. */
 function edgeText(e: Json, shownInFull?: ReadonlySet<string>): string {
   const part = (v: Json | undefined) => (typeof v === "string" ? v : jsonPreview(v ?? null, 80));
   if (!isObj(e)) return jsonPreview(e, 80);

@@ -38,11 +38,7 @@ export async function loadInputs(
   return { problems };
 }
 
-/**
- * The internal key names given beside the source, `--internal-keys` and `INTERNAL_KEYS` joined (a
- * name in either is declared, so that neither hides the other's), and their own problems
- * (reported here without the source's name; validation checks the names again and warns).
- */
+/** The internal key names of `--internal-keys` and `INTERNAL_KEYS` joined, and their problems (without the source). */
 function declaredOutside(flag: string | undefined, env: Env): { names: string[]; place: string; problems: string[] } {
   const lists = [["--internal-keys", flag], ["INTERNAL_KEYS", env["INTERNAL_KEYS"]]] as const;
   const names: string[] = [];

@@ -296,7 +296,6 @@ const CHILDREN: Partial<Record<Place, Readonly<Record<string, Place>>>> = {
   labels: { class: "label table", status: "label table" },
 };
 
-/** The place of the value of `key` in an object at `place`. */
 function childPlace(place: Place, key: string): Place {
   const children = CHILDREN[place];
   return children !== undefined && Object.hasOwn(children, key) ? (children[key] as Place) : "private";

@@ -9,10 +9,7 @@ export function escapeMarkdown(text: string): string {
   return text.replace(/[\r\n\t]+/g, " ").replace(SYNTAX, (c) => `\\${c}`);
 }
 
-/**
- * `text` as an inline code span on one line, fenced with more backticks than any run inside it.
- * In a table cell (`inTable`), `|` is escaped as GFM asks, even inside code.
- */
+/** `text` as an inline code span on one line; in a table cell (`inTable`), `|` escaped as GFM asks, even in code. */
 export function codeSpan(text: string, inTable = false): string {
   const flat = text.replace(/[\r\n\t]+/g, " ");
   const fence = "`".repeat(longestRun(flat, "`") + 1);

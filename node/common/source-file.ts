@@ -155,10 +155,7 @@ function readRegularFile(fd: number, limit: number): { text: string; bytes: numb
   return { text: read.charCodeAt(0) === 0xfeff ? read.slice(1) : read, bytes };
 }
 
-/**
- * The offset of the first byte of `bytes` that is not part of a valid UTF-8 sequence: the longest
- * prefix that decodes (its last character may be cut) is found by halving, only once decoding failed.
- */
+/** The offset of the first byte not part of a valid UTF-8 sequence, by halving to the longest prefix that decodes. */
 function firstInvalidUtf8(bytes: Uint8Array): number {
   let [valid, invalid] = [0, bytes.byteLength];
   while (invalid - valid > 1) {
@@ -179,7 +176,6 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return lead >= 0 && first >= 0xc0 && lead + length > valid ? lead : valid;
 }
 
-/** The 1-based line of the byte at `offset`. */
 function lineAt(bytes: Uint8Array, offset: number): number {
   let line = 1;
   for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;

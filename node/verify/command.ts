@@ -85,6 +85,10 @@ export const runVerify: Command = async (argv, _env, io) => {
     io.stderr(`${message} (usage: ${USAGE}; --help for more)\n`);
     return 2;
   };
+  const fail = (message: string): 1 => {
+    io.stderr(`${message}\n`);
+    return 1;
+  };
   const base = parseBaseUrl(positionals[0] as string);
   if ("error" in base) return usage(`<base-url>: ${base.error}`);
   const expectRaw = values["expect-base"] as string | undefined;
@@ -95,10 +99,7 @@ export const runVerify: Command = async (argv, _env, io) => {
   let previousDocument: { name: string; value: unknown; etag: string } | undefined;
   if (previousPath !== undefined) {
     const read = await readJsonFile(previousPath, DOCUMENT_BODY_CAP, io.cwd);
-    if ("error" in read) {
-      io.stderr(`--previous-document ${read.error}\n`);
-      return 1;
-    }
+    if ("error" in read) return fail(`--previous-document ${read.error}`);
     previousDocument = { name: basename(previousPath), value: read.ok, etag: read.etag };
   }
   const keysLocation = values["keys"] as string | undefined;
@@ -120,10 +121,7 @@ export const runVerify: Command = async (argv, _env, io) => {
     const read = keysUrl === undefined
       ? await readJsonFile(keysLocation, 1024 * 1024, io.cwd)
       : await fetchKeys(keysUrl, shown);
-    if ("error" in read) {
-      io.stderr(`--keys ${read.error}\n`);
-      return 1;
-    }
+    if ("error" in read) return fail(`--keys ${read.error}`);
     keys = read.ok;
     if (
       keysUrl !== undefined && [from, expectBase].some((b) => b !== undefined && new URL(b).origin === keysUrl.origin)
@@ -137,15 +135,9 @@ export const runVerify: Command = async (argv, _env, io) => {
   let stored: Record<string, ManifestState> = {};
   if (statePath !== undefined) {
     const read = await readJsonFile(statePath, 1024 * 1024, io.cwd);
-    if ("error" in read && !read.error.includes("ENOENT")) {
-      io.stderr(`--state ${read.error}\n`);
-      return 1;
-    }
+    if ("error" in read && !read.error.includes("ENOENT")) return fail(`--state ${read.error}`);
     if ("ok" in read) {
-      if (!isObject(read.ok)) {
-        io.stderr(`--state ${statePath}: not a state file\n`);
-        return 1;
-      }
+      if (!isObject(read.ok)) return fail(`--state ${statePath}: not a state file`);
       const whole = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
       const hex = (v: unknown) => typeof v === "string" && /^[0-9a-f]{64}$/.test(v);
       // filesSha256 is absent from a state written before verify kept it.
@@ -155,10 +147,9 @@ export const runVerify: Command = async (argv, _env, io) => {
       );
       // A damaged entry would switch the rollback check off: refused, never rewritten.
       if (bad !== undefined) {
-        io.stderr(
-          `--state ${statePath}: an entry that is not { seq, iat, sha256, filesSha256 } as verify writes it; restore it or remove it\n`,
+        return fail(
+          `--state ${statePath}: an entry that is not { seq, iat, sha256, filesSha256 } as verify writes it; restore it or remove it`,
         );
-        return 1;
       }
       stored = read.ok as Record<string, ManifestState>;
     }
@@ -187,8 +178,7 @@ export const runVerify: Command = async (argv, _env, io) => {
       await rename(staged, file);
     } catch (error: unknown) {
       await rm(staged, { force: true }).catch(() => {});
-      io.stderr(`--state ${statePath}: cannot write it (${(error as NodeJS.ErrnoException).code ?? "error"})\n`);
-      return 1;
+      return fail(`--state ${statePath}: cannot write it (${(error as NodeJS.ErrnoException).code ?? "error"})`);
     }
   }
   return failed ? 1 : 0;

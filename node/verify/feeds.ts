@@ -195,7 +195,6 @@ function privacyLeaks(set: RegistryChange<Row, EdgeLike>, rows: readonly Row[]):
   ];
 }
 
-/** The first few places where `got` and `want` differ, by slug and by an edge's ends. */
 function difference(got: RegistryData<Row, EdgeLike>, want: RegistryData<Row, EdgeLike>): string {
   const out: string[] = [];
   const rows = (list: readonly Row[]) => new Map(list.map((r) => [String(r.vault_slug), r]));
@@ -214,7 +213,6 @@ function difference(got: RegistryData<Row, EdgeLike>, want: RegistryData<Row, Ed
   return out.slice(0, 3).join("; ") + (out.length > 3 ? `; ${out.length - 3} more` : "");
 }
 
-/** The items of a JSON Feed 1.1 text, checked; or what is wrong with it. */
 function readJsonFeed(text: string, feedUrl: string): { items: Item[] } | { problems: string[] } {
   let raw: unknown;
   try {
@@ -287,7 +285,6 @@ function itemProblem(item: unknown): string | null {
   return null;
 }
 
-/** The entries of an Atom text, checked; or what is wrong with it. */
 function readAtomFeed(
   text: string,
   documentUrl: string,
@@ -321,7 +318,6 @@ function readAtomFeed(
     : { entries: entries.map((e) => ({ id: String(e.id), updated: String(e.updated) })) };
 }
 
-/** The links of a `Link` header: URL, `rel` and `type` of each. */
 function linksOf(header: string | null): { url: string; rel: string; type: string }[] {
   return [...(header ?? "").matchAll(/<([^>]*)>([^<]*)/g)].map(([, url, params]) => ({
     url: url as string,

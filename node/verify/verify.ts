@@ -224,11 +224,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   );
 }
 
-/**
- * The ways consumers ask for a file, each of which a cache or proxy could answer with other bytes:
- * each content coding a deployment serves, a browser's Accept-Encoding, the consumer kit's Accept
- * headers, and a revalidation with an ETag that is no longer current (answered 200 in full).
- */
+/** The ways consumers ask for a file, each of which a cache or proxy could answer with other bytes. */
 const ASKED: readonly (readonly [string, Record<string, string>])[] = [
   ["identity", { "accept-encoding": "identity" }],
   ["gzip", { "accept-encoding": "gzip" }],
@@ -346,7 +342,6 @@ async function manifestChecks(
   }
 }
 
-/** The checks of the document's content: its URLs name `expect`, counts, coverage, tiers, row shapes. */
 function documentChecks(
   document: Record<string, unknown>,
   expect: string,
