@@ -70,7 +70,6 @@ export interface SyncOptions {
   readonly feedEtag?: string | null;
   /** Each request's limit, headers to last byte, in ms (default 30,000). */
   readonly timeoutMs?: number;
-  /** Aborts the requests. */
   readonly signal?: AbortSignal;
 }
 
@@ -145,9 +144,7 @@ export async function sync(
     ? { kind: "refetch" as const, why: "no copy" as const }
     : await catchUp(copy, feed as ChangeFeed);
   if (next.kind !== "refetch") return { ...next, feedEtag, requests: o.requests };
-  const answer = await get(`${base}/api/registry.v1.json`, MAX_DOCUMENT_BYTES, o, {
-    accept: "application/json",
-  });
+  const answer = await get(`${base}/api/registry.v1.json`, MAX_DOCUMENT_BYTES, o, { accept: "application/json" });
   const document = parseDocument(answer.body);
   if (document === undefined) {
     throw new SyncError(`GET ${answer.shown}: not a registry document (a JSON object with built_at, vaults and edges)`);
@@ -175,13 +172,7 @@ function baseOf(raw: string): string {
   return url.href.replace(/\/+$/, "");
 }
 
-interface Got {
-  readonly status: number;
-  readonly etag: string | null;
-  readonly body: Uint8Array<ArrayBuffer>;
-  /** The URL answered, as a message names it: host and path. */
-  readonly shown: string;
-}
+type Got = { status: number; etag: string | null; body: Uint8Array<ArrayBuffer>; shown: string };
 
 /** A bounded GET: 200 (or 304 when `conditional`), same-origin redirects followed, the body read within `cap`. */
 async function get(
