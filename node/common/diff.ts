@@ -272,10 +272,8 @@ function dataChanges(before: Document, after: Document, add: Add): void {
   if (isObj(oldCoverage) && isObj(newCoverage)) {
     for (const [field, entry] of Object.entries(newCoverage)) {
       if (Object.hasOwn(oldCoverage, field) && !jsonEqual(oldCoverage[field], entry)) {
-        add("coverage.changed", `field_coverage.${field}`, {
-          old: coverageText(oldCoverage[field] as Json),
-          new: coverageText(entry),
-        });
+        const old = coverageText(oldCoverage[field] as Json);
+        add("coverage.changed", `field_coverage.${field}`, { old, new: coverageText(entry) });
       }
     }
   }
@@ -423,10 +421,8 @@ function compareShapes(before: Document, after: Document, add: Add): void {
       const fresh = now.keys.get(key);
       if (fresh === undefined) continue;
       if (old.count === was.objects && fresh.count < now.objects) {
-        add("key.optional", `${where}.${key}`, {
-          old: `in ${old.count} of ${was.objects}`,
-          new: `in ${fresh.count} of ${now.objects}`,
-        });
+        const counts = { old: `in ${old.count} of ${was.objects}`, new: `in ${fresh.count} of ${now.objects}` };
+        add("key.optional", `${where}.${key}`, counts);
       }
       if (old.types.size > 0 && [...fresh.types].some((t) => !old.types.has(t))) {
         add("type.changed", `${where}.${key}`, { old: typesText(old.types), new: typesText(fresh.types) });

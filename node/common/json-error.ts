@@ -15,11 +15,6 @@ export function locateJsonError(text: string): { line: number; column: number; r
   const skipSpace = (): void => {
     while (i < text.length && " \t\n\r".includes(text[i] as string)) i++;
   };
-  const expect = (char: string, what: string): void => {
-    skipSpace();
-    if (text[i] !== char) fail(`expected ${what}, found ${shown(text[i])}`);
-    i++;
-  };
   const string = (): void => {
     i++; // the opening quote
     for (;;) {
@@ -54,7 +49,9 @@ export function locateJsonError(text: string): { line: number; column: number; r
         skipSpace();
         if (text[i] !== '"') fail(`expected a string key, found ${shown(text[i])}`);
         string();
-        expect(":", "':'");
+        skipSpace();
+        if (text[i] !== ":") fail(`expected ':', found ${shown(text[i])}`);
+        i++;
         value();
       });
     } else if (c === "[") members("]", value);
@@ -170,18 +167,8 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
       }
       weight += VALUE_WEIGHT_OF_CONTAINER;
       const parent = depth === 0 ? undefined : (stack[depth - 1] as Frame);
-      const frame = stack[depth] ??
-        (stack[depth] = {
-          place: "top",
-          isObject: false,
-          firstKeys: [],
-          keyCount: 0,
-          manyKeys: undefined,
-          key: "",
-          index: 0,
-          name: "",
-          position: 0,
-        });
+      // Its other fields are set just below.
+      const frame = (stack[depth] ??= { firstKeys: [] as string[] } as Frame);
       frame.place = parent === undefined
         ? "top"
         : parent.isObject

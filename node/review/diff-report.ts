@@ -17,6 +17,8 @@ const SECTIONS: readonly { readonly title: string; readonly rules: readonly stri
   { title: "Counts and coverage", rules: ["count.changed", "coverage.changed"] },
 ];
 
+const TABLE_RULE = "| --- | --- | --- | --- | --- |";
+
 const harmful = (k: ChangeClass) => k === "breaking" || k === "dangerous";
 
 /** How many of each class, most harmful first, as `{ breaking: 1, ... }`. */
@@ -40,12 +42,7 @@ export function markdownReport(changes: readonly Change[], oldLabel: string, new
   for (const section of SECTIONS) {
     const rows = changes.filter((c) => section.rules.includes(c.rule));
     if (rows.length === 0) continue;
-    lines.push(
-      `#### ${section.title} (${rows.length})`,
-      "",
-      "| class | rule | where | old | new |",
-      "| --- | --- | --- | --- | --- |",
-    );
+    lines.push(`#### ${section.title} (${rows.length})`, "", "| class | rule | where | old | new |", TABLE_RULE);
     for (const c of rows.slice(0, limit)) {
       const cls = harmful(c.class) ? `**${c.class}**` : c.class;
       const [old, now] = typeof c.old === "string" && typeof c.new === "string"

@@ -86,25 +86,21 @@ export function reviewGoldens(
       const shipped = version !== undefined;
       const breaking = worstClass(changes) === "breaking";
       if (shipped && breaking) failing.push(`${codeSpan(entry.path)} (${version})`);
-      table.push(
-        `| ${name} | ${shipped ? `document of ${version}, shipped` : "document of no shipped version"} | ${
-          summaryLine(changes)
-        }${shipped && breaking ? " **(fails)**" : ""} |`,
-      );
-      details.push(
-        markdownReport(changes, `${entry.path} @ ${short(baseSha)}`, `${entry.path} @ ${short(headSha)}`, limit),
-      );
+      const what = shipped ? `document of ${version}, shipped` : "document of no shipped version";
+      table.push(`| ${name} | ${what} | ${summaryLine(changes)}${shipped && breaking ? " **(fails)**" : ""} |`);
+      const at = (sha: string) => `${entry.path} @ ${short(sha)}`;
+      details.push(markdownReport(changes, at(baseSha), at(headSha), limit));
     } else if (entry.status !== "changed" && (before !== null || after !== null)) {
       table.push(`| ${name} | document, ${entry.status} | nothing to compare it with |`);
     } else {
       // A change feed's items are already the changes, classified: its line diff shows them.
       const kind = /\.changes\.(json|atom)$/.test(entry.path) ? "change feed" : "bytes";
+      const changed = entry.status === "changed";
+      const what = changed ? kind : `${kind === "bytes" ? "file" : kind}, ${entry.status}`;
       table.push(
-        `| ${name} | ${entry.status === "changed" ? kind : `${kind === "bytes" ? "file" : kind}, ${entry.status}`} | ${
-          entry.status === "changed" ? "read the line diff below" : "see the file list of the pull request"
-        } |`,
+        `| ${name} | ${what} | ${changed ? "read the line diff below" : "see the file list of the pull request"} |`,
       );
-      if (entry.status === "changed") {
+      if (changed) {
         details.push(
           lineDiffBlock(entry.path, git("diff", "--no-color", "--unified=1", baseSha, headSha, "--", entry.path)),
         );

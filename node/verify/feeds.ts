@@ -265,8 +265,7 @@ function itemProblem(item: unknown): string | null {
     return `_registry.class is not one of ${CHANGE_CLASSES.join(", ")}`;
   }
   if (typeof set["resync"] !== "boolean") return "_registry.resync is not a boolean";
-  const v = set["vaults"];
-  const e = set["edges"];
+  const [v, e] = [set["vaults"], set["edges"]];
   const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === "string");
   const edges = (x: unknown) =>
     Array.isArray(x) &&

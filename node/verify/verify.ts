@@ -91,22 +91,19 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   // The version /vaults.json serves, by its Content-Location, else the one the table names today.
   const canonical = await get(CANONICAL_PATH, {}, "GET", DOCUMENT_BODY_CAP);
   if (canonical.status === 404) {
-    check(
+    return void check(
       "/vaults.json answers 200",
       false,
       `404 at ${base}${CANONICAL_PATH}: no document there. If the platform keeps a stage or a path prefix (an API Gateway stage, a base-path mapping, a proxy), put it in <base-url>, e.g. ${base}/prod`,
     );
-    return;
   }
   if (canonical.status >= 300 && canonical.status < 400) {
-    check(
+    const to = sentUrl(canonical.headers.get("location"), `${base}${CANONICAL_PATH}`);
+    return void check(
       "/vaults.json answers 200",
       false,
-      `${canonical.status}, a redirect to ${
-        sentUrl(canonical.headers.get("location"), `${base}${CANONICAL_PATH}`)
-      }: verify the address it names`,
+      `${canonical.status}, a redirect to ${to}: verify the address it names`,
     );
-    return;
   }
   const location = canonical.headers.get("content-location");
   // Under a base URL with a path (https://x/reg), Content-Location names the versioned path with it.
@@ -119,6 +116,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const versioned = await get(version.path, {}, "GET", DOCUMENT_BODY_CAP);
   const paths = { canonical: CANONICAL_PATH, versioned: version.path, schema: version.schemaPath };
   const etag = canonical.headers.get("etag");
+  const versionedEtag = versioned.headers.get("etag");
   if (!lenient && etag?.startsWith("W/")) {
     lenient = true;
     check("static host detected (a weak ETag): host-made headers are warnings", false, "pass --static to say so", true);
@@ -127,10 +125,11 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const both200 = canonical.status === 200 && versioned.status === 200;
   check("both paths answer 200", both200, `${canonical.status}, ${versioned.status}`);
   check("identical bytes on both paths", a.equals(b), `${a.length} and ${b.length} bytes`);
+  const strong = etag !== null && !etag.startsWith("W/") && etag === versionedEtag;
   check(
     "strong ETag, the same on both paths",
-    etag !== null && !etag.startsWith("W/") && etag === versioned.headers.get("etag"),
-    `${etag}${coding(canonical)} and ${versioned.headers.get("etag")}${coding(versioned)}`,
+    strong,
+    `${etag}${coding(canonical)} and ${versionedEtag}${coding(versioned)}`,
     true,
   );
   const types = [canonical, versioned].map((r) => r.headers.get("content-type"));
@@ -143,18 +142,16 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   try {
     document = JSON.parse(a.toString("utf8"));
   } catch {
-    check("body is JSON", false, `${a.length} bytes that do not parse`);
-    return;
+    return void check("body is JSON", false, `${a.length} bytes that do not parse`);
   }
   if (!isObject(document)) {
-    check("body is a JSON object", false, Array.isArray(document) ? "an array" : typeof document);
-    return;
+    return void check("body is a JSON object", false, Array.isArray(document) ? "an array" : typeof document);
   }
   const schemaVersion = document["schema_version"];
   check("body is JSON with schema_version 1.0", schemaVersion === "1.0", String(schemaVersion).slice(0, 40));
   documentChecks(document, expect, paths, check);
 
-  for (const [path, own] of [[paths.canonical, etag], [paths.versioned, versioned.headers.get("etag")]] as const) {
+  for (const [path, own] of [[paths.canonical, etag], [paths.versioned, versionedEtag]] as const) {
     const res = await get(path, { "if-none-match": own ?? "" }, "GET", DOCUMENT_BODY_CAP);
     check(`304 on its own ETag at ${path}`, res.status === 304, String(res.status), true);
   }
@@ -181,17 +178,12 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
       !jsonEqual(ownSchema[k], served[k])
     )
     : ["(not a JSON object)"];
-  check(
-    `the served schema is v${version.number}'s own, for ${expect}`,
-    differing.length === 0,
-    differing.length === 0 ? "" : `differs at: ${differing.slice(0, 5).join(", ")}`,
-  );
+  const differs = differing.length === 0 ? "" : `differs at: ${differing.slice(0, 5).join(", ")}`;
+  check(`the served schema is v${version.number}'s own, for ${expect}`, differing.length === 0, differs);
   const link = canonical.headers.get("link") ?? "";
-  check(
-    `Link: rel=describedby names ${expect}${paths.schema}`,
-    link.split(", ")[0] === `<${expect}${paths.schema}>; rel="describedby"`,
-    link === "" ? "none" : link.replace(/<([^>]*)>/g, (_, url: string) => `<${sentUrl(url, expect)}>`),
-  );
+  const describedBy = link.split(", ")[0] === `<${expect}${paths.schema}>; rel="describedby"`;
+  const shownLink = link === "" ? "none" : link.replace(/<([^>]*)>/g, (_, url: string) => `<${sentUrl(url, expect)}>`);
+  check(`Link: rel=describedby names ${expect}${paths.schema}`, describedBy, shownLink);
   checks.push(...(await lifecycleChecks(table, today, get)));
   // verify's own copy: a schema from the server is never compiled (a hostile pattern could hang it).
   const validate = validatorOf(ownSchema);
@@ -240,12 +232,15 @@ const ASKED: readonly (readonly [string, Record<string, string>])[] = [
  * every listed file it reads (all but the static export's types) against its SHA-256, fetched again past caches on a
  * mismatch; then each file once more in each way consumers ask for it (`ASKED`).
  */
+type CheckFn = (name: string, pass: boolean, detail?: string, hostMay?: boolean) => boolean;
+type Paths = Readonly<Record<"canonical" | "versioned" | "schema", string>>;
+
 async function manifestChecks(
   n: number,
   expect: string,
   options: VerifyOptions,
   get: Get,
-  check: (name: string, pass: boolean, detail?: string, hostMay?: boolean) => boolean,
+  check: CheckFn,
   read: readonly (readonly [string, Buffer])[],
 ): Promise<void> {
   const path = manifestPath(n);
@@ -261,19 +256,12 @@ async function manifestChecks(
   const expectation = {
     baseUrl: expect,
     version: n,
-    ...(state === undefined ? {} : {
-      lastSeq: state.seq,
-      lastIat: state.iat,
-      lastSha256: state.sha256,
-      ...(state.filesSha256 === undefined ? {} : { lastFilesSha256: state.filesSha256 }),
-    }),
+    ...(state === undefined ? {} : { lastSeq: state.seq, lastIat: state.iat, lastSha256: state.sha256 }),
+    ...(state?.filesSha256 === undefined ? {} : { lastFilesSha256: state.filesSha256 }),
     ...(options.now === undefined ? {} : { now: Math.floor(options.now.getTime() / 1000) }),
   };
   let result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
-  if (!result.ok) {
-    check(`manifest: ${result.reason}`, false, result.detail);
-    return;
-  }
+  if (!result.ok) return void check(`manifest: ${result.reason}`, false, result.detail);
   const exp = new Date(result.exp * 1000).toISOString();
   check("manifest: signature, issuer, version, seq and exp", true, `seq ${result.seq}, exp ${exp}`);
   const bodies = new Map(read);
@@ -291,10 +279,7 @@ async function manifestChecks(
     // again: its signatures each cost a check.
     answer = await again(path, OTHER_BODY_CAP);
     result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
-    if (!result.ok) {
-      check(`manifest: ${result.reason}`, false, `${result.detail} (fetched again)`);
-      return;
-    }
+    if (!result.ok) return void check(`manifest: ${result.reason}`, false, `${result.detail} (fetched again)`);
     // Every file read against this one manifest, not only those that failed: no mix of two builds passes.
     wrong = [];
     for (const [p, body] of bodies) {
@@ -342,12 +327,7 @@ async function manifestChecks(
   }
 }
 
-function documentChecks(
-  document: Record<string, unknown>,
-  expect: string,
-  paths: { canonical: string; versioned: string; schema: string },
-  check: (name: string, pass: boolean, detail?: string) => boolean,
-): void {
+function documentChecks(document: Record<string, unknown>, expect: string, paths: Paths, check: CheckFn): void {
   const about = isObject(document["about"]) ? document["about"] : {};
   const expected = { canonical_url: paths.canonical, versioned_url: paths.versioned, schema_url: paths.schema };
   const wrongAbout = Object.entries(expected).filter(([key, path]) => about[key] !== expect + path);
