@@ -225,8 +225,7 @@ function dataChanges(before: Document, after: Document, add: Add): void {
       if (!jsonEqual(was, now)) add("vault.field", whereOf(key), { old: was, new: now });
       continue;
     }
-    const wasMinimal = isMinimalRow(was);
-    const isMinimal = isMinimalRow(now);
+    const [wasMinimal, isMinimal] = [isMinimalRow(was), isMinimalRow(now)];
     if (wasMinimal !== isMinimal) {
       // The fields that turning full publishes, or turning minimal withdraws, by name.
       const moved = isMinimal

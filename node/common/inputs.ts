@@ -50,9 +50,6 @@ function declaredOutside(flag: string | undefined, env: Env): { names: string[];
     const list = (text as string).split(",").map((n) => n.replace(/^ +| +$/g, ""));
     names.push(...checkInternalKeys(list, place, problem, () => undefined, new Set(names)));
   }
-  return {
-    names: [...new Set(names)],
-    place: given.length === 1 ? (given[0] as readonly [string, string])[0] : "--internal-keys and INTERNAL_KEYS",
-    problems,
-  };
+  const place = given.length === 1 ? (given[0] as readonly [string, string])[0] : "--internal-keys and INTERNAL_KEYS";
+  return { names: [...new Set(names)], place, problems };
 }

@@ -10,7 +10,7 @@ import { KNOWN_KEYS, quoted } from "../../contract/source.ts";
 export function locateJsonError(text: string): { line: number; column: number; reason: string } | null {
   let i = 0;
   const fail = (reason: string): never => {
-    throw new SyntaxAt(i, reason);
+    throw Object.assign(new SyntaxAt(reason), { offset: i });
   };
   const skipSpace = (): void => {
     while (i < text.length && " \t\n\r".includes(text[i] as string)) i++;
@@ -72,17 +72,13 @@ export function locateJsonError(text: string): { line: number; column: number; r
     if (!(error instanceof SyntaxAt)) throw error;
     const before = text.slice(0, error.offset);
     const line = before.split("\n").length;
-    return { line, column: error.offset - before.lastIndexOf("\n"), reason: error.reason };
+    return { line, column: error.offset - before.lastIndexOf("\n"), reason: error.message };
   }
 }
 
-class SyntaxAt {
-  readonly offset: number;
-  readonly reason: string;
-  constructor(offset: number, reason: string) {
-    this.offset = offset;
-    this.reason = reason;
-  }
+/** Where the text breaks (`offset`), and why (the message). */
+class SyntaxAt extends Error {
+  offset = 0;
 }
 
 function shown(char: string | undefined): string {

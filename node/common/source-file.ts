@@ -90,10 +90,8 @@ export async function readLimited(
     const { size } = stats;
     if (size > limit) return { error: `the file is ${sizeOf(size)}; the limit is ${sizeOf(limit)}` };
     const regular = stats.isFile() && size > 0;
-    if (regular) {
-      const whole = readRegularFile(file.fd, limit);
-      if (whole !== undefined) return whole;
-    }
+    const whole = regular ? readRegularFile(file.fd, limit) : undefined;
+    if (whole !== undefined) return whole;
     // Counted in a buffer of the stated size (plus one byte, to see a file that grew); pipes and
     // devices (size 0) start at 1 MiB and double.
     let buffer = Buffer.allocUnsafe(Math.min(limit + 1, size + 1 > 1 ? size + 1 : 1 << 20));

@@ -146,12 +146,9 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   check("the newest item carries the document's envelope", jsonEqual(newest.envelope, envelope));
   const lastResync = changes.findIndex((change) => change.resync);
   const since = changes.slice(0, lastResync === -1 ? changes.length : lastResync);
+  const replayed = { kind: "apply" as const, to: ref, data: applyChanges(current, [...since].reverse()), envelope };
   checks.push(
-    replayCheck(
-      "the items since the last resync, replayed onto the document, change nothing",
-      { kind: "apply", to: ref, data: applyChanges(current, [...since].reverse()), envelope },
-      current,
-    ),
+    replayCheck("the items since the last resync, replayed onto the document, change nothing", replayed, current),
   );
   if (c.previous !== undefined) {
     const { name, value, etag, problem } = c.previous;

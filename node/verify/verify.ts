@@ -268,9 +268,7 @@ async function manifestChecks(
   for (const listed of Object.keys(result.files).filter((p) => !p.endsWith(".d.ts"))) {
     if (!bodies.has(listed)) bodies.set(listed, (await get(listed, {}, "GET", DOCUMENT_BODY_CAP)).body);
   }
-  for (const [p] of read) {
-    if (!Object.hasOwn(result.files, p)) check(`manifest lists ${p}`, false, "not listed");
-  }
+  for (const [p] of read) if (!Object.hasOwn(result.files, p)) check(`manifest lists ${p}`, false, "not listed");
   let wrong: string[] = [];
   const stale: string[] = [];
   for (const [p, body] of bodies) if (!(await fileMatches(result.files, p, body))) wrong.push(p);
@@ -401,13 +399,9 @@ export function table(base: string, checks: readonly Check[]): string {
   // Everything a server sent reaches the terminal only through here: its control characters go first.
   const cell = (text: string) => printable(text).replace(/[\t\n]/g, " ").replaceAll("|", "\\|").slice(0, 160);
   const count = (result: Check["result"]) => checks.filter((c) => c.result === result).length;
-  return [
-    `Verifying ${base}`,
-    "",
-    "| check | result | detail |",
-    "| --- | --- | --- |",
-    ...checks.map((c) => `| ${cell(c.name)} | ${c.result === "fail" ? "FAIL" : c.result} | ${cell(c.detail)} |`),
-    "",
-    `${count("pass")} passed, ${count("warn")} warned, ${count("fail")} failed`,
-  ].join("\n");
+  const row = (c: Check) => `| ${cell(c.name)} | ${c.result === "fail" ? "FAIL" : c.result} | ${cell(c.detail)} |`;
+  const head = ["| check | result | detail |", "| --- | --- | --- |"];
+  const rows = checks.map(row);
+  const counts = `${count("pass")} passed, ${count("warn")} warned, ${count("fail")} failed`;
+  return [`Verifying ${base}`, "", ...head, ...rows, "", counts].join("\n");
 }
