@@ -2,7 +2,7 @@
  * `JSON.stringify` overflows the call stack on a value nested some thousands deep, which `JSON.parse` reads without
  * complaint: these walk with a stack of their own, so whatever parsed also prints.
  */
-
+/** A value `JSON.parse` makes. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Past this depth, indented text turns compact, so that its size stays linear in the value's. */
