@@ -1,13 +1,6 @@
 /**
- * The consumer kit (`registry-endpoint/client`): keeps a copy of the v1 document up to date from the
- * change feed, by the one catch-up rule of `feed/history.ts`. Web standards only (fetch,
- * crypto.subtle, TextEncoder): it runs on Node, Deno, Bun, Workers and in browsers.
- *
- * `catchUp` works on values; `sync` does the HTTP: a conditional GET of the feed, then the document
- * only when the rule says refetch (or there is no copy). Bounds: each request has `timeoutMs`
- * (default 30 s, headers to last byte); a feed body is read up to `FEED_LIMITS.feedBytes` (4 MiB,
- * the most a feed holds), a document body up to `MAX_DOCUMENT_BYTES` (128 MiB, the largest
- * document a build deploys); at most 5 redirects, each within the base URL's origin.
+ * The consumer kit (`registry-endpoint/client`). Web standards only (fetch, crypto.subtle, TextEncoder): it runs on
+ * Node, Deno, Bun, Workers and in browsers. `catchUp` works on values; `sync` does the HTTP.
  */
 import { sentUrl } from "../contract/config.ts";
 import { isObject } from "../contract/json.ts";
@@ -35,12 +28,11 @@ export type CatchUpResult =
   | { readonly kind: "refetch"; readonly why: RefetchWhy };
 
 /**
- * Catches `copy` (the exact bytes of a v1 document, or their text) up by `feed` (the parsed JSON
- * feed): `current`; `updated`, with the new document's exact bytes (those the server serves) and
- * the document; `wait` (the feed is older than the copy: ask again later); or `refetch` the document
- * (`unknown`: no item starts at the copy, or it is not a document; `resync`: an item on the way is
- * too large to list; `broken`: the items do not form a chain, or the result is not the document
- * the newest item names). Throws a TypeError when `feed` is not a change feed.
+ * Catches `copy` (the exact bytes of a v1 document, or their text) up by `feed` (the parsed JSON feed): `current`;
+ * `updated`, with the new document's exact bytes (those the server serves) and the document; `wait` (the feed is older
+ * than the copy: ask again later); or `refetch` the document (`unknown`: no item starts at the copy, or it is not a
+ * document; `resync`: an item on the way is too large to list; `broken`: the items do not form a chain, or the result
+ * is not the document the newest item names). Throws a TypeError when `feed` is not a change feed.
  *
  * @example
  * ```ts
@@ -78,7 +70,6 @@ export interface SyncOptions {
   readonly feedEtag?: string | null;
   /** Each request's limit, headers to last byte, in ms (default 30,000). */
   readonly timeoutMs?: number;
-  /** Aborts the requests. */
   readonly signal?: AbortSignal;
 }
 
@@ -90,9 +81,7 @@ export type SyncResult =
     | { readonly kind: "unchanged" }
     | { readonly kind: "current" }
     | { readonly kind: "wait" }
-    /** Caught up from the feed. */
     | { readonly kind: "updated"; readonly bytes: Uint8Array<ArrayBuffer>; readonly document: Registry }
-    /** The document, fetched whole. */
     | {
       readonly kind: "fetched";
       readonly why: "no copy" | RefetchWhy;
@@ -112,16 +101,15 @@ export const SYNC_TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 5;
 
 /**
- * Brings `copy` (the exact bytes of the document, none on the first call) up to date from the
- * deployment at `baseUrl` (its base URL, path included): a GET of `/api/registry.v1.changes.json`,
- * conditional on `options.feedEtag`, then `/api/registry.v1.json` only when there is no copy or
- * `catchUp` says refetch. Pass the result's `feedEtag` to the next call: when nothing changed, that
- * call is one request, answered 304. Bounds: each request `options.timeoutMs` (default
- * `SYNC_TIMEOUT_MS`, 30 s, headers to last byte); the feed's body at most `FEED_LIMITS.feedBytes`
- * (4 MiB), the document's at most `MAX_DOCUMENT_BYTES` (128 MiB); at most 5 redirects, each
- * within the base URL's origin. Throws a `SyncError` on any failure (a status other than 200 or 304,
- * a timeout, a body over its cap, a redirect to another origin, a body that is not a feed or a
- * document), in one line naming the request by host and path: never a user name, query or fragment.
+ * Brings `copy` (the exact bytes of the document, none on the first call) up to date from the deployment at `baseUrl`
+ * (its base URL, path included): a GET of `/api/registry.v1.changes.json`, conditional on `options.feedEtag`, then
+ * `/api/registry.v1.json` only when there is no copy or `catchUp` says refetch. Pass the result's `feedEtag` to the
+ * next call: when nothing changed, that call is one request, answered 304. Bounds: each request `options.timeoutMs`
+ * (default `SYNC_TIMEOUT_MS`, 30 s, headers to last byte); the feed's body at most `FEED_LIMITS.feedBytes` (4 MiB), the
+ * document's at most `MAX_DOCUMENT_BYTES` (128 MiB); at most 5 redirects, each within the base URL's origin. Throws a
+ * `SyncError` on any failure (a status other than 200 or 304, a timeout, a body over its cap, a redirect to another
+ * origin, a body that is not a feed or a document), in one line naming the request by host and path: never a user name,
+ * query or fragment.
  *
  * @example
  * ```ts
@@ -156,9 +144,7 @@ export async function sync(
     ? { kind: "refetch" as const, why: "no copy" as const }
     : await catchUp(copy, feed as ChangeFeed);
   if (next.kind !== "refetch") return { ...next, feedEtag, requests: o.requests };
-  const answer = await get(`${base}/api/registry.v1.json`, MAX_DOCUMENT_BYTES, o, {
-    accept: "application/json",
-  });
+  const answer = await get(`${base}/api/registry.v1.json`, MAX_DOCUMENT_BYTES, o, { accept: "application/json" });
   const document = parseDocument(answer.body);
   if (document === undefined) {
     throw new SyncError(`GET ${answer.shown}: not a registry document (a JSON object with built_at, vaults and edges)`);
@@ -186,13 +172,7 @@ function baseOf(raw: string): string {
   return url.href.replace(/\/+$/, "");
 }
 
-interface Got {
-  readonly status: number;
-  readonly etag: string | null;
-  readonly body: Uint8Array<ArrayBuffer>;
-  /** The URL answered, as a message names it: host and path. */
-  readonly shown: string;
-}
+type Got = { status: number; etag: string | null; body: Uint8Array<ArrayBuffer>; shown: string };
 
 /** A bounded GET: 200 (or 304 when `conditional`), same-origin redirects followed, the body read within `cap`. */
 async function get(
@@ -298,10 +278,10 @@ function causeOf(error: unknown): string {
   return (message.split("\n")[0] as string).replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, "a URL").slice(0, 160);
 }
 
-/** JSON from bytes, or undefined. */
-function parse(bytes: Uint8Array): unknown {
+/** JSON from text or UTF-8 bytes, or undefined. */
+function parse(text: Uint8Array | string): unknown {
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return JSON.parse(typeof text === "string" ? text : new TextDecoder("utf-8", { fatal: true }).decode(text));
   } catch {
     return undefined;
   }
@@ -325,17 +305,11 @@ export interface ManifestExpectation {
   readonly lastSeq?: number;
   /** The SHA-256 (hex) of the versioned document last accepted: at the same `seq`, another is equivocation. */
   readonly lastSha256?: string;
-  /**
-   * The `filesSha256` of the manifest last accepted (its whole `files` map): at the same `seq`,
-   * another is equivocation. Without it, only the document is compared (`lastSha256`).
-   */
+  /** The `filesSha256` last accepted: at the same `seq`, another is equivocation (without it, only `lastSha256`). */
   readonly lastFilesSha256?: string;
   /** The `iat` last accepted: at the same `seq`, a lower one is a rollback (an older signature replayed). */
   readonly lastIat?: number;
-  /**
-   * Now, epoch seconds (default: the clock); null judges neither the manifest's age nor its signing
-   * time (a build that re-signs what it reads).
-   */
+  /** Now, epoch seconds (default: the clock); null judges neither age nor signing time (a build re-signing). */
   readonly now?: number | null;
 }
 
@@ -356,17 +330,15 @@ export type ManifestResult =
   | { readonly ok: false; readonly reason: ManifestFailure; readonly detail: string };
 
 /**
- * Checks a signed manifest (`/api/registry.v{N}.manifest.json`: the parsed JSON, its text or its
- * bytes) against `keys` (a JWK Set, or an array of JWKs, that the consumer pinned out of band), with
- * no I/O: at least one signature by a pinned key verifies, with `alg` EdDSA and `typ`
- * `registry-manifest` (`signature`); `iss` and `version` are the expected ones (`issuer`); `seq` is
- * not lower than `lastSeq`, nor, at the same `seq`, `iat` lower than `lastIat` (`rollback`); at the
- * same `seq`, the `files` map is the one of `lastFilesSha256` and the versioned document the one
- * of `lastSha256` (`equivocation`); `now` is at most `exp` plus 5 minutes (`expired`: a frozen
- * deployment); anything else wrong, such as a `seq` later than `iat` plus 5 minutes, is
- * `malformed`. Then every file read must match its listing: see `fileMatches`. Keep the result's
- * `seq`, `iat` and `filesSha256` per (`iss`, `version`) for the next call, as `lastSeq`, `lastIat`
- * and `lastFilesSha256`.
+ * Checks a signed manifest (`/api/registry.v{N}.manifest.json`: the parsed JSON, its text or its bytes) against `keys`
+ * (a JWK Set, or an array of JWKs, that the consumer pinned out of band), with no I/O: at least one signature by a
+ * pinned key verifies, with `alg` EdDSA and `typ` `registry-manifest` (`signature`); `iss` and `version` are the
+ * expected ones (`issuer`); `seq` is not lower than `lastSeq`, nor, at the same `seq`, `iat` lower than `lastIat`
+ * (`rollback`); at the same `seq`, the `files` map is the one of `lastFilesSha256` and the versioned document the one
+ * of `lastSha256` (`equivocation`); `now` is at most `exp` plus 5 minutes (`expired`: a frozen deployment); anything
+ * else wrong, such as a `seq` later than `iat` plus 5 minutes, is `malformed`. Then every file read must match its
+ * listing: see `fileMatches`. Keep the result's `seq`, `iat` and `filesSha256` per (`iss`, `version`) for the next
+ * call, as `lastSeq`, `lastIat` and `lastFilesSha256`.
  *
  * @example
  * ```ts
@@ -397,41 +369,26 @@ export async function checkManifest(
       throw new TypeError(`checkManifest: expect.${name} is not 64 lowercase hex digits`);
     }
   }
-  let jws = manifest;
-  if (typeof manifest === "string" || manifest instanceof Uint8Array) {
-    try {
-      jws = JSON.parse(
-        typeof manifest === "string" ? manifest : new TextDecoder("utf-8", { fatal: true }).decode(manifest),
-      );
-    } catch {
-      return fail("malformed", "not JSON");
-    }
-  }
+  const isText = typeof manifest === "string" || manifest instanceof Uint8Array;
+  const jws = isText ? parse(manifest) : manifest;
+  if (isText && jws === undefined) return fail("malformed", "not JSON");
   const verified = await verifyGeneral(jws, await verifyingKeys(keys), MANIFEST_TYP);
   if ("error" in verified) {
     return verified.error === "malformed"
       ? fail("malformed", "not a JWS in general JSON serialization")
       : fail("signature", "no signature by a pinned key verifies (alg EdDSA, typ registry-manifest)");
   }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(verified.ok));
-  } catch {
-    return fail("malformed", "a payload that is not JSON");
-  }
+  const payload = parse(verified.ok);
+  if (payload === undefined) return fail("malformed", "a payload that is not JSON");
   const seconds = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
   if (
     !isObject(payload) || !isString(payload["iss"]) || !Number.isSafeInteger(payload["version"]) ||
     !seconds(payload["seq"]) || !seconds(payload["iat"]) || !seconds(payload["exp"]) || !isObject(payload["files"]) ||
     !Object.values(payload["files"]).every(isManifestFile)
   ) return fail("malformed", "a payload without iss, version, seq, iat, exp and files");
-  const { iss, version, seq, iat, exp } = payload as {
-    iss: string;
-    version: number;
-    seq: number;
-    iat: number;
-    exp: number;
-  };
+  const { iss, version, seq, iat, exp } = payload as
+    & { iss: string }
+    & Record<"version" | "seq" | "iat" | "exp", number>;
   const files = payload["files"] as Record<string, ManifestFile>;
   if (iss !== expect.baseUrl.replace(/\/+$/, "") || version !== expect.version) {
     return fail("issuer", `signed for ${iss} v${version}, expected ${expect.baseUrl} v${expect.version}`);

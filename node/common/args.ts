@@ -1,8 +1,4 @@
-/**
- * Flag parsing every command shares: `--help` prints the command's help and exits 0; an unknown
- * flag, a missing value or a stray argument prints one line and exits 2 (1 is kept for "the
- * source or the deployment is wrong"). Never a stack trace.
- */
+/** A usage error exits 2 (1 is kept for "the source or the deployment is wrong"), in one line, never a stack trace. */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { type Env, shownArgument } from "../../contract/config.ts";
 import { editDistance } from "../../contract/source.ts";
@@ -15,14 +11,13 @@ export interface CommandSpec {
   /** The rest of `--help`: what it does, every flag, environment, exit codes. */
   readonly help: string;
   readonly options: NonNullable<ParseArgsConfig["options"]>;
-  /** How many positional arguments it takes. */
   readonly positionals: { readonly min: number; readonly max: number };
 }
 
+type Args = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+
 /** Parsed flags and positionals, or what to print and the exit code. */
-export type Parsed =
-  | { readonly ok: { values: Record<string, string | boolean | undefined>; positionals: string[] } }
-  | { readonly exit: 0 | 2; readonly text: string };
+export type Parsed = { readonly ok: Args } | { readonly exit: 0 | 2; readonly text: string };
 
 /** How usage lines name a command: as the npm scripts run it, unless a dispatcher renames it. */
 let usageOf = (spec: CommandSpec): string => spec.usage;
@@ -62,9 +57,7 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
       : "missing argument";
     return { exit: 2, text: `${what} (usage: ${usageOf(spec)}; --help for more)\n` };
   }
-  return {
-    ok: { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals },
-  };
+  return { ok: { values: parsed.values as Args["values"], positionals: parsed.positionals } };
 }
 
 /** Of `known`, the name closest to `given` within two edits (a misspelt flag or command), if one is. */
@@ -102,11 +95,7 @@ export async function runAsProcess(command: Command): Promise<void> {
 }
 
 /** Parses `argv` against `spec`; on `--help` or a usage error, writes the text to `io` and gives the exit code. */
-export function parseOrExit(
-  spec: CommandSpec,
-  argv: readonly string[],
-  io: Io,
-): { values: Record<string, string | boolean | undefined>; positionals: string[] } | number {
+export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io): Args | number {
   const parsed = parseCommand(spec, argv);
   if ("ok" in parsed) return parsed.ok;
   (parsed.exit === 0 ? io.stdout : io.stderr)(parsed.text);
@@ -114,9 +103,7 @@ export function parseOrExit(
 }
 
 /** Parses the process's own arguments; prints and exits on `--help` or a usage error. */
-export function parseProcessArgs(
-  spec: CommandSpec,
-): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+export function parseProcessArgs(spec: CommandSpec): Args {
   const parsed = parseCommand(spec, process.argv.slice(2));
   if ("ok" in parsed) return parsed.ok;
   (parsed.exit === 0 ? process.stdout : process.stderr).write(parsed.text);

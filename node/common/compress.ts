@@ -1,11 +1,8 @@
 /**
- * Precompression on Node with zlib, once per build: gzip at level 9; brotli at quality 11 up to
- * 256 KiB and quality 9 above (quality 11 is some thirty times slower than 9 for about a tenth
- * fewer bytes; 9 is still smaller than gzip). A body over 8 MiB, past what the code artifacts
- * embed, is served by the static export alone and is compressed faster: gzip at level 6 and brotli
- * at quality 5 (three to five times faster than gzip 9 and brotli 9, for about a tenth more bytes; brotli 5 is still
- * smaller than gzip 9). Both codings of such a body are made at once, on two of libuv's threads.
- * Deterministic for a given zlib, so every instance serves the same bytes.
+ * Brotli quality 11 up to 256 KiB, 9 above (11 is some thirty times slower than 9 for about a tenth fewer bytes; 9 is
+ * still smaller than gzip). A body over 8 MiB is for the static export alone: gzip 6 and brotli 5 (three to five times
+ * faster than gzip 9 and brotli 9, for about a tenth more bytes; brotli 5 still beats gzip 9), both on libuv's threads
+ * at once. Deterministic for a given zlib, so every instance serves the same bytes.
  */
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";

@@ -1,20 +1,8 @@
 /**
- * A semantic diff of two registry documents, for reviewers and pinned consumers: rows matched by
- * `vault_slug`, edges by (`source`, `target`, `type`), every change given a class and a stable rule
- * id. The classes, from harmless to harmful:
- *
- * - `data`: values only (what a new snapshot of the same contract changes);
- * - `additive`: a new key, which consumers must ignore (docs/document.md, Versioning);
- * - `dangerous`: a new value in a closed set (a new tier), which a consumer's switch may not handle;
- * - `breaking`: a key removed or renamed, a type changed, a rule of derivation, an order or a shape
- *   changed: pinned consumers may break, so it belongs at a new versioned path.
- *
- * Shapes are compared per kind of object (envelope, `about`, full rows, minimal rows, edges,
- * coverage entries, and any object or array nested in them), so a row turning minimal is a data
- * change flagged as privacy-relevant, not a removal of keys. The comparison walks with queues of
- * its own and keys sets by maps: any depth, linear time.
+ * The classes are in docs/goldens.md. Shapes are compared per kind of object (full and minimal rows apart), so a
+ * row turning minimal is a data change flagged as privacy-relevant, not a removal of keys. The comparison walks
+ * with queues of its own and keys sets by maps: any depth, linear time.
  */
-
 import { isObject } from "../../contract/json.ts";
 import type { ChangeClass } from "../../feed/change.ts";
 import { contextOf } from "../../contract/version-policy.ts";
@@ -22,16 +10,12 @@ import { VERSIONS } from "../../assembly/versions.ts";
 import { arrayOf, type Json, jsonEqual, jsonPreview, jsonText } from "./json-deep.ts";
 import { failuresOf } from "./schemas.ts";
 
-/**
- * The classes, most harmful first. A list of its own, and the class a type-only import: the golden
- * review loads no module of feed/ (test/review.test.ts runs it over node/, http/ and contract/).
- */
+/** Most harmful first. A list of its own, a type-only import: the golden review loads no module of feed/. */
 export const CLASSES: readonly ChangeClass[] = ["breaking", "dangerous", "additive", "data"];
 
-/** One change, and the rule that classified it. */
+/** One change, and the rule that classified it (docs/goldens.md, "Reading a registry diff"). */
 export interface Change {
   readonly class: ChangeClass;
-  /** A stable id (docs/goldens.md, "Reading a registry diff"). */
   readonly rule: string;
   /** Where: `schema_version`, `about.licence`, `vaults[harbour-ledger].status`, `vaults[] (full rows)`, ... */
   readonly where: string;
@@ -85,7 +69,6 @@ const CLOSED_SETS: Readonly<Record<string, readonly string[]>> = {
 
 type Obj = { [key: string]: Json };
 
-/** `isObject`, for values parsed from JSON text: their members are JSON. */
 const isObj = isObject as (value: unknown) => value is Obj;
 
 /** A parsed document with a `schema_version`: anything else in it may have any shape. */
@@ -94,21 +77,18 @@ export type Document = Obj;
 /** Top-level keys only a source has (docs/source-format.md): a file carrying one is not diffed. */
 const SOURCE_ONLY_KEYS = ["labels", "licence"];
 
-/** Each shipped version's schema (the version table, assembly/versions.ts), compiled when first checked. */
+/** Each shipped version's schema, compiled when first checked. */
 const SHIPPED = VERSIONS.map((version) => ({
   version,
   schema: version.schema(contextOf(version, { baseUrl: "https://registry.invalid", builtAt: "1970-01-01T00:00:00Z" })),
 }));
 
 /**
- * Why `value` is not a built registry document a diff can read, or the document. A built document
- * is, positively, one that validates against a shipped version's schema; anything else is refused
- * before a value of it is printed, whatever keys it carries: a diff prints values, and a source's
- * are private. The reasons name the version and the first few failing places (the schema's own
- * key names and array indices), never a value and never a key the schema does not know.
+ * The document, or why `value` is not one a diff can read: one that validates against a shipped version's schema.
+ * Anything else is refused before a value of it is printed (a source's values are private); the reasons name the
+ * version and the first few failing places, never a value and never a key the schema does not know.
  */
 export function asDocument(value: unknown): { ok: Document } | { error: string } {
-  // Not an object, or no schema_version: `documentShape`'s refusal.
   if (!isObj(value) || !Object.hasOwn(value, "schema_version")) return documentShape(value);
   const results = SHIPPED.map(({ version, schema }) => ({ version, failures: failuresOf(schema, value, 4) }));
   // Belt and braces after the schema: a key only a source has is refused even where the schema allows unknown keys.
@@ -124,10 +104,8 @@ export function asDocument(value: unknown): { ok: Document } | { error: string }
 }
 
 /**
- * `value` as a document of any shape: an object with a `schema_version` and no key only a source
- * has. For the golden review, which compares committed goldens of any version, drafts included,
- * and must see a breaking shape to fail on it; a file given to `registry diff` goes through
- * `asDocument`, which asks for a shipped version's schema as well.
+ * `value` as a document of any shape (an object with a `schema_version` and no key only a source has): for the
+ * golden review, which compares goldens of any version, drafts included, and must see a breaking shape to fail on.
  */
 export function documentShape(value: unknown): { ok: Document } | { error: string } {
   if (!isObj(value)) return refuse("the top level is not an object");
@@ -153,54 +131,38 @@ function sourceKeyIn(value: Obj): { error: string } | undefined {
   return sourceKey === undefined ? undefined : refuse(`it carries ${sourceKey}, a key only a source has`);
 }
 
-/**
- * Every change from `before` to `after`, contract changes first, then data in document order.
- * Total and linear: any two documents compare, at any depth, in time proportional to their size.
- */
+/** Every change from `before` to `after`, contract changes first, then data in document order. */
 export function diffDocuments(before: Document, after: Document): Change[] {
   const changes: Change[] = [];
   const add: Add = (rule, where, values = {}, privacy = false) =>
-    changes.push({
-      class: (RULES[rule] as { class: ChangeClass }).class,
-      rule,
-      where,
-      ...values,
-      ...(privacy ? { privacy: true as const } : {}),
-    });
+    changes.push({ class: classOfRule(rule), rule, where, ...values, ...(privacy ? { privacy: true as const } : {}) });
   contractChanges(before, after, add);
   dataChanges(before, after, add);
   const rank = (c: Change) => CLASSES.indexOf(c.class);
   return changes.map((c, i) => [c, i] as const).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([c]) => c);
 }
 
-/**
- * The class of the change from `before` to `after`: `worstClass` of `diffDocuments`, or `data` when
- * nothing changed. Only the rules of another class than `data` are checked, so no data change is
- * listed: what a build's change feed asks of 100k rows.
- */
+/** `worstClass` of `diffDocuments`, or `data`: only the rules of other classes run (a feed's class, 100k rows). */
 export function classOf(before: Document, after: Document): ChangeClass {
   let worst: ChangeClass = "data";
   contractChanges(before, after, (rule) => {
-    const found = (RULES[rule] as { class: ChangeClass }).class;
+    const found = classOfRule(rule);
     if (CLASSES.indexOf(found) < CLASSES.indexOf(worst)) worst = found;
   });
   return worst;
 }
 
-/** Reports one change: its rule, where, its values, and whether it is privacy-relevant. */
+const classOfRule = (rule: string) => (RULES[rule] as { class: ChangeClass }).class;
+
 type Add = (rule: string, where: string, values?: { old?: unknown; new?: unknown }, privacy?: boolean) => void;
 
-/**
- * The changes of the contract, in their order: shapes, `schema_version`, closed sets, the tier
- * rule, orders. Every rule of another class than `data` is reported here, and only here.
- */
+/** The changes of the contract: every rule of another class than `data` is reported here, and only here. */
 function contractChanges(before: Document, after: Document, add: Add): void {
   compareShapes(before, after, add);
   if (!jsonEqual(before["schema_version"], after["schema_version"])) {
     add("envelope.schema-version", "schema_version", { old: before["schema_version"], new: after["schema_version"] });
   }
   const [oldRows, newRows] = [arrayOf(before["vaults"]), arrayOf(after["vaults"])];
-
   // Closed sets: a value of a row's field that neither the set nor an old row has.
   for (const [field, set] of Object.entries(CLOSED_SETS)) {
     const known = new Set(set.map(valueKey));
@@ -228,18 +190,13 @@ function contractChanges(before: Document, after: Document, add: Add): void {
       add("derivation.tier", `tier of status ${status}`, { old, new: tier });
     }
   }
-
-  // Orders.
   if (sorted(oldRows, slugOf) && !sorted(newRows, slugOf)) add("order.vaults", "vaults");
   const [oldEdges, newEdges] = [arrayOf(before["edges"]), arrayOf(after["edges"])];
   if (sorted(oldEdges, edgeOrderKey) && !sorted(newEdges, edgeOrderKey)) add("order.edges", "edges");
 }
 
-/** Every change of class `data`, in document order: the envelope's values, vaults, edges, counts and coverage. */
 function dataChanges(before: Document, after: Document, add: Add): void {
   const [oldRows, newRows] = [rowsOf(before), rowsOf(after)];
-
-  // The envelope's values.
   for (const key of Object.keys(after)) {
     if (STRUCTURAL.has(key) || !Object.hasOwn(before, key)) continue;
     if (!jsonEqual(before[key], after[key])) add("envelope.value", key, { old: before[key], new: after[key] });
@@ -252,7 +209,6 @@ function dataChanges(before: Document, after: Document, add: Add): void {
       }
     }
   }
-
   // Vaults. A withheld vault added or removed changes what is withheld: privacy-relevant too.
   const isMinimalRow = (v: Json) => isObj(v) && Object.hasOwn(v, "listing");
   const kindOf = (v: Json) => (isMinimalRow(v) ? "minimal row" : isObj(v) ? "full row" : "not an object");
@@ -269,8 +225,7 @@ function dataChanges(before: Document, after: Document, add: Add): void {
       if (!jsonEqual(was, now)) add("vault.field", whereOf(key), { old: was, new: now });
       continue;
     }
-    const wasMinimal = isMinimalRow(was);
-    const isMinimal = isMinimalRow(now);
+    const [wasMinimal, isMinimal] = [isMinimalRow(was), isMinimalRow(now)];
     if (wasMinimal !== isMinimal) {
       // The fields that turning full publishes, or turning minimal withdraws, by name.
       const moved = isMinimal
@@ -291,9 +246,7 @@ function dataChanges(before: Document, after: Document, add: Add): void {
       add("vault.field", `${whereOf(key)}.${field}`, { old: isMinimal ? NOT_PRINTED : was[field], new: now[field] });
     }
   }
-
-  // Edges. One touching a vault the new document withholds or no longer lists is former detail of
-  // that vault: its ends (identities) are named, its type is not.
+  // Edges. One touching a vault withheld or gone now is its former detail: its ends are named, its type is not.
   const shownInFull = new Set<string>();
   for (const r of newRows.values()) {
     const slug = slugOf(r);
@@ -309,8 +262,6 @@ function dataChanges(before: Document, after: Document, add: Add): void {
   for (const [key, e] of oldEdges) {
     if (!newEdges.has(key)) add("edge.removed", "edges", { old: edgeText(e, shownInFull) });
   }
-
-  // Counts and coverage.
   for (const key of ["vault_count", "edge_count"]) {
     if (Object.hasOwn(before, key) && Object.hasOwn(after, key) && !jsonEqual(before[key], after[key])) {
       add("count.changed", key, { old: before[key], new: after[key] });
@@ -320,40 +271,24 @@ function dataChanges(before: Document, after: Document, add: Add): void {
   if (isObj(oldCoverage) && isObj(newCoverage)) {
     for (const [field, entry] of Object.entries(newCoverage)) {
       if (Object.hasOwn(oldCoverage, field) && !jsonEqual(oldCoverage[field], entry)) {
-        add("coverage.changed", `field_coverage.${field}`, {
-          old: coverageText(oldCoverage[field] as Json),
-          new: coverageText(entry),
-        });
+        const old = coverageText(oldCoverage[field] as Json);
+        add("coverage.changed", `field_coverage.${field}`, { old, new: coverageText(entry) });
       }
     }
   }
 }
 
 /** Envelope keys whose changes other rules report. */
-const STRUCTURAL = new Set([
-  "schema_version",
-  "vaults",
-  "edges",
-  "field_coverage",
-  "vault_count",
-  "edge_count",
-  "about",
-]);
-
-/** The rows of a document by identity (`rowsOf`). */
-type Rows = Map<string, Json>;
+const STRUCTURAL = new Set("schema_version vaults edges field_coverage vault_count edge_count about".split(" "));
 
 /** How a diff names the row of a key of `rowsOf`: `vaults[harbour-ledger]`, or `vaults[#3]`. */
 function whereOf(key: string): string {
   return key.startsWith("=") ? `vaults[${key.slice(1)}]` : `vaults[${key}]`;
 }
 
-/**
- * The rows by identity: a row's string `vault_slug` the first time it appears, else its position
- * (`vaults[#3]`), so that rows without a usable slug still compare rather than stop the diff.
- */
-function rowsOf(d: Document): Rows {
-  const rows: Rows = new Map();
+/** The rows by `vault_slug` the first time it appears, else by position (`vaults[#3]`): all rows compare. */
+function rowsOf(d: Document): Map<string, Json> {
+  const rows = new Map<string, Json>();
   for (const [i, value] of arrayOf(d["vaults"]).entries()) {
     const slug = isObj(value) ? value["vault_slug"] : undefined;
     if (typeof slug === "string" && !rows.has(`=${slug}`)) rows.set(`=${slug}`, value);
@@ -371,24 +306,19 @@ interface KeyEntry {
 /** What a kind of object or array holds, over every instance of it in one document. */
 interface Shape {
   objects: number;
-  /** Each key in the order it first appears, with its JSON types (null apart) and how many objects have it. */
+  /** Each key in the order it first appears. */
   readonly keys: Map<string, KeyEntry>;
   /** The JSON types of an array's elements, null apart. */
   readonly elements: Set<string>;
 }
 
-/**
- * The kinds of object in a document, named by where they sit: `the envelope`, `about`,
- * `about.licence`, `field_coverage` and its `entries`, `vaults[] (full rows)` and `(minimal rows)`
- * apart, `edges[]`, and so on at any depth. Kinds are numbered by their path, shared by both sides.
- */
+/** The kinds of object, named by where they sit (`about.licence`, `vaults[] (full rows)`), numbered for both sides. */
 class Kinds {
   private readonly parents: number[] = [-1];
   private readonly segments: string[] = ["the envelope"];
   /** Each kind's children by segment: asked once per object of a document, so no key text is made. */
   private readonly children: Map<string, number>[] = [new Map()];
 
-  /** The kind of a member or element (`segment`) of the kind `parent`. */
   child(parent: number, segment: string): number {
     const children = this.children[parent] as Map<string, number>;
     let id = children.get(segment);
@@ -419,8 +349,7 @@ function shapesOf(d: Document, kinds: Kinds): Map<number, Shape> {
   // The queue as two arrays (value, kind): no pair per object of 100k rows.
   const queue: Json[] = [d];
   const queueKinds: number[] = [0];
-  // Per kind, the keys of the last object walked and their entries: rows of a kind repeat their
-  // keys, so most keys cost no lookup.
+  // Per kind, the keys of the last object walked and their entries: rows repeat their keys, so most cost no lookup.
   const lastKeys = new Map<number, { keys: string[]; entries: KeyEntry[] }>();
   for (let head = 0; head < queue.length; head++) {
     const value = queue[head] as Json;
@@ -482,10 +411,8 @@ function compareShapes(before: Document, after: Document, add: Add): void {
     if (was.objects === 0 || now.objects === 0) continue;
     for (const key of now.keys.keys()) if (!was.keys.has(key)) add("key.added", where, { new: key });
     for (const key of was.keys.keys()) if (!now.keys.has(key)) add("key.removed", where, { old: key });
-    const [oldOrder, newOrder] = [
-      [...was.keys.keys()].filter((k) => now.keys.has(k)),
-      [...now.keys.keys()].filter((k) => was.keys.has(k)),
-    ];
+    const oldOrder = [...was.keys.keys()].filter((k) => now.keys.has(k));
+    const newOrder = [...now.keys.keys()].filter((k) => was.keys.has(k));
     if (oldOrder.some((k, i) => newOrder[i] !== k)) {
       add("key.order", where, { old: oldOrder.join(", "), new: newOrder.join(", ") });
     }
@@ -493,10 +420,8 @@ function compareShapes(before: Document, after: Document, add: Add): void {
       const fresh = now.keys.get(key);
       if (fresh === undefined) continue;
       if (old.count === was.objects && fresh.count < now.objects) {
-        add("key.optional", `${where}.${key}`, {
-          old: `in ${old.count} of ${was.objects}`,
-          new: `in ${fresh.count} of ${now.objects}`,
-        });
+        const counts = { old: `in ${old.count} of ${was.objects}`, new: `in ${fresh.count} of ${now.objects}` };
+        add("key.optional", `${where}.${key}`, counts);
       }
       if (old.types.size > 0 && [...fresh.types].some((t) => !old.types.has(t))) {
         add("type.changed", `${where}.${key}`, { old: typesText(old.types), new: typesText(fresh.types) });
@@ -520,7 +445,7 @@ export function failsOn(changes: readonly Change[], failOn: readonly FailOn[]): 
   );
 }
 
-/** The worst class among `changes`, or null when there are none. */
+/** The worst class among `changes`, or null. */
 export function worstClass(changes: readonly Change[]): ChangeClass | null {
   return CLASSES.find((k) => changes.some((c) => c.class === k)) ?? null;
 }
@@ -547,13 +472,11 @@ function sorted(values: readonly Json[], keyOf: (v: Json) => string | undefined)
   return true;
 }
 
-/** A row's `vault_slug` when it is a string: the key vaults are sorted by. */
 const slugOf = (row: Json) => (isObj(row) && typeof row["vault_slug"] === "string" ? row["vault_slug"] : undefined);
 
 /**
- * An edge's identity: its source, target and type, whatever their JSON types. Three strings, as
- * every built edge has, are length-prefixed text (no JSON text of 300k values for 100k edges);
- * their key starts with U+0002, which no JSON text and no other key here starts with.
+ * An edge's identity, whatever its members' JSON types. Three strings, as every built edge has, are length-prefixed
+ * text (no JSON text of 300k values for 100k edges), after U+0002, which starts no JSON text and no other key here.
  */
 function edgeKey(e: Json): string {
   if (!isObj(e)) return `\u0001${jsonText(e)}`;
@@ -561,27 +484,17 @@ function edgeKey(e: Json): string {
   if (typeof source === "string" && typeof target === "string" && typeof type === "string") {
     return `\u0002${source.length}:${source}${target.length}:${target}${type}`;
   }
-  // A missing member is "" (jsonText of undefined), which no JSON text is: not the same edge as one
-  // whose member is null.
+  // A missing member is "" (jsonText of undefined), which no JSON text is: not the same edge as a null one.
   return `${jsonText(source)}\u0000${jsonText(target)}\u0000${jsonText(type)}`;
 }
 
 /** The key edges are sorted by: the strings themselves, as the build compares them. */
 function edgeOrderKey(e: Json): string {
-  return isObj(e)
-    ? `${orderPart(e["source"])}\u0000${orderPart(e["target"])}\u0000${orderPart(e["type"])}`
-    : jsonText(e);
+  const part = (v: Json | undefined) => (typeof v === "string" ? v : jsonText(v ?? null));
+  return isObj(e) ? `${part(e["source"])}\u0000${part(e["target"])}\u0000${part(e["type"])}` : jsonText(e);
 }
 
-function orderPart(v: Json | undefined): string {
-  return typeof v === "string" ? v : jsonText(v ?? null);
-}
-
-/**
- * An edge as a diff prints it: `source → target (type)`. Given `shownInFull`, the slugs of the
- * vaults the new document publishes in full, an edge touching any other vault has its type replaced
- * by NOT_PRINTED_EDGE_TYPE (docs/goldens.md, "Reading a registry diff").
- */
+/** `source → target (type)`; an edge touching a vault not in `shownInFull` has its type NOT_PRINTED_EDGE_TYPE. */
 function edgeText(e: Json, shownInFull?: ReadonlySet<string>): string {
   const part = (v: Json | undefined) => (typeof v === "string" ? v : jsonPreview(v ?? null, 80));
   if (!isObj(e)) return jsonPreview(e, 80);

@@ -1,7 +1,3 @@
-/**
- * What every Node entry point needs before it can build: the configuration and a validated source,
- * or every problem with both, so that the CLI, the server and the build refuse alike.
- */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Config, type Env, resolveConfig, shownPath } from "../../contract/config.ts";
@@ -17,11 +13,9 @@ export const INTERNAL_KEYS_HELP =
                          (and INTERNAL_KEYS: both are joined); spaces around each name are dropped`;
 
 /**
- * Resolves the configuration from `env` (and explicit flags) and reads `path`; returns both (with
- * the source's warnings, which never stop a build), or every problem of either, configuration first.
- * Internal key names come from `internalKeys` (the `--internal-keys` flag) and `INTERNAL_KEYS`,
- * comma-separated, joined with each other and with the source's own list. Messages about the source name it `name`
- * (default: `path` as given, or as `shownPath` shows a URL).
+ * The configuration from `env` (and explicit flags) and the source at `path` (named `name`) with its warnings, or
+ * every problem of either, configuration first, so that the CLI, the server and the build refuse alike. Internal key
+ * names come from `internalKeys` (`--internal-keys`) and `INTERNAL_KEYS`, joined with the source's own list.
  */
 export async function loadInputs(
   path: string,
@@ -44,32 +38,18 @@ export async function loadInputs(
   return { problems };
 }
 
-/**
- * The internal key names given beside the source, `--internal-keys` and `INTERNAL_KEYS` joined (a
- * name in either is declared, so that neither hides the other's), and their own problems
- * (reported here without the source's name; validation checks the names again and warns).
- */
+/** The internal key names of `--internal-keys` and `INTERNAL_KEYS` joined, and their problems (without the source). */
 function declaredOutside(flag: string | undefined, env: Env): { names: string[]; place: string; problems: string[] } {
   const lists = [["--internal-keys", flag], ["INTERNAL_KEYS", env["INTERNAL_KEYS"]]] as const;
   const names: string[] = [];
   const problems: string[] = [];
   const given = lists.filter(([, text]) => text !== undefined && text.replace(/ /g, "") !== "");
+  const problem = (at: string, message: string) => problems.push(`${at}: ${message}`);
   for (const [place, text] of given) {
     // Only ASCII spaces around a name are dropped: any other character may be part of it.
     const list = (text as string).split(",").map((n) => n.replace(/^ +| +$/g, ""));
-    names.push(
-      ...checkInternalKeys(
-        list,
-        place,
-        (at, message) => problems.push(`${at}: ${message}`),
-        () => undefined,
-        new Set(names),
-      ),
-    );
+    names.push(...checkInternalKeys(list, place, problem, () => undefined, new Set(names)));
   }
-  return {
-    names: [...new Set(names)],
-    place: given.length === 1 ? (given[0] as readonly [string, string])[0] : "--internal-keys and INTERNAL_KEYS",
-    problems,
-  };
+  const place = given.length === 1 ? (given[0] as readonly [string, string])[0] : "--internal-keys and INTERNAL_KEYS";
+  return { names: [...new Set(names)], place, problems };
 }

@@ -1,18 +1,16 @@
 /**
- * JSON text for parsed JSON values of any depth. `JSON.stringify` recurses and overflows the call
- * stack on a value nested some thousands deep, which `JSON.parse` reads without complaint; these
- * walk with a stack of their own, so whatever parsed also prints.
+ * `JSON.stringify` overflows the call stack on a value nested some thousands deep, which `JSON.parse` reads without
+ * complaint: these walk with a stack of their own, so whatever parsed also prints.
  */
-
+/** A value `JSON.parse` makes. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Past this depth, indented text turns compact, so that its size stays linear in the value's. */
 const INDENT_DEPTH = 64;
 
 /**
- * The text `JSON.stringify(value, null, indent)` gives (the same bytes, up to `INDENT_DEPTH`
- * levels), for a value `JSON.parse` made. With `max`, stops once the text passes `max` characters
- * (the caller cuts it): a preview of a huge value costs only its beginning.
+ * The text `JSON.stringify(value, null, indent)` gives (the same bytes, up to `INDENT_DEPTH` levels). With `max`,
+ * stops once the text passes `max` characters (the caller cuts it): a preview of a huge value costs its beginning.
  */
 export function jsonText(value: unknown, indent = 0, max = Infinity): string {
   // A scalar is its own JSON text: a diff asks for hundreds of thousands (each edge's ends and type).

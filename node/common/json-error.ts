@@ -1,9 +1,6 @@
 /**
- * A source's text before and beside its parse: `scanSourceText`, one linear pass that checks the
- * nesting and value limits and finds repeated keys; and `locateJsonError`, which says where JSON
- * text breaks and why, in the same words on every runtime (the engines' own messages differ
- * between versions, and some give no position at all). The locator is only called on text that
- * `JSON.parse` has already refused, so it favours clarity over speed.
+ * `locateJsonError` says where JSON text breaks in the same words on every runtime (the engines' own messages differ
+ * between versions, and some give no position at all); it only runs on text `JSON.parse` refused: clarity over speed.
  */
 import { MAX_NESTING_DEPTH, maxValueWeight, sizeOf, VALUE_WEIGHT_OF_CONTAINER } from "../../contract/limits.ts";
 import { MAX_PROBLEMS } from "../../contract/messages.ts";
@@ -13,15 +10,10 @@ import { KNOWN_KEYS, quoted } from "../../contract/source.ts";
 export function locateJsonError(text: string): { line: number; column: number; reason: string } | null {
   let i = 0;
   const fail = (reason: string): never => {
-    throw new SyntaxAt(i, reason);
+    throw Object.assign(new SyntaxAt(reason), { offset: i });
   };
   const skipSpace = (): void => {
     while (i < text.length && " \t\n\r".includes(text[i] as string)) i++;
-  };
-  const expect = (char: string, what: string): void => {
-    skipSpace();
-    if (text[i] !== char) fail(`expected ${what}, found ${shown(text[i])}`);
-    i++;
   };
   const string = (): void => {
     i++; // the opening quote
@@ -57,7 +49,9 @@ export function locateJsonError(text: string): { line: number; column: number; r
         skipSpace();
         if (text[i] !== '"') fail(`expected a string key, found ${shown(text[i])}`);
         string();
-        expect(":", "':'");
+        skipSpace();
+        if (text[i] !== ":") fail(`expected ':', found ${shown(text[i])}`);
+        i++;
         value();
       });
     } else if (c === "[") members("]", value);
@@ -78,17 +72,13 @@ export function locateJsonError(text: string): { line: number; column: number; r
     if (!(error instanceof SyntaxAt)) throw error;
     const before = text.slice(0, error.offset);
     const line = before.split("\n").length;
-    return { line, column: error.offset - before.lastIndexOf("\n"), reason: error.reason };
+    return { line, column: error.offset - before.lastIndexOf("\n"), reason: error.message };
   }
 }
 
-class SyntaxAt {
-  readonly offset: number;
-  readonly reason: string;
-  constructor(offset: number, reason: string) {
-    this.offset = offset;
-    this.reason = reason;
-  }
+/** Where the text breaks (`offset`), and why (the message). */
+class SyntaxAt extends Error {
+  offset = 0;
 }
 
 function shown(char: string | undefined): string {
@@ -99,13 +89,7 @@ function shown(char: string | undefined): string {
 type Place = "top" | "licence" | "labels" | "label table" | "vaults" | "vault" | "edges" | "edge" | "private";
 
 /** The keys the source format names at each level whose key names are public. */
-const NAMED: Partial<Record<Place, readonly string[]>> = {
-  top: KNOWN_KEYS.top,
-  licence: KNOWN_KEYS.licence,
-  labels: KNOWN_KEYS.labels,
-  vault: KNOWN_KEYS.vault,
-  edge: KNOWN_KEYS.edge,
-};
+const NAMED: Partial<Record<Place, readonly string[]>> = KNOWN_KEYS;
 
 /** What one pass over a source's text found, before it is parsed. */
 export interface TextScan {
@@ -113,7 +97,6 @@ export interface TextScan {
   readonly limit?: string;
   /** The first MAX_PROBLEMS repeated keys, each with its place, line and column. */
   readonly duplicates: readonly string[];
-  /** How many repeated keys there are in all. */
   readonly duplicateCount: number;
   /** The index of every vault with a repeated key of its own: its detail is never quoted. */
   readonly vaultsWithRepeatedKeys: ReadonlySet<number>;
@@ -135,7 +118,6 @@ interface Frame {
   keyCount: number;
   /** Every key, once there are more than FEW_KEYS. */
   manyKeys: Set<string> | undefined;
-  /** The latest key, for an object. */
   key: string;
   /** Commas seen so far: the index of the current element, for an array. */
   index: number;
@@ -145,13 +127,11 @@ interface Frame {
 }
 
 /**
- * One linear pass over JSON text, in memory bounded by the nesting limit: checks the nesting depth
- * and the values' weight against the stated limits (contract/limits.ts) before anything is
- * parsed, and finds every object key that appears twice in the same object, with its line and
- * column. `JSON.parse` silently keeps the last one, so a source could say `"suppressed": true` to a
- * reader and `false` to the build. Only keys the format names are named, and paths stop at the last known
- * key: the names inside internal keys, taglines and label tables stay private. Strings are skipped
- * with indexOf. On text that is not JSON it ends without throwing; what it says is then moot.
+ * One linear pass over JSON text, in memory bounded by the nesting limit: checks the nesting depth and the values'
+ * weight (contract/limits.ts) before anything is parsed, and finds every key repeated in its object, with its line
+ * and column. `JSON.parse` silently keeps the last one, so a source could say `"suppressed": true` to a reader and
+ * `false` to the build. Only keys the format names are named, and paths stop at the last known key: the names
+ * inside internal keys, taglines and label tables stay private. On text that is not JSON its answer is moot.
  */
 export function scanSourceText(text: string, bytes = text.length): TextScan {
   const duplicates: string[] = [];
@@ -183,18 +163,8 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
       }
       weight += VALUE_WEIGHT_OF_CONTAINER;
       const parent = depth === 0 ? undefined : (stack[depth - 1] as Frame);
-      const frame = stack[depth] ??
-        (stack[depth] = {
-          place: "top",
-          isObject: false,
-          firstKeys: [],
-          keyCount: 0,
-          manyKeys: undefined,
-          key: "",
-          index: 0,
-          name: "",
-          position: 0,
-        });
+      // Its other fields are set just below.
+      const frame = (stack[depth] ??= { firstKeys: [] as string[] } as Frame);
       frame.place = parent === undefined
         ? "top"
         : parent.isObject
@@ -262,9 +232,7 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
   return { duplicates, duplicateCount, vaultsWithRepeatedKeys, repeatedAtTop, weight };
 }
 
-/**
- * The first repeated keys of valid JSON text (see `scanSourceText`), for callers that need only them.
- */
+/** The first repeated keys of valid JSON text (see `scanSourceText`). */
 export function findDuplicateKeys(text: string): string[] {
   return [...scanSourceText(text, Number.MAX_SAFE_INTEGER).duplicates];
 }
@@ -311,7 +279,6 @@ const CHILDREN: Partial<Record<Place, Readonly<Record<string, Place>>>> = {
   labels: { class: "label table", status: "label table" },
 };
 
-/** The place of the value of `key` in an object at `place`. */
 function childPlace(place: Place, key: string): Place {
   const children = CHILDREN[place];
   return children !== undefined && Object.hasOwn(children, key) ? (children[key] as Place) : "private";

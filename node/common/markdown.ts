@@ -1,12 +1,6 @@
 /**
- * Text from files (names, golden values) set into Markdown so that it reads as itself: no table
- * broken by a `|`, no HTML let through, no code fence closed early, no link or emphasis made.
- */
-
-/**
- * The characters that can start syntax in the middle of a line of GitHub's Markdown (emphasis,
- * code, links, HTML, entities, tables, strikethrough, math); CommonMark lets each be
- * backslash-escaped.
+ * The characters that can start syntax mid-line in GitHub's Markdown (emphasis, code, links, HTML, entities, tables,
+ * strikethrough, math); CommonMark lets each be backslash-escaped.
  */
 const SYNTAX = /[\\`*_[\]<>|~&$]/g;
 
@@ -15,20 +9,17 @@ export function escapeMarkdown(text: string): string {
   return text.replace(/[\r\n\t]+/g, " ").replace(SYNTAX, (c) => `\\${c}`);
 }
 
-/**
- * `text` as an inline code span on one line, fenced with more backticks than any run inside it.
- * In a table cell (`inTable`), `|` is escaped as GFM asks, even inside code.
- */
+/** `text` as an inline code span on one line; in a table cell (`inTable`), `|` escaped as GFM asks, even in code. */
 export function codeSpan(text: string, inTable = false): string {
   const flat = text.replace(/[\r\n\t]+/g, " ");
-  const fence = "`".repeat(longestRun(flat, "`") + 1);
+  const fence = "`".repeat(longestRun(flat) + 1);
   const padded = flat.startsWith("`") || flat.endsWith("`") || flat.startsWith(" ") ? ` ${flat} ` : flat;
   return `${fence}${inTable ? padded.replaceAll("|", "\\|") : padded}${fence}`;
 }
 
 /** A code fence (three backticks or more) that no line of `lines` can close. */
 export function fenceFor(lines: readonly string[]): string {
-  return "`".repeat(lines.reduce((most, line) => Math.max(most, longestRun(line, "`") + 1), 3));
+  return "`".repeat(lines.reduce((most, line) => Math.max(most, longestRun(line) + 1), 3));
 }
 
 /** `text` with the characters HTML gives meaning to replaced by references. */
@@ -36,12 +27,6 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function longestRun(text: string, char: string): number {
-  let longest = 0;
-  let run = 0;
-  for (const c of text) {
-    run = c === char ? run + 1 : 0;
-    if (run > longest) longest = run;
-  }
-  return longest;
+function longestRun(text: string): number {
+  return (text.match(/`+/g) ?? []).reduce((most, run) => Math.max(most, run.length), 0);
 }

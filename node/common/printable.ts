@@ -1,20 +1,13 @@
 /**
- * Text from outside (document values, server answers, file names) made safe to print on a
- * terminal: a value must not move the cursor, recolour the screen, set the window title or hide
- * what follows it. Shared by `registry diff` and `verify` (the lowest Node layer, so both import it).
- */
-
-/**
- * Escape sequences, whole, in their 7-bit (ESC) and 8-bit (C1) forms: CSI (`ESC [` or U+009B, its
- * parameters and final byte), OSC/DCS/SOS/PM/APC strings (up to BEL or ST, or the end), and
- * two-character escapes; then any other C0 control, DEL and C1 control.
+ * Escape sequences, whole, in their 7-bit (ESC) and 8-bit (C1) forms: CSI, OSC/DCS/SOS/PM/APC strings (up to BEL or
+ * ST, or the end), and two-character escapes; then any other C0 control, DEL and C1 control.
  */
 const CONTROLS =
   /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[ -~]?|[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
- * `text` without terminal control characters: ESC sequences are removed whole, every other C0
- * control (but those in `keep`, by default newline and tab), DEL and every C1 control are removed.
+ * `text` without terminal control characters (a value must not move the cursor, recolour the screen, set the window
+ * title or hide what follows it): ESC sequences whole, every other C0 control but `keep`, DEL and every C1 control.
  *
  * @example
  * ```ts
@@ -25,10 +18,7 @@ export function printable(text: string, keep = "\n\t"): string {
   return text.replace(CONTROLS, (match) => (match.length === 1 && keep.includes(match) ? match : ""));
 }
 
-/**
- * JSON text with every C1 control and DEL written as a `\u` escape: JSON.stringify leaves them raw
- * (only C0 must be escaped), and a terminal may act on a raw C1 CSI. The JSON value is unchanged.
- */
+/** JSON text with C1 controls and DEL as `\u` escapes (JSON.stringify leaves them raw; a terminal acts on them). */
 export function escapeC1InJson(json: string): string {
   return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

@@ -1,8 +1,3 @@
-/**
- * `verify`'s one way to ask a server, which `build --previous` uses too: bounded in time (per
- * request and per run) and in bytes, no redirect followed, every failure turned into a sentence
- * naming the request.
- */
 import { sizeOf } from "../../contract/limits.ts";
 
 /** How long one request may take, headers to last byte. */
@@ -52,11 +47,7 @@ export function timeout(ms: number): { readonly signal: AbortSignal; clear(): vo
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
-/**
- * One request, bounded: `timeoutMs` for the whole answer, headers to last byte; `deadline` for the
- * run; `cap` bytes of body (refused early by Content-Length, else while reading). No redirect is
- * followed. Throws a `RequestFailure` whose message names the request and what went wrong.
- */
+/** One request within `o`'s bounds, no redirect followed; a `RequestFailure` names the request and what went wrong. */
 export async function request(url: string, o: RequestBounds): Promise<Answer> {
   const own = timeout(o.timeoutMs);
   const both = new AbortController();

@@ -1,9 +1,6 @@
 /**
- * The one JSON Schema validator of the Node commands: ajv (draft 2020-12), each schema compiled once
- * per process and kept, for `registry diff`, `verify` and a build's `--previous`. A schema using a
- * keyword or format ajv does not know is refused when it is compiled (strictSchema), so a schema
- * that grows one is never checked loosely. `failuresOf` names what failed in words that quote no
- * value: the value checked may be a private source given by mistake.
+ * ajv (draft 2020-12) with strictSchema: a schema that grows a keyword or format ajv does not know is refused when
+ * compiled, never checked loosely. `failuresOf` quotes no value: it may be a private source given by mistake.
  */
 import type Ajv2020 from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
@@ -11,7 +8,6 @@ import { createRequire } from "node:module";
 
 type Schema = Record<string, unknown>;
 
-/** The formats the registry's schemas use. */
 const FORMATS: Readonly<Record<string, (text: string) => boolean>> = {
   uri: (text) => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(text) && URL.canParse(text),
   date: (text) => /^\d{4}-\d{2}-\d{2}$/.test(text) && validDate(text),
@@ -20,28 +16,21 @@ const FORMATS: Readonly<Record<string, (text: string) => boolean>> = {
     !Number.isNaN(Date.parse(text)),
 };
 
-/**
- * ajv, loaded on the first compile rather than on import: the golden review imports `diff.ts` and
- * runs with nothing installed (.github/workflows/review.yml), and it checks no schema.
- */
+/** Loaded on the first compile: the golden review imports `diff.ts` and runs with nothing installed. */
 let ajvModule: typeof Ajv2020 | undefined;
 
 /** Compiled validators by schema text and use. Bounded: `verify` compiles one per base URL it checks. */
 const compiled = new Map<string, ValidateFunction>();
 const KEPT = 32;
 
-/**
- * The validator of `schema` (with `also`, schemas it refers to by `$id`), compiled on first use and
- * kept: it stops at the first failure, with ajv's messages, and does not check formats.
- */
+/** The validator of `schema` (with `also`, which it refers to by `$id`): first failure, ajv's messages, no formats. */
 export function validatorOf(schema: Schema, also: readonly Schema[] = []): ValidateFunction {
   return compile(schema, also, false);
 }
 
 /**
- * `failures`: every failure kept, formats asserted, no messages (`failuresOf` words them). Every
- * failure kept, ajv appends a called $ref's failures to all before them (quadratic over 100k failing
- * rows): local references are inlined first, so failures are pushed one by one.
+ * `failures`: every failure kept, formats asserted, no messages. Then ajv appends a called $ref's failures to all
+ * before them (quadratic over 100k failing rows): local references are inlined first.
  */
 function compile(schema: Schema, also: readonly Schema[], failures: boolean): ValidateFunction {
   const key = JSON.stringify([schema, also, failures]);
@@ -65,10 +54,8 @@ function compile(schema: Schema, also: readonly Schema[], failures: boolean): Va
 }
 
 /**
- * Why `value` fails `schema`, at most `limit` places in the schema's order, or none. Each names
- * where (the schema's own property names and array indices, `the top level` at the root) and what
- * was expected, never the value; a value matching none of a `oneOf`'s shapes names the nearest
- * shape's first failure (the shape failing in the fewest places): what a reader fixes first.
+ * Why `value` fails `schema`, at most `limit` places, each named by the schema's own keys and indices, never the
+ * value; matching none of a `oneOf`'s shapes names the nearest shape's first failure: what a reader fixes first.
  */
 export function failuresOf(schema: Schema, value: unknown, limit = 5): string[] {
   const validate = compile(schema, [], true);
@@ -93,54 +80,38 @@ function describe(errors: readonly ErrorObject[], i: number, value: unknown, roo
   const where = placeOf(e.instancePath, value);
   const params = e.params as Record<string, unknown>;
   const what = ((): string => {
-    switch (e.keyword) {
-      case "false schema":
-        return "not allowed here";
-      case "type":
-        return `expected ${[params["type"]].flat().join(" or ")}`;
-      case "const":
-        return "not the one allowed value";
-      case "enum":
-        return `not one of the ${(params["allowedValues"] as unknown[]).length} allowed values`;
-      case "minLength":
-        return `shorter than ${String(params["limit"])} characters`;
-      case "pattern":
-        return "does not match its pattern";
-      case "format":
-        return `not a ${String(params["format"])}`;
-      case "minimum":
-        return `below ${String(params["limit"])}`;
-      case "maximum":
-        return `above ${String(params["limit"])}`;
-      case "required":
-        return `the required key ${String(params["missingProperty"])} is missing`;
-      case "anyOf":
-        return `matches none of the ${(schemaAt(root, e.schemaPath) as unknown[]).length} allowed shapes`;
-      case "oneOf": {
-        const shapes = (schemaAt(root, e.schemaPath) as unknown[]).length;
-        const passing = params["passingSchemas"];
-        if (Array.isArray(passing)) return `matches ${passing.length} of the allowed shapes, not one`;
-        return `matches none of the ${shapes} allowed shapes (the nearest fails at ${
-          nearestFailure(errors, i, value, root, shapes)
-        })`;
-      }
-      default:
-        return `fails ${e.keyword}`;
+    if (e.keyword === "anyOf") {
+      return `matches none of the ${(schemaAt(root, e.schemaPath) as unknown[]).length} allowed shapes`;
     }
+    if (e.keyword !== "oneOf") return SAYS.get(e.keyword)?.(params) ?? `fails ${e.keyword}`;
+    const shapes = (schemaAt(root, e.schemaPath) as unknown[]).length;
+    const passing = params["passingSchemas"];
+    if (Array.isArray(passing)) return `matches ${passing.length} of the allowed shapes, not one`;
+    return `matches none of the ${shapes} allowed shapes (the nearest fails at ${
+      nearestFailure(errors, i, value, root, shapes)
+    })`;
   })();
   return `${where}: ${what}`;
 }
 
+/** What a failed keyword other than anyOf and oneOf says, from its params. */
+const SAYS = new Map<string, (params: Record<string, unknown>) => string>([
+  ["false schema", () => "not allowed here"],
+  ["type", (p) => `expected ${[p["type"]].flat().join(" or ")}`],
+  ["const", () => "not the one allowed value"],
+  ["enum", (p) => `not one of the ${(p["allowedValues"] as unknown[]).length} allowed values`],
+  ["minLength", (p) => `shorter than ${String(p["limit"])} characters`],
+  ["pattern", () => "does not match its pattern"],
+  ["format", (p) => `not a ${String(p["format"])}`],
+  ["minimum", (p) => `below ${String(p["limit"])}`],
+  ["maximum", (p) => `above ${String(p["limit"])}`],
+  ["required", (p) => `the required key ${String(p["missingProperty"])} is missing`],
+]);
+
 /** The first failure of the oneOf shape `errors[i]` failing in the fewest places (the first of equals). */
-function nearestFailure(
-  errors: readonly ErrorObject[],
-  i: number,
-  value: unknown,
-  root: Schema,
-  shapes: number,
-): string {
+function nearestFailure(errors: readonly ErrorObject[], i: number, value: unknown, root: Schema, n: number): string {
   const { schemaPath, instancePath } = errors[i] as ErrorObject;
-  const perShape: number[][] = Array.from({ length: shapes }, () => []);
+  const perShape: number[][] = Array.from({ length: n }, () => []);
   // Its shapes' failures stand just before it, at or below its place.
   for (let j = i - 1; j >= 0; j--) {
     const e = errors[j] as ErrorObject;
@@ -171,7 +142,6 @@ function placeOf(pointer: string, value: unknown): string {
   return where;
 }
 
-/** The part of `root` at a schema path (`#/properties/vaults/items/oneOf`). */
 function schemaAt(root: Schema, path: string): unknown {
   let at: unknown = root;
   for (const raw of path.replace(/^#\/?/, "").split("/").filter((s) => s !== "")) {

@@ -1,7 +1,3 @@
-/**
- * Reads a source file from disk and validates it: the one way every Node entry point (CLI, server,
- * build) loads a registry. Problems come back prefixed with the file's path, one per line.
- */
 import { readFileSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { shownPath } from "../../contract/config.ts";
@@ -11,12 +7,8 @@ import { type Source, validateSource } from "../../contract/source.ts";
 import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts";
 
 /**
- * Reads, parses and validates `path`, with `internalKeys` declared beside the source's own list
- * (named in messages by their `place`); a key repeated within one object is refused too. The file's
- * bytes are counted as they are read, and its nesting and values weighed before it is parsed
- * (`contract/limits.ts`): a limit exceeded is one line. Problems are cut after 50 lines and
- * warnings summarized per kind (`contract/messages.ts`), each line prefixed with `name` (the path
- * itself unless the caller names the file otherwise). Never throws.
+ * Reads, parses and validates `path`, with `internalKeys` declared beside the source's own list (named in messages
+ * by their `place`); a key repeated within one object is refused too. Each line is prefixed with `name`. Never throws.
  */
 export async function readSourceFile(
   path: string,
@@ -42,29 +34,21 @@ export async function readSourceFile(
     nameUndeclared: (internalKeys.problems ?? []).length === 0,
   });
   if (result.ok && scan.duplicateCount === 0) {
-    return {
-      ok: result.source,
-      warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`),
-    };
+    return { ok: result.source, warnings: summarizeWarnings(result.warnings).map((w) => `${name}: warning: ${w}`) };
   }
   const problems = [...scan.duplicates, ...(result.ok ? [] : result.problems)];
   const total = scan.duplicateCount + (result.ok ? 0 : result.problems.length + result.omitted);
   return { problems: capProblems(problems, total).map((p) => `${name}: ${p}`) };
 }
 
-/**
- * The file read within its limits, scanned and parsed. Its bytes and text live only in here, so
- * that neither is held while the parsed value is validated.
- */
+/** The file read within its limits, scanned and parsed: its text lives only in here, not held through validation. */
 async function readParsed(path: string): Promise<{ value: unknown; scan: TextScan } | { error: string }> {
   const read = await readLimited(path, MAX_SOURCE_BYTES);
   if ("error" in read) return read;
-  // A UTF-8 byte order mark, as some editors write, is not part of the JSON text (RFC 8259 §8.1):
-  // readLimited has dropped it, and a second one is a character like any other.
-  const { text } = read;
-  const scan = scanSourceText(text, read.bytes);
+  // A UTF-8 byte order mark is not part of the JSON text (RFC 8259 §8.1): readLimited dropped one; a second is text.
+  const scan = scanSourceText(read.text, read.bytes);
   if (scan.limit !== undefined) return { error: scan.limit };
-  const parsed = parseJson(text);
+  const parsed = parseJson(read.text);
   if ("error" in parsed) return parsed;
   const records = recordsOf(parsed.ok);
   const allowed = maxRecords(read.bytes);
@@ -89,14 +73,10 @@ function recordsOf(value: unknown): number {
 }
 
 /**
- * The text of the file at `path` (UTF-8) and its length in bytes, at most `limit` of them. A
- * regular file is refused unread when its size is over the limit, else read whole by Node and
- * refused if it grew past the limit meanwhile (only a writer appending as it is read makes it read
- * more: the price of leaving no buffer behind). A pipe or a device (size 0) is counted as it is
- * read and refused as soon as it passes the limit, never read whole. One UTF-8 byte order mark at
- * the start is dropped, on either path.
- * The bytes are dropped once decoded. `it` names the file in the message
- * of a failed read (`cannot read the file (ENOENT)`).
+ * The text of the file at `path` (UTF-8, one byte order mark dropped) and its length in bytes, at most `limit`. A
+ * regular file over the limit is refused unread, else read whole by Node and refused if it grew past the limit
+ * meanwhile (only a writer appending as it is read makes it read more: the price of leaving no buffer behind). A pipe
+ * or a device (size 0) is counted as it is read, never read whole. `it` names the file when it cannot be read.
  */
 export async function readLimited(
   path: string,
@@ -108,13 +88,10 @@ export async function readLimited(
     file = await open(path, "r");
     const stats = await file.stat();
     const { size } = stats;
-    // A regular file over the limit is refused unread, with its size.
     if (size > limit) return { error: `the file is ${sizeOf(size)}; the limit is ${sizeOf(limit)}` };
     const regular = stats.isFile() && size > 0;
-    if (regular) {
-      const whole = readRegularFile(file.fd, limit);
-      if (whole !== undefined) return whole;
-    }
+    const whole = regular ? readRegularFile(file.fd, limit) : undefined;
+    if (whole !== undefined) return whole;
     // Counted in a buffer of the stated size (plus one byte, to see a file that grew); pipes and
     // devices (size 0) start at 1 MiB and double.
     let buffer = Buffer.allocUnsafe(Math.min(limit + 1, size + 1 > 1 ? size + 1 : 1 << 20));
@@ -152,10 +129,7 @@ export async function readLimited(
   }
 }
 
-/**
- * The bytes of a file `readLimited` read: its checked UTF-8 text encoded again, with the one byte
- * order mark it dropped put back, so that a hash of them is the hash of the file.
- */
+/** The bytes of a file `readLimited` read: its text encoded again, with the byte order mark it dropped put back. */
 export function fileBytes(read: { readonly text: string; readonly bytes: number }): Uint8Array<ArrayBuffer> {
   const text = new TextEncoder().encode(read.text);
   if (text.byteLength === read.bytes) return text;
@@ -166,11 +140,9 @@ export function fileBytes(read: { readonly text: string; readonly bytes: number 
 }
 
 /**
- * A regular file of known size within the limit, read and decoded by Node in one step: no buffer
- * of ours outlives the decoding (a 64 MiB one stayed resident, until the collector ran, through
- * the parse that follows). Undefined when the text holds U+FFFD, which may stand for bytes that are
- * not UTF-8: the counted read decodes strictly and names the first. A file that grew past the limit
- * while it was read is refused.
+ * A regular file read and decoded by Node in one step: no buffer of ours outlives the decoding (a 64 MiB one stayed
+ * resident through the parse that follows). Undefined when the text holds U+FFFD, which may stand for bytes that
+ * are not UTF-8: the counted read decodes strictly and names the first.
  */
 function readRegularFile(fd: number, limit: number): { text: string; bytes: number } | { error: string } | undefined {
   const read = readFileSync(fd, "utf8");
@@ -181,10 +153,7 @@ function readRegularFile(fd: number, limit: number): { text: string; bytes: numb
   return { text: read.charCodeAt(0) === 0xfeff ? read.slice(1) : read, bytes };
 }
 
-/**
- * The offset of the first byte of `bytes` that is not part of a valid UTF-8 sequence: the longest
- * prefix that decodes (its last character may be cut) is found by halving, only once decoding failed.
- */
+/** The offset of the first byte not part of a valid UTF-8 sequence, by halving to the longest prefix that decodes. */
 function firstInvalidUtf8(bytes: Uint8Array): number {
   let [valid, invalid] = [0, bytes.byteLength];
   while (invalid - valid > 1) {
@@ -205,16 +174,13 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return lead >= 0 && first >= 0xc0 && lead + length > valid ? lead : valid;
 }
 
-/** The 1-based line of the byte at `offset`. */
 function lineAt(bytes: Uint8Array, offset: number): number {
   let line = 1;
   for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
   return line;
 }
 
-/**
- * Parses JSON text; on a syntax error, says where it is (line and column) and what was found.
- */
+/** Parses JSON text; on a syntax error, says where it is (line and column) and what was found. */
 export function parseJson(text: string): { ok: unknown } | { error: string } {
   if (text.trim() === "") return { error: "not valid JSON: the file is empty" };
   try {

@@ -1,30 +1,13 @@
-/**
- * A registry diff as Markdown (for a job summary or a pull-request comment) or as JSON (for
- * machines). Markdown groups the changes by what a reviewer asks first: does the contract move,
- * does privacy move, then which data moved. Long groups are cut, with a count of what was cut.
- */
+/** Markdown groups the changes by what a reviewer asks first: does the contract move, does privacy, then data. */
 import type { ChangeClass } from "../../feed/change.ts";
-import { type Change, CLASSES } from "../common/diff.ts";
+import { type Change, CLASSES, RULES } from "../common/diff.ts";
 import { jsonText } from "../common/json-deep.ts";
 import { codeSpan, escapeMarkdown } from "../common/markdown.ts";
 import { escapeC1InJson, printable } from "../common/printable.ts";
 
 const SECTIONS: readonly { readonly title: string; readonly rules: readonly string[] }[] = [
-  {
-    title: "Contract",
-    rules: [
-      "key.removed",
-      "key.order",
-      "key.optional",
-      "type.changed",
-      "derivation.tier",
-      "order.vaults",
-      "order.edges",
-      "envelope.schema-version",
-      "closed-set.value",
-      "key.added",
-    ],
-  },
+  // Every rule of another class than data, in RULES' order.
+  { title: "Contract", rules: Object.keys(RULES).filter((rule) => RULES[rule]?.class !== "data") },
   { title: "Privacy: rows turning minimal or full", rules: ["vault.minimal", "vault.full"] },
   { title: "Envelope", rules: ["envelope.value"] },
   { title: "Vaults added and removed", rules: ["vault.added", "vault.removed"] },
@@ -33,6 +16,8 @@ const SECTIONS: readonly { readonly title: string; readonly rules: readonly stri
   { title: "Edges added and removed", rules: ["edge.added", "edge.removed"] },
   { title: "Counts and coverage", rules: ["count.changed", "coverage.changed"] },
 ];
+
+const TABLE_RULE = "| --- | --- | --- | --- | --- |";
 
 const harmful = (k: ChangeClass) => k === "breaking" || k === "dangerous";
 
@@ -50,22 +35,14 @@ export function summaryLine(changes: readonly Change[]): string {
   return `${parts.join(" · ")}${privacy > 0 ? ` · **${privacy} privacy-relevant**` : ""}`;
 }
 
-/**
- * The Markdown of a diff under a `###` heading naming `oldLabel → newLabel`. Each group shows at
- * most `limit` changes, then says how many more there are.
- */
+/** The Markdown of a diff under a `###` heading naming `oldLabel → newLabel`, at most `limit` changes a group. */
 export function markdownReport(changes: readonly Change[], oldLabel: string, newLabel: string, limit = 20): string {
   const lines = [`### registry diff: ${code(oldLabel)} → ${code(newLabel)}`, "", summaryLine(changes), ""];
   if (changes.length === 0) return [...lines, "No change: the two documents are equal.", ""].join("\n");
   for (const section of SECTIONS) {
     const rows = changes.filter((c) => section.rules.includes(c.rule));
     if (rows.length === 0) continue;
-    lines.push(
-      `#### ${section.title} (${rows.length})`,
-      "",
-      "| class | rule | where | old | new |",
-      "| --- | --- | --- | --- | --- |",
-    );
+    lines.push(`#### ${section.title} (${rows.length})`, "", "| class | rule | where | old | new |", TABLE_RULE);
     for (const c of rows.slice(0, limit)) {
       const cls = harmful(c.class) ? `**${c.class}**` : c.class;
       const [old, now] = typeof c.old === "string" && typeof c.new === "string"
@@ -87,10 +64,7 @@ export function jsonReport(changes: readonly Change[], oldLabel: string, newLabe
   return `${escapeC1InJson(jsonText({ old: oldLabel, new: newLabel, counts: classCounts(changes), changes }, 2))}\n`;
 }
 
-/**
- * Two long strings cut to where they differ, with a little context either side, so that a
- * reviewer sees the change and not two equal beginnings.
- */
+/** Two long strings cut to where they differ, with a little context either side. */
 function differingParts(a: string, b: string, context = 30): [string, string] {
   if (a.length <= 80 && b.length <= 80) return [value(a), value(b)];
   let start = 0;

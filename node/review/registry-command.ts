@@ -1,9 +1,3 @@
-/**
- * The registry CLI: `npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339]`.
- * Writes the exact bytes /vaults.json would serve to stdout and exits 0; on any problem, writes
- * every problem to stderr,
- * one per line, nothing to stdout, and exits 1.
- */
 import { LimitError, MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Env } from "../../contract/config.ts";
 import { contextOf, planAt } from "../../contract/version-policy.ts";
@@ -60,22 +54,15 @@ export async function runCli(args: readonly string[], env: Env): Promise<CliResu
     builtAt: values["built-at"] as string | undefined,
   };
   const inputs = await loadInputs(path, env, explicit, undefined, values["internal-keys"] as string | undefined);
-  if ("problems" in inputs) {
-    return {
-      code: 1,
-      stdout: new Uint8Array(),
-      stderr: inputs.problems.map((p) => `${p}\n`).join(""),
-    };
-  }
+  const refused = (problems: readonly string[]): CliResult => ({
+    code: 1,
+    stdout: new Uint8Array(),
+    stderr: problems.map((p) => `${p}\n`).join(""),
+  });
+  if ("problems" in inputs) return refused(inputs.problems);
   const { source, config, warnings } = inputs.ok;
   const plan = planAt(VERSIONS, config.builtAt);
-  if ("problems" in plan) {
-    return {
-      code: 1,
-      stdout: new Uint8Array(),
-      stderr: plan.problems.map((p) => `${p}\n`).join(""),
-    };
-  }
+  if ("problems" in plan) return refused(plan.problems);
   const { canonical } = plan.ok;
   const said = warnings.map((w) => `${w}\n`).join("");
   try {

@@ -1,7 +1,3 @@
-/**
- * `npm run --silent review -- --base REF [--head REF] [--summary FILE] [--repo DIR]` as a function:
- * the golden review of a pull request (`../review/review.ts`). Returns the exit code.
- */
 import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { reviewGoldens, ReviewInputError } from "./review.ts";
@@ -45,12 +41,8 @@ export const runReview: Command = async (argv, env, io) => {
     return 2;
   }
   try {
-    const review = reviewGoldens(
-      resolve(io.cwd, (values["repo"] as string | undefined) ?? "."),
-      base,
-      (values["head"] as string | undefined) ?? "HEAD",
-      env,
-    );
+    const repo = resolve(io.cwd, (values["repo"] as string | undefined) ?? ".");
+    const review = reviewGoldens(repo, base, (values["head"] as string | undefined) ?? "HEAD", env);
     const summary = values["summary"] as string | undefined;
     if (summary === undefined) io.stdout(review.markdown);
     else appendFileSync(resolve(io.cwd, summary), review.markdown);

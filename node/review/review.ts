@@ -1,9 +1,3 @@
-/**
- * The golden review of a pull request: every golden file that changed between two commits, each
- * golden document through `registry diff`, every other golden as its line diff, and a verdict:
- * a breaking change to a document of a shipped versioned path fails the review. The engine of
- * `npm run review` (entry point in `bin/review.ts`), run by `.github/workflows/ci.yml`.
- */
 import { execFileSync } from "node:child_process";
 import { isObject } from "../../contract/json.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
@@ -29,9 +23,8 @@ interface Entry {
 }
 
 /**
- * Reviews the goldens that `head` changed since it left `base` (from their merge base, as a pull
- * request shows them: a base that moved on changes nothing here) in the git repository at `repo`,
- * running git with `env`.
+ * Reviews the goldens that `head` changed since it left `base` (from their merge base, as a pull request shows them: a
+ * base that moved on changes nothing here) in the git repository at `repo`, running git with `env`.
  */
 export function reviewGoldens(
   repo: string,
@@ -93,25 +86,21 @@ export function reviewGoldens(
       const shipped = version !== undefined;
       const breaking = worstClass(changes) === "breaking";
       if (shipped && breaking) failing.push(`${codeSpan(entry.path)} (${version})`);
-      table.push(
-        `| ${name} | ${shipped ? `document of ${version}, shipped` : "document of no shipped version"} | ${
-          summaryLine(changes)
-        }${shipped && breaking ? " **(fails)**" : ""} |`,
-      );
-      details.push(
-        markdownReport(changes, `${entry.path} @ ${short(baseSha)}`, `${entry.path} @ ${short(headSha)}`, limit),
-      );
+      const what = shipped ? `document of ${version}, shipped` : "document of no shipped version";
+      table.push(`| ${name} | ${what} | ${summaryLine(changes)}${shipped && breaking ? " **(fails)**" : ""} |`);
+      const at = (sha: string) => `${entry.path} @ ${short(sha)}`;
+      details.push(markdownReport(changes, at(baseSha), at(headSha), limit));
     } else if (entry.status !== "changed" && (before !== null || after !== null)) {
       table.push(`| ${name} | document, ${entry.status} | nothing to compare it with |`);
     } else {
       // A change feed's items are already the changes, classified: its line diff shows them.
       const kind = /\.changes\.(json|atom)$/.test(entry.path) ? "change feed" : "bytes";
+      const changed = entry.status === "changed";
+      const what = changed ? kind : `${kind === "bytes" ? "file" : kind}, ${entry.status}`;
       table.push(
-        `| ${name} | ${entry.status === "changed" ? kind : `${kind === "bytes" ? "file" : kind}, ${entry.status}`} | ${
-          entry.status === "changed" ? "read the line diff below" : "see the file list of the pull request"
-        } |`,
+        `| ${name} | ${what} | ${changed ? "read the line diff below" : "see the file list of the pull request"} |`,
       );
-      if (entry.status === "changed") {
+      if (changed) {
         details.push(
           lineDiffBlock(entry.path, git("diff", "--no-color", "--unified=1", baseSha, headSha, "--", entry.path)),
         );
@@ -149,14 +138,6 @@ function lineDiffBlock(path: string, diff: string, maxLines = 80): string {
   const body = diff.split("\n").filter((l) => !/^(diff --git|index |--- |\+\+\+ )/.test(l));
   const cut = body.length > maxLines ? [...body.slice(0, maxLines), `… ${body.length - maxLines} more lines`] : body;
   const fence = fenceFor(cut);
-  return [
-    `<details><summary><code>${escapeHtml(path)}</code>: line diff</summary>`,
-    "",
-    `${fence}diff`,
-    ...cut,
-    fence,
-    "",
-    "</details>",
-    "",
-  ].join("\n");
+  const summary = `<details><summary><code>${escapeHtml(path)}</code>: line diff</summary>`;
+  return [summary, "", `${fence}diff`, ...cut, fence, "", "</details>", ""].join("\n");
 }

@@ -1,8 +1,3 @@
-/**
- * `npm run verify -- <base-url>`: checks a live deployment against the v1 contract and prints a
- * pass / warn / fail table (markdown). Exit 0 when nothing failed, 1 when a check failed, 2 on a
- * usage error.
- */
 import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { parseBaseUrl, sentUrl, shownUrl } from "../../contract/config.ts";
@@ -90,21 +85,21 @@ export const runVerify: Command = async (argv, _env, io) => {
     io.stderr(`${message} (usage: ${USAGE}; --help for more)\n`);
     return 2;
   };
+  const fail = (message: string): 1 => {
+    io.stderr(`${message}\n`);
+    return 1;
+  };
   const base = parseBaseUrl(positionals[0] as string);
   if ("error" in base) return usage(`<base-url>: ${base.error}`);
   const expectRaw = values["expect-base"] as string | undefined;
   const expect = expectRaw === undefined ? undefined : parseBaseUrl(expectRaw);
   if (expect !== undefined && "error" in expect) return usage(`--expect-base: ${expect.error}`);
-  const from = base.ok;
-  const expectBase = expect?.ok;
+  const [from, expectBase] = [base.ok, expect?.ok];
   const previousPath = values["previous-document"] as string | undefined;
   let previousDocument: { name: string; value: unknown; etag: string } | undefined;
   if (previousPath !== undefined) {
     const read = await readJsonFile(previousPath, DOCUMENT_BODY_CAP, io.cwd);
-    if ("error" in read) {
-      io.stderr(`--previous-document ${read.error}\n`);
-      return 1;
-    }
+    if ("error" in read) return fail(`--previous-document ${read.error}`);
     previousDocument = { name: basename(previousPath), value: read.ok, etag: read.etag };
   }
   const keysLocation = values["keys"] as string | undefined;
@@ -126,10 +121,7 @@ export const runVerify: Command = async (argv, _env, io) => {
     const read = keysUrl === undefined
       ? await readJsonFile(keysLocation, 1024 * 1024, io.cwd)
       : await fetchKeys(keysUrl, shown);
-    if ("error" in read) {
-      io.stderr(`--keys ${read.error}\n`);
-      return 1;
-    }
+    if ("error" in read) return fail(`--keys ${read.error}`);
     keys = read.ok;
     if (
       keysUrl !== undefined && [from, expectBase].some((b) => b !== undefined && new URL(b).origin === keysUrl.origin)
@@ -143,15 +135,9 @@ export const runVerify: Command = async (argv, _env, io) => {
   let stored: Record<string, ManifestState> = {};
   if (statePath !== undefined) {
     const read = await readJsonFile(statePath, 1024 * 1024, io.cwd);
-    if ("error" in read && !read.error.includes("ENOENT")) {
-      io.stderr(`--state ${read.error}\n`);
-      return 1;
-    }
+    if ("error" in read && !read.error.includes("ENOENT")) return fail(`--state ${read.error}`);
     if ("ok" in read) {
-      if (!isObject(read.ok)) {
-        io.stderr(`--state ${statePath}: not a state file\n`);
-        return 1;
-      }
+      if (!isObject(read.ok)) return fail(`--state ${statePath}: not a state file`);
       const whole = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
       const hex = (v: unknown) => typeof v === "string" && /^[0-9a-f]{64}$/.test(v);
       // filesSha256 is absent from a state written before verify kept it.
@@ -161,10 +147,9 @@ export const runVerify: Command = async (argv, _env, io) => {
       );
       // A damaged entry would switch the rollback check off: refused, never rewritten.
       if (bad !== undefined) {
-        io.stderr(
-          `--state ${statePath}: an entry that is not { seq, iat, sha256, filesSha256 } as verify writes it; restore it or remove it\n`,
+        return fail(
+          `--state ${statePath}: an entry that is not { seq, iat, sha256, filesSha256 } as verify writes it; restore it or remove it`,
         );
-        return 1;
       }
       stored = read.ok as Record<string, ManifestState>;
     }
@@ -193,17 +178,13 @@ export const runVerify: Command = async (argv, _env, io) => {
       await rename(staged, file);
     } catch (error: unknown) {
       await rm(staged, { force: true }).catch(() => {});
-      io.stderr(`--state ${statePath}: cannot write it (${(error as NodeJS.ErrnoException).code ?? "error"})\n`);
-      return 1;
+      return fail(`--state ${statePath}: cannot write it (${(error as NodeJS.ErrnoException).code ?? "error"})`);
     }
   }
   return failed ? 1 : 0;
 };
 
-/**
- * The pinned key set at `url` (bounded like every request of verify); messages name it as `shown`,
- * never with the query or fragment it may hold (a token).
- */
+/** The pinned key set at `url`, named as `shown`: never with the query or fragment it may hold (a token). */
 async function fetchKeys(url: URL, shown: string): Promise<{ ok: unknown } | { error: string }> {
   const deadline = timeout(RUN_DEADLINE_MS);
   try {

@@ -1,12 +1,10 @@
-/** Reading `--previous-document FILE`: within a byte limit (the one bounded reader), parsed as JSON. */
 import { resolve } from "node:path";
 import { strongEtag } from "../../http/responses.ts";
 import { fileBytes, readLimited } from "../common/source-file.ts";
 
 /**
- * The JSON value of the file at `path` (a relative one read from `cwd`), at most `cap` bytes, and
- * the identity ETag of its bytes, or one line saying why not: unreadable (with the system's code),
- * too large, not UTF-8, not JSON. The line names the file as given and quotes nothing of its content.
+ * The JSON value of the file at `path` (relative to `cwd`), at most `cap` bytes, and the identity ETag of its bytes,
+ * or one line saying why not, naming the file as given and quoting nothing of its content.
  */
 export async function readJsonFile(
   path: string,

@@ -1,23 +1,11 @@
-/**
- * `verify`'s checks of a version's change feeds (docs/deploying.md, "What verify checks"): both
- * forms read by a third-party parser (feedsmith; for Atom a well-formedness check by
- * fast-xml-parser first), the required elements present, ids unique, and the items replayed by the
- * catch-up rule landing on the served document.
- */
 import { XMLValidator } from "fast-xml-parser";
 import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { isObject } from "../../contract/json.ts";
 import { sizeOf } from "../../contract/limits.ts";
 import { changesPaths, type ContractVersion } from "../../contract/version-policy.ts";
 import { arrayOf, jsonEqual } from "../common/json-deep.ts";
-import {
-  applyChanges,
-  CHANGE_CLASSES,
-  type EdgeLike,
-  type RegistryChange,
-  type RegistryData,
-  sameRef,
-} from "../../feed/change.ts";
+import { applyChanges, CHANGE_CLASSES, sameRef } from "../../feed/change.ts";
+import type { EdgeLike, RegistryChange, RegistryData } from "../../feed/change.ts";
 import { ATOM_MEDIA_TYPE, FEED_LIMITS, feedPlace, JSON_FEED_MEDIA_TYPE, JSON_FEED_VERSION } from "../../feed/feed.ts";
 import { type CatchUp, catchUp, chainProblems } from "../../feed/history.ts";
 import type { Check } from "./check.ts";
@@ -39,30 +27,18 @@ export interface FeedContext {
   readonly version: ContractVersion;
   /** The base URL the deployment is built for. */
   readonly expect: string;
-  /** The served document, parsed. */
   readonly document: Record<string, unknown>;
   /** The `Link` headers of the document's answers (canonical and versioned). */
   readonly documentLinks: readonly (string | null)[];
   /** The identity ETag of the served document's bytes, as a consumer computes it. */
   readonly documentEtag: string;
-  /** Host-made header differences are warnings. */
   readonly lenient: boolean;
   /** An earlier document of this deployment (`--previous-document`), and why it is not one (null: it is). */
-  readonly previous?: {
-    readonly name: string;
-    readonly value: unknown;
-    /** The identity ETag of its bytes. */
-    readonly etag: string;
-    readonly problem: string | null;
-  };
+  readonly previous?: Readonly<{ name: string; value: unknown; etag: string; problem: string | null }>;
   readonly get: Get;
 }
 
-/**
- * The checks of one version's feeds, in order. A deployment whose document links no feed and whose
- * feed paths answer 404 is a build from before the feeds: one warning row, nothing else. A feed
- * that is linked but not served, or served but not linked, fails.
- */
+/** The checks of one version's feeds, in order; a build from before the feeds is one warning row. */
 export async function feedChecks(c: FeedContext): Promise<Check[]> {
   const checks: Check[] = [];
   const check = (name: string, pass: boolean, detail = "", hostMay = false): boolean => {
@@ -73,10 +49,8 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   const forms = [[paths.json, JSON_FEED_MEDIA_TYPE], [paths.atom, ATOM_MEDIA_TYPE]] as const;
   const links = c.documentLinks.map(linksOf);
   const alternates = links.flat().filter((l) => l.rel === "alternate");
-  const [json, atom] = [
-    await c.get(paths.json, {}, "GET", FEED_BODY_CAP),
-    await c.get(paths.atom, {}, "GET", FEED_BODY_CAP),
-  ] as const;
+  const json = await c.get(paths.json, {}, "GET", FEED_BODY_CAP);
+  const atom = await c.get(paths.atom, {}, "GET", FEED_BODY_CAP);
   if (alternates.length === 0 && json.status === 404 && atom.status === 404) {
     checks.push({
       name: `v${c.version.number} serves no change feed (a build older than the change feed)`,
@@ -96,19 +70,11 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   for (const [[path, type], res] of [[forms[0], json], [forms[1], atom]] as const) {
     const got = res.headers.get("content-type");
     const bare = got?.replace(/;\s*charset=utf-8$/i, "");
-    check(
-      `${path} answers 200 as ${type}`,
-      res.status === 200 && got === type,
-      `${res.status} ${got}`,
-      res.status === 200 && bare === type,
-    );
+    const ok = res.status === 200;
+    check(`${path} answers 200 as ${type}`, ok && got === type, `${res.status} ${got}`, ok && bare === type);
     const etag = res.headers.get("etag");
-    check(
-      `${path} has a strong ETag and CORS for any origin`,
-      etag !== null && !etag.startsWith("W/") && res.headers.get("access-control-allow-origin") === "*",
-      `${etag ?? "no ETag"}${coding(res)}`,
-      true,
-    );
+    const strong = etag !== null && !etag.startsWith("W/") && res.headers.get("access-control-allow-origin") === "*";
+    check(`${path} has a strong ETag and CORS for any origin`, strong, `${etag ?? "no ETag"}${coding(res)}`, true);
     if (res.status === 200 && etag !== null) {
       const again = await c.get(path, { "if-none-match": etag }, "GET", FEED_BODY_CAP);
       check(`${path} answers 304 to its own ETag`, again.status === 304, String(again.status), true);
@@ -141,10 +107,11 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     const dates = new Map(atomEntries.entries.map((e) => [e.id, Date.parse(e.updated)]));
     const unlike = items.items.filter((i) => dates.get(i.id) !== Date.parse(i.date_published));
     const same = unlike.length === 0 && atomEntries.entries.length === items.items.length;
+    const unmatched = `${unlike.length} of ${items.items.length} items without their entry`;
     check(
       "the Atom entries are the JSON items: the same ids and dates",
       same,
-      `${unlike.length} of ${items.items.length} items without their entry; ${atomEntries.entries.length} entries`,
+      `${unmatched}; ${atomEntries.entries.length} entries`,
     );
   }
   if (!("items" in items) || items.items.length === 0) return checks;
@@ -179,12 +146,9 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   check("the newest item carries the document's envelope", jsonEqual(newest.envelope, envelope));
   const lastResync = changes.findIndex((change) => change.resync);
   const since = changes.slice(0, lastResync === -1 ? changes.length : lastResync);
+  const replayed = { kind: "apply" as const, to: ref, data: applyChanges(current, [...since].reverse()), envelope };
   checks.push(
-    replayCheck(
-      "the items since the last resync, replayed onto the document, change nothing",
-      { kind: "apply", to: ref, data: applyChanges(current, [...since].reverse()), envelope },
-      current,
-    ),
+    replayCheck("the items since the last resync, replayed onto the document, change nothing", replayed, current),
   );
   if (c.previous !== undefined) {
     const { name, value, etag, problem } = c.previous;
@@ -192,20 +156,16 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     if (!check(built, problem === null, problem ?? "")) return checks;
     const earlier = value as Record<string, unknown>;
     const held = { vaults: arrayOf<Row>(earlier["vaults"]), edges: arrayOf<EdgeLike>(earlier["edges"]) };
-    checks.push(
-      replayCheck(
-        `catching ${name} (built ${
-          String(earlier["built_at"]).slice(0, 40)
-        }) up by the feed gives the document's vaults and edges`,
-        catchUp(held, { built_at: String(earlier["built_at"]), etag }, changes),
-        current,
-      ),
-    );
+    const builtAt = String(earlier["built_at"]);
+    const named = `catching ${name} (built ${
+      builtAt.slice(0, 40)
+    }) up by the feed gives the document's vaults and edges`;
+    checks.push(replayCheck(named, catchUp(held, { built_at: builtAt, etag }, changes), current));
   }
   return checks;
 }
 
-/** One replay's row: equal passes; what the rule says instead of applying warns (nothing to compare); a difference fails, naming the first places. */
+/** One replay's row: equal passes; the rule not applying warns; a difference fails, naming the first places. */
 function replayCheck(name: string, got: CatchUp<Row, EdgeLike>, want: RegistryData<Row, EdgeLike>): Check {
   if (got.kind !== "apply") {
     const why = {
@@ -216,18 +176,11 @@ function replayCheck(name: string, got: CatchUp<Row, EdgeLike>, want: RegistryDa
     return { name, result: got.kind === "current" ? "pass" : "warn", detail: why };
   }
   const pass = jsonEqual(got.data.vaults, want.vaults) && jsonEqual(got.data.edges, want.edges);
-  return {
-    name,
-    result: pass ? "pass" : "fail",
-    detail: pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got.data, want),
-  };
+  const detail = pass ? `${want.vaults.length} vaults, ${want.edges.length} edges` : difference(got.data, want);
+  return { name, result: pass ? "pass" : "fail", detail };
 }
 
-/**
- * Where `set` carries a row that is not the current document's row for its vault (`rows`), or an
- * edge touching a vault the document withholds or no longer lists (it is named in
- * `remove_touching` instead).
- */
+/** Where `set` carries a row other than the document's (`rows`), or an edge of a vault withheld or gone. */
 function privacyLeaks(set: RegistryChange<Row, EdgeLike>, rows: readonly Row[]): string[] {
   const shown = new Map(rows.map((r) => [r.vault_slug, r]));
   const hidden = (slug: string) => !shown.has(slug) || Object.hasOwn(shown.get(slug) as object, "listing");
@@ -239,7 +192,6 @@ function privacyLeaks(set: RegistryChange<Row, EdgeLike>, rows: readonly Row[]):
   ];
 }
 
-/** The first few places where `got` and `want` differ, by slug and by an edge's ends. */
 function difference(got: RegistryData<Row, EdgeLike>, want: RegistryData<Row, EdgeLike>): string {
   const out: string[] = [];
   const rows = (list: readonly Row[]) => new Map(list.map((r) => [String(r.vault_slug), r]));
@@ -258,7 +210,6 @@ function difference(got: RegistryData<Row, EdgeLike>, want: RegistryData<Row, Ed
   return out.slice(0, 3).join("; ") + (out.length > 3 ? `; ${out.length - 3} more` : "");
 }
 
-/** The items of a JSON Feed 1.1 text, checked; or what is wrong with it. */
 function readJsonFeed(text: string, feedUrl: string): { items: Item[] } | { problems: string[] } {
   let raw: unknown;
   try {
@@ -311,8 +262,7 @@ function itemProblem(item: unknown): string | null {
     return `_registry.class is not one of ${CHANGE_CLASSES.join(", ")}`;
   }
   if (typeof set["resync"] !== "boolean") return "_registry.resync is not a boolean";
-  const v = set["vaults"];
-  const e = set["edges"];
+  const [v, e] = [set["vaults"], set["edges"]];
   const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === "string");
   const edges = (x: unknown) =>
     Array.isArray(x) &&
@@ -324,14 +274,13 @@ function itemProblem(item: unknown): string | null {
   if (!isObject(e) || !edges(e["add"]) || !edges(e["remove"]) || !strings(e["remove_touching"])) {
     return "_registry.edges is not { add, remove: [edges], remove_touching: [slugs] }";
   }
-  const sizes = [v["upsert"], v["remove"], e["add"], e["remove"], e["remove_touching"]].map((x) =>
-    (x as unknown[]).length
-  );
-  if (set["resync"] === true && sizes.some((n) => n > 0)) return "_registry.resync is true but its lists are not empty";
+  const lists = [v["upsert"], v["remove"], e["add"], e["remove"], e["remove_touching"]] as unknown[][];
+  if (set["resync"] === true && lists.some((x) => x.length > 0)) {
+    return "_registry.resync is true but its lists are not empty";
+  }
   return null;
 }
 
-/** The entries of an Atom text, checked; or what is wrong with it. */
 function readAtomFeed(
   text: string,
   documentUrl: string,
@@ -365,7 +314,6 @@ function readAtomFeed(
     : { entries: entries.map((e) => ({ id: String(e.id), updated: String(e.updated) })) };
 }
 
-/** The links of a `Link` header: URL, `rel` and `type` of each. */
 function linksOf(header: string | null): { url: string; rel: string; type: string }[] {
   return [...(header ?? "").matchAll(/<([^>]*)>([^<]*)/g)].map(([, url, params]) => ({
     url: url as string,

@@ -1,8 +1,3 @@
-/**
- * Checks a live deployment against the v1 contract, its change feeds included (`feeds.ts`): the
- * engine of `npm run verify -- <base-url>` (entry point in `bin/verify.ts`). Requests go through
- * `request.ts`, and every cell printed through `printable`.
- */
 import { hasRowKeys } from "../../contract/document.ts";
 import { isObject } from "../../contract/json.ts";
 import { MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
@@ -50,10 +45,7 @@ export interface VerifyOptions {
   readonly onAccepted?: (state: ManifestState & { readonly iss: string; readonly version: number }) => void;
 }
 
-/**
- * What a consumer keeps per (`iss`, `version`): the last accepted `seq`, `iat`, document SHA-256 and
- * `filesSha256` (the digest of the whole `files` map; absent in a state written before it was kept).
- */
+/** What a consumer keeps per (`iss`, `version`) (`filesSha256` is absent in a state written before it was kept). */
 export interface ManifestState {
   readonly seq: number;
   readonly iat: number;
@@ -62,19 +54,9 @@ export interface ManifestState {
 }
 
 /**
- * Runs every check against `base` (no trailing slash) and returns them in order, judging the
- * versions by `table` (default: the shipped one) as of `now` (default: the clock), and every URL
- * the answers name against `expectBase` (default: `base`). The document is validated against
- * verify's own copy of its version's schema, never the one the server sends (which is compared
- * with that copy). Each request is bounded in time and size, the whole run by `deadlineMs`; a
- * request that fails, or anything unexpected, is a failing check, never an exception.
- *
- * With `static` (or when the host sends a weak ETag, which only a host computing its own makes),
- * what a static host does on its own is a warning, not a failure: a weak or per-file ETag and
- * `; charset=utf-8` on a JSON content type.
- *
- * Last come the change feeds of the version `/vaults.json` serves (`feedChecks`), replayed onto
- * `previousDocument` too when it is given.
+ * Runs every check against `base` (no trailing slash) and returns them in order. A request that fails, or anything
+ * unexpected, is a failing check, never an exception. With `static` (or a weak ETag, which only a host computing its
+ * own sends), what a static host does on its own (a weak ETag, `; charset=utf-8`) is a warning, not a failure.
  */
 export async function verify(base: string, options: VerifyOptions = {}): Promise<Check[]> {
   const checks: Check[] = [];
@@ -102,35 +84,26 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     checks.push({ name, result: pass ? "pass" : hostMay && lenient ? "warn" : "fail", detail });
     return pass;
   };
+  const deadlineMs = options.deadlineMs ?? RUN_DEADLINE_MS;
   const get = (path: string, headers: Record<string, string> = {}, method = "GET", cap = OTHER_BODY_CAP) =>
-    request(`${base}${path}`, {
-      method,
-      headers,
-      cap,
-      timeoutMs,
-      deadline,
-      deadlineMs: options.deadlineMs ?? RUN_DEADLINE_MS,
-    });
+    request(`${base}${path}`, { method, headers, cap, timeoutMs, deadline, deadlineMs });
 
   // The version /vaults.json serves, by its Content-Location, else the one the table names today.
   const canonical = await get(CANONICAL_PATH, {}, "GET", DOCUMENT_BODY_CAP);
   if (canonical.status === 404) {
-    check(
+    return void check(
       "/vaults.json answers 200",
       false,
       `404 at ${base}${CANONICAL_PATH}: no document there. If the platform keeps a stage or a path prefix (an API Gateway stage, a base-path mapping, a proxy), put it in <base-url>, e.g. ${base}/prod`,
     );
-    return;
   }
   if (canonical.status >= 300 && canonical.status < 400) {
-    check(
+    const to = sentUrl(canonical.headers.get("location"), `${base}${CANONICAL_PATH}`);
+    return void check(
       "/vaults.json answers 200",
       false,
-      `${canonical.status}, a redirect to ${
-        sentUrl(canonical.headers.get("location"), `${base}${CANONICAL_PATH}`)
-      }: verify the address it names`,
+      `${canonical.status}, a redirect to ${to}: verify the address it names`,
     );
-    return;
   }
   const location = canonical.headers.get("content-location");
   // Under a base URL with a path (https://x/reg), Content-Location names the versioned path with it.
@@ -138,72 +111,53 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   const named = table.find((v) => v.path === location || `${prefix}${v.path}` === location);
   const plan = planAt(table, today);
   const version = named ?? ("ok" in plan ? plan.ok.canonical : (table[0] as ContractVersion));
-  check(
-    `/vaults.json says Content-Location: a versioned path of the table`,
-    named !== undefined,
-    location === null ? "none" : sentUrl(location, base),
-  );
+  const shownLocation = location === null ? "none" : sentUrl(location, base);
+  check(`/vaults.json says Content-Location: a versioned path of the table`, named !== undefined, shownLocation);
   const versioned = await get(version.path, {}, "GET", DOCUMENT_BODY_CAP);
   const paths = { canonical: CANONICAL_PATH, versioned: version.path, schema: version.schemaPath };
   const etag = canonical.headers.get("etag");
+  const versionedEtag = versioned.headers.get("etag");
   if (!lenient && etag?.startsWith("W/")) {
     lenient = true;
-    checks.push({
-      name: "static host detected (a weak ETag): host-made headers are warnings",
-      result: "warn",
-      detail: "pass --static to say so",
-    });
+    check("static host detected (a weak ETag): host-made headers are warnings", false, "pass --static to say so", true);
   }
   const [a, b] = [canonical.body, versioned.body];
-  check(
-    "both paths answer 200",
-    canonical.status === 200 && versioned.status === 200,
-    `${canonical.status}, ${versioned.status}`,
-  );
+  const both200 = canonical.status === 200 && versioned.status === 200;
+  check("both paths answer 200", both200, `${canonical.status}, ${versioned.status}`);
   check("identical bytes on both paths", a.equals(b), `${a.length} and ${b.length} bytes`);
+  const strong = etag !== null && !etag.startsWith("W/") && etag === versionedEtag;
   check(
     "strong ETag, the same on both paths",
-    etag !== null && !etag.startsWith("W/") && etag === versioned.headers.get("etag"),
-    `${etag}${coding(canonical)} and ${versioned.headers.get("etag")}${coding(versioned)}`,
+    strong,
+    `${etag}${coding(canonical)} and ${versionedEtag}${coding(versioned)}`,
     true,
   );
   const types = [canonical, versioned].map((r) => r.headers.get("content-type"));
   const exactType = types.every((t) => t === "application/json");
   const withCharset = types.every((t) => t?.replace(/;\s*charset=utf-8$/i, "") === "application/json");
   check("Content-Type is application/json", exactType, types.join(", "), withCharset);
-  check(
-    "CORS allows any origin",
-    [canonical, versioned].every((r) => r.headers.get("access-control-allow-origin") === "*"),
-  );
-
+  const cors = [canonical, versioned].every((r) => r.headers.get("access-control-allow-origin") === "*");
+  check("CORS allows any origin", cors);
   let document: unknown;
   try {
     document = JSON.parse(a.toString("utf8"));
   } catch {
-    check("body is JSON", false, `${a.length} bytes that do not parse`);
-    return;
+    return void check("body is JSON", false, `${a.length} bytes that do not parse`);
   }
   if (!isObject(document)) {
-    check("body is a JSON object", false, Array.isArray(document) ? "an array" : typeof document);
-    return;
+    return void check("body is a JSON object", false, Array.isArray(document) ? "an array" : typeof document);
   }
-  check(
-    "body is JSON with schema_version 1.0",
-    document["schema_version"] === "1.0",
-    String(document["schema_version"]).slice(0, 40),
-  );
+  const schemaVersion = document["schema_version"];
+  check("body is JSON with schema_version 1.0", schemaVersion === "1.0", String(schemaVersion).slice(0, 40));
   documentChecks(document, expect, paths, check);
 
-  for (const [path, own] of [[paths.canonical, etag], [paths.versioned, versioned.headers.get("etag")]] as const) {
+  for (const [path, own] of [[paths.canonical, etag], [paths.versioned, versionedEtag]] as const) {
     const res = await get(path, { "if-none-match": own ?? "" }, "GET", DOCUMENT_BODY_CAP);
     check(`304 on its own ETag at ${path}`, res.status === 304, String(res.status), true);
   }
   const head = await get(paths.canonical, {}, "HEAD");
-  check(
-    "HEAD answers the GET headers without a body",
-    head.status === 200 && head.body.length === 0 && head.headers.get("etag") === etag,
-  );
-
+  const headOk = head.status === 200 && head.body.length === 0 && head.headers.get("etag") === etag;
+  check("HEAD answers the GET headers without a body", headOk);
   const schemaResponse = await get(paths.schema);
   const schemaType = schemaResponse.headers.get("content-type");
   check(
@@ -224,33 +178,21 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
       !jsonEqual(ownSchema[k], served[k])
     )
     : ["(not a JSON object)"];
-  check(
-    `the served schema is v${version.number}'s own, for ${expect}`,
-    differing.length === 0,
-    differing.length === 0 ? "" : `differs at: ${differing.slice(0, 5).join(", ")}`,
-  );
+  const differs = differing.length === 0 ? "" : `differs at: ${differing.slice(0, 5).join(", ")}`;
+  check(`the served schema is v${version.number}'s own, for ${expect}`, differing.length === 0, differs);
   const link = canonical.headers.get("link") ?? "";
-  check(
-    `Link: rel=describedby names ${expect}${paths.schema}`,
-    link.split(", ")[0] === `<${expect}${paths.schema}>; rel="describedby"`,
-    link === "" ? "none" : link.replace(/<([^>]*)>/g, (_, url: string) => `<${sentUrl(url, expect)}>`),
-  );
+  const describedBy = link.split(", ")[0] === `<${expect}${paths.schema}>; rel="describedby"`;
+  const shownLink = link === "" ? "none" : link.replace(/<([^>]*)>/g, (_, url: string) => `<${sentUrl(url, expect)}>`);
+  check(`Link: rel=describedby names ${expect}${paths.schema}`, describedBy, shownLink);
   checks.push(...(await lifecycleChecks(table, today, get)));
   // verify's own copy: a schema from the server is never compiled (a hostile pattern could hang it).
   const validate = validatorOf(ownSchema);
   const valid = validate(document);
-  check(
-    `the document validates against v${version.number}'s schema`,
-    valid,
-    valid ? "" : JSON.stringify(validate.errors?.slice(0, 3)),
-  );
-
+  const invalidAt = valid ? "" : JSON.stringify(validate.errors?.slice(0, 3));
+  check(`the document validates against v${version.number}'s schema`, valid, invalidAt);
   if (options.keys !== undefined) {
-    await manifestChecks(version.number, expect, options, get, check, [
-      [paths.canonical, a],
-      [paths.versioned, b],
-      [paths.schema, schemaResponse.body],
-    ]);
+    const read = [[paths.canonical, a], [paths.versioned, b], [paths.schema, schemaResponse.body]] as const;
+    await manifestChecks(version.number, expect, options, get, check, read);
   }
   const previous = options.previousDocument;
   // Where and what only: an error's params could name a key of a source given here by mistake.
@@ -274,11 +216,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   );
 }
 
-/**
- * The ways consumers ask for a file, each of which a cache or proxy could answer with other bytes:
- * each content coding a deployment serves, a browser's Accept-Encoding, the consumer kit's Accept
- * headers, and a revalidation with an ETag that is no longer current (answered 200 in full).
- */
+/** The ways consumers ask for a file, each of which a cache or proxy could answer with other bytes. */
 const ASKED: readonly (readonly [string, Record<string, string>])[] = [
   ["identity", { "accept-encoding": "identity" }],
   ["gzip", { "accept-encoding": "gzip" }],
@@ -290,20 +228,19 @@ const ASKED: readonly (readonly [string, Record<string, string>])[] = [
 ];
 
 /**
- * The signed manifest of `version`, checked with the pinned keys: its signature, issuer and
- * version, rollback and equivocation against `options.state` of that version, freeze; then every
- * listed file it reads (all but the static export's types), against its SHA-256. On a mismatch (a
- * deploy in progress pairs a new file with an old manifest) the manifest is fetched again from the
- * same URL past caches, and every file read is checked against that one manifest, each that does
- * not match fetched again the same way, before it fails. Then each file is read once more in each
- * way consumers ask for it (`ASKED`), and each decoded body must match too.
+ * The signed manifest of `version`, checked with the pinned keys (`checkManifest`, against `options.state`), then
+ * every listed file it reads (all but the static export's types) against its SHA-256, fetched again past caches on a
+ * mismatch; then each file once more in each way consumers ask for it (`ASKED`).
  */
+type CheckFn = (name: string, pass: boolean, detail?: string, hostMay?: boolean) => boolean;
+type Paths = Readonly<Record<"canonical" | "versioned" | "schema", string>>;
+
 async function manifestChecks(
   n: number,
   expect: string,
   options: VerifyOptions,
   get: Get,
-  check: (name: string, pass: boolean, detail?: string, hostMay?: boolean) => boolean,
+  check: CheckFn,
   read: readonly (readonly [string, Buffer])[],
 ): Promise<void> {
   const path = manifestPath(n);
@@ -313,53 +250,34 @@ async function manifestChecks(
   const type = answer.headers.get("content-type");
   const served = `manifest ${path} answers 200 (a pinned key and no manifest fails)`;
   if (!check(served, answer.status === 200, String(answer.status))) return;
-  check(
-    `manifest is ${MANIFEST_MEDIA_TYPE}`,
-    type === MANIFEST_MEDIA_TYPE,
-    String(type),
-    type?.replace(/;\s*charset=utf-8$/i, "") === MANIFEST_MEDIA_TYPE,
-  );
+  const bare = type?.replace(/;\s*charset=utf-8$/i, "");
+  check(`manifest is ${MANIFEST_MEDIA_TYPE}`, type === MANIFEST_MEDIA_TYPE, String(type), bare === MANIFEST_MEDIA_TYPE);
   const state = options.state?.(n);
   const expectation = {
     baseUrl: expect,
     version: n,
-    ...(state === undefined ? {} : {
-      lastSeq: state.seq,
-      lastIat: state.iat,
-      lastSha256: state.sha256,
-      ...(state.filesSha256 === undefined ? {} : { lastFilesSha256: state.filesSha256 }),
-    }),
+    ...(state === undefined ? {} : { lastSeq: state.seq, lastIat: state.iat, lastSha256: state.sha256 }),
+    ...(state?.filesSha256 === undefined ? {} : { lastFilesSha256: state.filesSha256 }),
     ...(options.now === undefined ? {} : { now: Math.floor(options.now.getTime() / 1000) }),
   };
   let result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
-  if (!result.ok) {
-    check(`manifest: ${result.reason}`, false, result.detail);
-    return;
-  }
-  check(
-    "manifest: signature, issuer, version, seq and exp",
-    true,
-    `seq ${result.seq}, exp ${new Date(result.exp * 1000).toISOString()}`,
-  );
+  if (!result.ok) return void check(`manifest: ${result.reason}`, false, result.detail);
+  const exp = new Date(result.exp * 1000).toISOString();
+  check("manifest: signature, issuer, version, seq and exp", true, `seq ${result.seq}, exp ${exp}`);
   const bodies = new Map(read);
   for (const listed of Object.keys(result.files).filter((p) => !p.endsWith(".d.ts"))) {
     if (!bodies.has(listed)) bodies.set(listed, (await get(listed, {}, "GET", DOCUMENT_BODY_CAP)).body);
   }
-  for (const [p] of read) {
-    if (!Object.hasOwn(result.files, p)) check(`manifest lists ${p}`, false, "not listed");
-  }
+  for (const [p] of read) if (!Object.hasOwn(result.files, p)) check(`manifest lists ${p}`, false, "not listed");
   let wrong: string[] = [];
   const stale: string[] = [];
   for (const [p, body] of bodies) if (!(await fileMatches(result.files, p, body))) wrong.push(p);
   if (wrong.length > 0) {
-    // Again past caches: a deploy in progress can pair a new file with an old manifest.
-    // The manifest is read within the first read's cap again: its signatures each cost a check.
+    // Again past caches (a deploy in progress can pair a new file with an old manifest), within the first read's cap
+    // again: its signatures each cost a check.
     answer = await again(path, OTHER_BODY_CAP);
     result = await checkManifest(new Uint8Array(answer.body), options.keys, expectation);
-    if (!result.ok) {
-      check(`manifest: ${result.reason}`, false, `${result.detail} (fetched again)`);
-      return;
-    }
+    if (!result.ok) return void check(`manifest: ${result.reason}`, false, `${result.detail} (fetched again)`);
     // Every file read against this one manifest, not only those that failed: no mix of two builds passes.
     wrong = [];
     for (const [p, body] of bodies) {
@@ -407,33 +325,17 @@ async function manifestChecks(
   }
 }
 
-/** The checks of the document's content: its URLs name `expect`, counts, coverage, tiers, row shapes. */
-function documentChecks(
-  document: Record<string, unknown>,
-  expect: string,
-  paths: { canonical: string; versioned: string; schema: string },
-  check: (name: string, pass: boolean, detail?: string) => boolean,
-): void {
+function documentChecks(document: Record<string, unknown>, expect: string, paths: Paths, check: CheckFn): void {
   const about = isObject(document["about"]) ? document["about"] : {};
-  const expected = {
-    canonical_url: expect + paths.canonical,
-    versioned_url: expect + paths.versioned,
-    schema_url: expect + paths.schema,
-  };
-  const wrongAbout = Object.entries(expected).filter(([key, url]) => about[key] !== url);
-  check(
-    `about names ${expect}`,
-    wrongAbout.length === 0,
-    wrongAbout.map(([key]) => `${key}: ${String(about[key]).slice(0, 80)}`).join("; "),
-  );
+  const expected = { canonical_url: paths.canonical, versioned_url: paths.versioned, schema_url: paths.schema };
+  const wrongAbout = Object.entries(expected).filter(([key, path]) => about[key] !== expect + path);
+  const aboutSays = wrongAbout.map(([key]) => `${key}: ${String(about[key]).slice(0, 80)}`).join("; ");
+  check(`about names ${expect}`, wrongAbout.length === 0, aboutSays);
   const listed = arrayOf<unknown>(document["vaults"]);
   const rows = listed.filter(isObject);
   const edges = arrayOf(document["edges"]);
-  check(
-    "vaults is an array of objects",
-    Array.isArray(document["vaults"]) && rows.length === listed.length,
-    `${listed.length - rows.length} not objects`,
-  );
+  const allObjects = Array.isArray(document["vaults"]) && rows.length === listed.length;
+  check("vaults is an array of objects", allObjects, `${listed.length - rows.length} not objects`);
   const full = rows.filter((r) => !Object.hasOwn(r, "listing"));
   const elsewhere = full.filter((r) =>
     !String(r["url"]).startsWith(`${expect}/vaults/`) || !String(r["markdown_url"]).startsWith(`${expect}/vaults/`)
@@ -450,31 +352,18 @@ function documentChecks(
       String(document["edge_count"]).slice(0, 20)
     }/${edges.length}`,
   );
-  check(
-    "field_coverage recomputed from the rows matches",
-    jsonEqual(coverageOf(rows as never), document["field_coverage"]),
-  );
+  const coverage = jsonEqual(coverageOf(rows as never), document["field_coverage"]);
+  check("field_coverage recomputed from the rows matches", coverage);
   const badTier = full.filter((r) =>
     r["tier"] !== tierOf(String(r["status"])) || r["tier_label"] !== TIER_LABELS[String(r["tier"])]
   );
-  check(
-    "tier derived from status in every full row",
-    badTier.length === 0,
-    badTier.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "),
-  );
+  const slugs = (bad: typeof rows) => bad.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", ");
+  check("tier derived from status in every full row", badTier.length === 0, slugs(badTier));
   const badShape = rows.filter((r) => !hasRowKeys(r) || (Object.hasOwn(r, "listing") && r["listing"] !== "minimal"));
-  check(
-    "every row is exactly a full or a minimal row",
-    badShape.length === 0,
-    badShape.slice(0, 5).map((r) => String(r["vault_slug"]).slice(0, 60)).join(", "),
-  );
+  check("every row is exactly a full or a minimal row", badShape.length === 0, slugs(badShape));
 }
 
-/**
- * Every version of the table as the policy wants it today: a version past its sunset answers 410
- * (a deployment is a snapshot, so one built before the sunset must be rebuilt), and a superseded
- * one says `Deprecation`.
- */
+/** Every version of the table as the policy wants it today: past its sunset 410, superseded `Deprecation`. */
 async function lifecycleChecks(table: readonly ContractVersion[], today: string, get: Get): Promise<Check[]> {
   const plan = planAt(table, today);
   if ("problems" in plan) {
@@ -486,14 +375,12 @@ async function lifecycleChecks(table: readonly ContractVersion[], today: string,
     const res = await get(version.path, {}, "HEAD");
     const said = res.headers.get("deprecation");
     const pass = res.status === 200 && said === (deprecation ?? null);
+    const withDeprecation = deprecation === undefined ? "" : ` with Deprecation: ${deprecation}`;
+    const rebuild = pass ? "" : " (rebuild to serve the table as it stands today)";
     checks.push({
-      name: `v${version.number} (${version.path}) answers 200${
-        deprecation === undefined ? "" : ` with Deprecation: ${deprecation}`
-      }`,
+      name: `v${version.number} (${version.path}) answers 200${withDeprecation}`,
       result: pass ? "pass" : "fail",
-      detail: `${res.status}, Deprecation: ${said ?? "none"}${
-        pass ? "" : " (rebuild to serve the table as it stands today)"
-      }`,
+      detail: `${res.status}, Deprecation: ${said ?? "none"}${rebuild}`,
     });
   }
   for (const { version } of plan.ok.gone) {
@@ -512,13 +399,9 @@ export function table(base: string, checks: readonly Check[]): string {
   // Everything a server sent reaches the terminal only through here: its control characters go first.
   const cell = (text: string) => printable(text).replace(/[\t\n]/g, " ").replaceAll("|", "\\|").slice(0, 160);
   const count = (result: Check["result"]) => checks.filter((c) => c.result === result).length;
-  return [
-    `Verifying ${base}`,
-    "",
-    "| check | result | detail |",
-    "| --- | --- | --- |",
-    ...checks.map((c) => `| ${cell(c.name)} | ${c.result === "fail" ? "FAIL" : c.result} | ${cell(c.detail)} |`),
-    "",
-    `${count("pass")} passed, ${count("warn")} warned, ${count("fail")} failed`,
-  ].join("\n");
+  const row = (c: Check) => `| ${cell(c.name)} | ${c.result === "fail" ? "FAIL" : c.result} | ${cell(c.detail)} |`;
+  const head = ["| check | result | detail |", "| --- | --- | --- |"];
+  const rows = checks.map(row);
+  const counts = `${count("pass")} passed, ${count("warn")} warned, ${count("fail")} failed`;
+  return [`Verifying ${base}`, "", ...head, ...rows, "", counts].join("\n");
 }
