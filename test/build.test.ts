@@ -60,6 +60,10 @@ test("with SOURCE_DATE_EPOCH set, two builds are byte-identical, every artifact 
   for (const name of ["fetch/index.mjs", "lambda/index.mjs", "node/server.mjs"]) {
     assert.not.ok(fa.get(name)?.includes(tableLine), `${name} carries the confusable table`);
   }
+  // The Node server takes Node's modules by process.getBuiltinModule: an `import` of one makes
+  // Node 22 read every lazy export of it at start (node:util's load its diff and colour modules).
+  const imported = fa.get("node/server.mjs")?.toString().match(/\bfrom\s*"node:[^"]+"|\bimport\s*"node:[^"]+"/g);
+  assert.is(imported, null, `node/server.mjs imports ${imported?.join(", ")}`);
   // The fetch artifact's default export is the Hono app, a route for each address Netlify is told of.
   const artifact = (await import(pathToFileURL(join(a, "fetch", "index.mjs")).href)) as {
     default: { routes: { path: string; method: string }[] };
