@@ -10,6 +10,7 @@ import { isObject } from "../contract/json.ts";
 import { type Answer, type Answerer, answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer } from "./answer.ts";
 import type { Build } from "./table.ts";
 import { pathOf } from "./request-path.ts";
+import { textOf } from "./restore.ts";
 
 /** What a Lambda proxy integration expects back. */
 export interface LambdaResult {
@@ -212,16 +213,4 @@ export const MAX_LOG_LINE = 1024;
 export function logLine(text: string): string {
   const escaped = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return escaped.length <= MAX_LOG_LINE ? escaped : `${escaped.slice(0, MAX_LOG_LINE - 3)}...`;
-}
-
-const texts = new WeakMap<Uint8Array, string>();
-
-/** The UTF-8 text of a body (every body Lambda sends is identity JSON), decoded once per body. */
-function textOf(bytes: Uint8Array): string {
-  let text = texts.get(bytes);
-  if (text === undefined) {
-    text = new TextDecoder().decode(bytes);
-    texts.set(bytes, text);
-  }
-  return text;
 }

@@ -45,6 +45,7 @@ export function restoreBuild(stamp: BuildStamp): Build {
       const body = stamp.bodies[etag];
       if (body === undefined) throw new Error(`the stamp has no body for ETag ${etag}`);
       bytes = "text" in body ? new TextEncoder().encode(body.text) : fromBase64(body.base64);
+      if ("text" in body) texts.set(bytes, body.text);
       decoded.set(etag, bytes);
     }
     return bytes;
@@ -75,6 +76,21 @@ export function restoreBuild(stamp: BuildStamp): Build {
     gone.set(path, { status: p.status, headers: { ...p.headers }, body: new TextEncoder().encode(p.text) });
   }
   return { routes, gone, meta: stamp.meta };
+}
+
+const texts = new WeakMap<Uint8Array, string>();
+
+/**
+ * The UTF-8 text of a body that is identity JSON: the stamp's own text for a body restored from
+ * one, so that Lambda, which sends text, does not decode what it was given as text.
+ */
+export function textOf(bytes: Uint8Array): string {
+  let text = texts.get(bytes);
+  if (text === undefined) {
+    text = new TextDecoder().decode(bytes);
+    texts.set(bytes, text);
+  }
+  return text;
 }
 
 function fromBase64(text: string): Uint8Array<ArrayBuffer> {
