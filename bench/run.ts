@@ -668,6 +668,16 @@ async function coldStart(): Promise<void> {
   for (const [what, sourcePath] of [["the fixture", fixture], ["300 vaults", few]] as const) {
     await lambdaColdStart(what, sourcePath, nodeNothing);
   }
+  // What the Lambda rows include before any of the bundle: Node's ES module loader, which
+  // `node -e 0` never starts, importing a module that holds nothing.
+  const empty = join(work, "empty.mjs");
+  writeFileSync(empty, "export {};\n");
+  const script = `await import(${JSON.stringify(empty)});`;
+  const floor = await alternateTimes(() => timed("node", ["--input-type=module", "-e", script]), nodeNothing, 11);
+  row(
+    "cold start: an empty ES module imported as the Lambda rows import theirs, minus node -e 0",
+    `+${fmt(floor.a - floor.b, 1)} ms (${fmt(floor.a, 0)} vs ${fmt(floor.b, 0)} ms)`,
+  );
 }
 
 /** The Lambda bundle of `sourcePath`: its import and first invocation over a bare node, and its sizes. */
