@@ -1,9 +1,6 @@
 /**
- * Ed25519 keys and JSON Web Signatures in general JSON serialization (RFC 7515 §7.2.1, RFC 8037
- * `alg: "EdDSA"`), with `crypto.subtle` only: Node 20.19+, Deno, Bun, workerd and browsers. Written
- * here rather than taken from `jose`: one algorithm and one serialization are all that is needed,
- * and the consumer kit stays free of dependencies on every runtime. No function here ever puts a
- * private key's bytes in a value it returns or a message it throws.
+ * Ed25519 and JWS general JSON serialization (RFC 7515 §7.2.1, RFC 8037) with `crypto.subtle` only, not `jose`: the
+ * consumer kit stays dependency-free. Nothing here puts a private key's bytes in a returned value or a thrown message.
  */
 import { isObject } from "../contract/json.ts";
 
@@ -74,10 +71,9 @@ export function keySet(keys: readonly SigningKey[]): { keys: PublicJwk[] } {
 export class KeyError extends Error {}
 
 /**
- * The signing keys in `text`: one or more PKCS#8 PEM blocks of Ed25519 private keys, or a private
- * Ed25519 JWK, or a JWK Set of them. Each key signs a probe that its public half verifies, so a JWK
- * whose `x` is not its `d`'s is refused. Throws a `KeyError` whose message describes the problem
- * without quoting any of `text`.
+ * The signing keys in `text`: one or more PKCS#8 PEM blocks of Ed25519 private keys, or a private Ed25519 JWK, or a JWK
+ * Set of them. Each key signs a probe that its public half verifies, so a JWK whose `x` is not its `d`'s is refused.
+ * Throws a `KeyError` whose message describes the problem without quoting any of `text`.
  */
 export async function readSigningKeys(text: string): Promise<SigningKey[]> {
   const trimmed = text.trim();
@@ -161,9 +157,8 @@ export async function generateSigningKey(): Promise<{ pem: string; key: SigningK
 }
 
 /**
- * Signs `payload` with each of `keys`, one signature each, in their order: protected header
- * `{ alg: "EdDSA", kid, typ }`. Ed25519 is deterministic, so the same payload and keys give the
- * same bytes.
+ * Signs `payload` with each of `keys`, one signature each, in their order: protected header `{ alg: "EdDSA", kid, typ
+ * }`. Ed25519 is deterministic, so the same payload and keys give the same bytes.
  */
 export async function signGeneral(payload: Uint8Array, keys: readonly SigningKey[], typ: string): Promise<GeneralJws> {
   const encodedPayload = base64url(payload);
@@ -184,9 +179,9 @@ export interface VerifyingKey {
 }
 
 /**
- * The Ed25519 public keys of a JWK Set (`{ keys: [...] }`) or an array of JWKs, each under its own
- * RFC 7638 thumbprint (a `kid` member that says otherwise is not trusted: the key is skipped).
- * Members that are not Ed25519 public keys are skipped; private members are never read.
+ * The Ed25519 public keys of a JWK Set (`{ keys: [...] }`) or an array of JWKs, each under its own RFC 7638 thumbprint
+ * (a `kid` member that says otherwise is not trusted: the key is skipped). Members that are not Ed25519 public keys are
+ * skipped; private members are never read.
  */
 export async function verifyingKeys(set: unknown): Promise<VerifyingKey[]> {
   const members = Array.isArray(set) ? set : isObject(set) && Array.isArray(set["keys"]) ? set["keys"] : [];
@@ -208,9 +203,9 @@ export async function verifyingKeys(set: unknown): Promise<VerifyingKey[]> {
 const MAX_SIGNATURES = 16;
 
 /**
- * The payload bytes of `jws` when at least one signature whose protected header is exactly
- * `{ alg: "EdDSA", kid, typ }` with `kid` among `keys` verifies; others are ignored. `"malformed"`
- * when `jws` is not a general JSON serialization; `"signature"` when none verifies.
+ * The payload bytes of `jws` when at least one signature whose protected header is exactly `{ alg: "EdDSA", kid, typ }`
+ * with `kid` among `keys` verifies; others are ignored. `"malformed"` when `jws` is not a general JSON serialization;
+ * `"signature"` when none verifies.
  */
 export async function verifyGeneral(
   jws: unknown,

@@ -1,10 +1,4 @@
-/**
- * The signed manifest of a build (one per served version) and the public key set, added to a
- * build's table at build time, never per request: `/api/registry.v{N}.manifest.json`, a JWS in
- * general JSON serialization whose payload lists every file the build serves for version N (its
- * SHA-256, size and SRI string), and `/api/registry.keys.json`, the public JWK Set. The documents'
- * bytes and answers are untouched. Web standards only.
- */
+/** The signed manifest of a build and the public key set, added at build time, never per request. */
 import { prepareResource, problem, type Resource } from "../http/responses.ts";
 import type { Build } from "../http/table.ts";
 import type { Compression } from "../http/encoding.ts";
@@ -71,10 +65,10 @@ export interface SignOptions {
 export type Manifests = ReadonlyMap<number, { readonly payload: ManifestPayload; readonly bytes: Uint8Array }>;
 
 /**
- * `build` with a manifest per served version, signed by each of `keys`, and the key set; the
- * other answers are the same objects. A file belongs to version N when its path starts with
- * `/api/registry.v{N}.`, and `/vaults.json` belongs to the version whose bytes it serves. `seq` is
- * the build's `built_at` in epoch seconds. The same build, keys and options give the same bytes.
+ * `build` with a manifest per served version, signed by each of `keys`, and the key set; the other answers are the same
+ * objects. A file belongs to version N when its path starts with `/api/registry.v{N}.`, and `/vaults.json` belongs to
+ * the version whose bytes it serves. `seq` is the build's `built_at` in epoch seconds. The same build, keys and options
+ * give the same bytes.
  *
  * @example
  * ```ts
@@ -94,8 +88,8 @@ export async function signBuild(
   const { baseUrl, builtAt, canonicalOf } = build.meta;
   const seq = Math.floor(Date.parse(builtAt) / 1000);
   const iatDate = new Date(options.iat * 1000).toISOString();
-  // Only the table's answers, which every artifact serves: a file one artifact alone serves (the
-  // static export's TypeScript types) is listed by none, so that a manifest lists what is served.
+  // Only the table's answers, which every artifact serves: a file one artifact alone serves (the static export's
+  // TypeScript types) is listed by none, so that a manifest lists what is served.
   const files = new Map<string, Uint8Array<ArrayBuffer>>();
   for (const [path, resource] of build.routes) files.set(path, resource.identity.body);
   const versions = [...build.routes.keys()].flatMap((path) => {

@@ -1,9 +1,4 @@
-/**
- * The OpenAPI 3.1 description of one served version, generated from the version table and the
- * answer function's own constants: every path the build serves for that version, every method and
- * status `answer.ts` can give, every header, and the document body by `$ref` to the version's JSON
- * Schema (one source for the shape). Web standards only.
- */
+/** The OpenAPI 3.1 description of one served version, from the version table and `answer.ts`'s own constants. */
 import { ATOM_MEDIA_TYPE, JSON_FEED_MEDIA_TYPE } from "../feed/feed.ts";
 import { changeFeedSchema } from "../feed/schema.ts";
 import { basePathOf } from "../http/answer.ts";
@@ -19,9 +14,9 @@ import {
 } from "../http/responses.ts";
 
 /**
- * The media type of an OpenAPI document in JSON: the one IANA registers (vendor tree, by the
- * OpenAPI Initiative, with a `version` parameter). The HTTP APIs working group's
- * `application/openapi+json` is still an Internet-Draft, not in the registry.
+ * The media type of an OpenAPI document in JSON: the one IANA registers (vendor tree, by the OpenAPI Initiative, with a
+ * `version` parameter). The HTTP APIs working group's `application/openapi+json` is still an Internet-Draft, not in the
+ * registry.
  */
 export const OPENAPI_MEDIA_TYPE = "application/vnd.oai.openapi+json;version=3.1";
 
@@ -57,16 +52,15 @@ interface Address {
   readonly document: boolean;
   /**
    * Served by a signed build only (docs/deploying.md, "Signed builds"), 404 otherwise, with no `Link` and
-   * `Last-Modified` = the
-   * signing time: the version's `manifest` (its lifecycle headers, 410 past its sunset, no link), or
-   * the `keys` (the same on every version: never deprecated, never gone).
+   * `Last-Modified` = the signing time: the version's `manifest` (its lifecycle headers, 410 past its sunset, no link),
+   * or the `keys` (the same on every version: never deprecated, never gone).
    */
   readonly signed?: "manifest" | "keys";
 }
 
 /**
- * The OpenAPI 3.1 description of `version` as served at `baseUrl`; with `canonical`, `/vaults.json`
- * too (it serves this version's bytes in this build).
+ * The OpenAPI 3.1 description of `version` as served at `baseUrl`; with `canonical`, `/vaults.json` too (it serves this
+ * version's bytes in this build).
  */
 export function openApiDescription(version: ContractVersion, baseUrl: string, canonical: boolean): Json {
   const n = version.number;

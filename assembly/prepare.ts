@@ -1,8 +1,4 @@
-/**
- * One build's answers, precomputed from a validated source and its configuration: for every
- * version the table serves at `built_at`, the document and schema bytes, each precompressed in every
- * coding on offer; for every version past its sunset, a 410. Web standards only.
- */
+/** One build's answers, precomputed from a validated source and its configuration. */
 import type { Config } from "../contract/config.ts";
 import { MAX_DOCUMENT_BYTES } from "../contract/limits.ts";
 import type { Source } from "../contract/source.ts";
@@ -40,16 +36,16 @@ export type { Build, BuildMeta } from "../http/table.ts";
 export type { Compression } from "../http/encoding.ts";
 
 /**
- * What the previous build left, for the change feeds (`npm run build -- --previous`): per version
- * number, its document and feed, checked; and the class of a change between two documents, from
- * `registry diff`. Without a previous build of a version, its feed is the first snapshot.
+ * What the previous build left, for the change feeds (`npm run build -- --previous`): per version number, its document
+ * and feed, checked; and the class of a change between two documents, from `registry diff`. Without a previous build of
+ * a version, its feed is the first snapshot.
  */
 export interface FeedHistory {
   readonly previous?: ReadonlyMap<number, History>;
   /**
-   * True when `built_at` came from the clock: a build whose documents would differ from the
-   * previous build's only in `built_at`, with the same plan at both instants, then keeps the
-   * previous `built_at`, so that it writes the same bytes and publishes nothing new.
+   * True when `built_at` came from the clock: a build whose documents would differ from the previous build's only in
+   * `built_at`, with the same plan at both instants, then keeps the previous `built_at`, so that it writes the same
+   * bytes and publishes nothing new.
    */
   readonly clock?: boolean;
   /** The class of the change from a previous document to this build's. */
@@ -57,9 +53,9 @@ export interface FeedHistory {
   /** The previous documents, parsed, by version number: what `classify` compares with. */
   readonly documents?: ReadonlyMap<number, unknown>;
   /**
-   * The bytes of the files the previous build served, by path. When given, a rebuild keeps the
-   * previous `built_at` only if every file it serves (documents, schemas, descriptions, feeds) has
-   * the same bytes there: each answer's `Last-Modified` is `built_at`, so it moves whenever they do.
+   * The bytes of the files the previous build served, by path. When given, a rebuild keeps the previous `built_at` only
+   * if every file it serves (documents, schemas, descriptions, feeds) has the same bytes there: each answer's
+   * `Last-Modified` is `built_at`, so it moves whenever they do.
    */
   readonly files?: ReadonlyMap<string, { readonly bytes: Uint8Array }>;
 }
@@ -75,10 +71,10 @@ export class VersionPolicyError extends Error {
 }
 
 /**
- * Precomputes the answers of one build from `table` (default: the shipped versions). Without a
- * compressor, only identity is offered. `/vaults.json` serves the bytes of the version the policy
- * names, with `Content-Location` naming its versioned path. Throws `VersionPolicyError` when the
- * table breaks the policy, and `LimitError` when a document would be over `documentLimit` bytes.
+ * Precomputes the answers of one build from `table` (default: the shipped versions). Without a compressor, only
+ * identity is offered. `/vaults.json` serves the bytes of the version the policy names, with `Content-Location` naming
+ * its versioned path. Throws `VersionPolicyError` when the table breaks the policy, and `LimitError` when a document
+ * would be over `documentLimit` bytes.
  *
  * @example
  * ```ts
@@ -99,15 +95,15 @@ export async function prepareBuild(
 ): Promise<Build> {
   const settled = await settle(source, config, table, documentLimit, history);
   const kept = await assemble(settled, compression, documentLimit, history);
-  // Every answer's Last-Modified is built_at: a kept built_at must not date bytes that changed (a
-  // schema or description of a newer release), or an If-Modified-Since client keeps the old ones.
+  // Every answer's Last-Modified is built_at: a kept built_at must not date bytes that changed (a schema or description
+  // of a newer release), or an If-Modified-Since client keeps the old ones.
   if (settled.instead === undefined || sameFiles(kept, history.files)) return kept;
   return assemble(settled.instead, compression, documentLimit, history);
 }
 
 /**
- * True when `files` is given and every path `build` serves (but `/vaults.json`, the bytes of a
- * versioned document) has its bytes there.
+ * True when `files` is given and every path `build` serves (but `/vaults.json`, the bytes of a versioned document) has
+ * its bytes there.
  */
 function sameFiles(build: Build, files: FeedHistory["files"]): boolean {
   if (files === undefined) return true;
@@ -151,8 +147,8 @@ async function assemble(
     const openapiBytes = new TextEncoder().encode(
       `${JSON.stringify(openApiDescription(version, baseUrl, version === plan.canonical), null, 2)}\n`,
     );
-    // The document's codings are made while its feeds are, which need only its identity ETag (made
-    // here too: a hash takes a tenth of the time of the codings of a large document).
+    // The document's codings are made while its feeds are, which need only its identity ETag (made here too: a hash
+    // takes a tenth of the time of the codings of a large document).
     const preparing = prepareResource(document.bytes, "application/json", builtAt, {
       ...compression,
       headers: { link: docLink, ...signals },
@@ -224,10 +220,9 @@ async function assemble(
       gone.set(path, problem(410, "Gone", { link: successorLink(next, baseUrl) }));
     }
   }
-  // /vaults.json is not itself deprecated and never sunsets: it moves to the successor instead.
-  // Its Content-Location keeps the base URL's path, so that a deployment under /reg points inside itself.
-  // The canonical version is always served: a version sunsets 90 days or more after its successor's
-  // publication, by when the successor is canonical.
+  // /vaults.json is not itself deprecated and never sunsets: it moves to the successor instead. Its Content-Location
+  // keeps the base URL's path, so that a deployment under /reg points inside itself. The canonical version is always
+  // served: a version sunsets 90 days or more after its successor's publication, by when the successor is canonical.
   const canonical = documents.get(plan.canonical.number) as BuiltDocument;
   const canonicalResource = withHeaders(routes.get(plan.canonical.path) as Resource, {
     "content-location": `${basePathOf(baseUrl)}${plan.canonical.path}`,
@@ -255,10 +250,10 @@ interface Settled {
 }
 
 /**
- * The plan and documents to build with: at `config.builtAt`, or at the previous build's `built_at`
- * when `history.clock` is set, every served version's previous build is given with that one
- * `built_at`, the plan is the same at both instants, and each document built then is the previous
- * one's bytes (its vaults and edges are compared first, so a build with changes builds once).
+ * The plan and documents to build with: at `config.builtAt`, or at the previous build's `built_at` when `history.clock`
+ * is set, every served version's previous build is given with that one `built_at`, the plan is the same at both
+ * instants, and each document built then is the previous one's bytes (its vaults and edges are compared first, so a
+ * build with changes builds once).
  */
 async function settle(
   source: Source,
@@ -301,9 +296,9 @@ async function settle(
 }
 
 /**
- * What a plan decides, as text. Of one table, the versions served and the canonical one are enough:
- * the newest published version is always served (a sunset needs a published successor), so the
- * served ones name every published one, hence the gone ones, and each one's signals come from the table.
+ * What a plan decides, as text. Of one table, the versions served and the canonical one are enough: the newest
+ * published version is always served (a sunset needs a published successor), so the served ones name every published
+ * one, hence the gone ones, and each one's signals come from the table.
  */
 export function planKey(plan: Plan): string {
   return JSON.stringify([plan.served.map((s) => s.version.number), plan.canonical.number]);

@@ -1,9 +1,4 @@
-/**
- * The version table (docs/choices.md): every contract version this service ships, with its paths,
- * builder, schema, publication day and sunset. Routes, Netlify's `config.path`, the static export,
- * `about`, the schema's `$id`, `verify` and the version table in docs/document.md all derive from it; the
- * policy it must keep is in `version-policy.ts`, and a build refuses a table that breaks it.
- */
+/** The version table (docs/choices.md); everything derives from it and `version-policy.ts` says what it must keep. */
 import { registrySchema } from "../contract/schema.ts";
 import { buildRegistry, serializeRegistry } from "../registry.ts";
 import type { ContractVersion } from "../contract/version-policy.ts";

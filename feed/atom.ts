@@ -1,8 +1,4 @@
-/**
- * The Atom form (RFC 4287) of a change feed: the same items with the same ids, dates and summaries,
- * each linking the versioned document. It carries no rows or edges: the JSON feed's `_registry`
- * is what a consumer applies. Web standards only.
- */
+/** The Atom form (RFC 4287) of a change feed: no rows or edges; the JSON feed's `_registry` is what consumers apply. */
 import { ATOM_MEDIA_TYPE, type ChangeFeed, type FeedPlace, JSON_FEED_MEDIA_TYPE, xmlSafe } from "./feed.ts";
 
 /** `text` as XML character data or an attribute value: the five special characters escaped, characters XML forbids replaced. */

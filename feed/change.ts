@@ -1,8 +1,4 @@
-/**
- * One change between two builds of a version's document, as the change feed carries it
- * (docs/document.md, "Change feeds"): what a consumer applies to a copy of the older document to
- * get the newer one's `vaults` and `edges`, and how to apply it. Web standards only.
- */
+/** One change between two builds of a version's document, and how to apply it (docs/document.md, "Change feeds"). */
 import type { Edge, Row } from "../contract/document.ts";
 import { compareCodeUnits } from "../contract/json.ts";
 
@@ -32,8 +28,8 @@ export interface EdgeLike {
 export type Envelope = Readonly<Record<string, unknown>>;
 
 /**
- * The `_registry` extension of a feed item. Key order is the serialized order. Generic over rows
- * and edges so that `verify` can replay a served feed it has only checked the shape of.
+ * The `_registry` extension of a feed item. Key order is the serialized order. Generic over rows and edges so that
+ * `verify` can replay a served feed it has only checked the shape of.
  */
 export interface RegistryChange<R extends RowLike = Row, E extends EdgeLike = Edge> {
   /** The document the change starts from; null for the first snapshot (replay from nothing). */
@@ -70,18 +66,17 @@ export function compareEdges(a: EdgeLike, b: EdgeLike): number {
 }
 
 /**
- * An edge's identity, as a map key. The lengths make it one-to-one for any strings: `verify`
- * replays served feeds, whose edges need not be slugs.
+ * An edge's identity, as a map key. The lengths make it one-to-one for any strings: `verify` replays served feeds,
+ * whose edges need not be slugs.
  */
 export function edgeKey(e: EdgeLike): string {
   return `${e.source.length}:${e.target.length}:${e.source}${e.target}${e.type}`;
 }
 
 /**
- * Applies `changes` to `data`, oldest first (each: vaults `remove`, then `upsert` by slug; edges
- * `remove_touching`, `remove`, `add`), and returns the result in the document's order. A `resync`
- * change cannot be applied: the caller refetches the document instead. No change applied to lists
- * already in that order gives `data` itself.
+ * Applies `changes` to `data`, oldest first (each: vaults `remove`, then `upsert` by slug; edges `remove_touching`,
+ * `remove`, `add`), and returns the result in the document's order. A `resync` change cannot be applied: the caller
+ * refetches the document instead. No change applied to lists already in that order gives `data` itself.
  */
 export function applyChanges<R extends RowLike, E extends EdgeLike>(
   data: RegistryData<R, E>,
@@ -91,9 +86,9 @@ export function applyChanges<R extends RowLike, E extends EdgeLike>(
   if (changes.length === 0 && outOfOrder(data) === undefined) return data;
   const vaults = new Map(data.vaults.map((row) => [row.vault_slug, row]));
   const edges = new Map(data.edges.map((e) => [edgeKey(e), e]));
-  // The keys of the edges at each end, made at the first removal of the edges touching a vault: each
-  // removal then costs its own edges, not a walk over all of them. A key stays after its edge leaves:
-  // removing it again does nothing, and an edge added again has the same ends.
+  // The keys of the edges at each end, made at the first removal of the edges touching a vault: each removal then costs
+  // its own edges, not a walk over all of them. A key stays after its edge leaves: removing it again does nothing, and
+  // an edge added again has the same ends.
   let touching: Map<string, Set<string>> | undefined;
   for (const change of changes) {
     if (change.resync) throw new Error(`the change to ${change.to.built_at} says resync: refetch the document`);
@@ -122,9 +117,8 @@ function bySlug(a: RowLike, b: RowLike): number {
 }
 
 /**
- * Where `data`'s lists first leave the document's order (`vaults[3]`, `edges[7]`: an element not
- * strictly after the one before it), or undefined when rows are by slug and edges by source,
- * target, type, each once.
+ * Where `data`'s lists first leave the document's order (`vaults[3]`, `edges[7]`: an element not strictly after the one
+ * before it), or undefined when rows are by slug and edges by source, target, type, each once.
  */
 export function outOfOrder(data: RegistryData<RowLike, EdgeLike>): string | undefined {
   const at = <T>(list: readonly T[], compare: (a: T, b: T) => number) =>
@@ -155,12 +149,11 @@ function sameList<T>(xs: readonly T[], ys: readonly T[], same: (x: T, y: T) => b
 }
 
 /**
- * The change from `before` to `after`, before the privacy
- * rule and the size cap apply (see `feed.ts`): rows new or different in `upsert`, rows gone in
- * `remove`; a vault published in full before and withheld or gone after is named in
- * `remove_touching`, and its edges leave `remove`. Both sides are documents' lists, in the
- * document's order (rows by slug, edges by source, target, type, each once): they are walked side
- * by side, and a list out of that order is an error.
+ * The change from `before` to `after`, before the privacy rule and the size cap apply (see `feed.ts`): rows new or
+ * different in `upsert`, rows gone in `remove`; a vault published in full before and withheld or gone after is named in
+ * `remove_touching`, and its edges leave `remove`. Both sides are documents' lists, in the document's order (rows by
+ * slug, edges by source, target, type, each once): they are walked side by side, and a list out of that order is an
+ * error.
  */
 export function diffData(before: RegistryData, after: RegistryData): Pick<RegistryChange, "vaults" | "edges"> {
   const upsert: Row[] = [];
@@ -193,9 +186,9 @@ export function diffData(before: RegistryData, after: RegistryData): Pick<Regist
 }
 
 /**
- * Walks two lists in ascending `order`, each element once, side by side: `visit` gets each pair of
- * equal elements, and each element of one list without its equal in the other (the other side
- * undefined). Throws on a list out of that order.
+ * Walks two lists in ascending `order`, each element once, side by side: `visit` gets each pair of equal elements, and
+ * each element of one list without its equal in the other (the other side undefined). Throws on a list out of that
+ * order.
  */
 function walk<T>(a: readonly T[], b: readonly T[], order: (x: T, y: T) => number, visit: (x?: T, y?: T) => void): void {
   let [i, j] = [0, 0];

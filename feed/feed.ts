@@ -1,9 +1,4 @@
-/**
- * The change feed of one version (docs/document.md, "Change feeds"), as a JSON Feed 1.1 value: the
- * previous build's feed, this build's document and the class of the change in; this build's feed
- * out, a chain with a new item per new document, every item rewritten to the current rows, and the
- * window applied. Web standards only.
- */
+/** The change feed of one version as a JSON Feed 1.1 value (docs/document.md, "Change feeds"). */
 import type { Edge, Row } from "../contract/document.ts";
 import {
   type BuildRef,
@@ -98,14 +93,13 @@ export function envelopeOf(document: object): Envelope {
 }
 
 /**
- * This build's feed, a chain newest first. Without `previous`, one item: a snapshot (`from: null`)
- * whose lists are empty, since a copy never merges one (it refetches). With it, the previous feed's items and, unless
- * `current` is the previous document itself (a rebuild that changed nothing keeps its `built_at`),
- * a new item from the previous document to `current`, even with empty lists, whose class
- * `classify` gives (called only then). Every item is rewritten against `current`: each row becomes
- * its vault's current row, or leaves `upsert` when the vault is no longer listed; an edge touching a
- * vault that `current` withholds or does not list leaves `add` and `remove`; titles are made anew.
- * The newest item carries `current`'s envelope. Then the window applies.
+ * This build's feed, a chain newest first. Without `previous`, one item: a snapshot (`from: null`) whose lists are
+ * empty, since a copy never merges one (it refetches). With it, the previous feed's items and, unless `current` is the
+ * previous document itself (a rebuild that changed nothing keeps its `built_at`), a new item from the previous document
+ * to `current`, even with empty lists, whose class `classify` gives (called only then). Every item is rewritten against
+ * `current`: each row becomes its vault's current row, or leaves `upsert` when the vault is no longer listed; an edge
+ * touching a vault that `current` withholds or does not list leaves `add` and `remove`; titles are made anew. The
+ * newest item carries `current`'s envelope. Then the window applies.
  *
  * @example
  * ```ts
@@ -194,8 +188,8 @@ const SUMMARY_NAMES = 20;
 const NAME_CHARACTERS = 60;
 
 /**
- * An item's title, a sentence about what it carries: its class, then the vaults it changes by
- * their display names (three, then a count), and how many vaults and edges it removes and adds.
+ * An item's title, a sentence about what it carries: its class, then the vaults it changes by their display names
+ * (three, then a count), and how many vaults and edges it removes and adds.
  */
 export function titleOf(change: RegistryChange): string {
   return xmlSafe(`${kindOf(change)}: ${carried(change, TITLE_NAMES)}.`);
@@ -246,10 +240,9 @@ function carried(change: RegistryChange, names: number): string {
 }
 
 /**
- * The privacy rule, and what keeps a carried item true: `change` with each row replaced by its
- * vault's current row in `rows`, or dropped when the vault is not listed; every edge touching a
- * vault `rows` withholds or does not list dropped from `add` and `remove`; and `envelope` (the
- * newest item's only) in place of any it had.
+ * The privacy rule, and what keeps a carried item true: `change` with each row replaced by its vault's current row in
+ * `rows`, or dropped when the vault is not listed; every edge touching a vault `rows` withholds or does not list
+ * dropped from `add` and `remove`; and `envelope` (the newest item's only) in place of any it had.
  */
 export function rewrite(
   change: RegistryChange,
@@ -283,9 +276,9 @@ export function rewrite(
 }
 
 /**
- * True when `e` has exactly an edge's three members, in order (as every edge a build writes). Only an
- * edge whose `source` and `target` name listed vaults is asked: with three keys, `source` first and
- * `type` last, `target` is second.
+ * True when `e` has exactly an edge's three members, in order (as every edge a build writes). Only an edge whose
+ * `source` and `target` name listed vaults is asked: with three keys, `source` first and `type` last, `target` is
+ * second.
  */
 function isBareEdge(e: Edge): boolean {
   const keys = Object.keys(e);
@@ -305,8 +298,8 @@ function capped(change: RegistryChange, limits: FeedLimits): RegistryChange {
 }
 
 /**
- * The UTF-8 bytes of a change serialized compactly. Past 4 MiB of text it returns the text's
- * length instead, a lower bound that is already over any cap, without encoding it.
+ * The UTF-8 bytes of a change serialized compactly. Past 4 MiB of text it returns the text's length instead, a lower
+ * bound that is already over any cap, without encoding it.
  */
 export function changeBytes(change: RegistryChange): number {
   const text = JSON.stringify(change);
@@ -316,8 +309,8 @@ export function changeBytes(change: RegistryChange): number {
 }
 
 /**
- * The window: the items of the last 90 days and at least the newest 50, then at most 1,000 items
- * and a JSON feed of at most 4 MiB, dropping the oldest first. The newest item always stays.
+ * The window: the items of the last 90 days and at least the newest 50, then at most 1,000 items and a JSON feed of at
+ * most 4 MiB, dropping the oldest first. The newest item always stays.
  */
 function windowed(place: FeedPlace, items: readonly FeedItem[], builtAt: string, limits: FeedLimits): FeedItem[] {
   const cutoff = Date.parse(builtAt) - limits.windowDays * 86_400_000;
@@ -343,8 +336,8 @@ function itemText(item: FeedItem): string {
 }
 
 /**
- * The exact bytes of a JSON feed: UTF-8, two-space indentation, keys in their fixed order, one
- * trailing newline, as the document is written.
+ * The exact bytes of a JSON feed: UTF-8, two-space indentation, keys in their fixed order, one trailing newline, as the
+ * document is written.
  */
 export function serializeFeed(feed: ChangeFeed): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(`${JSON.stringify(feed, null, 2)}\n`);

@@ -1,8 +1,4 @@
-/**
- * Reading history: how a consumer catches a copy up from a feed (the one catch-up rule, which the
- * consumer kit and `verify` use), and how a build checks that the previous build's feed is the
- * history of its document. Web standards only.
- */
+/** Reading history: the catch-up rule (consumer kit, `verify`) and the check that a feed is a document's history. */
 import {
   applyChanges,
   type BuildRef,
@@ -17,11 +13,10 @@ import {
 import { FEED_LIMITS, type FeedPlace, itemId, type Snapshot } from "./feed.ts";
 
 /**
- * What the catch-up rule says of a copy: it is `current`; `apply` gives the current document's
- * vaults, edges and envelope, and the build they are (`to`); `wait` (the feed read is older than
- * the copy: ask again later); or `refetch` the document, because no item starts at the copy
- * (`unknown`: older than the window, from a restarted history or a fork), an item on the way says
- * `resync`, or the items on the way do not form a chain (`broken`).
+ * What the catch-up rule says of a copy: it is `current`; `apply` gives the current document's vaults, edges and
+ * envelope, and the build they are (`to`); `wait` (the feed read is older than the copy: ask again later); or `refetch`
+ * the document, because no item starts at the copy (`unknown`: older than the window, from a restarted history or a
+ * fork), an item on the way says `resync`, or the items on the way do not form a chain (`broken`).
  */
 export type CatchUp<R extends RowLike, E extends EdgeLike> =
   | { readonly kind: "current" }
@@ -30,12 +25,11 @@ export type CatchUp<R extends RowLike, E extends EdgeLike> =
   | { readonly kind: "refetch"; readonly why: "unknown" | "resync" | "broken" };
 
 /**
- * The catch-up rule (docs/document.md, "Change feeds"): `held` is a copy of the document `ref`
- * names (its `built_at` and the identity ETag of its bytes), `changes` the `_registry` of a feed's
- * items, newest first. If the newest item's `to` is `ref`, the copy is current. If `ref` was built
- * later than that, the feed is stale: wait. Otherwise the item whose `from` is `ref` and every newer
- * one are applied, oldest first, and the newest item's envelope taken. A snapshot (`from: null`) is
- * never merged.
+ * The catch-up rule (docs/document.md, "Change feeds"): `held` is a copy of the document `ref` names (its `built_at`
+ * and the identity ETag of its bytes), `changes` the `_registry` of a feed's items, newest first. If the newest item's
+ * `to` is `ref`, the copy is current. If `ref` was built later than that, the feed is stale: wait. Otherwise the item
+ * whose `from` is `ref` and every newer one are applied, oldest first, and the newest item's envelope taken. A snapshot
+ * (`from: null`) is never merged.
  *
  * @example
  * ```ts
@@ -69,9 +63,9 @@ export function catchUp<R extends RowLike, E extends EdgeLike>(
 }
 
 /**
- * Why the items of a feed are not a chain (empty when they are), by place: each item's id and date
- * from its `to`, `from` earlier than `to`, each `from` the next older item's `to`, `from: null` only
- * on the oldest, and the envelope on the newest only. Messages name items by index, never a value.
+ * Why the items of a feed are not a chain (empty when they are), by place: each item's id and date from its `to`,
+ * `from` earlier than `to`, each `from` the next older item's `to`, `from: null` only on the oldest, and the envelope
+ * on the newest only. Messages name items by index, never a value.
  */
 export function chainProblems(
   place: FeedPlace,
@@ -101,10 +95,10 @@ export function chainProblems(
 }
 
 /**
- * Why `items` (a feed's, newest first) are not the history of `snapshot` (empty when they are):
- * they form a chain, the newest leads to this very document and carries its envelope, and every
- * item since the last resync, applied to the document itself, changes nothing (each row, edge and
- * removal the items name agrees with the document), so no corrupt or planted item is carried on.
+ * Why `items` (a feed's, newest first) are not the history of `snapshot` (empty when they are): they form a chain, the
+ * newest leads to this very document and carries its envelope, and every item since the last resync, applied to the
+ * document itself, changes nothing (each row, edge and removal the items name agrees with the document), so no corrupt
+ * or planted item is carried on.
  */
 export function historyProblems(
   place: FeedPlace,

@@ -1,9 +1,4 @@
-/**
- * The JSON Schema (draft 2020-12) of a version's JSON change feed: JSON Feed 1.1 with each item's
- * `_registry` extension. Rows and edges are described by the document's own schema (`rowRef`,
- * `edgeRef`), so one schema says what a row is. Served inside the OpenAPI description, and what a
- * build checks a previous feed against. Web standards only.
- */
+/** JSON Schema (draft 2020-12) of the JSON change feed; rows and edges by `$ref` to the document's own schema. */
 import { JSON_FEED_VERSION } from "./feed.ts";
 
 const utcTimestamp = { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$" } as const;
@@ -51,9 +46,8 @@ export function registryChangeSchema(rowRef: string, edgeRef: string, exact: boo
 }
 
 /**
- * The schema of a whole JSON change feed, with the absolute `$id` given. As served (OpenAPI), it
- * admits added keys (consumers ignore keys they do not know); `exact` (a build checking a previous
- * feed it will carry on) admits none.
+ * The schema of a whole JSON change feed, with the absolute `$id` given. As served (OpenAPI), it admits added keys
+ * (consumers ignore keys they do not know); `exact` (a build checking a previous feed it will carry on) admits none.
  */
 export function changeFeedSchema(id: string, rowRef: string, edgeRef: string, exact = false): Record<string, unknown> {
   const object = objectOf(exact);

@@ -1,10 +1,4 @@
-/**
- * The one answer function (docs/choices.md): a method, a path and a way to read request headers in,
- * a precomputed status, headers and body out. The Hono app, the Lambda mapping and the Node server
- * all answer through it, so the routes are defined once. It builds no `Request`, `Headers` or
- * `Response`: on Lambda, the first of those would load Node's fetch implementation, a cost paid on
- * every cold start.
- */
+/** The one answer function (docs/choices.md); builds no `Request`/`Headers`/`Response` (slow first use on Lambda). */
 import type { Build } from "./table.ts";
 import {
   ALLOWED_METHODS,
@@ -49,19 +43,18 @@ export const BAD_REQUEST = problem(400, "Bad Request");
 export const INTERNAL_ERROR = problem(500, "Internal Server Error");
 
 /**
- * The path of a base URL, without a trailing slash: `/prod` for `https://api.example.org/prod`, and
- * "" when the base is a bare origin. As a WHATWG pathname, it is compared undecoded, like request paths.
+ * The path of a base URL, without a trailing slash: `/prod` for `https://api.example.org/prod`, and "" when the base is
+ * a bare origin. As a WHATWG pathname, it is compared undecoded, like request paths.
  */
 export function basePathOf(baseUrl: string): string {
   return new URL(baseUrl).pathname.replace(/\/+$/, "");
 }
 
 /**
- * Makes the answer function over a build's `routes` (path to resource) and `gone` paths (path to
- * its 410). Paths match exactly: a trailing slash or another case is another path, and a query
- * string is never part of `path`. When the build's base URL has a path, each address answers with
- * that path in front too, with the same answer: some platforms strip a stage or a base-path
- * mapping before the function sees the request, others keep it.
+ * Makes the answer function over a build's `routes` (path to resource) and `gone` paths (path to its 410). Paths match
+ * exactly: a trailing slash or another case is another path, and a query string is never part of `path`. When the
+ * build's base URL has a path, each address answers with that path in front too, with the same answer: some platforms
+ * strip a stage or a base-path mapping before the function sees the request, others keep it.
  *
  * @example
  * ```ts
@@ -112,8 +105,8 @@ export interface Answers {
 }
 
 /**
- * The answers of `build`, or of the build a function makes when first asked: how `handler.ts`
- * defers hashing and compressing until a runtime allows them (Workers forbid both at import).
+ * The answers of `build`, or of the build a function makes when first asked: how `handler.ts` defers hashing and
+ * compressing until a runtime allows them (Workers forbid both at import).
  */
 export function answersOf(build: Build | (() => Promise<Build>)): Answers {
   if (typeof build !== "function") {

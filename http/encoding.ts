@@ -1,7 +1,4 @@
-/**
- * Content coding negotiation (RFC 9110 §12.5.3) over the codings a build precomputed. Web
- * standards only. The answer depends on the `Accept-Encoding` text alone, so it is memoized.
- */
+/** Content coding negotiation (RFC 9110 §12.5.3), memoized: the answer depends on the `Accept-Encoding` text alone. */
 
 /** The content codings a build may precompute, in the server's order of preference. */
 export const ENCODINGS = ["br", "gzip"] as const;
@@ -14,10 +11,9 @@ export type Compress = (bytes: Uint8Array<ArrayBuffer>, encoding: Encoding) => P
 const MEMO_LIMIT = 256;
 
 /**
- * Makes a negotiator for the codings on offer. It picks the coding with the highest q-value the
- * client allows, preferring `br`, then `gzip`, then `identity` on ties. `*` covers codings not
- * named; `q=0` refuses. When the client allows nothing on offer (or refuses identity too),
- * identity is sent anyway: RFC 9110 allows this rather than a 406.
+ * Makes a negotiator for the codings on offer. It picks the coding with the highest q-value the client allows,
+ * preferring `br`, then `gzip`, then `identity` on ties. `*` covers codings not named; `q=0` refuses. When the client
+ * allows nothing on offer (or refuses identity too), identity is sent anyway: RFC 9110 allows this rather than a 406.
  */
 export function negotiator(offered: readonly Encoding[]): (acceptEncoding: string | null) => Coding {
   const order: Coding[] = [...ENCODINGS.filter((e) => offered.includes(e)), "identity"];
@@ -44,8 +40,8 @@ function choose(header: string, order: readonly Coding[]): Coding {
   const gzip = Math.max(weights.get("gzip") ?? -1, weights.get("x-gzip") ?? -1);
   if (gzip >= 0) weights.set("gzip", gzip);
   const star = weights.get("*");
-  // A coding the client does not name takes the weight of *, else 0. Identity needs no default:
-  // when nothing on offer has a positive weight, identity is the answer anyway.
+  // A coding the client does not name takes the weight of *, else 0. Identity needs no default: when nothing on offer
+  // has a positive weight, identity is the answer anyway.
   const weightOf = (coding: Coding): number => weights.get(coding) ?? star ?? 0;
   let best: Coding = "identity";
   let bestQ = 0;
@@ -60,11 +56,11 @@ function choose(header: string, order: readonly Coding[]): Coding {
 }
 
 /**
- * The coding Cloudflare's front layer keeps of a Worker's answer, given the client's own
- * `Accept-Encoding` (`request.cf.clientAcceptEncoding`), as miniflare models that layer: of the
- * client's codings in order of q (ties in the client's order), the first that is `gzip` or `br`,
- * or `identity` if that comes first or none does. The layer re-encodes any other answer under the
- * Worker's ETag, so the Worker answers with this coding and its own bytes and ETag for it.
+ * The coding Cloudflare's front layer keeps of a Worker's answer, given the client's own `Accept-Encoding`
+ * (`request.cf.clientAcceptEncoding`), as miniflare models that layer: of the client's codings in order of q (ties in
+ * the client's order), the first that is `gzip` or `br`, or `identity` if that comes first or none does. The layer
+ * re-encodes any other answer under the Worker's ETag, so the Worker answers with this coding and its own bytes and
+ * ETag for it.
  */
 export function edgeKeeps(clientAcceptEncoding: string): Coding {
   // A stable sort: ties keep the client's order.

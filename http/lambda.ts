@@ -1,10 +1,7 @@
 /**
- * AWS Lambda: API Gateway REST APIs (payload 1.0), HTTP APIs (2.0), Application Load Balancers
- * (single- and multi-value headers) and Function URLs, mapped straight to the answer function.
- * No `Request`, `Headers` or `Response` is built: the first of those in a process loads Node's
- * fetch implementation, which lengthens every cold start. Two handlers: a buffered one for every
- * event kind, and a streaming one for a Function URL in `RESPONSE_STREAM` mode, which may send a
- * document past the 6 MB a buffered response may hold. Web standards only.
+ * AWS Lambda events (API Gateway 1.0/2.0, ALB, Function URLs) mapped straight to the answer function. No `Request`,
+ * `Headers` or `Response`: the first in a process loads Node's fetch implementation and lengthens every cold start. The
+ * streaming handler lets a Function URL in `RESPONSE_STREAM` mode send a document past the 6 MB buffered limit.
  */
 import { isObject } from "../contract/json.ts";
 import { type Answer, type Answerer, answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer } from "./answer.ts";
@@ -40,11 +37,11 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 };
 
 /**
- * Makes the Lambda handler over `build` (or, given a function, over the build it returns on the
- * first invocation): buffered, the answer returned whole as the event's proxy result. Lambda
- * answers identity whatever the client accepts: a compressed body travels base64-encoded, which
- * API Gateway REST APIs pass to clients undecoded unless binary media types are configured; compression is left to CloudFront or the API in front. An event that is not an
- * HTTP request gets a 400 problem and one log line naming its top-level keys, never a stack trace.
+ * Makes the Lambda handler over `build` (or, given a function, over the build it returns on the first invocation):
+ * buffered, the answer returned whole as the event's proxy result. Lambda answers identity whatever the client accepts:
+ * a compressed body travels base64-encoded, which API Gateway REST APIs pass to clients undecoded unless binary media
+ * types are configured; compression is left to CloudFront or the API in front. An event that is not an HTTP request
+ * gets a 400 problem and one log line naming its top-level keys, never a stack trace.
  *
  * @example
  * ```ts
@@ -63,8 +60,8 @@ export function lambdaHandlerFor(
 }
 
 /**
- * What `awslambda.streamifyResponse` hands a handler: the response's writable stream (a Node
- * `Writable`), as far as it is used here.
+ * What `awslambda.streamifyResponse` hands a handler: the response's writable stream (a Node `Writable`), as far as it
+ * is used here.
  */
 export interface ResponseStream {
   write(chunk: Uint8Array): boolean;
@@ -87,13 +84,11 @@ interface AwsLambdaGlobal {
 const STREAM_CHUNK = 64 * 1024;
 
 /**
- * Makes the streaming Lambda handler over `build`, for a Function URL whose invoke mode is
- * `RESPONSE_STREAM`: the status and headers go as the runtime's HTTP prelude
- * (`awslambda.HttpResponseStream.from`), then the body, in 64 KiB writes. Lambda's 6 MB limit is a
- * buffered response's; a streamed one may reach 200 MB. Wrapped with
- * `awslambda.streamifyResponse` when that global exists (in Lambda); elsewhere returned as it is.
- * Every event gets the HTTP form, so only a Function URL should invoke it: API Gateway reads a
- * buffered proxy result (`lambdaHandlerFor`).
+ * Makes the streaming Lambda handler over `build`, for a Function URL whose invoke mode is `RESPONSE_STREAM`: the
+ * status and headers go as the runtime's HTTP prelude (`awslambda.HttpResponseStream.from`), then the body, in 64 KiB
+ * writes. Lambda's 6 MB limit is a buffered response's; a streamed one may reach 200 MB. Wrapped with
+ * `awslambda.streamifyResponse` when that global exists (in Lambda); elsewhere returned as it is. Every event gets the
+ * HTTP form, so only a Function URL should invoke it: API Gateway reads a buffered proxy result (`lambdaHandlerFor`).
  */
 export function lambdaStreamHandlerFor(
   build: Build | (() => Promise<Build>),
@@ -207,8 +202,8 @@ function toResult(answer: Answer, event: unknown): LambdaResult {
 export const MAX_LOG_LINE = 1024;
 
 /**
- * `text` as one safe log line: every control, non-ASCII and line-separator character escaped as
- * `\uXXXX` (so a key holding a newline cannot forge a second line), cut to `MAX_LOG_LINE` bytes.
+ * `text` as one safe log line: every control, non-ASCII and line-separator character escaped as `\uXXXX` (so a key
+ * holding a newline cannot forge a second line), cut to `MAX_LOG_LINE` bytes.
  */
 export function logLine(text: string): string {
   const escaped = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);

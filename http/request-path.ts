@@ -1,26 +1,20 @@
 /**
- * The one path rule every runtime answers by (docs/http.md, "Paths"): the path of a request is the
- * pathname the WHATWG URL parser gives its target. Dot segments are resolved (`/api/../vaults.json`
- * is `/vaults.json`), as every fetch runtime does before our code sees the request; percent-encoded
- * bytes are never decoded (`/vaults%2ejson` is not `/vaults.json`); query and fragment are dropped;
- * case and trailing slashes matter. For an absolute-form target (`GET http://user:pw@host/x?t=y`)
- * only the pathname the parser gives is kept, so neither userinfo, host nor query reaches an
- * answer or a log line, and a target the parser refuses (an invalid port) has no path.
- * Web standards only.
+ * The one path rule (docs/http.md, "Paths"): the WHATWG URL parser's pathname. Percent-encoded bytes are never decoded;
+ * for an absolute-form target neither userinfo, host nor query reaches an answer or a log line.
  */
 
 /**
- * An authority the URL parser surely takes as it is: a host name whose last label starts with a
- * letter (one ending in a number is read as an IPv4 address, and may be refused), or a dotted-quad
- * IPv4 address; and a port of digits. Anything else is left to the parser.
+ * An authority the URL parser surely takes as it is: a host name whose last label starts with a letter (one ending in a
+ * number is read as an IPv4 address, and may be refused), or a dotted-quad IPv4 address; and a port of digits. Anything
+ * else is left to the parser.
  */
 const PLAIN_AUTHORITY =
   /^(?:(?:[a-z0-9]+(?:-[a-z0-9]+)*\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::(\d{1,5}))?$/;
 
 /**
- * The path `target` names: origin-form (`/x?q`), or an absolute `http://` or `https://` URL (an
- * absolute-form target, or the full URL a fetch runtime hands over). Anything else (`*`, another
- * scheme, a URL the parser refuses, such as one with port 99999) gives `null`.
+ * The path `target` names: origin-form (`/x?q`), or an absolute `http://` or `https://` URL (an absolute-form target,
+ * or the full URL a fetch runtime hands over). Anything else (`*`, another scheme, a URL the parser refuses, such as
+ * one with port 99999) gives `null`.
  */
 export function pathOf(target: string): string | null {
   const plain = plainPathOf(target);
@@ -30,10 +24,10 @@ export function pathOf(target: string): string | null {
 }
 
 /**
- * The path of a plain target without the URL parser, as the parser would give it, or undefined
- * where the parser must decide: nearly every request is plain (no `%`, dot segment or backslash in
- * its path, and, absolute, a plain authority followed by `/`: `http://h?/vaults.json` has the
- * path `/`, and `http://h:99999/` is no URL). Exported for its laws in `test/http.test.ts`.
+ * The path of a plain target without the URL parser, as the parser would give it, or undefined where the parser must
+ * decide: nearly every request is plain (no `%`, dot segment or backslash in its path, and, absolute, a plain authority
+ * followed by `/`: `http://h?/vaults.json` has the path `/`, and `http://h:99999/` is no URL). Exported for its laws in
+ * `test/http.test.ts`.
  */
 export function plainPathOf(target: string): string | undefined {
   let start = 0;
@@ -59,8 +53,8 @@ function parse(url: string): string | null {
 }
 
 /**
- * True when the URL parser surely reads `authority` (`host` or `host:port`, lower case) back as it
- * is: a plain host name or dotted-quad address and a port up to 65535. False means "ask the parser".
+ * True when the URL parser surely reads `authority` (`host` or `host:port`, lower case) back as it is: a plain host
+ * name or dotted-quad address and a port up to 65535. False means "ask the parser".
  */
 export function plainAuthority(authority: string): boolean {
   const match = PLAIN_AUTHORITY.exec(authority);

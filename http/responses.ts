@@ -1,8 +1,4 @@
-/**
- * HTTP representations, computed once per build (docs/choices.md): bytes in each content coding,
- * strong ETags, headers. A request only picks a precomputed variant and evaluates its conditional
- * headers. Web standards only (`crypto.subtle` for the ETag).
- */
+/** HTTP representations computed once per build (docs/choices.md); a request only picks one and checks conditions. */
 import { type Compress, type Encoding, ENCODINGS, negotiator } from "./encoding.ts";
 
 /** One precomputed representation of a resource: its bytes in one content coding, and its answers. */
@@ -29,9 +25,9 @@ export interface Resource {
 export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
 /**
- * Cache policy: the bytes change only when a new build is deployed. Five minutes bounds how long a
- * deploy takes to reach caches; after that a cache revalidates with the ETag and gets a 304, and it
- * may serve the stale copy for a day while it does so or while the origin is down.
+ * Cache policy: the bytes change only when a new build is deployed. Five minutes bounds how long a deploy takes to
+ * reach caches; after that a cache revalidates with the ETag and gets a 304, and it may serve the stale copy for a day
+ * while it does so or while the origin is down.
  */
 export const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400";
 
@@ -43,8 +39,8 @@ export const EXPOSABLE: Readonly<Record<string, string>> = {
 };
 
 /**
- * `Access-Control-Expose-Headers` naming the non-safelisted headers a browser consumer may read:
- * `ETag, Link, Allow` (`Allow` for the 405), then each header of `EXPOSABLE` that `headers` sends.
+ * `Access-Control-Expose-Headers` naming the non-safelisted headers a browser consumer may read: `ETag, Link, Allow`
+ * (`Allow` for the 405), then each header of `EXPOSABLE` that `headers` sends.
  */
 export function exposeHeaders(headers: Readonly<Record<string, string>> = {}): string {
   return [
@@ -59,10 +55,10 @@ function withExposed(headers: Record<string, string>): Record<string, string> {
 }
 
 /**
- * Headers every answer carries, errors included: CORS for any origin (the data is public and read
- * without credentials), and what a public read-only JSON API should say to browsers: never sniff,
- * never render or frame this as a page, send no referrer, and may be embedded cross-origin.
- * Strict-Transport-Security belongs to whatever terminates TLS, not to this origin.
+ * Headers every answer carries, errors included: CORS for any origin (the data is public and read without credentials),
+ * and what a public read-only JSON API should say to browsers: never sniff, never render or frame this as a page, send
+ * no referrer, and may be embedded cross-origin. Strict-Transport-Security belongs to whatever terminates TLS, not to
+ * this origin.
  */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
@@ -87,9 +83,8 @@ export async function strongEtag(bytes: Uint8Array<ArrayBuffer>): Promise<string
 }
 
 /**
- * Precomputes a resource's answers: identity, plus each of `encodings` made by `compress`. Each
- * variant has its own strong ETag, from its own bytes; with codings on offer, every answer says
- * `Vary: Accept-Encoding`.
+ * Precomputes a resource's answers: identity, plus each of `encodings` made by `compress`. Each variant has its own
+ * strong ETag, from its own bytes; with codings on offer, every answer says `Vary: Accept-Encoding`.
  */
 export async function prepareResource(
   body: Uint8Array<ArrayBuffer>,
@@ -133,8 +128,7 @@ export async function prepareResource(
 }
 
 /**
- * The same resource with `extra` headers on every answer and the `drop` ones removed; the bodies
- * and ETags are shared.
+ * The same resource with `extra` headers on every answer and the `drop` ones removed; the bodies and ETags are shared.
  */
 export function withHeaders(
   resource: Resource,
@@ -172,9 +166,9 @@ export function selector(
 }
 
 /**
- * True when a GET or HEAD may be answered 304 (RFC 9110 §13.1): `If-None-Match` by weak
- * comparison against the selected variant's ETag (`*` matches); only without it,
- * `If-Modified-Since` at or after Last-Modified. Anything but an HTTP-date is ignored.
+ * True when a GET or HEAD may be answered 304 (RFC 9110 §13.1): `If-None-Match` by weak comparison against the selected
+ * variant's ETag (`*` matches); only without it, `If-Modified-Since` at or after Last-Modified. Anything but an
+ * HTTP-date is ignored.
  */
 export function isNotModified(
   header: (name: string) => string | null | undefined,
@@ -200,9 +194,9 @@ const RFC850_DATE =
 const ASCTIME_DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
 /**
- * Epoch milliseconds of an HTTP-date in any of RFC 9110's three forms (IMF-fixdate, the obsolete
- * RFC 850 and asctime forms), or NaN for anything else: `Date.parse` would take "3000" or "foo 2099".
- * A two-digit RFC 850 year more than 50 years ahead is read as the past century (§5.6.7).
+ * Epoch milliseconds of an HTTP-date in any of RFC 9110's three forms (IMF-fixdate, the obsolete RFC 850 and asctime
+ * forms), or NaN for anything else: `Date.parse` would take "3000" or "foo 2099". A two-digit RFC 850 year more than 50
+ * years ahead is read as the past century (§5.6.7).
  */
 export function httpDate(text: string): number {
   let day: string, month: string, year: number, time: [string, string, string];

@@ -1,9 +1,4 @@
-/**
- * A build as plain data, for a deploy artifact to embed (`node/builder/stamp.ts` writes it at build time):
- * every route's headers and ETags, and each distinct body once. Restoring it hashes, compresses
- * and serializes nothing, and decodes a body only when it is first served, so nothing happens at
- * import that Cloudflare Workers forbid and a Lambda cold start stays cheap. Web standards only.
- */
+/** A build as plain data: restoring computes nothing at import (Workers forbid it; Lambda cold starts stay cheap). */
 import type { Encoding } from "./encoding.ts";
 import type { Build, BuildMeta } from "./table.ts";
 import { type Problem, type Resource, selector, type Variant } from "./responses.ts";
@@ -81,8 +76,8 @@ export function restoreBuild(stamp: BuildStamp): Build {
 const texts = new WeakMap<Uint8Array, string>();
 
 /**
- * The UTF-8 text of a body that is identity JSON: the stamp's own text for a body restored from
- * one, so that Lambda, which sends text, does not decode what it was given as text.
+ * The UTF-8 text of a body that is identity JSON: the stamp's own text for a body restored from one, so that Lambda,
+ * which sends text, does not decode what it was given as text.
  */
 export function textOf(bytes: Uint8Array): string {
   let text = texts.get(bytes);

@@ -1,8 +1,4 @@
-/**
- * What one build serves, as `http/` answers from it: a table of precomputed answers, each route's
- * resource and each sunset path's 410, and what the build was made from. The build's assembly
- * (`assembly/prepare.ts`) fills it; nothing here computes anything. Web standards only.
- */
+/** What one build serves: precomputed answers; `assembly/prepare.ts` fills it and nothing here computes. */
 import type { Problem, Resource } from "./responses.ts";
 
 /** What a start line or a log says about a build. */
