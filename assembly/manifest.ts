@@ -54,7 +54,6 @@ export async function fileEntry(bytes: Uint8Array<ArrayBuffer>): Promise<Manifes
 
 /** How a build is signed: when, and for how long. */
 export interface SignOptions {
-  /** The signing time, epoch seconds. */
   readonly iat: number;
   /** The signature lifetime in seconds: `exp` = `iat` + this. */
   readonly lifetime: number;

@@ -36,11 +36,9 @@ export type FeedLimits = { readonly [K in keyof typeof FEED_LIMITS]: number };
 /** Where a version's feed is served: absolute URLs. */
 export interface FeedPlace {
   readonly version: number;
-  /** The versioned document's URL. */
   readonly documentUrl: string;
   /** The JSON feed's URL: item ids are made from it. */
   readonly feedUrl: string;
-  /** The Atom feed's URL. */
   readonly atomUrl: string;
 }
 

@@ -5,9 +5,7 @@ import { type Compress, type Encoding, ENCODINGS, negotiator } from "./encoding.
 export interface Variant {
   readonly body: Uint8Array<ArrayBuffer>;
   readonly etag: string;
-  /** Headers of a 200 answer. */
   readonly ok: Readonly<Record<string, string>>;
-  /** Headers of a 304 answer. */
   readonly notModified: Readonly<Record<string, string>>;
 }
 
@@ -17,7 +15,6 @@ export interface Resource {
   readonly encoded: Readonly<Partial<Record<Encoding, Variant>>>;
   /** Last-Modified as epoch milliseconds (whole seconds). */
   readonly lastModified: number;
-  /** Picks the variant for a request's Accept-Encoding. */
   select(acceptEncoding: string | null): Variant;
 }
 
