@@ -2,12 +2,10 @@
 import type { ParseArgsConfig } from "node:util";
 import { type Env, shownArgument } from "../../contract/config.ts";
 import { editDistance } from "../../contract/source.ts";
+import { nodeUtil } from "./builtins.ts";
 import { printable } from "./printable.ts";
 
-// By getBuiltinModule, not `import`: Node 22's ESM view of node:util reads every lazy export, which
-// loads its diff and colour modules and opens stderr, about 8 ms of the Node server's cold start.
-const { parseArgs }: typeof import("node:util") = process.getBuiltinModule?.("node:util") ??
-  (await import("node:util"));
+const { parseArgs } = nodeUtil;
 
 /** A command's flags and help text. */
 export interface CommandSpec {

@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { type Answer, BAD_REQUEST, METHOD_NOT_ALLOWED, problemAnswer } from "../../http/answer.ts";
 import { pathOf, plainAuthority } from "../../http/request-path.ts";
 import { type Problem, problem } from "../../http/responses.ts";
-import { nodeHttp } from "./node-http.ts";
+import { nodeHttp } from "../common/builtins.ts";
 
 /** Writes one answer on a node:http response. */
 export function writeAnswer(res: ServerResponse, answer: Answer): void {

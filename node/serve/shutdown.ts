@@ -5,7 +5,7 @@ import { CANONICAL_PATH } from "../../contract/version-policy.ts";
 import type { BuildMeta } from "../../assembly/prepare.ts";
 import { pathOf } from "../../http/request-path.ts";
 import type { Io } from "../common/args.ts";
-import { nodeHttp } from "./node-http.ts";
+import { nodeHttp } from "../common/builtins.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
 /**
