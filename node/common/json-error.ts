@@ -10,7 +10,7 @@ import { KNOWN_KEYS, quoted } from "../../contract/source.ts";
 export function locateJsonError(text: string): { line: number; column: number; reason: string } | null {
   let i = 0;
   const fail = (reason: string): never => {
-    throw Object.assign(new SyntaxAt(reason), { offset: i });
+    throw new SyntaxAt(i, reason);
   };
   const skipSpace = (): void => {
     while (i < text.length && " \t\n\r".includes(text[i] as string)) i++;
@@ -72,13 +72,18 @@ export function locateJsonError(text: string): { line: number; column: number; r
     if (!(error instanceof SyntaxAt)) throw error;
     const before = text.slice(0, error.offset);
     const line = before.split("\n").length;
-    return { line, column: error.offset - before.lastIndexOf("\n"), reason: error.message };
+    return { line, column: error.offset - before.lastIndexOf("\n"), reason: error.reason };
   }
 }
 
-/** Where the text breaks (`offset`), and why (the message). */
-class SyntaxAt extends Error {
-  offset = 0;
+/** Where the text breaks, and why: a plain value, since an Error would capture a stack for nothing. */
+class SyntaxAt {
+  readonly offset: number;
+  readonly reason: string;
+  constructor(offset: number, reason: string) {
+    this.offset = offset;
+    this.reason = reason;
+  }
 }
 
 function shown(char: string | undefined): string {
@@ -163,8 +168,18 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
       }
       weight += VALUE_WEIGHT_OF_CONTAINER;
       const parent = depth === 0 ? undefined : (stack[depth - 1] as Frame);
-      // Its other fields are set just below.
-      const frame = (stack[depth] ??= { firstKeys: [] as string[] } as Frame);
+      // Every field from the start: one object shape for the hot loop, and no cast.
+      const frame = (stack[depth] ??= {
+        place: "top",
+        isObject: false,
+        firstKeys: [],
+        keyCount: 0,
+        manyKeys: undefined,
+        key: "",
+        index: 0,
+        name: "",
+        position: 0,
+      });
       frame.place = parent === undefined
         ? "top"
         : parent.isObject
