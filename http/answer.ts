@@ -7,6 +7,7 @@ import {
   PREFLIGHT_HEADERS,
   type Problem,
   problem,
+  type Resource,
 } from "./responses.ts";
 
 /** One answer: what a runtime adapter writes out. `body` is null for HEAD, 204, 304. */
@@ -50,11 +51,34 @@ export function basePathOf(baseUrl: string): string {
   return new URL(baseUrl).pathname.replace(/\/+$/, "");
 }
 
+/** Answers one request at an address the build knows. */
+export type AddressAnswer = (method: string, header: HeaderReader) => Answer;
+
+/** The answer to any address a build does not know. */
+export const notFoundAnswer: AddressAnswer = (method) => problemAnswer(NOT_FOUND, method);
+
 /**
- * Makes the answer function over a build's `routes` (path to resource) and `gone` paths (path to its 410). Paths match
- * exactly: a trailing slash or another case is another path, and a query string is never part of `path`. When the
- * build's base URL has a path, each address answers with that path in front too, with the same answer: some platforms
- * strip a stage or a base-path mapping before the function sees the request, others keep it.
+ * Each address a build answers and its answer: the build's `routes` (path to resource) and `gone` paths (path to its
+ * 410), and, when its base URL has a path, each with that path in front too (some platforms strip a stage or a
+ * base-path mapping before the function sees the request, others keep it); a path the build names itself wins. Paths
+ * match exactly: a trailing slash or another case is another path, and a query string is never part of one.
+ */
+export function addressAnswers({ routes, gone, meta }: Pick<Build, "routes" | "gone" | "meta">): Map<
+  string,
+  AddressAnswer
+> {
+  const table = new Map<string, AddressAnswer>();
+  for (const [path, resource] of routes) table.set(path, resourceAnswer(resource));
+  for (const [path, sunset] of gone) table.set(path, goneAnswer(sunset));
+  const prefix = basePathOf(meta.baseUrl);
+  if (prefix !== "") {
+    for (const [path, answer] of [...table]) if (!table.has(`${prefix}${path}`)) table.set(`${prefix}${path}`, answer);
+  }
+  return table;
+}
+
+/**
+ * Makes the answer function of a build: the address's answer (`addressAnswers`), or 404.
  *
  * @example
  * ```ts
@@ -65,20 +89,13 @@ export function basePathOf(baseUrl: string): string {
  * }
  * ```
  */
-export function answerer({ routes, gone, meta }: Pick<Build, "routes" | "gone" | "meta">): Answerer {
-  const prefix = basePathOf(meta.baseUrl);
-  return (method, requested, header) => {
-    // With no base path, every path starts with "/" and slicing nothing off leaves it as it is.
-    const path = requested.startsWith(`${prefix}/`) && !routes.has(requested) && !gone.has(requested)
-      ? requested.slice(prefix.length)
-      : requested;
-    const resource = routes.get(path);
-    if (resource === undefined) {
-      const sunset = gone.get(path);
-      if (sunset === undefined) return problemAnswer(NOT_FOUND, method);
-      if (method === "OPTIONS") return PREFLIGHT;
-      return problemAnswer(method === "GET" || method === "HEAD" ? sunset : METHOD_NOT_ALLOWED, method);
-    }
+export function answerer(build: Pick<Build, "routes" | "gone" | "meta">): Answerer {
+  const table = addressAnswers(build);
+  return (method, path, header) => (table.get(path) ?? notFoundAnswer)(method, header);
+}
+
+function resourceAnswer(resource: Resource): AddressAnswer {
+  return (method, header) => {
     switch (method) {
       case "GET":
       case "HEAD": {
@@ -96,27 +113,35 @@ export function answerer({ routes, gone, meta }: Pick<Build, "routes" | "gone" |
   };
 }
 
-/** The answer function of a build, now or once a deferred build is ready. */
-export interface Answers {
-  /** The answer function, when the build is ready. */
-  current(): Answerer | undefined;
-  /** The answer function, making the build on the first call (once, however many ask). */
-  ready(): Promise<Answerer>;
+function goneAnswer(sunset: Problem): AddressAnswer {
+  return (method) => {
+    if (method === "OPTIONS") return PREFLIGHT;
+    return problemAnswer(method === "GET" || method === "HEAD" ? sunset : METHOD_NOT_ALLOWED, method);
+  };
+}
+
+/** What `make` gives of a build, now or once a deferred build is ready. */
+export interface Answers<T> {
+  /** What `make` gave, when the build is ready. */
+  current(): T | undefined;
+  /** What `make` gives, making the build on the first call (once, however many ask). */
+  ready(): Promise<T>;
 }
 
 /**
- * The answers of `build`, or of the build a function makes when first asked: how `handler.ts` defers hashing and
+ * `make` of `build`, or of the build a function makes when first asked: how `handler.ts` defers hashing and
  * compressing until a runtime allows them (Workers forbid both at import).
  */
-export function answersOf(build: Build | (() => Promise<Build>)): Answers {
+export function answersOf<T>(build: Build | (() => Promise<Build>), make: (build: Build) => T): Answers<T> {
   if (typeof build !== "function") {
-    const answer = answerer(build);
-    return { current: () => answer, ready: () => Promise.resolve(answer) };
+    const made = make(build);
+    return { current: () => made, ready: () => Promise.resolve(made) };
   }
-  let answer: Answerer | undefined;
-  let pending: Promise<Answerer> | undefined;
+  let made: T | undefined;
+  let pending: Promise<T> | undefined;
   return {
-    current: () => answer,
-    ready: () => (pending ??= build().then((b) => (answer = answerer(b)))),
+    current: () => made,
+    // A build function that throws at once fails the promise too, as one that rejects does.
+    ready: () => (pending ??= (async () => (made = make(await build())))()),
   };
 }

@@ -1,7 +1,18 @@
-/** The Hono app: one route per address, each answered by `answer.ts`; nothing is computed per request. */
+/** The Hono app: one route per address, each answered by its precomputed answer; nothing is computed per request. */
 import { HonoBase as Hono } from "hono/hono-base";
-import { LinearRouter } from "hono/router/linear-router";
-import { type Answer, answersOf, BAD_REQUEST, basePathOf, INTERNAL_ERROR, problemAnswer } from "./answer.ts";
+import type { Params, Result, Router } from "hono/router";
+import {
+  type AddressAnswer,
+  addressAnswers,
+  type Answer,
+  answersOf,
+  BAD_REQUEST,
+  basePathOf,
+  type HeaderReader,
+  INTERNAL_ERROR,
+  notFoundAnswer,
+  problemAnswer,
+} from "./answer.ts";
 import { edgeKeeps } from "./encoding.ts";
 import type { Build } from "./table.ts";
 import { pathOf } from "./request-path.ts";
@@ -22,10 +33,10 @@ export function withBasePath(paths: readonly string[], baseUrl: string): string[
 }
 
 /**
- * Makes the app that serves `build`: one route per address (`addressesOf`), each answered from the precomputed table by
- * `fetchHandler`, as is any other path (its 404). Given a function instead, with the addresses it will serve, the app
- * calls it once, on the first request, and answers from its result: how `handler.ts` defers hashing and compressing
- * until a runtime allows them.
+ * Makes the app that serves `build`: Hono routes each address (`addressesOf`) to that address's precomputed answer,
+ * and answers any other path with 404 (400 for a target with no path). Given a function instead, with the addresses
+ * it will serve, the app calls it once, on the first request to an address, and answers from its result: how
+ * `handler.ts` defers hashing and compressing until a runtime allows them. No route throws: a failure is a bare 500.
  *
  * @example
  * ```ts
@@ -38,69 +49,100 @@ export function withBasePath(paths: readonly string[], baseUrl: string): string[
 export function createApp(build: Build): Hono;
 export function createApp(build: () => Promise<Build>, addresses: readonly string[]): Hono;
 export function createApp(build: Build | (() => Promise<Build>), addresses?: readonly string[]): Hono {
-  const handle = fetchHandler(build);
-  const app = new Hono({ router: new LinearRouter() });
-  // Each route answers through the table, which knows the methods, conditions and codings; Hono names the addresses. A
-  // deferred build given no addresses (a JavaScript caller) routes them all.
-  const paths = addresses ?? (typeof build === "function" ? ["*"] : addressesOf(build));
-  for (const path of paths) app.all(path, (c) => handle(c.req.raw));
-  app.notFound((c) => handle(c.req.raw));
-  // fetchHandler answers its own failures; these are Hono's own (a request it cannot route).
-  app.onError(() => toResponse(problemAnswer(INTERNAL_ERROR)));
-  const route = app.fetch;
-  app.fetch = (request, ...rest) => {
-    try {
-      return route(request, ...rest);
-    } catch {
-      return toResponse(problemAnswer(INTERNAL_ERROR));
-    }
-  };
+  const answers = answersOf(build, addressAnswers);
+  const app = new Hono({ router: new AddressRouter(), getPath: targetPath });
+  // A deferred build given no addresses (a JavaScript caller) routes them all, each to its own answer once built.
+  const paths = addresses ?? (typeof build === "function" ? [ANY] : addressesOf(build));
+  for (const path of new Set(paths)) {
+    const address = path === ANY ? undefined : path;
+    const answerIn = (table: ReadonlyMap<string, AddressAnswer>, requested: string) =>
+      table.get(address ?? requested) ?? notFoundAnswer;
+    // The address's own answer, bound once its build is ready: no lookup per request.
+    let bound: AddressAnswer | undefined;
+    app.all(path, (c) => {
+      if (bound !== undefined) return respond(c.req.raw, bound);
+      const table = answers.current();
+      if (table === undefined) return answers.ready().then((t) => respond(c.req.raw, answerIn(t, c.req.path)), failure);
+      const answer = answerIn(table, c.req.path);
+      if (address !== undefined) bound = answer;
+      return respond(c.req.raw, answer);
+    });
+  }
+  app.notFound((c) => {
+    const path = c.req.path;
+    if (path === UNREADABLE) return failure();
+    return respond(c.req.raw, path === NO_PATH ? badRequestAnswer : notFoundAnswer);
+  });
+  // Hono's own failures (a request it cannot route); the routes above answer theirs.
+  app.onError(() => failure());
   return app;
 }
 
+/** A route that matches every address (a deferred build given none). */
+const ANY = "/*";
+/** What `targetPath` routes a target with no path (`*`, another scheme, a URL the parser refuses) to: no address. */
+const NO_PATH = "";
+/** What `targetPath` routes a request whose URL cannot be read to: no address. */
+const UNREADABLE = "?";
+
+/** Hono's path of a request: the path rule's (request-path.ts), never decoded, not Hono's own (which decodes). */
+function targetPath(request: Request): string {
+  try {
+    return pathOf(request.url) ?? NO_PATH;
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+const badRequestAnswer: AddressAnswer = (method) => problemAnswer(BAD_REQUEST, method);
+
 /**
- * The app's answering: a web `Request` in, a `Response` out, never a thrown error. Every route of the app above answers
- * through it.
- *
- * @example
- * ```ts
- * import type { Build } from "./table.ts";
- * function serve(build: Build): Promise<Response> {
- *   const handle = fetchHandler(build);
- *   return Promise.resolve(handle(new Request("https://registry.example.org/vaults.json")));
- * }
- * ```
+ * Hono's router for this app: an address is one exact string, matched by one lookup. Hono's linear router also matches
+ * an address with a trailing slash, which the path rule makes another path (404).
  */
-export function fetchHandler(
-  build: Build | (() => Promise<Build>),
-): (request: Request) => Response | Promise<Response> {
-  const answers = answersOf(build);
-  return (raw) => {
-    // Whatever throws (a runtime's request object, a build function, an answer) is a bare 500, never an exception out
-    // of the runtime's fetch: HEAD's without its body.
-    let method: string | undefined;
-    const failed = (): Response => toResponse(problemAnswer(INTERNAL_ERROR, method));
-    try {
-      method = raw.method;
-      // Cloudflare (and wrangler dev) hand a Worker `Accept-Encoding: br, gzip` whatever the client sent, keeping the
-      // client's own in `request.cf.clientAcceptEncoding`: answer with the coding the edge will keep for that client,
-      // so it gets this build's own bytes and ETag for it.
-      const client = (raw as { cf?: { clientAcceptEncoding?: unknown } }).cf?.clientAcceptEncoding;
-      const kept = typeof client === "string" ? edgeKeeps(client) : undefined;
-      const header = kept === undefined
-        ? (name: string) => raw.headers.get(name)
-        : (name: string) => (name === "accept-encoding" ? kept : raw.headers.get(name));
-      // The raw URL, not a decoded path: the path rule never decodes (request-path.ts).
-      const path = pathOf(raw.url);
-      if (path === null) return toResponse(problemAnswer(BAD_REQUEST, method));
-      const answer = answers.current();
-      if (answer !== undefined) return toResponse(answer(method, path, header));
-      const asked = method;
-      return answers.ready().then((a): Response => toResponse(a(asked, path, header))).catch(failed);
-    } catch {
-      return failed();
-    }
-  };
+class AddressRouter<T> implements Router<T> {
+  readonly name = "AddressRouter";
+  readonly #routes = new Map<string, [T, Params][]>();
+  #any: [T, Params][] = [];
+
+  add(_method: string, path: string, handler: T): void {
+    if (path === ANY) this.#any = [[handler, {}]];
+    else this.#routes.set(path, [[handler, {}]]);
+  }
+
+  match(_method: string, path: string): Result<T> {
+    return [this.#routes.get(path) ?? this.#any];
+  }
+}
+
+/**
+ * `answer` to `raw` as a web Response; whatever throws (a runtime's request object, an answer) is a bare 500, never an
+ * exception out of the runtime's fetch.
+ */
+function respond(raw: Request, answer: AddressAnswer): Response {
+  try {
+    return toResponse(answer(raw.method, headerReader(raw)));
+  } catch {
+    return failure();
+  }
+}
+
+/** A bare 500; Hono sends a HEAD answer without its body. */
+function failure(): Response {
+  return toResponse(problemAnswer(INTERNAL_ERROR));
+}
+
+/**
+ * The request's headers. Cloudflare (and wrangler dev) hand a Worker `Accept-Encoding: br, gzip` whatever the client
+ * sent, keeping the client's own in `request.cf.clientAcceptEncoding`: answer with the coding the edge will keep for
+ * that client, so it gets this build's own bytes and ETag for it.
+ */
+function headerReader(raw: Request): HeaderReader {
+  const client = (raw as { cf?: { clientAcceptEncoding?: unknown } }).cf?.clientAcceptEncoding;
+  const kept = typeof client === "string" ? edgeKeeps(client) : undefined;
+  return kept === undefined
+    ? (name) => raw.headers.get(name)
+    : (name) => (name === "accept-encoding" ? kept : raw.headers.get(name));
 }
 
 /** An answer as a web Response. */

@@ -4,7 +4,15 @@
  * streaming handler lets a Function URL in `RESPONSE_STREAM` mode send a document past the 6 MB buffered limit.
  */
 import { isObject } from "../contract/json.ts";
-import { type Answer, type Answerer, answersOf, BAD_REQUEST, INTERNAL_ERROR, problemAnswer } from "./answer.ts";
+import {
+  type Answer,
+  type Answerer,
+  answerer,
+  answersOf,
+  BAD_REQUEST,
+  INTERNAL_ERROR,
+  problemAnswer,
+} from "./answer.ts";
 import type { Build } from "./table.ts";
 import { pathOf } from "./request-path.ts";
 import { textOf } from "./restore.ts";
@@ -121,7 +129,7 @@ function awsLambda(): AwsLambdaGlobal | undefined {
 
 /** The answer to any event, HTTP or not, as both handlers give it. */
 function eventAnswerer(build: Build | (() => Promise<Build>), log: Log): (event: unknown) => Promise<Answer> {
-  const answers = answersOf(build);
+  const answers = answersOf(build, answerer);
   return async (event) => {
     const request = readEvent(event);
     let answer: Answerer;

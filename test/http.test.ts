@@ -4,7 +4,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import fc from "fast-check";
 import { answerer, answersOf, basePathOf } from "../http/answer.ts";
-import { addressesOf, createApp, fetchHandler } from "../http/app.ts";
+import { addressesOf, createApp } from "../http/app.ts";
 import { httpDate } from "../http/responses.ts";
 import { tablePaths } from "../contract/version-policy.ts";
 import { VERSIONS } from "../assembly/versions.ts";
@@ -76,12 +76,10 @@ test("the app declares a route for each address of the build, with the base URL'
   const deferred = createApp(async () => (made++, build), ["/vaults.json"]);
   assert.equal(deferred.routes.map((r) => r.path), ["/vaults.json"]);
   assert.is(made, 0);
+  assert.is((await deferred.request("/api/registry.v1.json")).status, 404, "a path it was not given is not routed");
+  assert.is(made, 0, "and a 404 builds nothing");
   assert.is((await deferred.request("/vaults.json")).status, 200);
-  assert.is(
-    (await deferred.request("/api/registry.v1.json")).status,
-    200,
-    "another path is still answered from the table",
-  );
+  assert.is((await deferred.request("/vaults.json/")).status, 404, "a trailing slash is another path");
   assert.is(made, 1);
 });
 const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
@@ -560,12 +558,12 @@ test("httpDate: RFC 9110's three forms in every month, exactly and nothing aroun
   assert.is(new Date(at(ahead + 1)).getUTCFullYear(), ahead + 1 - 100);
 });
 
-test("fetchHandler: a ready build answers at once, its failure too; a deferred one is built once, on the first requests, then answers at once", async () => {
-  const now = fetchHandler(build)(new Request("http://h/vaults.json"));
+test("app: a ready build answers at once, its failure too; a deferred one is built once, on the first requests, then answers at once", async () => {
+  const now = createApp(build).fetch(new Request("http://h/vaults.json"));
   assert.ok(now instanceof Response, "a ready build answers without a promise");
   assert.ok(Buffer.from(await now.arrayBuffer()).equals(golden));
   const document = build.routes.get("/vaults.json")!;
-  const broken = fetchHandler({
+  const broken = createApp({
     ...build,
     routes: new Map([["/vaults.json", {
       ...document,
@@ -573,7 +571,7 @@ test("fetchHandler: a ready build answers at once, its failure too; a deferred o
         throw new Error("secret internal detail");
       },
     }]]),
-  })(new Request("http://h/vaults.json"));
+  }).fetch(new Request("http://h/vaults.json"));
   assert.ok(broken instanceof Response, "a failure of a ready build answers without a promise");
   assert.equal([broken.status, await broken.json()], [500, {
     type: "about:blank",
@@ -581,10 +579,10 @@ test("fetchHandler: a ready build answers at once, its failure too; a deferred o
     status: 500,
   }]);
   let builds = 0;
-  const deferred = fetchHandler(async () => {
+  const deferred = createApp(async () => {
     builds++;
     return build;
-  });
+  }, addressesOf(build)).fetch;
   const first = [
     deferred(new Request("http://h/vaults.json")),
     deferred(new Request("http://h/api/registry.v1.json", { method: "HEAD" })),
@@ -597,9 +595,9 @@ test("fetchHandler: a ready build answers at once, its failure too; a deferred o
   const later = deferred(new Request("http://h/vaults.json"));
   assert.ok(later instanceof Response, "once built, it answers without a promise");
   assert.is(builds, 1);
-  const failing = fetchHandler(async () => {
+  const failing = createApp(async () => {
     throw new Error("secret internal detail");
-  });
+  }, ["/vaults.json"]).fetch;
   const failed = await failing(new Request("http://h/vaults.json"));
   assert.equal([failed.status, await failed.json()], [500, {
     type: "about:blank",
@@ -608,33 +606,33 @@ test("fetchHandler: a ready build answers at once, its failure too; a deferred o
   }]);
   const failedHead = await failing(new Request("http://h/vaults.json", { method: "HEAD" }));
   assert.equal([failedHead.status, await failedHead.text()], [500, ""], "HEAD: no body, failure or not");
-  const throwing = fetchHandler(
+  const throwing = await createApp(
     (() => {
-      throw new Error("secret internal detail");
+      throw "secret internal detail";
     }) as () => Promise<typeof build>,
-  )(new Request("http://h/vaults.json"));
-  assert.ok(throwing instanceof Response, "a build function that throws at once: a 500 at once, not an exception");
-  assert.is(throwing.status, 500);
+    ["/vaults.json"],
+  ).fetch(new Request("http://h/vaults.json"));
+  assert.is(throwing.status, 500, "a build function that throws at once, even a non-Error: a 500, not an exception");
   const raw = new Request("http://h/vaults.json", { method: "HEAD" });
   Object.defineProperty(raw, "cf", {
     get: () => {
       throw new Error("secret internal detail");
     },
   });
-  const cf = fetchHandler(build)(raw);
+  const cf = await createApp(build).fetch(raw);
   assert.ok(cf instanceof Response, "a runtime request object that throws: a 500, not an exception");
   assert.equal([cf.status, await cf.text()], [500, ""]);
 });
 
 test("answersOf: a ready build's answers now and when asked; a deferred one's only once ready, from one build however many ask", async () => {
-  const ready = answersOf(build);
+  const ready = answersOf(build, answerer);
   assert.is(ready.current()?.("GET", "/vaults.json", () => undefined).status, 200);
   assert.is((await ready.ready())("GET", "/vaults.json", () => undefined).status, 200);
   let builds = 0;
   const deferred = answersOf(async () => {
     builds++;
     return build;
-  });
+  }, answerer);
   assert.is(deferred.current(), undefined);
   const [a, b] = await Promise.all([deferred.ready(), deferred.ready()]);
   assert.is(a, b);
