@@ -13,6 +13,7 @@ import { gzipSync } from "node:zlib";
 import { CANONICAL_PATH, type ContractVersion, tablePaths } from "../contract/version-policy.ts";
 import { prepareBuild } from "../assembly/prepare.ts";
 import { VERSIONS } from "../assembly/versions.ts";
+import { AddressRouter } from "../http/app.ts";
 import { buildRegistry, serializeRegistry, type Source, validateSource } from "../registry.ts";
 import { fetchRaw, type Running, startServer } from "../test/servers.ts";
 import { parseProcessArgs } from "../node/common/args.ts";
@@ -988,7 +989,7 @@ async function hostileSources(): Promise<void> {
 }
 
 async function routers(): Promise<void> {
-  // In-process: the cost of Hono's routing alone, on our three static routes, per router.
+  // In-process: the cost of Hono's routing alone, on our three static routes, per router (the app uses its own).
   const { HonoBase: Hono } = await import("hono/hono-base");
   const { RegExpRouter } = await import("hono/router/reg-exp-router");
   const { LinearRouter } = await import("hono/router/linear-router");
@@ -1007,10 +1008,13 @@ async function routers(): Promise<void> {
     for (let i = 0; i < 60_000; i++) await app.fetch(requests[i % requests.length] as Request);
     return 60_000 / ((performance.now() - started) / 1000);
   };
-  const candidates: [string, unknown][] = [["RegExpRouter", new RegExpRouter()], ["LinearRouter", new LinearRouter()], [
-    "PatternRouter",
-    new PatternRouter(),
-  ], ["TrieRouter", new TrieRouter()]];
+  const candidates: [string, unknown][] = [
+    ["RegExpRouter", new RegExpRouter()],
+    ["AddressRouter (the app's)", new AddressRouter()],
+    ["LinearRouter", new LinearRouter()],
+    ["PatternRouter", new PatternRouter()],
+    ["TrieRouter", new TrieRouter()],
+  ];
   const base = make(new RegExpRouter());
   for (const [name, router] of candidates.slice(1)) {
     const app = make(router);

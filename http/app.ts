@@ -98,9 +98,9 @@ const badRequestAnswer: AddressAnswer = (method) => problemAnswer(BAD_REQUEST, m
 
 /**
  * Hono's router for this app: an address is one exact string, matched by one lookup. Hono's linear router also matches
- * an address with a trailing slash, which the path rule makes another path (404).
+ * an address with a trailing slash, which the path rule makes another path (404). Exported for the bench's router rows.
  */
-class AddressRouter<T> implements Router<T> {
+export class AddressRouter<T> implements Router<T> {
   readonly name = "AddressRouter";
   readonly #routes = new Map<string, [T, Params][]>();
   #any: [T, Params][] = [];
