@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_NESTING_DEPTH, maxValueWeight, VALUE_WEIGHT_OF_CONTAINER } from "../contract/limits.ts";
-import { findDuplicateKeys, locateJsonError, scanSourceText } from "../node/common/json-error.ts";
-import { parseJson, readSourceFile } from "../node/common/source-file.ts";
+import { findDuplicateKeys, locateJsonError, readJson, scanSourceText } from "../node/common/json-error.ts";
+import { readSourceFile } from "../node/common/source-file.ts";
 import { fcParams } from "./arbitraries.ts";
 
 test("duplicate keys: found at any depth, by decoded name, with line and column; only the format's keys are named", () => {
@@ -64,17 +64,17 @@ test("syntax errors: line, column and what was found, in the same words on every
   assert.is(locateJsonError('{"a": [1, 2.5e3, "x", null, true]}'), null);
 });
 
-test("parseJson: every text either parses or says where it breaks; never throws, even nested 100k deep", () => {
+test("readJson: every text either parses or says where it breaks; never throws, even nested 100k deep", () => {
   fc.assert(
     fc.property(fc.oneof(fc.string(), fc.json().map((j) => j.slice(0, Math.max(0, j.length - 1)))), (text) => {
-      const result = parseJson(text);
+      const result = readJson(text);
       if ("ok" in result) assert.equal(result.ok, JSON.parse(text));
       else assert.match(result.error, /^not valid JSON/);
     }),
     fcParams,
   );
   const deep = `${"[".repeat(100_000)}${"]".repeat(99_999)}`;
-  assert.match((parseJson(deep) as { error: string }).error, /^not valid JSON/);
+  assert.match((readJson(deep) as { error: string }).error, /^not valid JSON/);
   assert.equal(findDuplicateKeys(`${"[".repeat(100_000)}${"]".repeat(100_000)}`), []);
 });
 

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, parse, relative, sep } from "node:path";
+import { readJson } from "../common/json-error.ts";
 
 /** The marker file a build writes at the top of its output. */
 export const MARKER = ".registry-build";
@@ -68,12 +69,8 @@ function isInside(path: string, folder: string): boolean {
 
 /** The files a marker lists, or undefined when it is not a marker this build wrote. */
 function markerFiles(text: string): Set<string> | undefined {
-  let marker: unknown;
-  try {
-    marker = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const read = readJson(text, { locate: false });
+  const marker = "ok" in read ? read.ok : undefined;
   if (typeof marker !== "object" || marker === null || Array.isArray(marker)) return undefined;
   const { made_by: madeBy, files } = marker as Record<string, unknown>;
   if (madeBy !== MADE_BY || !Array.isArray(files)) return undefined;

@@ -1,12 +1,38 @@
 /**
- * `locateJsonError` says where JSON text breaks in the same words on every runtime (the engines' own messages differ
- * between versions, and some give no position at all); it only runs on text `JSON.parse` refused: clarity over speed.
+ * `readJson` is the one way node/ reads JSON text: the value, or one line in our words, never the engine's (they
+ * quote the text, which may be private, and differ between versions). `locateJsonError` says where text breaks in
+ * the same words on every runtime; it only runs on text `JSON.parse` refused: clarity over speed.
  */
 import { MAX_NESTING_DEPTH, maxValueWeight, sizeOf, VALUE_WEIGHT_OF_CONTAINER } from "../../contract/limits.ts";
 import { MAX_PROBLEMS } from "../../contract/messages.ts";
 import { KNOWN_KEYS, quoted } from "../../contract/source.ts";
 
-/** The first syntax error in `text`, as 1-based line and column (UTF-16 code units), or null. */
+/**
+ * `text` parsed, or why not: what the caller `says` (by default "not valid JSON"), after `place` when it names none
+ * itself, then (unless `locate` is false) where the first syntax error is, or that the text is empty. Never throws.
+ */
+export function readJson(
+  text: string,
+  { place, says = "not valid JSON", locate = true }: { place?: string; says?: string; locate?: boolean } = {},
+): { ok: unknown } | { error: string } {
+  try {
+    return { ok: JSON.parse(text) };
+  } catch {
+    const empty = text.trim() === "";
+    const where = !locate || empty ? null : locateJsonError(text);
+    const error = where !== null
+      ? `${says} at line ${where.line}, column ${where.column}: ${where.reason}`
+      : locate && empty
+      ? `${says}: the file is empty`
+      : says;
+    return { error: place === undefined ? error : `${place}: ${error}` };
+  }
+}
+
+/**
+ * The first syntax error in `text`, as 1-based line and column (UTF-16 code units), or null; null too when it is
+ * nested deeper than the call stack allows: a message then says less rather than fails.
+ */
 export function locateJsonError(text: string): { line: number; column: number; reason: string } | null {
   let i = 0;
   const fail = (reason: string): never => {
@@ -69,7 +95,7 @@ export function locateJsonError(text: string): { line: number; column: number; r
     if (i < text.length) fail(`unexpected ${shown(text[i])} after the JSON value`);
     return null;
   } catch (error: unknown) {
-    if (!(error instanceof SyntaxAt)) throw error;
+    if (!(error instanceof SyntaxAt)) return null;
     const before = text.slice(0, error.offset);
     const line = before.split("\n").length;
     return { line, column: error.offset - before.lastIndexOf("\n"), reason: error.reason };

@@ -4,7 +4,7 @@ import { shownPath } from "../../contract/config.ts";
 import { BASE_RECORDS, MAX_SOURCE_BYTES, maxRecords, RECORD_BYTES, sizeOf } from "../../contract/limits.ts";
 import { capProblems, summarizeWarnings } from "../../contract/messages.ts";
 import { type Source, validateSource } from "../../contract/source.ts";
-import { locateJsonError, scanSourceText, type TextScan } from "./json-error.ts";
+import { readJson, scanSourceText, type TextScan } from "./json-error.ts";
 
 /**
  * Reads, parses and validates `path`, with `internalKeys` declared beside the source's own list (named in messages
@@ -48,7 +48,7 @@ async function readParsed(path: string): Promise<{ value: unknown; scan: TextSca
   // A UTF-8 byte order mark is not part of the JSON text (RFC 8259 §8.1): readLimited dropped one; a second is text.
   const scan = scanSourceText(read.text, read.bytes);
   if (scan.limit !== undefined) return { error: scan.limit };
-  const parsed = parseJson(read.text);
+  const parsed = readJson(read.text);
   if ("error" in parsed) return parsed;
   const records = recordsOf(parsed.ok);
   const allowed = maxRecords(read.bytes);
@@ -178,24 +178,4 @@ function lineAt(bytes: Uint8Array, offset: number): number {
   let line = 1;
   for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
   return line;
-}
-
-/** Parses JSON text; on a syntax error, says where it is (line and column) and what was found. */
-export function parseJson(text: string): { ok: unknown } | { error: string } {
-  if (text.trim() === "") return { error: "not valid JSON: the file is empty" };
-  try {
-    return { ok: JSON.parse(text) };
-  } catch {
-    let where: ReturnType<typeof locateJsonError>;
-    try {
-      where = locateJsonError(text);
-    } catch {
-      where = null; // nested deeper than the locator's stack: say less rather than fail
-    }
-    return {
-      error: where === null
-        ? "not valid JSON"
-        : `not valid JSON at line ${where.line}, column ${where.column}: ${where.reason}`,
-    };
-  }
 }

@@ -7,7 +7,8 @@ import { asDocument, diffDocuments, type Document, type FailOn, failsOn, worstCl
 import { jsonReport, markdownReport } from "./diff-report.ts";
 import { printable } from "../common/printable.ts";
 import { INTERNAL_KEYS_HELP, loadInputs } from "../common/inputs.ts";
-import { parseJson, readLimited } from "../common/source-file.ts";
+import { readJson } from "../common/json-error.ts";
+import { readLimited } from "../common/source-file.ts";
 
 const COMMAND: CommandSpec = {
   usage: "npm run --silent registry -- <source.json> [--base-url URL] [--built-at RFC3339] [--internal-keys NAMES]",
@@ -151,8 +152,7 @@ async function readDocument(path: string): Promise<{ ok: Document } | { error: s
   // regular file over the limit is refused unread.
   const read = await readLimited(path, MAX_DOCUMENT_BYTES, "it");
   if ("error" in read) return read;
-  const parsed = parseJson(read.text);
-  // Our own words, never the engine's: V8's message quotes the text, which may be a private source.
-  if ("error" in parsed) return { error: parsed.error.replace(/^not valid JSON/, "not JSON") };
+  const parsed = readJson(read.text, { says: "not JSON" });
+  if ("error" in parsed) return parsed;
   return asDocument(parsed.ok);
 }

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { isObject } from "../../contract/json.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { diffDocuments, type Document, documentShape, worstClass } from "../common/diff.ts";
+import { readJson } from "../common/json-error.ts";
 import { markdownReport, summaryLine } from "./diff-report.ts";
 import { codeSpan, escapeHtml, fenceFor } from "../common/markdown.ts";
 
@@ -125,13 +126,10 @@ function versionOf(document: Document): string | undefined {
 }
 
 function documentOf(text: string): Document | null {
-  try {
-    // Committed goldens of any version: their shape is compared (and a breaking one fails), not refused.
-    const parsed = documentShape(JSON.parse(text));
-    return "ok" in parsed ? parsed.ok : null;
-  } catch {
-    return null;
-  }
+  const read = readJson(text, { locate: false });
+  // Committed goldens of any version: their shape is compared (and a breaking one fails), not refused.
+  const parsed = "ok" in read ? documentShape(read.ok) : read;
+  return "ok" in parsed ? parsed.ok : null;
 }
 
 function lineDiffBlock(path: string, diff: string, maxLines = 80): string {

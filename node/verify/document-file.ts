@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { strongEtag } from "../../http/responses.ts";
+import { readJson } from "../common/json-error.ts";
 import { fileBytes, readLimited } from "../common/source-file.ts";
 
 /**
@@ -13,11 +14,9 @@ export async function readJsonFile(
 ): Promise<{ ok: unknown; etag: string } | { error: string }> {
   const read = await readLimited(resolve(cwd, path), cap);
   if ("error" in read) return { error: `${path}: ${read.error}` };
-  try {
-    // The text is checked UTF-8: encoded again, with a byte order mark the reader dropped, it is the file's bytes.
-    return { ok: JSON.parse(read.text), etag: await strongEtag(fileBytes(read)) };
-  } catch {
-    // The parser's message quotes the text, which may not be public (a source file given by mistake).
-    return { error: `${path}: not JSON` };
-  }
+  // Not located: the reason quotes a character of the text, which may be a source given by mistake, not public.
+  const parsed = readJson(read.text, { place: path, says: "not JSON", locate: false });
+  if ("error" in parsed) return parsed;
+  // The text is checked UTF-8: encoded again, with a byte order mark the reader dropped, it is the file's bytes.
+  return { ok: parsed.ok, etag: await strongEtag(fileBytes(read)) };
 }
