@@ -747,7 +747,8 @@ export function quoted(text: string, max = Infinity, cut = "..."): string {
 /** What a terminal would not show as itself; a lone surrogate half is escaped by JSON already. */
 const UNSHOWN = /(?! )[\p{C}\p{Z}\p{Default_Ignorable_Code_Point}]/gu;
 
-function escapeOf(c: string): string {
+/** A character as messages escape it: `\u` and four hex digits, `\u{…}` past them (JSON text takes only the first). */
+export function escapeOf(c: string): string {
   const hex = (c.codePointAt(0) as number).toString(16);
   return hex.length > 4 ? `\\u{${hex}}` : `\\u${hex.padStart(4, "0")}`;
 }

@@ -1,3 +1,5 @@
+import { escapeOf } from "../../contract/source.ts";
+
 /**
  * Escape sequences, whole, in their 7-bit (ESC) and 8-bit (C1) forms: CSI, OSC/DCS/SOS/PM/APC strings (up to BEL or
  * ST, or the end), and two-character escapes; then any other C0 control, DEL and C1 control.
@@ -20,5 +22,5 @@ export function printable(text: string, keep = "\n\t"): string {
 
 /** JSON text with C1 controls and DEL as `\u` escapes (JSON.stringify leaves them raw; a terminal acts on them). */
 export function escapeC1InJson(json: string): string {
-  return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return json.replace(/[\u007f-\u009f]/g, escapeOf);
 }
