@@ -294,11 +294,8 @@ function seenBefore(frame: Frame, key: string): boolean {
 
 /** A key with escapes, decoded; text that is not a JSON string (the scan ran on broken JSON) stays as is. */
 function decodeKey(quoted: string): string {
-  try {
-    return JSON.parse(quoted) as string;
-  } catch {
-    return quoted;
-  }
+  const read = readJson(quoted, { locate: false });
+  return "ok" in read ? (read.ok as string) : quoted;
 }
 
 /** The path of the innermost of `depth` open values, as validation writes it, up to the last place that is not private. */
