@@ -8,8 +8,8 @@ import { MAX_PROBLEMS } from "../../contract/messages.ts";
 import { KNOWN_KEYS, quoted } from "../../contract/source.ts";
 
 /**
- * `text` parsed, or why not: what the caller `says` (by default "not valid JSON"), after `place` when it names none
- * itself, then (unless `locate` is false) where the first syntax error is, or that the text is empty. Never throws.
+ * `text` parsed, or why not in one line (it never throws): `place` if given, what the text is not (`says`, by default
+ * "not valid JSON"), then, unless `locate` is false, where the first syntax error is or that the text is empty.
  */
 export function readJson(
   text: string,
