@@ -75,6 +75,16 @@ export function createApp(build: Build | (() => Promise<Build>), addresses?: rea
   });
   // Hono's own failures (a request it cannot route); the routes above answer theirs.
   app.onError(() => failure());
+  // Hono reads `request.method` before any handler or onError can catch: a request object that fails there (or none
+  // at all) is a bare 500 too, never an exception out of the runtime's fetch.
+  const route = app.fetch;
+  app.fetch = (request, ...rest) => {
+    try {
+      return route(request, ...rest);
+    } catch {
+      return failure();
+    }
+  };
   return app;
 }
 
@@ -111,7 +121,8 @@ export class AddressRouter<T> implements Router<T> {
   }
 
   match(_method: string, path: string): Result<T> {
-    return [this.#routes.get(path) ?? this.#any];
+    // Only a path (it starts with "/") is any address: NO_PATH and UNREADABLE reach the not-found handler.
+    return [this.#routes.get(path) ?? (path.startsWith("/") ? this.#any : [])];
   }
 }
 

@@ -52,9 +52,28 @@ test("the app never throws and never answers in Hono's own words: a request it c
   assert.ok(res.status === 200 || res.status === 500, String(res.status));
   assert.ok(res.headers.get("content-type") !== "text/plain; charset=UTF-8", "not Hono's own 500");
   // A deferred build given no addresses, as a JavaScript caller may: every path is routed to the table.
+  for (
+    const raw of [undefined, {
+      get method() {
+        throw new Error("a first look");
+      },
+      url: "http://h/vaults.json",
+    }]
+  ) {
+    const failed = await app.fetch(raw as unknown as Request);
+    assert.equal([failed.status, failed.headers.get("content-type")], [500, "application/problem+json"]);
+  }
   const untyped = createApp as unknown as (deferred: unknown) => ReturnType<typeof createApp>;
-  const routedAll = untyped(async () => build);
+  let builds = 0;
+  const routedAll = untyped(async () => (builds++, build));
   assert.equal(routedAll.routes.map((r) => `${r.method} ${r.path}`), ["ALL /*"]);
+  // A target with no path, or no URL to read, is not an address even to the catch-all route, and builds nothing.
+  assert.is(
+    (await routedAll.fetch({ method: "GET", url: "*", headers: new Headers() } as unknown as Request)).status,
+    400,
+  );
+  assert.is((await routedAll.fetch({ method: "GET", url: undefined, headers: new Headers() } as never)).status, 500);
+  assert.is(builds, 0);
   assert.is((await routedAll.request("/vaults.json")).status, 200);
 });
 
