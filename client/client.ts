@@ -6,6 +6,7 @@ import { sentUrl } from "../contract/config.ts";
 import { isObject } from "../contract/json.ts";
 import type { Edge, Registry, Row } from "../contract/document.ts";
 import { MAX_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
+import { readCapped, timeout } from "./bounds.ts";
 import type { RegistryChange } from "../feed/change.ts";
 import { type ChangeFeed, FEED_LIMITS } from "../feed/feed.ts";
 import { catchUp as catchUpRule } from "../feed/history.ts";
@@ -188,13 +189,10 @@ async function get(
     // Host and path only: `at` may be a server's redirect, whose user name, query or fragment no message names.
     const shown = `${new URL(at).host}${new URL(at).pathname}`;
     const fail = (what: string) => new SyncError(`GET ${shown}: ${what}`);
+    const own = timeout(o.timeoutMs);
     const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, o.timeoutMs);
     const stop = () => controller.abort();
+    own.signal.addEventListener("abort", stop, { once: true });
     if (o.signal?.aborted) stop();
     o.signal?.addEventListener("abort", stop, { once: true });
     try {
@@ -217,52 +215,22 @@ async function get(
         throw fail(`HTTP ${res.status}, expected 200${conditional ? " or 304" : ""}`);
       }
       // A 304 has no body: read, it is empty.
-      const body = await readCapped(res, cap, fail);
+      const body = await readCapped(
+        res,
+        cap,
+        (size) => fail(`the body is ${size}; the client reads at most ${sizeOf(cap)}`),
+      );
       return { status: res.status, etag: res.headers.get("etag"), body, shown };
     } catch (error: unknown) {
       if (error instanceof SyncError) throw error;
       if (o.signal?.aborted) throw fail("aborted");
-      if (timedOut) throw fail(`no complete answer within ${o.timeoutMs / 1000} s`);
+      if (own.signal.aborted) throw fail(`no complete answer within ${o.timeoutMs / 1000} s`);
       throw fail(`no answer (${causeOf(error)})`);
     } finally {
-      clearTimeout(timer);
+      own.clear();
       o.signal?.removeEventListener("abort", stop);
     }
   }
-}
-
-/** The body, read in full within `cap` bytes: refused early by Content-Length, else while reading. */
-async function readCapped(
-  res: Response,
-  cap: number,
-  fail: (what: string) => SyncError,
-): Promise<Uint8Array<ArrayBuffer>> {
-  const tooLarge = (size: string) => fail(`the body is ${size}; the client reads at most ${sizeOf(cap)}`);
-  const declared = Number(res.headers.get("content-length") ?? 0);
-  if (declared > cap && res.headers.get("content-encoding") === null) {
-    await res.body?.cancel().catch(() => {});
-    throw tooLarge(sizeOf(declared));
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body?.getReader();
-  for (;;) {
-    const read = reader === undefined ? { done: true as const } : await reader.read();
-    if (read.done) break;
-    total += read.value.byteLength;
-    if (total > cap) {
-      await reader?.cancel().catch(() => {});
-      throw tooLarge(`over ${sizeOf(cap)}`);
-    }
-    chunks.push(read.value);
-  }
-  const body = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
 }
 
 /** A failed fetch's cause in a few words: its code, or its message's first line without any URL. */

@@ -1,4 +1,5 @@
 import { sizeOf } from "../../contract/limits.ts";
+import { readCapped, timeout } from "../../client/bounds.ts";
 
 /** How long one request may take, headers to last byte. */
 export const REQUEST_TIMEOUT_MS = 10_000;
@@ -36,16 +37,8 @@ export class RequestFailure extends Error {}
 /** An answer whose body passes the reader's cap: it was answered, too large to read. */
 export class BodyTooLarge extends RequestFailure {}
 
-/**
- * A signal that aborts with a `TimeoutError` after `ms`. Its timer holds the controller strongly:
- * on Node 20, `AbortSignal.timeout` inside `AbortSignal.any` is held only weakly, so a garbage
- * collection during a stalled request removed the timer and the request waited for ever.
- */
-export function timeout(ms: number): { readonly signal: AbortSignal; clear(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, "TimeoutError")), ms);
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
-}
+/** A signal that aborts with a `TimeoutError` after `ms`, for a run's deadline. */
+export { timeout } from "../../client/bounds.ts";
 
 /** One request within `o`'s bounds, no redirect followed; a `RequestFailure` names the request and what went wrong. */
 export async function request(url: string, o: RequestBounds): Promise<Answer> {
@@ -77,30 +70,12 @@ async function exchange(url: string, o: RequestBounds, signal: AbortSignal): Pro
   }
   const tooLarge = (n: string) =>
     new BodyTooLarge(`${what}: the body is ${n}; ${o.reader ?? "verify"} reads at most ${sizeOf(o.cap)}`);
-  // A HEAD answer declares the length of a body it does not send.
-  const declared = o.method === "HEAD" ? 0 : Number(res.headers.get("content-length") ?? 0);
-  if (declared > o.cap) {
-    await res.body?.cancel().catch(() => {});
-    throw tooLarge(sizeOf(declared));
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body?.getReader();
   try {
-    for (;;) {
-      const read = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
-      if (read.done) break;
-      total += read.value.length;
-      if (total > o.cap) {
-        await reader?.cancel().catch(() => {});
-        throw tooLarge(`over ${sizeOf(o.cap)}`);
-      }
-      chunks.push(read.value);
-    }
+    const body = await readCapped(res, o.cap, tooLarge, o.method === "HEAD");
+    return { status: res.status, headers: res.headers, body: Buffer.from(body.buffer, 0, body.byteLength) };
   } catch (error: unknown) {
     throw error instanceof RequestFailure ? error : failed(error);
   }
-  return { status: res.status, headers: res.headers, body: Buffer.concat(chunks) };
 }
 
 /** What went wrong with a request, in words: which host and port, refused or timed out. */
