@@ -12,6 +12,7 @@ import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
 import { changesPaths, contextOf, type ContractVersion } from "../../contract/version-policy.ts";
+import { readJson } from "../common/json-error.ts";
 import { fileBytes, readLimited } from "../common/source-file.ts";
 import { validatorOf } from "../common/schemas.ts";
 import {
@@ -300,7 +301,8 @@ export function urlReader(base: string, deadline: AbortSignal): Reader {
 
 function parseJson(bytes: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    const read = readJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes), { locate: false });
+    return "ok" in read ? read.ok : undefined;
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@ import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
 import { readJsonFile } from "./document-file.ts";
 import { FEED_BODY_CAP } from "./feeds.ts";
 import { DOCUMENT_BODY_CAP, type ManifestState, table, verify } from "./verify.ts";
+import { readJson } from "../common/json-error.ts";
 import { isRemote, request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 
 const USAGE =
@@ -199,9 +200,9 @@ async function fetchKeys(url: URL, shown: string): Promise<{ ok: unknown } | { e
       shownAs: shown,
     });
     if (res.status !== 200) return { error: `${shown}: answered ${res.status}` };
-    return { ok: JSON.parse(res.body.toString("utf8")) };
+    return readJson(res.body.toString("utf8"), { place: shown, says: "not JSON", locate: false });
   } catch (error: unknown) {
-    return { error: error instanceof SyntaxError ? `${shown}: not JSON` : String((error as Error).message) };
+    return { error: String((error as Error).message) };
   } finally {
     deadline.clear();
   }

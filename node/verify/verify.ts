@@ -8,6 +8,7 @@ import { strongEtag } from "../../http/responses.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { coverageOf, tierOf } from "../../registry.ts";
 import { arrayOf, jsonEqual } from "../common/json-deep.ts";
+import { readJson } from "../common/json-error.ts";
 import { validatorOf } from "../common/schemas.ts";
 import type { Check } from "./check.ts";
 import { coding, feedChecks } from "./feeds.ts";
@@ -138,12 +139,9 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   check("Content-Type is application/json", exactType, types.join(", "), withCharset);
   const cors = [canonical, versioned].every((r) => r.headers.get("access-control-allow-origin") === "*");
   check("CORS allows any origin", cors);
-  let document: unknown;
-  try {
-    document = JSON.parse(a.toString("utf8"));
-  } catch {
-    return void check("body is JSON", false, `${a.length} bytes that do not parse`);
-  }
+  const body = readJson(a.toString("utf8"), { locate: false });
+  if ("error" in body) return void check("body is JSON", false, `${a.length} bytes that do not parse`);
+  const document = body.ok;
   if (!isObject(document)) {
     return void check("body is a JSON object", false, Array.isArray(document) ? "an array" : typeof document);
   }
@@ -167,12 +165,8 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
     schemaResponse.status === 200 && schemaType?.replace(/;\s*charset=utf-8$/i, "") === "application/schema+json",
   );
   const ownSchema = version.schema(contextOf(version, { baseUrl: expect, builtAt: today }));
-  let served: unknown;
-  try {
-    served = JSON.parse(schemaResponse.body.toString("utf8"));
-  } catch {
-    served = undefined;
-  }
+  const schemaBody = readJson(schemaResponse.body.toString("utf8"), { locate: false });
+  const served = "ok" in schemaBody ? schemaBody.ok : undefined;
   const differing = isObject(served)
     ? [...new Set([...Object.keys(ownSchema), ...Object.keys(served)])].filter((k) =>
       !jsonEqual(ownSchema[k], served[k])
