@@ -1,4 +1,4 @@
-/** The bounds of one HTTP exchange, for the client, `verify`, `--previous` and signing alike: its time and its body. */
+/** The one bounded fetch, for the client, `verify`, `--previous` and signing alike, each failure in its caller's words. */
 import { sizeOf } from "../contract/limits.ts";
 
 /**
@@ -10,6 +10,42 @@ export function timeout(ms: number): { readonly signal: AbortSignal; clear(): vo
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, "TimeoutError")), ms);
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/** The bounds of one fetch, and what its failures read as. */
+export interface FetchBounds {
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  /** Its own timeout, headers to last byte. */
+  readonly timeoutMs: number;
+  /** The caller's signal (a run's deadline, a consumer's abort). */
+  readonly signal?: AbortSignal | undefined;
+  /** Whatever the fetch or `use` throws, as the caller's error (`timedOut`: its own timeout passed). */
+  failed(error: unknown, timedOut: boolean): Error;
+}
+
+/**
+ * One fetch within `o`'s bounds, no redirect followed; `use` reads the answer (with `readCapped`) while the bounds
+ * still hold, and whatever either throws passes through `o.failed`.
+ */
+export async function boundedFetch<T>(url: string, o: FetchBounds, use: (res: Response) => Promise<T>): Promise<T> {
+  const own = timeout(o.timeoutMs);
+  const both = new AbortController();
+  const stopOwn = () => both.abort(own.signal.reason);
+  const stopOuter = () => both.abort(o.signal?.reason);
+  own.signal.addEventListener("abort", stopOwn, { once: true });
+  if (o.signal?.aborted) stopOuter();
+  else o.signal?.addEventListener("abort", stopOuter, { once: true });
+  try {
+    const res = await fetch(url, { method: o.method, headers: o.headers, signal: both.signal, redirect: "manual" });
+    return await use(res);
+  } catch (error: unknown) {
+    throw o.failed(error, own.signal.aborted);
+  } finally {
+    own.clear();
+    own.signal.removeEventListener("abort", stopOwn);
+    o.signal?.removeEventListener("abort", stopOuter);
+  }
 }
 
 /**
@@ -31,7 +67,7 @@ export async function readCapped(
     await res.body?.cancel().catch(() => {});
     throw tooLarge(sizeOf(declared));
   }
-  const chunks: Uint8Array[] = [];
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
   let total = 0;
   const reader = res.body?.getReader();
   for (;;) {
@@ -44,11 +80,5 @@ export async function readCapped(
     }
     chunks.push(read.value);
   }
-  const body = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
+  return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }

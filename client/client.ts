@@ -6,7 +6,7 @@ import { sentUrl } from "../contract/config.ts";
 import { isObject } from "../contract/json.ts";
 import type { Edge, Registry, Row } from "../contract/document.ts";
 import { MAX_DOCUMENT_BYTES, sizeOf } from "../contract/limits.ts";
-import { readCapped, timeout } from "./bounds.ts";
+import { boundedFetch, readCapped } from "./bounds.ts";
 import type { RegistryChange } from "../feed/change.ts";
 import { type ChangeFeed, FEED_LIMITS } from "../feed/feed.ts";
 import { catchUp as catchUpRule } from "../feed/history.ts";
@@ -189,15 +189,17 @@ async function get(
     // Host and path only: `at` may be a server's redirect, whose user name, query or fragment no message names.
     const shown = `${new URL(at).host}${new URL(at).pathname}`;
     const fail = (what: string) => new SyncError(`GET ${shown}: ${what}`);
-    const own = timeout(o.timeoutMs);
-    const controller = new AbortController();
-    const stop = () => controller.abort();
-    own.signal.addEventListener("abort", stop, { once: true });
-    if (o.signal?.aborted) stop();
-    o.signal?.addEventListener("abort", stop, { once: true });
-    try {
-      o.requests++;
-      const res = await fetch(at, { headers, redirect: "manual", signal: controller.signal });
+    const failed = (error: unknown, timedOut: boolean) =>
+      error instanceof SyncError ? error : fail(
+        o.signal?.aborted
+          ? "aborted"
+          : timedOut
+          ? `no complete answer within ${o.timeoutMs / 1000} s`
+          : `no answer (${causeOf(error)})`,
+      );
+    o.requests++;
+    const bounds = { method: "GET", headers, timeoutMs: o.timeoutMs, signal: o.signal, failed };
+    const got = await boundedFetch(at, bounds, async (res) => {
       const location = res.headers.get("location");
       if ([301, 302, 303, 307, 308].includes(res.status) || res.type === "opaqueredirect") {
         await res.body?.cancel().catch(() => {});
@@ -207,29 +209,19 @@ async function get(
           throw fail(`HTTP ${res.status}, a redirect to another origin (${sentUrl(location, at)}): not followed`);
         }
         if (hops >= MAX_REDIRECTS) throw fail(`more than ${MAX_REDIRECTS} redirects`);
-        at = to.href;
-        continue;
+        return to.href;
       }
       if (!(res.status === 200 || (conditional && res.status === 304))) {
         await res.body?.cancel().catch(() => {});
         throw fail(`HTTP ${res.status}, expected 200${conditional ? " or 304" : ""}`);
       }
       // A 304 has no body: read, it is empty.
-      const body = await readCapped(
-        res,
-        cap,
-        (size) => fail(`the body is ${size}; the client reads at most ${sizeOf(cap)}`),
-      );
+      const tooLarge = (size: string) => fail(`the body is ${size}; the client reads at most ${sizeOf(cap)}`);
+      const body = await readCapped(res, cap, tooLarge);
       return { status: res.status, etag: res.headers.get("etag"), body, shown };
-    } catch (error: unknown) {
-      if (error instanceof SyncError) throw error;
-      if (o.signal?.aborted) throw fail("aborted");
-      if (own.signal.aborted) throw fail(`no complete answer within ${o.timeoutMs / 1000} s`);
-      throw fail(`no answer (${causeOf(error)})`);
-    } finally {
-      own.clear();
-      o.signal?.removeEventListener("abort", stop);
-    }
+    });
+    if (typeof got !== "string") return got;
+    at = got;
   }
 }
 

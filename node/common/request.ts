@@ -1,5 +1,5 @@
 import { sizeOf } from "../../contract/limits.ts";
-import { readCapped, timeout } from "../../client/bounds.ts";
+import { boundedFetch, readCapped } from "../../client/bounds.ts";
 
 /** How long one request may take, headers to last byte. */
 export const REQUEST_TIMEOUT_MS = 10_000;
@@ -41,41 +41,17 @@ export class BodyTooLarge extends RequestFailure {}
 export { timeout } from "../../client/bounds.ts";
 
 /** One request within `o`'s bounds, no redirect followed; a `RequestFailure` names the request and what went wrong. */
-export async function request(url: string, o: RequestBounds): Promise<Answer> {
-  const own = timeout(o.timeoutMs);
-  const both = new AbortController();
-  const stopOwn = () => both.abort(own.signal.reason);
-  const stopRun = () => both.abort(o.deadline.reason);
-  own.signal.addEventListener("abort", stopOwn, { once: true });
-  if (o.deadline.aborted) stopRun();
-  else o.deadline.addEventListener("abort", stopRun, { once: true });
-  try {
-    return await exchange(url, o, both.signal);
-  } finally {
-    own.clear();
-    own.signal.removeEventListener("abort", stopOwn);
-    o.deadline.removeEventListener("abort", stopRun);
-  }
-}
-
-async function exchange(url: string, o: RequestBounds, signal: AbortSignal): Promise<Answer> {
+export function request(url: string, o: RequestBounds): Promise<Answer> {
   const what = `${o.method} ${o.shownAs ?? url}`;
   // `failure` names the host and port only, so it reads them from the URL itself, whatever `shownAs` says.
-  const failed = (error: unknown) => new RequestFailure(`${what}: ${failure(url, error, o)}`);
-  let res: Response;
-  try {
-    res = await fetch(url, { method: o.method, headers: o.headers, signal, redirect: "manual" });
-  } catch (error: unknown) {
-    throw failed(error);
-  }
+  const failed = (error: unknown) =>
+    error instanceof RequestFailure ? error : new RequestFailure(`${what}: ${failure(url, error, o)}`);
   const tooLarge = (n: string) =>
     new BodyTooLarge(`${what}: the body is ${n}; ${o.reader ?? "verify"} reads at most ${sizeOf(o.cap)}`);
-  try {
+  return boundedFetch(url, { ...o, signal: o.deadline, failed }, async (res) => {
     const body = await readCapped(res, o.cap, tooLarge, o.method === "HEAD");
     return { status: res.status, headers: res.headers, body: Buffer.from(body.buffer, 0, body.byteLength) };
-  } catch (error: unknown) {
-    throw error instanceof RequestFailure ? error : failed(error);
-  }
+  });
 }
 
 /** What went wrong with a request, in words: which host and port, refused or timed out. */

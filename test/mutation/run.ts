@@ -69,7 +69,7 @@ export const GROUPS: Readonly<Record<string, Group>> = {
   // (client.ts's checkManifest, filesDigest and fileMatches). The units first, then the laws at few
   // runs; a survivor meets the verify command against signed builds behind local proxies.
   signing: {
-    mutate: ["assembly/jws.ts", "assembly/manifest.ts", "node/builder/signing.ts", "client/client.ts:266-424"],
+    mutate: ["assembly/jws.ts", "assembly/manifest.ts", "node/builder/signing.ts", "client/client.ts:258-416"],
     // The signed builds through the command (signing-build) are left out: 20 to 40 s a mutant here,
     // for what signing-plan asserts in process.
     tests: [
@@ -82,7 +82,7 @@ export const GROUPS: Readonly<Record<string, Group>> = {
   // Catch-up: the consumer kit's catchUp and sync, in process first; a survivor meets the kit against
   // real builds served by their own Node servers (on Node alone: the other runtimes run the same code).
   "catch-up": {
-    mutate: ["client/client.ts:1-265", "client/client.ts:425-452", "client/bounds.ts"],
+    mutate: ["client/client.ts:1-257", "client/client.ts:417-444", "client/bounds.ts"],
     tests: ["^sync\\.test\\.ts$", "^client\\.test\\.ts$"],
     env: "CLIENT_NODE_ONLY=1",
   },
