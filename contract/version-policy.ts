@@ -76,7 +76,7 @@ export function dayStart(day: string): number {
  * real days, publications in order; no two paths alike, nor the canonical path; a sunset only with a successor, after
  * the successor's publication (the version's deprecation) and at least 90 days after it.
  */
-export function tableProblems(table: readonly ContractVersion[]): string[] {
+function tableProblems(table: readonly ContractVersion[]): string[] {
   const problems: string[] = [];
   if (table.length === 0) return ["the version table is empty: nothing would be served"];
   const owners = new Map<string, string>([[CANONICAL_PATH, "the canonical address"]]);
