@@ -781,7 +781,7 @@ export function editDistance(a: string | readonly string[], b: string | readonly
 }
 
 /** True for an absolute http(s) URL. */
-export function isHttpUrl(text: string): boolean {
+function isHttpUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const { protocol } = new URL(text);
   return protocol === "http:" || protocol === "https:";

@@ -189,7 +189,7 @@ const NAME_CHARACTERS = 60;
  * An item's title, a sentence about what it carries: its class, then the vaults it changes by their display names
  * (three, then a count), and how many vaults and edges it removes and adds.
  */
-export function titleOf(change: RegistryChange): string {
+function titleOf(change: RegistryChange): string {
   return xmlSafe(`${kindOf(change)}: ${carried(change, TITLE_NAMES)}.`);
 }
 
