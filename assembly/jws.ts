@@ -30,14 +30,14 @@ export interface GeneralJws {
 const ED25519 = { name: "Ed25519" } as const;
 
 /** base64url without padding (RFC 7515 §2). */
-export function base64url(bytes: Uint8Array): string {
+function base64url(bytes: Uint8Array): string {
   let binary = "";
   for (const b of bytes) binary += String.fromCharCode(b);
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 /** The bytes of base64url text without padding, or null when it is not that. */
-export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
+function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null;
   // atob takes base64 without its padding (the forgiving decode of the HTML standard).
   const out = Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
@@ -53,7 +53,7 @@ export function base64(bytes: Uint8Array): string {
 }
 
 /** The RFC 7638 thumbprint of an Ed25519 public key: SHA-256 of its required members in order, base64url. */
-export async function thumbprint(x: string): Promise<string> {
+async function thumbprint(x: string): Promise<string> {
   const canonical = `{"crv":"Ed25519","kty":"OKP","x":"${x}"}`;
   return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical))));
 }

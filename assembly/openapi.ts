@@ -173,7 +173,7 @@ export function openApiDescription(version: ContractVersion, baseUrl: string, ca
 }
 
 /** `to` relative to the folder of `from` (both absolute paths): how the description names the schema. */
-export function relativeRef(from: string, to: string): string {
+function relativeRef(from: string, to: string): string {
   const fromDirs = from.split("/").slice(1, -1);
   const toParts = to.split("/").slice(1);
   let shared = 0;

@@ -1,7 +1,7 @@
 import { isUtcTimestamp, NOT_A_TIMESTAMP } from "./source.ts";
 
 /** The base URL used when the configuration names none. */
-export const DEFAULT_BASE_URL = "http://localhost:8787";
+const DEFAULT_BASE_URL = "http://localhost:8787";
 
 /** The configuration a build needs. */
 export interface Config {
@@ -138,7 +138,7 @@ export function shownPath(raw: string): string {
 const LAST_EPOCH_SECOND = 253402300799;
 
 /** `built_at` from `SOURCE_DATE_EPOCH` (whole seconds since 1970), or what is wrong with it. */
-export function builtAtFromEpoch(raw: string): { ok: string } | { error: string } {
+function builtAtFromEpoch(raw: string): { ok: string } | { error: string } {
   if (!/^\d{1,12}$/.test(raw) || Number(raw) > LAST_EPOCH_SECOND) {
     return {
       error: `expected whole seconds since 1970-01-01 (at most ${LAST_EPOCH_SECOND}), got ${JSON.stringify(raw)}`,
@@ -148,7 +148,7 @@ export function builtAtFromEpoch(raw: string): { ok: string } | { error: string 
 }
 
 /** An instant as RFC 3339 UTC with whole seconds (`2026-11-14T08:30:00Z`). */
-export function formatTimestamp(date: Date): string {
+function formatTimestamp(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }
 

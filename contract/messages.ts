@@ -7,7 +7,7 @@ export interface Warning {
 /** A problem list stops after this many lines, then says how many more there are. */
 export const MAX_PROBLEMS = 50;
 /** Warnings of one kind show this many places, then a count of the rest. */
-export const MAX_WARNINGS_PER_KIND = 10;
+const MAX_WARNINGS_PER_KIND = 10;
 
 /** What each kind of warning is about, for the line that counts the ones left out. */
 const KIND_TEXT: Readonly<Record<Warning["kind"], string>> = {

@@ -781,7 +781,7 @@ export function editDistance(a: string | readonly string[], b: string | readonly
 }
 
 /** True for an absolute http(s) URL. */
-export function isHttpUrl(text: string): boolean {
+function isHttpUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const { protocol } = new URL(text);
   return protocol === "http:" || protocol === "https:";
@@ -793,7 +793,7 @@ function member(key: string): string {
 }
 
 /** The kind of a value, for messages about a place whose values are private (`a string`, `null`). */
-export function kindOf(value: unknown): string {
+function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (value === "") return "an empty string";
@@ -802,7 +802,7 @@ export function kindOf(value: unknown): string {
 }
 
 /** A short, JSON-like description of a value for error messages (`3`, `null`, `"abc"`, `an array`), a string `quoted`. */
-export function describe(value: unknown): string {
+function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") {

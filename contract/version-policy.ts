@@ -6,7 +6,7 @@ import { isCalendarDate, type Source } from "./source.ts";
 export const CANONICAL_PATH = "/vaults.json";
 
 /** The minimum time a superseded version keeps serving, and `/vaults.json` waits to move. */
-export const RETENTION_DAYS = 90;
+const RETENTION_DAYS = 90;
 
 const DAY_MS = 86_400_000;
 
@@ -67,7 +67,7 @@ export interface Plan {
 }
 
 /** The epoch milliseconds of 00:00 UTC on a `YYYY-MM-DD` day, or NaN. */
-export function dayStart(day: string): number {
+function dayStart(day: string): number {
   return isCalendarDate(day) ? Date.parse(`${day}T00:00:00Z`) : Number.NaN;
 }
 
@@ -76,7 +76,7 @@ export function dayStart(day: string): number {
  * real days, publications in order; no two paths alike, nor the canonical path; a sunset only with a successor, after
  * the successor's publication (the version's deprecation) and at least 90 days after it.
  */
-export function tableProblems(table: readonly ContractVersion[]): string[] {
+function tableProblems(table: readonly ContractVersion[]): string[] {
   const problems: string[] = [];
   if (table.length === 0) return ["the version table is empty: nothing would be served"];
   const owners = new Map<string, string>([[CANONICAL_PATH, "the canonical address"]]);

@@ -2,7 +2,7 @@
 import { ATOM_MEDIA_TYPE, type ChangeFeed, type FeedPlace, JSON_FEED_MEDIA_TYPE, xmlSafe } from "./feed.ts";
 
 /** `text` as XML character data or an attribute value: the five special characters escaped, characters XML forbids replaced. */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return xmlSafe(text).replace(
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c] as string,

@@ -60,7 +60,7 @@ export interface RegistryData<R extends RowLike = Row, E extends EdgeLike = Edge
 }
 
 /** Orders edges as the document does: by source, target, type. */
-export function compareEdges(a: EdgeLike, b: EdgeLike): number {
+function compareEdges(a: EdgeLike, b: EdgeLike): number {
   return compareCodeUnits(a.source, b.source) || compareCodeUnits(a.target, b.target) ||
     compareCodeUnits(a.type, b.type);
 }
@@ -69,7 +69,7 @@ export function compareEdges(a: EdgeLike, b: EdgeLike): number {
  * An edge's identity, as a map key. The lengths make it one-to-one for any strings: `verify` replays served feeds,
  * whose edges need not be slugs.
  */
-export function edgeKey(e: EdgeLike): string {
+function edgeKey(e: EdgeLike): string {
   return `${e.source.length}:${e.target.length}:${e.source}${e.target}${e.type}`;
 }
 

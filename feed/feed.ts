@@ -136,7 +136,7 @@ export function nextFeed(
 }
 
 /** The feed value around `items` (newest first). */
-export function feedOf(place: FeedPlace, items: readonly FeedItem[]): ChangeFeed {
+function feedOf(place: FeedPlace, items: readonly FeedItem[]): ChangeFeed {
   return {
     version: JSON_FEED_VERSION,
     title: `Registry changes, v${place.version}`,
@@ -189,7 +189,7 @@ const NAME_CHARACTERS = 60;
  * An item's title, a sentence about what it carries: its class, then the vaults it changes by their display names
  * (three, then a count), and how many vaults and edges it removes and adds.
  */
-export function titleOf(change: RegistryChange): string {
+function titleOf(change: RegistryChange): string {
   return xmlSafe(`${kindOf(change)}: ${carried(change, TITLE_NAMES)}.`);
 }
 
@@ -299,7 +299,7 @@ function capped(change: RegistryChange, limits: FeedLimits): RegistryChange {
  * The UTF-8 bytes of a change serialized compactly. Past 4 MiB of text it returns the text's length instead, a lower
  * bound that is already over any cap, without encoding it.
  */
-export function changeBytes(change: RegistryChange): number {
+function changeBytes(change: RegistryChange): number {
   const text = JSON.stringify(change);
   // A UTF-16 code unit is at least one byte: past the cap in units is past it in bytes, without encoding.
   if (text.length > FEED_LIMITS.changeBytes * 4) return text.length;

@@ -207,13 +207,13 @@ function toResult(answer: Answer, event: unknown): LambdaResult {
 }
 
 /** The longest log line, in bytes: a hostile event cannot flood the log. */
-export const MAX_LOG_LINE = 1024;
+const MAX_LOG_LINE = 1024;
 
 /**
  * `text` as one safe log line: every control, non-ASCII and line-separator character escaped as `\uXXXX` (so a key
  * holding a newline cannot forge a second line), cut to `MAX_LOG_LINE` bytes.
  */
-export function logLine(text: string): string {
+function logLine(text: string): string {
   const escaped = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return escaped.length <= MAX_LOG_LINE ? escaped : `${escaped.slice(0, MAX_LOG_LINE - 3)}...`;
 }

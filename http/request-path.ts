@@ -26,10 +26,9 @@ export function pathOf(target: string): string | null {
 /**
  * The path of a plain target without the URL parser, as the parser would give it, or undefined where the parser must
  * decide: nearly every request is plain (no `%`, dot segment or backslash in its path, and, absolute, a plain authority
- * followed by `/`: `http://h?/vaults.json` has the path `/`, and `http://h:99999/` is no URL). Exported for its laws in
- * `test/http.test.ts`.
+ * followed by `/`: `http://h?/vaults.json` has the path `/`, and `http://h:99999/` is no URL).
  */
-export function plainPathOf(target: string): string | undefined {
+function plainPathOf(target: string): string | undefined {
   let start = 0;
   if (!target.startsWith("/")) {
     const authority = target.startsWith("http://") ? 7 : target.startsWith("https://") ? 8 : -1;

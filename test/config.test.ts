@@ -1,23 +1,17 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  builtAtFromEpoch,
-  DEFAULT_BASE_URL,
-  parseBaseUrl,
-  resolveConfig,
-  sentUrl,
-  shownArgument,
-  shownPath,
-  shownUrl,
-} from "../contract/config.ts";
+import { parseBaseUrl, resolveConfig, sentUrl, shownArgument, shownPath, shownUrl } from "../contract/config.ts";
 import { readPrevious } from "../node/builder/previous.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { runCli } from "../node/review/registry-command.ts";
 
 const NOW = () => new Date("2026-11-21T09:08:07.654Z");
+const DEFAULT_BASE_URL = "http://localhost:8787";
 
 test("the default base URL is http://localhost:8787; an empty BASE_URL counts as unset", () => {
-  assert.is(DEFAULT_BASE_URL, "http://localhost:8787");
+  assert.equal(resolveConfig({}, {}, NOW), {
+    ok: { baseUrl: "http://localhost:8787", builtAt: "2026-11-21T09:08:07Z" },
+  });
   assert.equal(resolveConfig({ BASE_URL: "" }, {}, NOW), {
     ok: { baseUrl: "http://localhost:8787", builtAt: "2026-11-21T09:08:07Z" },
   });
@@ -86,9 +80,16 @@ test("without an explicit clock, built_at is now, to the second", () => {
 });
 
 test("SOURCE_DATE_EPOCH: whole seconds within four-digit years only", () => {
-  assert.equal(builtAtFromEpoch("0"), { ok: "1970-01-01T00:00:00Z" });
-  assert.equal(builtAtFromEpoch("253402300799"), { ok: "9999-12-31T23:59:59Z" });
-  for (const bad of ["-1", "1.5", "1e9", " 1", "253402300800", "now"]) assert.ok("error" in builtAtFromEpoch(bad), bad);
+  const builtAt = (epoch: string) => resolveConfig({ SOURCE_DATE_EPOCH: epoch }, {}, NOW);
+  assert.equal(builtAt("0"), { ok: { baseUrl: DEFAULT_BASE_URL, builtAt: "1970-01-01T00:00:00Z" } });
+  assert.equal(builtAt("253402300799"), { ok: { baseUrl: DEFAULT_BASE_URL, builtAt: "9999-12-31T23:59:59Z" } });
+  for (const bad of ["-1", "1.5", "1e9", " 1", "253402300800", "now"]) {
+    const got = builtAt(bad);
+    assert.ok(
+      "problems" in got && got.problems.length === 1 && got.problems[0]!.startsWith("SOURCE_DATE_EPOCH: "),
+      bad,
+    );
+  }
 });
 
 test("base URL: explicit, else BASE_URL, else the default; problems name their setting", () => {

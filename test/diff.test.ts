@@ -12,8 +12,6 @@ import {
   classOf,
   diffDocuments,
   type Document,
-  NOT_PRINTED,
-  NOT_PRINTED_EDGE_TYPE,
   RULES,
   worstClass,
 } from "../node/common/diff.ts";
@@ -559,6 +557,8 @@ test("privacy: a vault withheld or gone now: the diff names its edges by their e
       ]
     ) assert.not.ok(text.includes(former), former);
   }
+  const NOT_PRINTED = "(not printed: the vault is withheld now)";
+  const NOT_PRINTED_EDGE_TYPE = "type not printed: it touches a vault withheld or gone now";
   const removed = changes.filter((c) => c.rule === "edge.removed").map((c) => c.old);
   assert.equal(removed, [
     `boatyard → shipwrights (draws_on)`,

@@ -10,11 +10,9 @@ import * as assert from "uvu/assert";
 import type { Edge, Row } from "../contract/document.ts";
 import { applyChanges, diffData, outOfOrder, type RegistryChange, sameData } from "../feed/change.ts";
 import {
-  changeBytes,
   type ChangeFeed,
   FEED_LIMITS,
   type FeedLimits,
-  feedOf,
   feedPlace,
   itemId,
   nextFeed,
@@ -23,7 +21,7 @@ import {
   xmlSafe,
 } from "../feed/feed.ts";
 import { chainProblems, historyProblems } from "../feed/history.ts";
-import { atomFeed, escapeXml } from "../feed/atom.ts";
+import { atomFeed } from "../feed/atom.ts";
 
 const PLACE = feedPlace(1, "https://r.example", "/api/registry.v1.json", {
   json: "/api/registry.v1.changes.json",
@@ -269,14 +267,16 @@ test("xmlSafe and escapeXml: what XML 1.0 cannot carry becomes U+FFFD, surrogate
     "a\uFFFDb\uFFFDc\uFFFDd\uFFFDe\uFFFDf\uFFFDg\uFFFDh\tI\nJ\rK",
   );
   assert.is(xmlSafe("x\uD800y\uDC00z\uD83D\uDE00"), "x\uFFFDy\uFFFDz\uD83D\uDE00");
-  assert.is(escapeXml(`<a href="x">&'</a>`), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
   const text = new TextDecoder().decode(
     atomFeed(
       PLACE,
-      afterEmpty({ ref: ref(1), vaults: [full("a", "A\u0001<b>")], edges: [], envelope: ENVELOPE }),
+      afterEmpty({ ref: ref(1), vaults: [full("a", `A\u0001<a href="x">&'</a>`)], edges: [], envelope: ENVELOPE }),
     ),
   );
-  assert.ok(text.includes("<title>Data change: updated A\uFFFD&lt;b&gt;.</title>"), text);
+  assert.ok(
+    text.includes("<title>Data change: updated A\uFFFD&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;.</title>"),
+    text,
+  );
 });
 
 test("rewrite: each row becomes its vault's current row or leaves; edges touching a withheld or unlisted vault leave; a resync item keeps no list", () => {
@@ -356,13 +356,6 @@ test("applyChanges of nothing: lists in the document's order come back as they a
   }
 });
 
-test("changeBytes: the UTF-8 length of the compact JSON, and past four times the cap in code units, the text's length", () => {
-  const c = change(1, 2, { vaults: { upsert: [], remove: ["é"] } });
-  assert.is(changeBytes(c), new TextEncoder().encode(JSON.stringify(c)).byteLength);
-  const big = change(1, 2, { vaults: { upsert: [], remove: ["é".repeat(FEED_LIMITS.changeBytes * 4)] } });
-  assert.is(changeBytes(big), JSON.stringify(big).length);
-});
-
 /** The build `d` days after 2026-12-01 noon. */
 const dayRef = (d: number) => ({
   built_at: new Date(Date.parse("2026-12-01T12:00:00Z") + d * 86_400_000).toISOString().replace(".000Z", "Z"),
@@ -398,7 +391,7 @@ test("window: feedBytes is the serialized feed's exact size, one byte less drops
   const all = dayFeed(4, {}).items;
   assert.is(all.length, 5);
   for (let k = 1; k <= all.length; k++) {
-    const size = serializeFeed(feedOf(PLACE, all.slice(0, k))).byteLength;
+    const size = serializeFeed({ ...dayFeed(4, {}), items: all.slice(0, k) }).byteLength;
     assert.equal(dayFeed(4, { feedBytes: size }).items, all.slice(0, k), `${k} items in exactly ${size} bytes`);
     assert.equal(
       dayFeed(4, { feedBytes: size - 1 }).items,
@@ -421,19 +414,16 @@ test("window: an item exactly windowDays old stays and one a day older leaves, u
   assert.equal(dayFeed(5, { windowDays: 1, minItems: 0, maxItems: 1 }).items, all.slice(0, 1));
 });
 
-test("capped: an item of exactly changeBytes is kept whole; one byte over says resync, with every list empty and its envelope", () => {
-  const current = { ref: ref(1), vaults: [full("a"), full("b")], edges: [edge("a", "b")], envelope: ENVELOPE };
-  const whole = nextFeed(PLACE, current, null, () => "data").items[0]!._registry;
-  const size = changeBytes(whole);
-  assert.equal(
-    nextFeed(PLACE, current, null, () => "data", { ...FEED_LIMITS, changeBytes: size }).items[0]!._registry,
-    whole,
-  );
-  const capped =
-    nextFeed(PLACE, current, null, () => "data", { ...FEED_LIMITS, changeBytes: size - 1 }).items[0]!._registry;
+test("capped: an item of exactly changeBytes (its compact JSON's UTF-8 bytes) is kept whole; one byte over says resync, with every list empty and its envelope", () => {
+  const current = { ref: ref(1), vaults: [full("a", "Alé"), full("b")], edges: [edge("a", "b")], envelope: ENVELOPE };
+  const whole = afterEmpty(current).items[0]!._registry;
+  assert.ok(JSON.stringify(whole).includes("Alé"), "a character of two bytes in the item");
+  const size = new TextEncoder().encode(JSON.stringify(whole)).byteLength;
+  assert.equal(afterEmpty(current, { ...FEED_LIMITS, changeBytes: size }).items[0]!._registry, whole);
+  const capped = afterEmpty(current, { ...FEED_LIMITS, changeBytes: size - 1 }).items[0]!._registry;
   assert.is(
     JSON.stringify(capped),
-    JSON.stringify({ from: null, to: ref(1), class: "data", resync: true, ...NONE, envelope: ENVELOPE }),
+    JSON.stringify({ from: whole.from, to: ref(1), class: "data", resync: true, ...NONE, envelope: ENVELOPE }),
   );
 });
 
@@ -444,16 +434,21 @@ test("names: a display name of exactly 60 characters (code points) is shown whol
   assert.is(titled(`${sixty}m`).items[0]!.title, `Data change: updated ${sixty.slice(0, -1)}….`);
 });
 
-test("changeBytes: a text of exactly four times the cap in code units is still encoded; one unit more is not", () => {
-  const at = (units: number) => {
-    const c = change(1, 2, { vaults: { upsert: [], remove: ["é"] } });
-    const pad = "a".repeat(units - JSON.stringify(c).length);
-    return change(1, 2, { vaults: { upsert: [], remove: [`é${pad}`] } });
-  };
+test("an item's size: a text of exactly four times the cap in code units is still encoded; one unit more counts by its length", () => {
   const cap = FEED_LIMITS.changeBytes * 4;
-  assert.is(JSON.stringify(at(cap)).length, cap);
-  assert.is(changeBytes(at(cap)), cap + 1, "encoded: é is two bytes");
-  assert.is(changeBytes(at(cap + 1)), cap + 1, "the length in code units");
+  const current = (name: string) => ({ ref: ref(1), vaults: [full("a", name)], edges: [], envelope: ENVELOPE });
+  const itemAt = (name: string, changeBytes: number) =>
+    afterEmpty(current(name), { ...FEED_LIMITS, changeBytes }).items[0]!._registry;
+  /** A name of one é (two bytes), then a's, that makes the whole item's compact JSON `units` code units. */
+  const nameOf = (units: number) => {
+    const name = `é${"a".repeat(units - JSON.stringify(itemAt("é", Infinity)).length)}`;
+    assert.is(JSON.stringify(itemAt(name, Infinity)).length, units);
+    return name;
+  };
+  // Encoded: its cap + 1 bytes pass a cap of `cap`.
+  assert.ok(itemAt(nameOf(cap), cap).resync, "encoded: é is two bytes");
+  // Counted by its length, cap + 1, which a cap of cap + 1 keeps (its cap + 2 bytes would pass it).
+  assert.not.ok(itemAt(nameOf(cap + 1), cap + 1).resync, "the length in code units");
 });
 
 test("historyProblems: items are replayed oldest first, the oldest included when no item says resync", () => {
@@ -474,7 +469,7 @@ test("historyProblems: items are replayed oldest first, the oldest included when
 });
 
 test("atomFeed: the links name both forms' media types; a feed without items is updated at the epoch", () => {
-  const text = new TextDecoder().decode(atomFeed(PLACE, feedOf(PLACE, [])));
+  const text = new TextDecoder().decode(atomFeed(PLACE, { ...dayFeed(1, {}), items: [] }));
   assert.ok(text.includes(`  <link rel="self" type="application/atom+xml" href="${PLACE.atomUrl}"/>\n`));
   assert.ok(text.includes(`  <link rel="alternate" type="application/feed+json" href="${PLACE.feedUrl}"/>\n`));
   assert.ok(text.includes("  <updated>1970-01-01T00:00:00Z</updated>\n"));

@@ -10,13 +10,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  lambdaHandlerFor,
-  lambdaStreamHandlerFor,
-  logLine,
-  MAX_LOG_LINE,
-  type ResponseStream,
-} from "../http/lambda.ts";
+import { lambdaHandlerFor, lambdaStreamHandlerFor, type ResponseStream } from "../http/lambda.ts";
 import { problem } from "../http/responses.ts";
 import { zlibCompress } from "../node/common/compress.ts";
 import { type Event, event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts";
@@ -320,11 +314,44 @@ test("Lambda streaming outside Lambda: not wrapped, and a call says awslambda is
   }
 });
 
-test("logLine: every character outside printable ASCII as \\uXXXX, cut to MAX_LOG_LINE with an ellipsis", () => {
-  assert.is(logLine("a\nb\u00e9\u2028~"), "a\\u000ab\\u00e9\\u2028~");
-  assert.is(logLine("x".repeat(MAX_LOG_LINE)), "x".repeat(MAX_LOG_LINE));
-  assert.is(logLine("x".repeat(MAX_LOG_LINE + 1)), `${"x".repeat(MAX_LOG_LINE - 3)}...`);
-  assert.is(logLine("\n".repeat(MAX_LOG_LINE)).length, MAX_LOG_LINE);
+test("a log line: every character outside printable ASCII as \\uXXXX, cut to 1024 characters with an ellipsis", async () => {
+  const MAX_LOG_LINE = 1024;
+  const logOf = async (e: object) => {
+    const logged: string[] = [];
+    await lambdaHandlerFor(build, (line) => logged.push(line))(e);
+    assert.is(logged.length, 1);
+    return logged[0] as string;
+  };
+  const said = (keys: readonly string[]) =>
+    `registry: 400 for a Lambda event that is not an HTTP request (top-level keys: ${
+      keys.map((k) => JSON.stringify(k)).join(", ")
+    })`;
+  // DEL, é and U+2028 pass JSON.stringify as they are: the line escapes them.
+  assert.is(
+    await logOf({ "a\u007fb\u00e9\u2028~": 1 }),
+    'registry: 400 for a Lambda event that is not an HTTP request (top-level keys: "a\\u007fb\\u00e9\\u2028~")',
+  );
+  /** Keys of a letter, then é (6 characters escaped) and x, that make a line of exactly `length` characters. */
+  const keysFor = (length: number) => {
+    const keys: string[] = [];
+    let left = length - said([]).length;
+    for (const letter of "abcdefghij") {
+      const room = left - (keys.length > 0 ? 2 : 0) - 3;
+      const e = Math.min(40, Math.floor(room / 6));
+      keys.push(`${letter}${"é".repeat(e)}${"x".repeat(room > 240 ? 0 : room % 6)}`);
+      left -= (keys.length > 1 ? 2 : 0) + 3 + 6 * e + (room > 240 ? 0 : room % 6);
+      if (left === 0) break;
+    }
+    const escaped = said(keys).replaceAll("é", "\\u00e9");
+    assert.is(escaped.length, length);
+    return { event: Object.fromEntries(keys.map((k) => [k, 1])), escaped };
+  };
+  const at = keysFor(MAX_LOG_LINE);
+  assert.is(await logOf(at.event), at.escaped);
+  const over = keysFor(MAX_LOG_LINE + 1);
+  assert.is(await logOf(over.event), `${over.escaped.slice(0, MAX_LOG_LINE - 3)}...`);
+  const separators = Object.fromEntries([..."abcdefghij"].map((c) => [c + "\u2028".repeat(63), 1]));
+  assert.is((await logOf(separators)).length, MAX_LOG_LINE);
 });
 
 test.run();

@@ -5,20 +5,18 @@
  * nothing of the value), what `verifyingKeys` skips, and every way `verifyGeneral` ignores an entry
  * or calls a JWS malformed. The laws over generated builds are in signing-laws.test.ts.
  */
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import {
   base64,
-  base64url,
-  fromBase64url,
   generateSigningKey,
   KeyError,
   keySet,
   readSigningKeys,
   signGeneral,
   type SigningKey,
-  thumbprint,
   verifyGeneral,
   verifyingKeys,
 } from "../assembly/jws.ts";
@@ -45,6 +43,12 @@ const X = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo";
 const KID = "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k";
 const JWK = { kty: "OKP", crv: "Ed25519", d: D, x: X };
 const bytes = (...values: number[]) => new Uint8Array(values);
+/** base64url without padding, and back, by Node's own codec: what jws.ts's output is checked against. */
+const base64url = (data: Uint8Array) => Buffer.from(data).toString("base64url");
+const fromBase64url = (encoded: string) => new Uint8Array(Buffer.from(encoded, "base64url"));
+/** RFC 7638's thumbprint of an Ed25519 public key, by Node's own hash and codec: what `kid` is checked against. */
+const thumbprint = (x: string) =>
+  createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).digest("base64url");
 const text = (value: string) => new TextEncoder().encode(value);
 
 /** The `KeyError` message `readSigningKeys(value)` throws; fails when it returns or throws anything else. */
@@ -72,26 +76,34 @@ async function fresh(): Promise<{ pem: string; key: SigningKey; der: Uint8Array 
   return { ...made, der: Uint8Array.from(atob(body), (c) => c.charCodeAt(0)) };
 }
 
-test("base64 and base64url: RFC 4648's vectors, and only canonical base64url decodes", () => {
+test("base64 and base64url: RFC 4648's vectors, and only canonical base64url decodes", async () => {
   assert.is(base64(text("foobar")), "Zm9vYmFy");
   assert.is(base64(text("fo")), "Zm8=");
   assert.is(base64(bytes(0xfb, 0xff)), "+/8=");
-  assert.is(base64url(bytes(0xfb, 0xff)), "-_8");
-  assert.is(base64url(bytes(0xfb, 0xef, 0xff)), "--__");
-  assert.is(base64url(text("f")), "Zg");
-  assert.is(base64url(bytes()), "");
-  assert.equal(fromBase64url("-_8"), bytes(0xfb, 0xff));
-  assert.equal(fromBase64url("--__"), bytes(0xfb, 0xef, 0xff));
-  assert.equal(fromBase64url("Zg"), text("f"));
-  assert.equal(fromBase64url("Zm8"), text("fo"));
-  assert.equal(fromBase64url(""), bytes());
-  for (const bad of ["Z", "Zm9vY", "Zg==", "Zm8=", "+/8", "Zg ", "Zh", "Zm9"]) {
-    assert.is(fromBase64url(bad), null, bad);
+  // base64url as a JWS carries its payload: signed, the vector; verified, the bytes back.
+  const [key] = await readSigningKeys(JSON.stringify(JWK));
+  const keys = await verifyingKeys([key!.publicJwk]);
+  const vectors: [Uint8Array, string][] = [
+    [bytes(0xfb, 0xff), "-_8"],
+    [bytes(0xfb, 0xef, 0xff), "--__"],
+    [text("f"), "Zg"],
+    [text("fo"), "Zm8"],
+    [bytes(), ""],
+  ];
+  for (const [data, encoded] of vectors) {
+    const jws = await signGeneral(data, [key!], "t");
+    assert.is(jws.payload, encoded);
+    assert.equal(await verifyGeneral(jws, keys, "t"), { ok: new Uint8Array(data) }, encoded);
   }
+  // A payload that is not canonical base64url is malformed; a canonical one is read (and finds no signature).
+  for (const bad of ["Z", "Zm9vY", "Zg==", "Zm8=", "+/8", "Zg ", "Zh", "Zm9"]) {
+    assert.equal(await verifyGeneral({ payload: bad, signatures: [] }, keys, "t"), { error: "malformed" }, bad);
+  }
+  assert.equal(await verifyGeneral({ payload: "Zm8", signatures: [] }, keys, "t"), { error: "signature" });
 });
 
 test("thumbprint and key reading: RFC 8037's key gives its thumbprint, kid and public JWK", async () => {
-  assert.is(await thumbprint(X), KID);
+  assert.is(thumbprint(X), KID);
   const [key, ...rest] = await readSigningKeys(JSON.stringify(JWK));
   assert.is(rest.length, 0);
   assert.is(key!.kid, KID);
@@ -104,7 +116,7 @@ test("thumbprint and key reading: RFC 8037's key gives its thumbprint, kid and p
 
 test("readSigningKeys: PEM blocks, one key each, in order; a generated key reads back as itself", async () => {
   const [a, b] = [await fresh(), await fresh()];
-  assert.is(a.key.kid, await thumbprint(a.key.publicJwk.x));
+  assert.is(a.key.kid, thumbprint(a.key.publicJwk.x));
   const [again] = await readSigningKeys(a.pem);
   assert.is(again!.kid, a.key.kid);
   // RFC 7468's form: the body in lines of at most 64 characters (an Ed25519 PKCS#8 key: one line of 64).

@@ -16,7 +16,7 @@ import {
   sizeOf,
   VALUE_WEIGHT_BYTES,
 } from "../contract/limits.ts";
-import { capProblems, MAX_PROBLEMS, MAX_WARNINGS_PER_KIND, summarizeWarnings } from "../contract/messages.ts";
+import { capProblems, MAX_PROBLEMS, summarizeWarnings } from "../contract/messages.ts";
 
 test("sizeOf: bytes up to 1023, then KiB, MiB, GiB and TiB, whole or to one decimal, in bytes when a tenth would hide that it is not whole", () => {
   const cases: [number, string][] = [
@@ -72,6 +72,8 @@ test("problems: all up to the cap; past it, the first ones and a line counting t
 test("warnings: each kind up to its cap, in order, then one line per kind that passed it", () => {
   const of = (kind: "status-case" | "public-name", n: number) =>
     Array.from({ length: n }, (_, i) => ({ kind, line: `${kind} ${i}` }));
+  // The stated cap: ten of each kind.
+  const MAX_WARNINGS_PER_KIND = 10;
   const atCap = of("status-case", MAX_WARNINGS_PER_KIND);
   assert.equal(summarizeWarnings(atCap), atCap.map((w) => w.line));
   const over = [...of("status-case", MAX_WARNINGS_PER_KIND + 2), ...of("public-name", 1)];

@@ -41,16 +41,19 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runInit } from "../node/init/init.ts";
 import { RECIPES, SOURCE_FILE, STARTER_BASE_URL } from "../node/init/starter.ts";
-import {
-  CI_PLATFORMS,
-  DEPLOY_SECRETS,
-  deployLine,
-  githubWorkflow,
-  KEYS_FILE,
-  STATE_FILE,
-  WORKFLOW_FILE,
-} from "../node/init/workflow.ts";
+import { CI_PLATFORMS, type CiPlatform, githubWorkflow, KEYS_FILE, WORKFLOW_FILE } from "../node/init/workflow.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
+
+/** verify's state, kept between runs in the Actions cache. */
+const STATE_FILE = "verify-state.json";
+/** The recipe's deploy line: its last, the platform's pinned tool. */
+const deployLine = (platform: CiPlatform): string => RECIPES[platform].deploy?.at(-1) as string;
+/** The secrets each platform's deploy tool reads from its environment. */
+const DEPLOY_SECRETS: Record<CiPlatform, readonly string[]> = {
+  netlify: ["NETLIFY_AUTH_TOKEN", "NETLIFY_SITE_ID"],
+  cloudflare: ["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_ACCOUNT_ID"],
+  aws: ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"],
+};
 
 /** js-yaml, which the project has installed (json-schema-to-typescript's dependency), has no types of its own. */
 const yaml = createRequire(import.meta.url)("js-yaml") as { load(text: string): unknown };
@@ -94,6 +97,7 @@ test("the workflow is the same for every platform but the Deploy step: the recip
   const without = (platform: (typeof CI_PLATFORMS)[number]) => {
     const parsed = parse(githubWorkflow(platform));
     const deploy = parsed.jobs.deploy.steps.find((step) => step.name === "Deploy");
+    assert.ok(deployLine(platform).startsWith("npx "), platform);
     assert.is(deploy?.run, deployLine(platform), `${platform}: the recipe's deploy line`);
     assert.ok(RECIPES[platform].deploy?.includes(deploy?.run ?? ""), platform);
     assert.equal(Object.keys(deploy?.env ?? {}), [...DEPLOY_SECRETS[platform]]);

@@ -5,82 +5,55 @@ import { lambdaHandlerFor } from "../../http/lambda.ts";
 import { restoreBuild } from "../../http/restore.ts";
 import { stampBuild } from "./stamp.ts";
 
-/** One limit: who sets it and what it bounds (as a line names them), in bytes (Infinity: none), and its source. */
-export interface PlatformLimit {
+/** One limit: who sets it and what it bounds (as a line names them), in bytes. */
+interface PlatformLimit {
   readonly platform: string;
   readonly what: string;
   readonly bytes: number;
   /** The figure with response streaming, checked for an artifact that streams (`STREAMS`). */
   readonly streamedBytes?: number;
-  readonly source: string;
 }
 
 /** 6 MB as AWS counts it: 6 × 1024 × 1024 bytes. */
 const SIX_MB = 6 * 1024 * 1024;
 
-/** Every limit an artifact is checked against. */
-export const PLATFORM_LIMITS = {
+/** Every limit a code artifact is checked against (docs/deploying.md, "Platform limits", cites each figure). */
+const PLATFORM_LIMITS = {
   /** The project's own: every code artifact embeds every answer (contract/limits.ts). */
-  embed: {
-    platform: "the code artifacts",
-    what: "document they embed",
-    bytes: MAX_DEPLOY_DOCUMENT_BYTES,
-    source: "contract/limits.ts (MAX_DEPLOY_DOCUMENT_BYTES): an AWS Lambda function of 128 MB holds the answers",
-  },
+  embed: { platform: "the code artifacts", what: "document they embed", bytes: MAX_DEPLOY_DOCUMENT_BYTES },
   /** Measured as the serialized response: the result object as JSON, a binary body in base64. */
   lambda: {
     platform: "AWS Lambda",
     what: "buffered response payload",
     bytes: SIX_MB,
     streamedBytes: 200 * 1000 * 1000,
-    source: "https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html",
   },
   /** Netlify Functions run on Lambda: measured the same way, every coding the fetch artifact offers. */
-  netlify: {
-    platform: "Netlify Functions",
-    what: "buffered response payload",
-    bytes: SIX_MB,
-    streamedBytes: 20 * 1000 * 1000,
-    source: "https://docs.netlify.com/build/functions/configuration/",
-  },
-  workers: {
-    platform: "Cloudflare Workers",
-    what: "response body",
-    bytes: Number.POSITIVE_INFINITY,
-    source: "https://developers.cloudflare.com/workers/platform/limits/",
-  },
-  /** Workers static assets and Cloudflare Pages: each file of the static export. */
-  workersAssets: {
-    platform: "Cloudflare Workers static assets",
-    what: "file",
-    bytes: 25 * 1024 * 1024,
-    source: "https://developers.cloudflare.com/workers/platform/limits/",
-  },
+  netlify: { platform: "Netlify Functions", what: "buffered response payload", bytes: SIX_MB },
 } as const satisfies Record<string, PlatformLimit>;
 
-export type LimitName = keyof typeof PLATFORM_LIMITS;
+type LimitName = keyof typeof PLATFORM_LIMITS;
 
-/** The code artifacts, each with the limits it must fit, in the order they are checked. */
-export const ARTIFACT_LIMITS = {
+/** The code artifacts, each with the limits it must fit, in the order they are checked (Workers limit no response body). */
+const ARTIFACT_LIMITS = {
   "node/server.mjs": ["embed"],
-  "fetch/index.mjs": ["embed", "netlify", "workers"],
+  "fetch/index.mjs": ["embed", "netlify"],
   "lambda/index.mjs": ["embed", "lambda"],
 } as const satisfies Record<string, readonly LimitName[]>;
 
 export type CodeArtifact = keyof typeof ARTIFACT_LIMITS;
 
 /** The artifacts that stream: checked against the streamed figure, and past the buffered one named in a line. */
-export const STREAMS: Readonly<Partial<Record<CodeArtifact, { readonly limit: LimitName; readonly serves: string }>>> =
-  {
-    "lambda/index.mjs": {
-      limit: "lambda",
-      serves:
-        "its streamHandler serves it, on a Function URL with invoke mode RESPONSE_STREAM; its handler (buffered: API Gateway, ALB) cannot",
-    },
-  };
+const STREAMS: Readonly<Partial<Record<CodeArtifact, { readonly limit: LimitName; readonly serves: string }>>> = {
+  "lambda/index.mjs": {
+    limit: "lambda",
+    serves:
+      "its streamHandler serves it, on a Function URL with invoke mode RESPONSE_STREAM; its handler (buffered: API Gateway, ALB) cannot",
+  },
+};
 
 /** The largest answer an artifact may give under one limit's measure. */
-export interface Largest {
+interface Largest {
   readonly bytes: number;
   /** The answer, as a line names it: `GET /vaults.json (identity)`. */
   readonly answer: string;
@@ -92,8 +65,8 @@ export interface ArtifactPlan {
   readonly lines: readonly string[];
 }
 
-/** The largest answer `build` gives under `limit`'s measure, as the artifacts embedding it answer; undefined: none. */
-export async function largestAnswer(limit: LimitName, build: Build): Promise<Largest | undefined> {
+/** The largest answer `build` gives under `limit`'s measure, as the artifacts embedding it answer. */
+async function largestAnswer(limit: LimitName, build: Build): Promise<Largest> {
   switch (limit) {
     case "embed":
       return largestDocument(build);
@@ -101,9 +74,6 @@ export async function largestAnswer(limit: LimitName, build: Build): Promise<Lar
       return await largestLambdaAnswer(build);
     case "netlify":
       return largestBufferedAnswer(build);
-    case "workers":
-    case "workersAssets":
-      return undefined;
   }
 }
 
@@ -133,7 +103,7 @@ const LAMBDA_EVENTS: readonly ((path: string) => unknown)[] = [
 ];
 
 /** Bytes of a Lambda result as Lambda carries it: its JSON text in UTF-8. */
-export function lambdaPayloadBytes(result: unknown): number {
+function lambdaPayloadBytes(result: unknown): number {
   return new TextEncoder().encode(JSON.stringify(result)).byteLength;
 }
 
@@ -185,10 +155,10 @@ function largestBufferedAnswer(build: Build): Largest {
 
 /** The rule: the first limit an artifact does not fit leaves it out; each limit is measured once, only if needed. */
 export async function planArtifacts(build: Build): Promise<ArtifactPlan> {
-  const measured = new Map<LimitName, Largest | undefined>();
+  const measured = new Map<LimitName, Largest>();
   const measure = async (limit: LimitName) => {
     if (!measured.has(limit)) measured.set(limit, await largestAnswer(limit, build));
-    return measured.get(limit);
+    return measured.get(limit)!;
   };
   const write = new Set<CodeArtifact>();
   const leftOut = new Map<LimitName, CodeArtifact[]>();
@@ -199,7 +169,7 @@ export async function planArtifacts(build: Build): Promise<ArtifactPlan> {
     let streamLine: string | undefined;
     for (const limit of limits) {
       const largest = await measure(limit);
-      if (largest === undefined || largest.bytes <= PLATFORM_LIMITS[limit].bytes) continue;
+      if (largest.bytes <= PLATFORM_LIMITS[limit].bytes) continue;
       const { streamedBytes } = PLATFORM_LIMITS[limit] as PlatformLimit;
       if (streams?.limit === limit && streamedBytes !== undefined && largest.bytes <= streamedBytes) {
         streamLine = `${artifact} streams: ${

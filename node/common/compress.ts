@@ -13,7 +13,7 @@ const brotliAsync = promisify(brotliCompress);
 
 const BROTLI_MAX_QUALITY_BYTES = 256 << 10;
 /** Above this, a body is for the static export alone: faster settings, both codings at once. */
-export const LARGE_BODY_BYTES = 8 << 20;
+const LARGE_BODY_BYTES = 8 << 20;
 
 async function compress(bytes: Uint8Array<ArrayBuffer>, encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
   const large = bytes.byteLength > LARGE_BODY_BYTES;

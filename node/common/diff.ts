@@ -504,10 +504,10 @@ function edgeText(e: Json, shownInFull?: ReadonlySet<string>): string {
 }
 
 /** What a diff prints for a former value of a vault the new document withholds. */
-export const NOT_PRINTED = "(not printed: the vault is withheld now)";
+const NOT_PRINTED = "(not printed: the vault is withheld now)";
 
 /** What a diff prints for the type of a removed edge touching a vault the new document withholds or no longer lists. */
-export const NOT_PRINTED_EDGE_TYPE = "type not printed: it touches a vault withheld or gone now";
+const NOT_PRINTED_EDGE_TYPE = "type not printed: it touches a vault withheld or gone now";
 
 function coverageText(entry: Json): string {
   return isObj(entry)

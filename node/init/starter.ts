@@ -58,7 +58,7 @@ const TOOLS = {
 } as const;
 
 /** Names the base URL once: every line after it says "$BASE_URL". */
-export const BASE_URL_LINE = `BASE_URL=${STARTER_BASE_URL}`;
+const BASE_URL_LINE = `BASE_URL=${STARTER_BASE_URL}`;
 
 /** The build line of every recipe deployed to a host: `--previous` carries the live history on (first deploy: 404). */
 export const BUILD_LINE =

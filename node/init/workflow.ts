@@ -10,24 +10,24 @@ export const KEYS_FILE = "registry.keys.json";
 export const SIGNING_KEY_FILE = "registry-signing.pem";
 
 /** Where a source in a private GitHub repository is downloaded from (the contents API, raw). */
-export const SOURCE_URL_EXAMPLE = "https://api.github.com/repos/OWNER/REPO/contents/registry.source.json?ref=main";
+const SOURCE_URL_EXAMPLE = "https://api.github.com/repos/OWNER/REPO/contents/registry.source.json?ref=main";
 
 /** verify's state (the last accepted manifest), kept between runs in the Actions cache. */
-export const STATE_FILE = "verify-state.json";
+const STATE_FILE = "verify-state.json";
 
 /** The platforms the workflow deploys to: those whose recipe deploys with a pinned tool. */
 export const CI_PLATFORMS = ["netlify", "cloudflare", "aws"] as const;
 export type CiPlatform = (typeof CI_PLATFORMS)[number];
 
 /** The secrets each platform's deploy tool reads from its environment. */
-export const DEPLOY_SECRETS: Record<CiPlatform, readonly string[]> = {
+const DEPLOY_SECRETS: Record<CiPlatform, readonly string[]> = {
   netlify: ["NETLIFY_AUTH_TOKEN", "NETLIFY_SITE_ID"],
   cloudflare: ["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_ACCOUNT_ID"],
   aws: ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"],
 };
 
 /** The recipe's own deploy line: its platform's tool, pinned. */
-export function deployLine(platform: CiPlatform): string {
+function deployLine(platform: CiPlatform): string {
   const line = RECIPES[platform].deploy?.at(-1);
   if (line === undefined) throw new Error(`${platform}: its recipe has no deploy line`);
   return line;
@@ -39,7 +39,7 @@ const SETUP_NODE = "actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 
 const CACHE = "5a3ec84eff668545956fd18022155c47e93e2684 # v4.2.3";
 
 /** The verify line the workflow runs against the live deployment. */
-export const VERIFY_LINE = `npx registry-endpoint verify "$BASE_URL" --keys ${KEYS_FILE} --state ${STATE_FILE}`;
+const VERIFY_LINE = `npx registry-endpoint verify "$BASE_URL" --keys ${KEYS_FILE} --state ${STATE_FILE}`;
 
 /** The steps both jobs begin with: the repository, Node, the installed package, the source. */
 const FIRST_STEPS = `      - uses: ${CHECKOUT}

@@ -22,7 +22,7 @@ const TABLE_RULE = "| --- | --- | --- | --- | --- |";
 const harmful = (k: ChangeClass) => k === "breaking" || k === "dangerous";
 
 /** How many of each class, most harmful first, as `{ breaking: 1, ... }`. */
-export function classCounts(changes: readonly Change[]): Record<ChangeClass, number> {
+function classCounts(changes: readonly Change[]): Record<ChangeClass, number> {
   const counts = CLASSES.map((k) => [k, changes.filter((c) => c.class === k).length]);
   return Object.fromEntries(counts) as Record<ChangeClass, number>;
 }

@@ -101,7 +101,7 @@ built registry document.`,
 };
 
 /** `registry diff OLD NEW`: a semantic diff of two documents (see `diff.ts`). */
-export async function runDiff(args: readonly string[]): Promise<CliResult> {
+async function runDiff(args: readonly string[]): Promise<CliResult> {
   const usage = (text: string): CliResult => ({ code: 2, stdout: new Uint8Array(), stderr: text });
   const parsed = parseCommand(DIFF, args);
   if (!("ok" in parsed)) {

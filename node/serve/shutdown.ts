@@ -12,7 +12,7 @@ import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
  * node:http limits: 10 s for a client's headers, 15 s for the whole request (a dripping body keeps no socket longer),
  * checked every second (Node's default: 30 s). A missing `Host` is left to `request-guard.ts`.
  */
-export const HTTP_LIMITS = {
+const HTTP_LIMITS = {
   headersTimeout: 10_000,
   requestTimeout: 15_000,
   connectionsCheckingInterval: 1_000,
@@ -23,7 +23,7 @@ export const HTTP_LIMITS = {
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 
 /** How long a graceful stop may wait for in-flight requests before it closes what is left. */
-export const DRAIN_MS = 10_000;
+const DRAIN_MS = 10_000;
 
 /** Where a server listens and what it says. */
 export interface ServerOptions {
