@@ -14,7 +14,7 @@ const objectOf = (exact: boolean) => (properties: Record<string, unknown>) => ({
 });
 
 /** The schema of the `_registry` extension of one item; `exact` admits no key beyond those described. */
-export function registryChangeSchema(rowRef: string, edgeRef: string, exact: boolean): Record<string, unknown> {
+function registryChangeSchema(rowRef: string, edgeRef: string, exact: boolean): Record<string, unknown> {
   const object = objectOf(exact);
   const build = object({ built_at: utcTimestamp, etag: strongEtag });
   const list = (items: unknown) => ({ type: "array", items });

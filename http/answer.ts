@@ -38,7 +38,7 @@ export function problemAnswer(p: Problem, method?: string): Answer {
   return { status: p.status, headers: p.headers, body: method === "HEAD" ? null : p.body };
 }
 
-export const NOT_FOUND = problem(404, "Not Found");
+const NOT_FOUND = problem(404, "Not Found");
 export const METHOD_NOT_ALLOWED = problem(405, "Method Not Allowed", { allow: ALLOWED_METHODS });
 export const BAD_REQUEST = problem(400, "Bad Request");
 export const INTERNAL_ERROR = problem(500, "Internal Server Error");

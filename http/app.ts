@@ -157,7 +157,7 @@ function headerReader(raw: Request): HeaderReader {
 }
 
 /** An answer as a web Response. */
-export function toResponse(answer: Answer): Response {
+function toResponse(answer: Answer): Response {
   return new Response(answer.body, responseInit(answer));
 }
 

@@ -23,10 +23,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { MARKER } from "../node/builder/output-folder.ts";
 import { runInit } from "../node/init/init.ts";
 import { PLATFORMS, RECIPES, SOURCE_FILE, STARTER_BASE_URL } from "../node/init/starter.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
+
+/** The name of the file a build leaves in its output folder to know it as its own (docs/deploying.md). */
+const MARKER = ".registry-build";
 
 const work = mkdtempSync(join(tmpdir(), "registry-init-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));

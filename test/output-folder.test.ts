@@ -19,7 +19,10 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { MARKER, outputProblems, replaceOutput } from "../node/builder/output-folder.ts";
+import { outputProblems, replaceOutput } from "../node/builder/output-folder.ts";
+
+/** The name of the file a build leaves in its output folder to know it as its own (docs/deploying.md). */
+const MARKER = ".registry-build";
 import { fcParams } from "./arbitraries.ts";
 import { cleanEnv, runCommand } from "./process.ts";
 import { buildFirst } from "./first-build.ts";

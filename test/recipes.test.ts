@@ -38,7 +38,6 @@ import { node22 } from "../deploy/node22.ts";
 import { changesPaths, tablePaths } from "../contract/version-policy.ts";
 import { strongEtag } from "../http/responses.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { MARKER } from "../node/builder/output-folder.ts";
 import { feedTypesPath, typesPath } from "../node/builder/types.ts";
 import { SECRET, validSource } from "./arbitraries.ts";
 import { generateSource } from "../bench/generate.ts";
@@ -48,6 +47,9 @@ import { event, EVENTS, retarget, usesMultiValueHeaders } from "./aws-events.ts"
 import { copyRepository, filesUnder } from "./files.ts";
 import { cleanEnv, run } from "./process.ts";
 import { fetchRaw, freePort, type RawResponse, type Running, startServer } from "./servers.ts";
+
+/** The name of the file a build leaves in its output folder to know it as its own (docs/deploying.md). */
+const MARKER = ".registry-build";
 
 const ROOT = resolve(".");
 const NODE22 = node22() as string;

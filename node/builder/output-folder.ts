@@ -4,7 +4,7 @@ import { basename, dirname, isAbsolute, join, parse, relative, sep } from "node:
 import { readJson } from "../common/json-error.ts";
 
 /** The marker file a build writes at the top of its output. */
-export const MARKER = ".registry-build";
+const MARKER = ".registry-build";
 
 /** What the marker says made it, so that a marker of anything else is not taken for ours. */
 const MADE_BY = "npm run build (registry endpoint)";
@@ -123,7 +123,7 @@ export async function replaceOutput(
 }
 
 /** Every file under `dir`, relative to it, with / as separator, sorted. A symbolic link is a file: never followed. */
-export function walk(dir: string): string[] {
+function walk(dir: string): string[] {
   const files = (d: string): string[] =>
     readdirSync(d, { withFileTypes: true }).flatMap((
       e,

@@ -38,7 +38,7 @@ function packedExport(target: unknown): unknown {
 const SAVED = ".package.json.repository";
 
 /** The packed manifest of `manifest` (the repository's package.json). */
-export function packedManifest(manifest: Record<string, unknown>): Record<string, unknown> {
+function packedManifest(manifest: Record<string, unknown>): Record<string, unknown> {
   const packed = Object.fromEntries(
     KEPT.filter((key) => manifest[key] !== undefined).map((key) => [key, manifest[key]]),
   );
