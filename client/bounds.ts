@@ -32,7 +32,8 @@ export async function boundedFetch<T>(url: string, o: FetchBounds, use: (res: Re
   const own = timeout(o.timeoutMs);
   const both = new AbortController();
   const stopOwn = () => both.abort(own.signal.reason);
-  const stopOuter = () => both.abort(o.signal?.reason);
+  // No reason of the caller's passes on: the caller's `failed` says "aborted" in its own words, whatever the reason.
+  const stopOuter = () => both.abort();
   own.signal.addEventListener("abort", stopOwn, { once: true });
   if (o.signal?.aborted) stopOuter();
   else o.signal?.addEventListener("abort", stopOuter, { once: true });
@@ -50,7 +51,7 @@ export async function boundedFetch<T>(url: string, o: FetchBounds, use: (res: Re
 
 /**
  * The body of a fetch `Response`, read in full within `cap` bytes: refused early by a Content-Length over the cap (a
- * HEAD answer's and a coded body's say nothing of what is read), else as soon as what is read passes it, the rest
+ * HEAD answer's and a coded body's say nothing of what is read; `identity` is no coding), else as soon as what is read passes it, the rest
  * cancelled. `tooLarge` makes the error thrown for a body over the cap from its size in words ("5 MiB", "over 4 MiB");
  * a failure while reading is thrown as it is.
  */
@@ -60,9 +61,8 @@ export async function readCapped(
   tooLarge: (size: string) => Error,
   head = false,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = head || res.headers.get("content-encoding") !== null
-    ? 0
-    : Number(res.headers.get("content-length") ?? 0);
+  const coded = !/^\s*(identity)?\s*$/i.test(res.headers.get("content-encoding") ?? "");
+  const declared = head || coded ? 0 : Number(res.headers.get("content-length") ?? 0);
   if (declared > cap) {
     await res.body?.cancel().catch(() => {});
     throw tooLarge(sizeOf(declared));

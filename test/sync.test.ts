@@ -274,7 +274,9 @@ test("sync's bounds: redirects within the origin only, at most a few; nothing a 
       for (let i = 0; i < 65; i++) res.write(chunk);
       res.end();
     } else if (kind === "declared") res.writeHead(200, { "content-length": String(5 * 1024 * 1024) }).end();
-    else if (kind === "down") res.writeHead(503).end();
+    else if (kind === "identity") {
+      res.writeHead(200, { "content-encoding": "identity", "content-length": String(5 * 1024 * 1024) }).write("{");
+    } else if (kind === "down") res.writeHead(503).end();
     else if (kind === "stale") res.writeHead(304).end();
     else if (kind === "renamed") res.writeHead(304, { etag: '"renamed"' }).end();
     else if (kind === "doc304" && path.endsWith(FEED)) res.writeHead(200).end(history[0]!.feedBytes);
@@ -313,6 +315,13 @@ test("sync's bounds: redirects within the origin only, at most a few; nothing a 
     `${at("hang")}: aborted`,
   );
   assert.is(hanging, 0, "an aborted signal sends nothing");
+  // The caller's reason, whatever it is, is not passed off as the client's error.
+  const ownReason = new AbortController();
+  ownReason.abort(new SyncError("the caller's own reason"));
+  assert.is(
+    await failure(() => sync(`${origin}/hang`, undefined, { signal: ownReason.signal })),
+    `${at("hang")}: aborted`,
+  );
   // Aborted mid-answer: it ends at once (five seconds is the bound of this wait, not a measure).
   const midway = new AbortController();
   const run = failure(() => sync(`${origin}/hang`, undefined, { signal: midway.signal, timeoutMs: 60_000 }));
@@ -350,6 +359,11 @@ test("sync's bounds: redirects within the origin only, at most a few; nothing a 
   assert.is(
     await failure(() => sync(`${origin}/declared`)),
     `${at("declared")}: the body is 5 MiB; the client reads at most 4 MiB`,
+  );
+  // `identity` is no coding: its length is the body's, refused at once (the server sends one byte, then waits).
+  assert.is(
+    await failure(() => sync(`${origin}/identity`, undefined, { timeoutMs: 5_000 })),
+    `${at("identity")}: the body is 5 MiB; the client reads at most 4 MiB`,
   );
   assert.is(
     await failure(() => sync(`${origin}/exact`)),
