@@ -56,7 +56,7 @@ deno, builds, diffs, cold, memory, routers, hostile, feeds, install, signing; a 
 RESULTS.md).
 
 Exit codes: 0 measured (a target not met is reported, not an error); 1 a run failed; 2 a bad flag.`,
-  options: {},
+  flags: {},
   positionals: { min: 0, max: 0 },
 });
 

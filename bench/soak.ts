@@ -23,7 +23,7 @@ during load lets in-flight requests finish and the process exits 0 within 5 s.
 Environment: SOAK_SECONDS (default 60), SOAK_CONNECTIONS (default 100).
 
 Exit codes: 0 every check passed; 1 a check failed; 2 a bad flag.`,
-  options: {},
+  flags: {},
   positionals: { min: 0, max: 0 },
 });
 

@@ -16,10 +16,10 @@ const { values, positionals } = parseProcessArgs({
   usage: "node --import tsx bench/validate-source.ts FILE [--build]",
   help: `
 Validates FILE as every command does and prints its time, peak resident memory and outcome as one
-line of JSON. --build also builds and serializes a valid source.
+line of JSON.
 
 Exit codes: 0 measured (valid or refused); 2 a bad flag.`,
-  options: { build: { type: "boolean" } },
+  flags: { build: { type: "boolean", help: "also build and serialize a valid source" } },
   positionals: { min: 1, max: 1 },
 });
 

@@ -19,12 +19,9 @@ already built (rapid-client.node is there) it does nothing. In CI (CI set) npm c
 runs the same build; afterwards npm test runs the packaged Lambda function under the real
 runtime interface client (test/recipes.test.ts).
 
-Flags:
-  -h, --help  this text
-
 Exit codes: 0 built or already built; 1 the package is not installed, a build tool is missing or
 a build step failed; 2 a bad flag.`,
-  options: {},
+  flags: {},
   positionals: { min: 0, max: 0 },
 });
 

@@ -3,7 +3,15 @@ import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GOLDEN_OPTIONS } from "./cases.ts";
-import { cleanEnv, run } from "./process.ts";
+import type { Command } from "../node/common/args.ts";
+import { runBuild } from "../node/builder/build.ts";
+import { runKeygen } from "../node/builder/keygen.ts";
+import { runInit } from "../node/init/init.ts";
+import { runRegistry } from "../node/review/registry-command.ts";
+import { runReview } from "../node/review/review-command.ts";
+import { runServe } from "../node/serve/server.ts";
+import { runVerify } from "../node/verify/command.ts";
+import { cleanEnv, run, runCommand } from "./process.ts";
 
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   run("node", ["--import", "tsx", "node/bin/registry.ts", ...args], { env: cleanEnv(env) });
@@ -75,6 +83,36 @@ test("bad flags and stray arguments: one line, exit 2; --help: usage, flags and 
   for (const text of ["usage: npm run --silent registry", "--base-url URL", "--built-at RFC3339", "Exit codes"]) {
     assert.ok(help.stdout.toString().includes(text), text);
   }
+});
+
+test("each command's flags come from one table: every flag --help shows is parsed, and one letter short of it is named as the hint", async () => {
+  const commands: [string, Command, string[]][] = [
+    ["build", runBuild, []],
+    ["preview", runRegistry, ["fixtures/registry.json"]],
+    ["diff", runRegistry, ["diff"]],
+    ["verify", runVerify, ["http://127.0.0.1:9"]],
+    ["serve", runServe, []],
+    ["init", runInit, []],
+    ["keygen", runKeygen, ["key.pem"]],
+    ["review", runReview, []],
+  ];
+  let seen = 0;
+  for (const [name, command, before] of commands) {
+    const help = await runCommand(command, [...before.slice(0, name === "diff" ? 1 : 0), "--help"], { env: {} });
+    assert.is(help.code, 0, name);
+    const flags = [...help.stdout.toString().matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1] as string);
+    assert.equal(new Set(flags).size, flags.length, `${name}: each flag shown once`);
+    for (const flag of flags) {
+      const short = await runCommand(command, [...before, `--${flag.slice(0, -1)}`], { env: {} });
+      assert.is(short.code, 2, `${name} --${flag}`);
+      assert.match(
+        short.stderr,
+        new RegExp(`^Unknown option '--${flag.slice(0, -1)}'; did you mean --${flag}\\? \\(usage: `),
+      );
+      seen++;
+    }
+  }
+  assert.ok(seen >= 20, `${seen} flags`);
 });
 
 test("bad values and unreadable files: a clear line each, exit 1, nothing on stdout", async () => {

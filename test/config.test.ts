@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { parseBaseUrl, resolveConfig, sentUrl, shownArgument, shownPath, shownUrl } from "../contract/config.ts";
 import { readPrevious } from "../node/builder/previous.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import { runCli } from "../node/review/registry-command.ts";
+import { runCli } from "./process.ts";
 
 const NOW = () => new Date("2026-11-21T09:08:07.654Z");
 const DEFAULT_BASE_URL = "http://localhost:8787";

@@ -11,8 +11,7 @@ import { join, resolve } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { copyRepository } from "./files.ts";
-import { runCli } from "../node/review/registry-command.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCli } from "./process.ts";
 import { fetchRaw, startServer } from "./servers.ts";
 
 const ROOT = resolve(".");

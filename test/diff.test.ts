@@ -5,7 +5,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runCli } from "../node/review/registry-command.ts";
+import { runCli } from "./process.ts";
 import {
   asDocument,
   type Change,

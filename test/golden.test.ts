@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runCli } from "../node/review/registry-command.ts";
+import { runCli } from "./process.ts";
 import { GOLDEN_OPTIONS, historySteps, invalidCases, publicGoldens, validCases } from "./cases.ts";
 import { assertGolden, lineDiff, listGoldens } from "./golden.ts";
 

@@ -11,11 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runCli } from "../node/review/registry-command.ts";
 import { findDuplicateKeys } from "../node/common/json-error.ts";
 import { fcParams, nearValidSource, validSource } from "./arbitraries.ts";
 import { isValidSource, nestsDeeperThan } from "./oracle.ts";
-import { cleanEnv, run } from "./process.ts";
+import { cleanEnv, run, runCli } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-hostile-"));
 const ARGS = ["--base-url", "https://registry.example.org", "--built-at", "2026-11-21T12:00:00Z"];

@@ -117,6 +117,7 @@ test("npm pack ships the compiled command and library, the TypeScript the build 
       "lib/handler.js",
       "lib/handler.d.ts",
       "http/app.ts",
+      "node/bin/artifact-server.ts",
       "node/serve/artifact-server.ts",
       "fixtures/registry.json",
       "README.md",

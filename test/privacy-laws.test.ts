@@ -19,7 +19,7 @@ import { prepareBuild } from "../assembly/prepare.ts";
 import { validateSource } from "../registry.ts";
 import { fcParams, SECRET, validSource } from "./arbitraries.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
-import { runCli } from "../node/review/registry-command.ts";
+import { runCli } from "./process.ts";
 import { plantCanaries } from "./canary.ts";
 
 const PATHS = [

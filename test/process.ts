@@ -1,6 +1,7 @@
 /** Runs a command to completion with a time limit, capturing its output as bytes. */
 import { spawn } from "node:child_process";
 import type { Command } from "../node/common/args.ts";
+import { runRegistry } from "../node/review/registry-command.ts";
 
 export interface Finished {
   readonly code: number | null;
@@ -45,13 +46,18 @@ export async function runCommand(
   args: readonly string[],
   options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<Finished> {
-  let out = "";
+  const out: Buffer[] = [];
   let err = "";
   const io = {
-    stdout: (text: string) => void (out += text),
+    stdout: (text: string | Uint8Array) => void out.push(Buffer.from(text)),
     stderr: (text: string) => void (err += text),
     cwd: options.cwd ?? process.cwd(),
   };
   const code = await command(args, options.env ?? process.env, io);
-  return { code, stdout: Buffer.from(out), stderr: err };
+  return { code, stdout: Buffer.concat(out), stderr: err };
+}
+
+/** `npm run registry` (and `registry diff`) in this process with `env`, its output captured. */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Finished> {
+  return runCommand(runRegistry, args, { env });
 }

@@ -105,8 +105,8 @@ export async function serveInProcess(
   const controller = new AbortController();
   let text = "";
   let listening: ((origin: string) => void) | undefined;
-  const write = (chunk: string): void => {
-    text += chunk;
+  const write = (chunk: string | Uint8Array): void => {
+    text += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
     const match = /http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
     if (match !== null && match[1] !== "0") listening?.(`http://127.0.0.1:${match[1]}`);
   };

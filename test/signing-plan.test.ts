@@ -16,15 +16,7 @@ import { generateSigningKey } from "../assembly/jws.ts";
 import { documentPath, fileEntry, KEYS_PATH, manifestPath } from "../assembly/manifest.ts";
 import { type Build, prepareBuild } from "../assembly/prepare.ts";
 import { VERSIONS } from "../assembly/versions.ts";
-import {
-  parseLifetime,
-  prepareSigning,
-  signedSummary,
-  SIGNING_FLAGS,
-  SIGNING_HELP,
-  type SigningPlan,
-  signStaged,
-} from "../node/builder/signing.ts";
+import { parseLifetime, prepareSigning, signedSummary, type SigningPlan, signStaged } from "../node/builder/signing.ts";
 import { type Source, validateSource } from "../registry.ts";
 
 const BASE = "https://registry.example.org";
@@ -107,10 +99,6 @@ test("parseLifetime: d, h, m and s up to 366 days; anything else is null", () =>
     ["", null],
   ];
   for (const [text, seconds] of cases) assert.is(parseLifetime(text), seconds, text);
-});
-
-test("SIGNING_HELP explains every signing flag", () => {
-  for (const flag of Object.keys(SIGNING_FLAGS)) assert.match(SIGNING_HELP, new RegExp(`^  --${flag}\\b`, "m"), flag);
 });
 
 test("signedSummary: nothing unsigned; the keys by kid, counted", async () => {

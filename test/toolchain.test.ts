@@ -156,6 +156,17 @@ test("no import cycles: no product module imports itself back through others", (
   assert.is(done.size >= PRODUCT.length, true);
 });
 
+test("no command ends the process or reads its arguments: only node/bin/'s entries (and the pack scripts npm runs) do", () => {
+  const commands = PRODUCT.filter((f) => f.startsWith("node/") && !/^node\/(bin|pack)\//.test(f));
+  assert.ok(commands.length > 30, `${commands.length} files`);
+  for (const file of commands) {
+    const text = readFileSync(file, "utf8");
+    // args.ts runs a command as the process: the one place that hands it process.argv and sets the exit code.
+    if (file === "node/common/args.ts") continue;
+    assert.not.match(text, /process\.(exit|argv)\b/, file);
+  }
+});
+
 test("one Node server: npm start and dist/node/server.mjs serve through the one listener, and no server module takes another", () => {
   const serving = readdirSync("node/serve").filter((f) => f.endsWith(".ts")).map((f) => `node/serve/${f}`);
   const users = serving.filter((file) => /\banswerListener\(/.test(readFileSync(file, "utf8")));

@@ -1,5 +1,4 @@
-import { closest, renameUsage, runAsProcess } from "../common/args.ts";
-import { runCli } from "../review/registry-command.ts";
+import { closest, processIo, type RenameUsage, runAsProcess } from "../common/args.ts";
 
 // What each does, in words that hold from a clone and from the installed package alike.
 const COMMANDS = {
@@ -30,7 +29,8 @@ const SCRIPT_FORMS: readonly [RegExp, string][] = [
   [/^npm run verify --/, "registry-endpoint verify"],
   [/^npm start --/, "registry-endpoint serve"],
 ];
-renameUsage((usage) => SCRIPT_FORMS.reduce((named, [form, name]) => named.replace(form, name), usage));
+const renameUsage: RenameUsage = (usage) =>
+  SCRIPT_FORMS.reduce((named, [form, name]) => named.replace(form, name), usage);
 
 const [command, ...rest] = process.argv.slice(2);
 if (command === "--help" || command === "-h") {
@@ -44,21 +44,23 @@ if (command === "--help" || command === "-h") {
     `${what} (usage: registry-endpoint <${Object.keys(COMMANDS).join("|")}> [flags]; --help for more)\n`,
   );
   process.exitCode = 2;
-} else if (command === "preview" || command === "diff") {
-  const result = await runCli(command === "diff" ? ["diff", ...rest] : rest, process.env);
-  process.stderr.write(result.stderr);
-  process.stdout.write(result.stdout);
-  process.exitCode = result.code;
+} else if (command === "serve") {
+  stopWithParent();
+  const { runServe } = await import("../serve/server.ts");
+  const stop = (await import("../serve/shutdown.ts")).processStopSignal();
+  // As npm start: ended at once when the server has stopped (see ./serve.ts).
+  process.exit(await runServe(rest, process.env, { ...processIo(), renameUsage }, stop));
 } else {
-  // Each entry takes its own flags from process.argv.slice(2): the command name goes before its module loads.
-  process.argv.splice(2, 1);
-  if (command === "serve") stopWithParent();
-  if (command === "build") await runAsProcess((await import("../builder/build.ts")).runBuild);
-  else if (command === "verify") await runAsProcess((await import("../verify/command.ts")).runVerify);
-  // npm start's entry, which takes its flags from process.argv as the others do.
-  else if (command === "serve") await import("./serve.ts");
-  else if (command === "keygen") await runAsProcess((await import("../builder/keygen.ts")).runKeygen);
-  else await runAsProcess((await import("../init/init.ts")).runInit);
+  const commands = {
+    preview: async () => (await import("../review/registry-command.ts")).runRegistry,
+    diff: async () => (await import("../review/registry-command.ts")).runRegistry,
+    build: async () => (await import("../builder/build.ts")).runBuild,
+    verify: async () => (await import("../verify/command.ts")).runVerify,
+    keygen: async () => (await import("../builder/keygen.ts")).runKeygen,
+    init: async () => (await import("../init/init.ts")).runInit,
+  };
+  const run = await commands[command as keyof typeof commands]();
+  await runAsProcess(run, command === "diff" ? ["diff", ...rest] : rest, renameUsage);
 }
 
 // npx runs the command through `sh -c`: a SIGTERM to npx reaches npm and that shell, which dies without passing it

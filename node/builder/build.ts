@@ -11,14 +11,14 @@ import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
 import { bundleSome } from "./bundle.ts";
 import { type ArtifactPlan, planArtifacts, staticAlone } from "./platform-limits.ts";
 import { zlibCompress } from "../common/compress.ts";
-import { INTERNAL_KEYS_HELP, loadInputs } from "../common/inputs.ts";
+import { INTERNAL_KEYS_FLAG, loadInputs } from "../common/inputs.ts";
 import { classifyChange } from "./classify.ts";
 import { outputProblems, replaceOutput } from "./output-folder.ts";
 import { heldBuild, type PreviousFiles, readPrevious } from "./previous.ts";
 import { isRemote } from "../common/request.ts";
 import { printable } from "../common/printable.ts";
 import { writeStatic } from "./static.ts";
-import { prepareSigning, signedSummary, SIGNING_FLAGS, SIGNING_HELP, signStaged } from "./signing.ts";
+import { prepareSigning, signedSummary, SIGNING_FLAGS, signStaged } from "./signing.ts";
 
 /** The repository this build runs from: neither it nor a folder holding it may be the output. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -39,43 +39,42 @@ Each served version has a change feed (/api/registry.vN.changes.json and .change
 of this deployment's builds: --previous carries the previous build's history on. A rebuild that
 changes nothing keeps the previous built_at (unless SOURCE_DATE_EPOCH sets one), so it publishes
 nothing new.
-
-Flags:
-  --source FILE    the source (or REGISTRY_SOURCE); required
-  --base-url URL   the public base of every URL (or BASE_URL); required: a build is a deploy
-                   artifact, and http://localhost:8787 serves development only
-  --out DIR        the output folder (default dist). It must be absent, empty, or a previous
-                   build's output; anything else is refused and left untouched, and so is a
-                   file-system root, the home folder, and the repository or a folder holding it
-  --previous LOC   where this deployment's history comes from: this build's own base URL (the
-                   live deployment, read past caches, with verify's time and size limits; a
-                   redirect is refused; 404 for every document and feed: nothing published yet,
-                   a new history starts; a host that cannot be reached is refused), or the last
-                   build's --out folder. Its documents and feeds must be of the same base URL and
-                   versions, built earlier, and its feed a chain ending at its document that
-                   replays onto it unchanged; anything else is refused, nothing written
-  --new-history    start a new history on purpose: a first build, or a deployment built before
-                   feeds were chains. One of --previous and --new-history is required: a history
-                   is never restarted silently, and a CI runner's empty --out is no history
-${INTERNAL_KEYS_HELP}
-${SIGNING_HELP}
-  -h, --help       this text
-
+`,
+  flags: {
+    source: { type: "string", value: "FILE", help: "the source (or REGISTRY_SOURCE); required" },
+    "base-url": {
+      type: "string",
+      value: "URL",
+      help:
+        "the public base of every URL (or BASE_URL); required: a build is a deploy artifact, and http://localhost:8787 serves development only",
+    },
+    out: {
+      type: "string",
+      value: "DIR",
+      help:
+        "the output folder (default dist). It must be absent, empty, or a previous build's output; anything else is refused and left untouched, and so is a file-system root, the home folder, and the repository or a folder holding it",
+    },
+    previous: {
+      type: "string",
+      value: "LOC",
+      help:
+        "where this deployment's history comes from: this build's own base URL (the live deployment, read past caches, with verify's time and size limits; a redirect is refused; 404 for every document and feed: nothing published yet, a new history starts; a host that cannot be reached is refused), or the last build's --out folder. Its documents and feeds must be of the same base URL and versions, built earlier, and its feed a chain ending at its document that replays onto it unchanged; anything else is refused, nothing written",
+    },
+    "new-history": {
+      type: "boolean",
+      help:
+        "start a new history on purpose: a first build, or a deployment built before feeds were chains. One of --previous and --new-history is required: a history is never restarted silently, and a CI runner's empty --out is no history",
+    },
+    "internal-keys": INTERNAL_KEYS_FLAG,
+    ...SIGNING_FLAGS,
+  },
+  notes: `
 Environment: REGISTRY_SOURCE, BASE_URL, INTERNAL_KEYS, SOURCE_DATE_EPOCH (built_at in whole seconds since 1970;
 set it and two builds are byte-identical; unset, the clock once), REGISTRY_SIGNING_KEY (one or more
 PKCS#8 PEM blocks of Ed25519 keys, or a private JWK or JWK Set: each signs a manifest per version,
 /api/registry.vN.manifest.json, and /api/registry.keys.json lists their public keys; never printed).
 
 Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written); 2 a bad flag.`,
-  options: {
-    source: { type: "string" },
-    "base-url": { type: "string" },
-    out: { type: "string" },
-    previous: { type: "string" },
-    "new-history": { type: "boolean" },
-    "internal-keys": { type: "string" },
-    ...SIGNING_FLAGS,
-  },
   positionals: { min: 0, max: 0 },
 };
 

@@ -33,7 +33,7 @@ export const handler = lambdaHandlerFor(build);
 export const streamHandler = lambdaStreamHandlerFor(build);
 `,
 };
-const NODE_ENTRY = { file: resolve(ROOT, "node", "serve", "artifact-server.ts") };
+const NODE_ENTRY = { file: resolve(ROOT, "node", "bin", "artifact-server.ts") };
 
 /** Sizes per input of each artifact (esbuild's metafiles), for the benchmarks. */
 export interface Bundles {

@@ -16,7 +16,7 @@ text in REGISTRY_SIGNING_KEY where the build runs (a CI secret); to rotate, put 
 key's blocks in it, one after the other, until consumers pin the new key.
 
 Exit codes: 0 written; 1 FILE exists or cannot be written; 2 a bad flag or argument.`,
-  options: {},
+  flags: {},
   positionals: { min: 1, max: 1 },
 };
 

@@ -8,6 +8,7 @@ import { CLOCK_SKEW_S, documentPath, fileEntry, KEYS_PATH, manifestPath, signBui
 import { basePathOf } from "../../http/answer.ts";
 import { checkManifest } from "../../client/client.ts";
 import type { ContractVersion } from "../../contract/version-policy.ts";
+import type { Flag } from "../common/args.ts";
 import { isRemote, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 import { folderReader, previousFailure, type PreviousFiles, urlReader } from "./previous.ts";
 import { zlibCompress } from "../common/compress.ts";
@@ -16,15 +17,19 @@ import { staticHeaders } from "./static.ts";
 const SIGNING_KEY_VARIABLE = "REGISTRY_SIGNING_KEY";
 
 /** The build's signing flags. */
-export const SIGNING_FLAGS = { "signature-lifetime": { type: "string" }, unsigned: { type: "boolean" } } as const;
-
-export const SIGNING_HELP =
-  `  --signature-lifetime DURATION  with REGISTRY_SIGNING_KEY, how long each manifest's signature
-                   holds: exp = the signing time plus this (7d by default; 12h, 90m, 90s): re-sign
-                   (build again) within it, or consumers see a frozen deployment
-  --unsigned       build without a key although the previous build was signed, or start a new
-                   history (--new-history) without one, which cannot see whether the deployment
-                   it replaces was signed (no silent downgrade: without it, either is refused)`;
+export const SIGNING_FLAGS: Readonly<Record<string, Flag>> = {
+  "signature-lifetime": {
+    type: "string",
+    value: "DURATION",
+    help:
+      "with REGISTRY_SIGNING_KEY, how long each manifest's signature holds: exp = the signing time plus this (7d by default; 12h, 90m, 90s): re-sign (build again) within it, or consumers see a frozen deployment",
+  },
+  unsigned: {
+    type: "boolean",
+    help:
+      "build without a key although the previous build was signed, or start a new history (--new-history) without one, which cannot see whether the deployment it replaces was signed (no silent downgrade: without it, either is refused)",
+  },
+};
 
 /** The longest signature lifetime: past a year, the freeze check would be switched off in effect. */
 const MAX_LIFETIME_S = 366 * 86400;

@@ -7,13 +7,26 @@ import { printable } from "./printable.ts";
 
 const { parseArgs } = nodeUtil;
 
-/** A command's flags and help text. */
+/** One flag: how it parses and what `--help` says of it. */
+export interface Flag {
+  readonly type: "string" | "boolean";
+  /** What `--help` shows after the flag's name, e.g. `FILE`. */
+  readonly value?: string;
+  /** What it does: `--help` wraps it; a newline starts a new line. */
+  readonly help: string;
+  /** A command line `--help` shows whole, on a line of its own, after the text. */
+  readonly example?: string;
+}
+
+/** A command: its flags, declared once (parsing, `--help` and the "did you mean" come from them), and its help text. */
 export interface CommandSpec {
   /** How to run it, e.g. `npm run build -- [flags]`. */
   readonly usage: string;
-  /** The rest of `--help`: what it does, every flag, environment, exit codes. */
+  /** `--help` before the flags: what it does. */
   readonly help: string;
-  readonly options: NonNullable<ParseArgsConfig["options"]>;
+  readonly flags: Readonly<Record<string, Flag>>;
+  /** `--help` after the flags: environment, limits, exit codes. */
+  readonly notes?: string;
   readonly positionals: { readonly min: number; readonly max: number };
 }
 
@@ -22,24 +35,17 @@ type Args = { values: Record<string, string | boolean | undefined>; positionals:
 /** Parsed flags and positionals, or what to print and the exit code. */
 export type Parsed = { readonly ok: Args } | { readonly exit: 0 | 2; readonly text: string };
 
-/** How usage lines name a command: as the npm scripts run it, unless a dispatcher renames it. */
-let usageOf = (spec: CommandSpec): string => spec.usage;
+/** How usage lines name a command: as written, or as a dispatcher names it. */
+export type RenameUsage = (usage: string) => string;
 
-/** Renames every usage line printed from now on: the package's `registry-endpoint` names its subcommands. */
-export function renameUsage(rename: (usage: string) => string): void {
-  usageOf = (spec) => rename(spec.usage);
-}
-
-/** Parses `args` against `spec` without touching the process. */
-export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed {
+/** Parses `args` against `spec` without touching the process; `rename` names the command in usage lines. */
+export function parseCommand(spec: CommandSpec, args: readonly string[], rename: RenameUsage = (u) => u): Parsed {
+  const usage = rename(spec.usage);
+  const options: NonNullable<ParseArgsConfig["options"]> = { help: { type: "boolean", short: "h" } };
+  for (const [name, flag] of Object.entries(spec.flags)) options[name] = { type: flag.type };
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      options: { ...spec.options, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error: unknown) {
     // Node's message goes on with advice that quotes unevenly; its first sentence says it all.
     // It quotes the argument: no terminal control of it reaches the terminal, and no more than 200 characters.
@@ -48,19 +54,66 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
     const unknown = (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
       ? /'--([^'=]+)/.exec(message)?.[1]
       : undefined;
-    const near = unknown === undefined ? undefined : closest(unknown, Object.keys(spec.options));
+    const near = unknown === undefined ? undefined : closest(unknown, Object.keys(spec.flags));
     const hint = near === undefined ? "" : `; did you mean --${near}?`;
-    return { exit: 2, text: `${message}${hint} (usage: ${usageOf(spec)}; --help for more)\n` };
+    return { exit: 2, text: `${message}${hint} (usage: ${usage}; --help for more)\n` };
   }
-  if (parsed.values["help"] === true) return { exit: 0, text: `usage: ${usageOf(spec)}\n\n${spec.help.trim()}\n` };
+  if (parsed.values["help"] === true) return { exit: 0, text: helpText(spec, usage) };
   const count = parsed.positionals.length;
   if (count < spec.positionals.min || count > spec.positionals.max) {
     const what = count > spec.positionals.max
       ? `unexpected argument ${shownArgument(parsed.positionals[spec.positionals.max] as string)}`
       : "missing argument";
-    return { exit: 2, text: `${what} (usage: ${usageOf(spec)}; --help for more)\n` };
+    return { exit: 2, text: `${what} (usage: ${usage}; --help for more)\n` };
   }
   return { ok: { values: parsed.values as Args["values"], positionals: parsed.positionals } };
+}
+
+/** The width `--help` wraps a flag's text to. */
+const HELP_WIDTH = 100;
+/** A flag shown longer than this goes on a line of its own, its text on the next: one long flag does not push every other flag's text right. */
+const INLINE_FLAG = 20;
+
+/** `--help`: the usage line, what the command does, its flags from `spec.flags` and `-h`, then the notes. */
+function helpText(spec: CommandSpec, usage: string): string {
+  const parts = [`usage: ${usage}`, spec.help.trim()];
+  const flags = Object.entries(spec.flags);
+  if (flags.length > 0) {
+    const shown = flags.map(([name, flag]) => ({
+      ...flag,
+      left: flag.value ? `--${name} ${flag.value}` : `--${name}`,
+    }));
+    shown.push({ type: "boolean", left: "-h, --help", help: "this text" });
+    const column = 4 + Math.max(...shown.map((f) => f.left.length).filter((n) => n <= INLINE_FLAG));
+    const indent = " ".repeat(column);
+    const lines = shown.map((flag) => {
+      const text = wrap(flag.help, HELP_WIDTH - column).map((line) => indent + line);
+      if (flag.example !== undefined) text.push(indent + flag.example);
+      const first = text[0] as string;
+      return flag.left.length <= INLINE_FLAG
+        ? [`  ${flag.left}`.padEnd(column) + first.slice(column), ...text.slice(1)]
+        : [`  ${flag.left}`, ...text];
+    });
+    parts.push(`Flags:\n${lines.flat().join("\n")}`);
+  }
+  if (spec.notes !== undefined) parts.push(spec.notes.trim());
+  return `${parts.join("\n\n")}\n`;
+}
+
+/** `text`'s lines, each paragraph filled to `width` at spaces (a word longer than that stands alone). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split("\n")) {
+    let line = "";
+    for (const word of paragraph.split(" ").filter((w) => w !== "")) {
+      if (line !== "" && line.length + 1 + word.length > width) {
+        lines.push(line);
+        line = word;
+      } else line = line === "" ? word : `${line} ${word}`;
+    }
+    lines.push(line);
+  }
+  return lines;
 }
 
 /** Of `known`, the name closest to `given` within two edits (a misspelt flag or command), if one is. */
@@ -75,9 +128,11 @@ export function closest(given: string, known: readonly string[]): string | undef
 
 /** Where a command writes and the folder it works in: the process's, or a test's. */
 export interface Io {
-  readonly stdout: (text: string) => void;
+  readonly stdout: (text: string | Uint8Array) => void;
   readonly stderr: (text: string) => void;
   readonly cwd: string;
+  /** How usage lines name the command, when a dispatcher runs it under its own name. */
+  readonly renameUsage?: RenameUsage | undefined;
 }
 
 /** A command: its arguments, environment and streams in, its exit code out. It never exits the process. */
@@ -92,14 +147,18 @@ export function processIo(): Io {
   };
 }
 
-/** Runs `command` as this process: its arguments, environment and streams; its exit code. */
-export async function runAsProcess(command: Command): Promise<void> {
-  process.exitCode = await command(process.argv.slice(2), process.env, processIo());
+/** Runs `command` as this process (its arguments by default, environment and streams) and sets its exit code. */
+export async function runAsProcess(
+  command: Command,
+  argv: readonly string[] = process.argv.slice(2),
+  renameUsage?: RenameUsage,
+): Promise<void> {
+  process.exitCode = await command(argv, process.env, { ...processIo(), renameUsage });
 }
 
 /** Parses `argv` against `spec`; on `--help` or a usage error, writes the text to `io` and gives the exit code. */
 export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io): Args | number {
-  const parsed = parseCommand(spec, argv);
+  const parsed = parseCommand(spec, argv, io.renameUsage);
   if ("ok" in parsed) return parsed.ok;
   (parsed.exit === 0 ? io.stdout : io.stderr)(parsed.text);
   return parsed.exit;

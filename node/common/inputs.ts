@@ -2,15 +2,19 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Config, type Env, resolveConfig, shownPath } from "../../contract/config.ts";
 import { checkInternalKeys, type Source } from "../../contract/source.ts";
+import type { Flag } from "./args.ts";
 import { readSourceFile } from "./source-file.ts";
 
 /** The embedded default snapshot, read from disk like any other source. */
 export const SNAPSHOT = join(resolve(dirname(fileURLToPath(import.meta.url)), "../.."), "fixtures", "registry.json");
 
-/** The help text's lines for `--internal-keys`, shared by every command that reads a source. */
-export const INTERNAL_KEYS_HELP =
-  `  --internal-keys NAMES  internal key names beside the source's own internal_keys, comma-separated
-                         (and INTERNAL_KEYS: both are joined); spaces around each name are dropped`;
+/** `--internal-keys`, as the build and the preview take it. */
+export const INTERNAL_KEYS_FLAG: Flag = {
+  type: "string",
+  value: "NAMES",
+  help:
+    "internal key names beside the source's own internal_keys, comma-separated (and INTERNAL_KEYS: both are joined); spaces around each name are dropped",
+};
 
 /**
  * The configuration from `env` (and explicit flags) and the source at `path` (named `name`) with its warnings, or

@@ -32,18 +32,26 @@ Writes into the current folder:
 
 It never overwrites a file: if the source, the recipe file or the workflow exists (a link to
 nothing too), it names them and exits 1.
-
-Flags:
-  --platform P  one of ${PLATFORMS.join(", ")} (default node; ${
-    Object.entries(ALIASES).map(([alias, platform]) => `${alias}: the same as ${platform}`).join("; ")
-  })
-  --ci github   also write the workflow; for ${CI_PLATFORMS.join(", ")}, whose recipes deploy with
-                a pinned tool (node, deno and static deploy by means of your own)
-  -h, --help    this text
-
+`,
+  flags: {
+    platform: {
+      type: "string",
+      value: "P",
+      help: `one of ${PLATFORMS.join(", ")} (default node; ${
+        Object.entries(ALIASES).map(([alias, platform]) => `${alias}: the same as ${platform}`).join("; ")
+      })`,
+    },
+    ci: {
+      type: "string",
+      value: "github",
+      help: `also write the workflow; for ${
+        CI_PLATFORMS.join(", ")
+      }, whose recipes deploy with a pinned tool (node, deno and static deploy by means of your own)`,
+    },
+  },
+  notes: `
 Exit codes: 0 written; 1 a file it would write exists, or the folder refuses the writes (nothing
 written); 2 a bad flag.`,
-  options: { platform: { type: "string" }, ci: { type: "string" } },
   positionals: { min: 0, max: 0 },
 };
 

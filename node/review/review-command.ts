@@ -11,22 +11,16 @@ golden document through registry diff (classes and rule ids as in docs/goldens.m
 golden as its line diff. Writes Markdown to stdout, or appends it to --summary (GitHub's
 $GITHUB_STEP_SUMMARY). Fails when a golden document of a shipped versioned path (a row of the
 version table) has a breaking change.
-
-Flags:
-  --base REF      the commit the change starts from (a pull request's base); required
-  --head REF      the commit it ends at (default HEAD)
-  --summary FILE  append the Markdown to FILE instead of writing it to stdout
-  --repo DIR      the git repository (default .)
-  -h, --help      this text
-
+`,
+  flags: {
+    base: { type: "string", value: "REF", help: "the commit the change starts from (a pull request's base); required" },
+    head: { type: "string", value: "REF", help: "the commit it ends at (default HEAD)" },
+    summary: { type: "string", value: "FILE", help: "append the Markdown to FILE instead of writing it to stdout" },
+    repo: { type: "string", value: "DIR", help: "the git repository (default .)" },
+  },
+  notes: `
 Exit codes: 0 passes; 1 a breaking change to a shipped versioned path; 2 a bad flag, or git
 cannot read the repository or a commit.`,
-  options: {
-    base: { type: "string" },
-    head: { type: "string" },
-    summary: { type: "string" },
-    repo: { type: "string" },
-  },
   positionals: { min: 0, max: 0 },
 };
 

@@ -3,12 +3,13 @@ import { type BuildStamp, restoreBuild } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
-import { parseProcessArgs, processIo } from "../common/args.ts";
-import { processStopSignal, runServer, serverEnv } from "./shutdown.ts";
+import { type CommandSpec, type Io, parseOrExit } from "../common/args.ts";
+import type { Env } from "../../contract/config.ts";
+import { runServer, serverEnv } from "./shutdown.ts";
 
 const stamp = stampData as BuildStamp & { readonly sourceName: string };
 
-parseProcessArgs({
+const SPEC: CommandSpec = {
   usage: "node dist/node/server.mjs [--help]",
   help: `
 Serves one build of the registry, made by \`npm run build\`: the bytes, ETags and headers were
@@ -26,29 +27,37 @@ SIGTERM or SIGINT: stop accepting connections, let requests under way finish (at
 exit 0.
 
 Exit codes: 0 stopped by a signal; 1 a bad setting or the port is taken; 2 a bad flag.`,
-  options: {},
+  flags: {},
   positionals: { min: 0, max: 0 },
-});
+};
 
-const listen = serverEnv(process.env);
-const problems = "problems" in listen ? [...listen.problems] : [];
-const runtimeBase = process.env["BASE_URL"];
-if (runtimeBase !== undefined && runtimeBase !== "") {
-  const parsed = parseBaseUrl(runtimeBase);
-  if (!("ok" in parsed) || parsed.ok !== stamp.meta.baseUrl) {
-    problems.push(
-      `BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${
-        shownUrl(runtimeBase)
-      }: set BASE_URL when building (registry-endpoint build --base-url URL), or unset it here`,
-    );
+/** The bundled server (`node dist/node/server.mjs`) as a function: serves this build until `until` aborts; its exit code. */
+export async function runArtifactServer(
+  argv: readonly string[],
+  env: Env,
+  io: Io,
+  until: AbortSignal,
+): Promise<number> {
+  const parsed = parseOrExit(SPEC, argv, io);
+  if (typeof parsed === "number") return parsed;
+  const listen = serverEnv(env);
+  const problems = "problems" in listen ? [...listen.problems] : [];
+  const runtimeBase = env["BASE_URL"];
+  if (runtimeBase !== undefined && runtimeBase !== "") {
+    const parsed = parseBaseUrl(runtimeBase);
+    if (!("ok" in parsed) || parsed.ok !== stamp.meta.baseUrl) {
+      problems.push(
+        `BASE_URL: this build serves ${stamp.meta.baseUrl}, not ${
+          shownUrl(runtimeBase)
+        }: set BASE_URL when building (registry-endpoint build --base-url URL), or unset it here`,
+      );
+    }
   }
+  if (problems.length > 0 || !("ok" in listen)) {
+    io.stderr(problems.map((p) => `${p}\n`).join(""));
+    return 1;
+  }
+  const build = restoreBuild(stamp);
+  const options = { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta };
+  return await runServer(answerListener(build), options, io, until);
 }
-if (problems.length > 0 || !("ok" in listen)) {
-  process.stderr.write(problems.map((p) => `${p}\n`).join(""));
-  process.exit(1);
-}
-const build = restoreBuild(stamp);
-// Ended at once when the server has stopped: a natural end would first drop the signal listeners,
-// and a second SIGTERM meanwhile would end the process by that signal instead of 0.
-const options = { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta };
-process.exit(await runServer(answerListener(build), options, processIo(), processStopSignal()));

@@ -13,16 +13,26 @@ const SPEC: CommandSpec = {
   help: `
 Serves the registry from source on a plain Node server (development; production runs the
 bundled dist/node/server.mjs that \`npm run build\` writes). The document is built once at start.
-
-Flags:
-  --source FILE              the source file (or REGISTRY_SOURCE; default: the embedded
-                             snapshot, fixtures/registry.json)
-  --base-url URL             the public base of every URL in the document (or BASE_URL;
-                             default http://localhost:8787)
-  --internal-keys NAME,NAME  internal key names beside the source's own internal_keys,
-                             comma-separated (INTERNAL_KEYS is joined with it)
-  -h, --help                 this text
-
+`,
+  flags: {
+    source: {
+      type: "string",
+      value: "FILE",
+      help: "the source file (or REGISTRY_SOURCE; default: the embedded snapshot, fixtures/registry.json)",
+    },
+    "base-url": {
+      type: "string",
+      value: "URL",
+      help: "the public base of every URL in the document (or BASE_URL; default http://localhost:8787)",
+    },
+    "internal-keys": {
+      type: "string",
+      value: "NAME,NAME",
+      help:
+        "internal key names beside the source's own internal_keys, comma-separated (INTERNAL_KEYS is joined with it)",
+    },
+  },
+  notes: `
 --source wins over REGISTRY_SOURCE, --base-url over BASE_URL.
 
 Environment:
@@ -41,7 +51,6 @@ shell that a SIGTERM to npx ends without passing it on: node stops the same way 
 second of that shell's end.
 
 Exit codes: 0 stopped by a signal; 1 a bad source or setting, or the port is taken; 2 a bad flag.`,
-  options: { source: { type: "string" }, "base-url": { type: "string" }, "internal-keys": { type: "string" } },
   positionals: { min: 0, max: 0 },
 };
 

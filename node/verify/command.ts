@@ -28,33 +28,40 @@ the served document's vaults and edges. A build that links no feed and serves no
 before the feeds) is a warning; a linked feed that is not served fails.
 
 <base-url>  where to fetch from, with the stage path if any (https://registry.example.org)
-
-Flags:
-  --expect-base BASE  the base URL the deployment is built for, when <base-url> is another:
-                      verify a local server before you deploy it, e.g.
-                      npm run verify -- http://127.0.0.1:8787 --expect-base https://registry.example.org
-  --static    the files of dist/static/ served by a static host: a host-made weak ETag and
-              "; charset=utf-8" on the content type are warnings, not failures (detected on
-              their own too when the answers carry no Content-Location header)
-  --previous-document FILE
-              an earlier built document of this deployment (its versioned document): the
-              feed's items newer than it, replayed onto it, must give the served vaults and edges
-  --keys FILE|URL
-              the public JWK Set you pinned (registry-endpoint keygen prints it; the build serves
-              it at /api/registry.keys.json, but a key read from the deployment it checks proves
-              nothing: a warning says so). The manifest of the version /vaults.json serves must
-              be served and verify: a signature by a pinned key (signature), its iss and version
-              (issuer), exp not past (expired: a frozen deployment), and every file read must
-              match its SHA-256 (digest: on a mismatch the manifest is fetched again from the
-              same URL with Cache-Control: no-cache, and every file read checked against it, each
-              that differs fetched again the same way, before it fails). A URL is named by its
-              host and path only; one with a user name or password is refused
-  --state FILE
-              with --keys: what was last accepted per (iss, version), read and then written
-              back when every check passes: a lower seq (rollback), or the same seq with other
-              files (equivocation) or an older iat (rollback), fails
-  -h, --help  this text
-
+`,
+  flags: {
+    "expect-base": {
+      type: "string",
+      value: "BASE",
+      help:
+        "the base URL the deployment is built for, when <base-url> is another: verify a local server before you deploy it, e.g.",
+      example: "npm run verify -- http://127.0.0.1:8787 --expect-base https://registry.example.org",
+    },
+    static: {
+      type: "boolean",
+      help:
+        'the files of dist/static/ served by a static host: a host-made weak ETag and "; charset=utf-8" on the content type are warnings, not failures (detected on their own too when the answers carry no Content-Location header)',
+    },
+    "previous-document": {
+      type: "string",
+      value: "FILE",
+      help:
+        "an earlier built document of this deployment (its versioned document): the feed's items newer than it, replayed onto it, must give the served vaults and edges",
+    },
+    keys: {
+      type: "string",
+      value: "FILE|URL",
+      help:
+        "the public JWK Set you pinned (registry-endpoint keygen prints it; the build serves it at /api/registry.keys.json, but a key read from the deployment it checks proves nothing: a warning says so). The manifest of the version /vaults.json serves must be served and verify: a signature by a pinned key (signature), its iss and version (issuer), exp not past (expired: a frozen deployment), and every file read must match its SHA-256 (digest: on a mismatch the manifest is fetched again from the same URL with Cache-Control: no-cache, and every file read checked against it, each that differs fetched again the same way, before it fails). A URL is named by its host and path only; one with a user name or password is refused",
+    },
+    state: {
+      type: "string",
+      value: "FILE",
+      help:
+        "with --keys: what was last accepted per (iss, version), read and then written back when every check passes: a lower seq (rollback), or the same seq with other files (equivocation) or an older iat (rollback), fails",
+    },
+  },
+  notes: `
 Limits: each request ${REQUEST_TIMEOUT_MS / 1000} s, headers to last byte; a document body at most ${
     DOCUMENT_BODY_CAP / 1048576
   } MiB (the
@@ -67,13 +74,6 @@ sends are removed before anything is printed.
 
 Exit codes: 0 nothing failed (warnings allowed); 1 a check failed, or --previous-document cannot
 be read; 2 a bad flag or argument.`,
-  options: {
-    static: { type: "boolean" },
-    "expect-base": { type: "string" },
-    "previous-document": { type: "string" },
-    keys: { type: "string" },
-    state: { type: "string" },
-  },
   positionals: { min: 1, max: 1 },
 };
 

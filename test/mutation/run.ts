@@ -115,14 +115,10 @@ Each run is incremental: ${OUT}/GROUP.incremental.json (ignored by git) holds
 the last results on this machine, and only mutants whose code changed since are tested again:
 Stryker's command runner cannot see a change to the tests, so after one, run the group with
 --force. Without that file (a fresh clone) every mutant is tested. The full report of each run
-is ${OUT}/GROUP.json; record a group's new score in docs/tests.md.
-
-Flags:
-  --force     test every mutant again, ignoring the incremental file
-  -h, --help  this text
-
+is ${OUT}/GROUP.json; record a group's new score in docs/tests.md.`,
+  flags: { force: { type: "boolean", help: "test every mutant again, ignoring the incremental file" } },
+  notes: `
 Exit codes: 0 every run finished (whatever the score); 1 Stryker failed; 2 a bad flag or group.`,
-  options: { force: { type: "boolean" } },
   positionals: { min: 0, max: Object.keys(GROUPS).length },
 });
 
