@@ -7,6 +7,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { KNOWN_KEYS } from "../contract/source.ts";
 import { invalidCases, validCases } from "./cases.ts";
 
 const ajv = new Ajv2020.default({ strict: true, allErrors: true, validateFormats: false });
@@ -67,6 +68,21 @@ test("the schema allows internal keys at every level, as the build does", () => 
   const source = JSON.parse(readFileSync("fixtures/registry.json", "utf8")) as Record<string, unknown>;
   assert.ok(Object.keys(source).includes("node_operator"), "the snapshot has internal keys");
   assert.ok(validate(source));
+});
+
+
+test("the schema names at each level exactly the keys the build knows, in their order: one list, the editor's copy checked against it", () => {
+  const schema = JSON.parse(readFileSync("source.schema.json", "utf8"));
+  const objectOf = (nullable: { oneOf: { type: string; properties?: object }[] }) =>
+    nullable.oneOf.find((branch) => branch.type === "object")?.properties ?? {};
+  const named: Record<keyof typeof KNOWN_KEYS, string[]> = {
+    top: Object.keys(schema.properties),
+    licence: Object.keys(objectOf(schema.properties.licence)),
+    labels: Object.keys(objectOf(schema.properties.labels)),
+    vault: Object.keys(schema.$defs.vault.properties),
+    edge: Object.keys(schema.$defs.edge.properties),
+  };
+  assert.equal(named, KNOWN_KEYS);
 });
 
 test.run();
