@@ -68,7 +68,13 @@ export const MINIMAL_ROW_KEYS = [
   "listing_note",
 ] as const satisfies readonly (keyof MinimalRow)[];
 
-const ROW_KEY_LISTS = [FULL_ROW_KEYS.join(","), MINIMAL_ROW_KEYS.join(",")];
+/** `List` when it names every key of `T`; `never` (a type error where it is used) when a key of `T` is missing. */
+type EveryKey<T, List extends readonly (keyof T)[]> = Exclude<keyof T, List[number]> extends never ? List : never;
+// The interfaces state each key's type, the lists their order: tsc fails when the two name different keys.
+const ROW_KEY_LISTS = [
+  (FULL_ROW_KEYS satisfies EveryKey<FullRow, typeof FULL_ROW_KEYS>).join(","),
+  (MINIMAL_ROW_KEYS satisfies EveryKey<MinimalRow, typeof MINIMAL_ROW_KEYS>).join(","),
+];
 
 /** True when `row`'s own keys are exactly a full row's or a minimal row's, in order. */
 export function hasRowKeys(row: object): boolean {

@@ -1,5 +1,5 @@
 /** Unknown keys are allowed where docs/document.md allows adding fields; a minimal row may not carry a withheld one. */
-import { COVERAGE_FIELDS } from "./document.ts";
+import { COVERAGE_FIELDS, FULL_ROW_KEYS, MINIMAL_ROW_KEYS } from "./document.ts";
 
 const nullableString = { type: ["string", "null"] } as const;
 const utcTimestamp = {
@@ -8,6 +8,9 @@ const utcTimestamp = {
   pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$",
 } as const;
 const slug = { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$" } as const;
+/** The keys both kinds of row carry, in a minimal row's order; and those a minimal row withholds, in a full row's. */
+const SHARED = MINIMAL_ROW_KEYS.filter((key) => (FULL_ROW_KEYS as readonly string[]).includes(key));
+const WITHHELD = FULL_ROW_KEYS.filter((key) => !(MINIMAL_ROW_KEYS as readonly string[]).includes(key));
 const identity = {
   vault_slug: slug,
   display_name: { type: "string", minLength: 1 },
@@ -16,8 +19,7 @@ const identity = {
   status: { type: "string" },
   status_label: { type: "string" },
   persona: nullableString,
-} as const;
-const WITHHELD = ["tier", "tier_label", "tier_meaning", "note", "url", "markdown_url", "last_synced", "tagline"];
+} as const satisfies Record<Extract<(typeof MINIMAL_ROW_KEYS)[number], (typeof FULL_ROW_KEYS)[number]>, unknown>;
 const coverage = {
   type: "object",
   required: ["populated", "of"],
@@ -78,7 +80,7 @@ export function registrySchema(id: string): Record<string, unknown> {
       row: { oneOf: [{ $ref: "#/$defs/full_row" }, { $ref: "#/$defs/minimal_row" }] },
       full_row: {
         type: "object",
-        required: [...Object.keys(identity), ...WITHHELD],
+        required: [...SHARED, ...WITHHELD],
         properties: {
           ...identity,
           tier: { enum: ["in_use", "chartered", "planned"] },
@@ -96,7 +98,7 @@ export function registrySchema(id: string): Record<string, unknown> {
       },
       minimal_row: {
         type: "object",
-        required: [...Object.keys(identity), "listing", "listing_note"],
+        required: [...MINIMAL_ROW_KEYS],
         properties: {
           ...identity,
           listing: { const: "minimal" },
