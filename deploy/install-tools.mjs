@@ -71,11 +71,13 @@ if (skipped === undefined && inCi()) {
     console.log("deploy/tools: aws-lambda-ric's native client already built");
   } else {
     console.log("deploy/tools: CI: building aws-lambda-ric's native client (1 to 5 minutes)");
+    const started = Date.now();
     const failed = buildRic();
     if (failed !== undefined) {
       console.error(`deploy/tools: aws-lambda-ric: ${failed}`);
       process.exit(1);
     }
+    console.log(`deploy/tools: aws-lambda-ric's native client built in ${Math.round((Date.now() - started) / 1000)} s`);
   }
 }
 
