@@ -115,6 +115,21 @@ test("each command's flags come from one table: every flag --help shows is parse
   assert.ok(seen >= 20, `${seen} flags`);
 });
 
+test("under registry-endpoint, every usage line names the command as registry-endpoint does, value errors too", async () => {
+  const cases: [string[], string][] = [
+    [["verify", "ftp://x"], "(usage: registry-endpoint verify <base-url> "],
+    [["build", "--new-history", "--previous", "x"], "\nregistry-endpoint build --source FILE "],
+    [["diff", "a.json", "b.json", "--fail-on", "x"], "(usage: registry-endpoint diff OLD.json NEW.json "],
+    [["preview", "--biult-at=x"], "(usage: registry-endpoint preview <source.json> "],
+  ];
+  for (const [args, expected] of cases) {
+    const result = await run("node", ["node/bin/registry-endpoint.mjs", ...args], { env: cleanEnv() });
+    assert.is(result.code, 2, args.join(" "));
+    assert.ok(result.stderr.includes(expected), result.stderr);
+    assert.not.match(result.stderr, /npm run/, args.join(" "));
+  }
+});
+
 test("bad values and unreadable files: a clear line each, exit 1, nothing on stdout", async () => {
   const cases: [string[], RegExp][] = [
     [["fixtures/registry.json", "--base-url", "ftp://x"], /^--base-url: expected an absolute http or https URL/m],

@@ -7,7 +7,7 @@ import { type FeedHistory, prepareBuild } from "../../assembly/prepare.ts";
 import { sameRef } from "../../feed/change.ts";
 import { planAt } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
-import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
+import { type Command, type CommandSpec, parseOrExit, usageLine } from "../common/args.ts";
 import { bundleSome } from "./bundle.ts";
 import { type ArtifactPlan, planArtifacts, staticAlone } from "./platform-limits.ts";
 import { zlibCompress } from "../common/compress.ts";
@@ -105,7 +105,9 @@ export const runBuild: Command = async (argv, env, io) => {
   const newHistory = values["new-history"] === true;
   if (newHistory && previousLocation !== undefined) {
     io.stderr(
-      `--new-history and --previous: give one (the first starts a history, the second carries one on)\n${SPEC.usage}\n`,
+      `--new-history and --previous: give one (the first starts a history, the second carries one on)\n${
+        usageLine(SPEC, io)
+      }\n`,
     );
     return 2;
   }

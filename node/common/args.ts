@@ -156,6 +156,11 @@ export async function runAsProcess(
   process.exitCode = await command(argv, process.env, { ...processIo(), renameUsage });
 }
 
+/** `spec`'s usage line as `io` names the command (the dispatcher's name for it, or the npm script's). */
+export function usageLine(spec: CommandSpec, io: Io): string {
+  return io.renameUsage?.(spec.usage) ?? spec.usage;
+}
+
 /** Parses `argv` against `spec`; on `--help` or a usage error, writes the text to `io` and gives the exit code. */
 export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io): Args | number {
   const parsed = parseCommand(spec, argv, io.renameUsage);

@@ -2,7 +2,7 @@ import { LimitError, MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Env } from "../../contract/config.ts";
 import { contextOf, planAt } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
-import { type Command, type CommandSpec, type Io, parseOrExit } from "../common/args.ts";
+import { type Command, type CommandSpec, type Io, parseOrExit, usageLine } from "../common/args.ts";
 import { asDocument, diffDocuments, type Document, type FailOn, failsOn, worstClass } from "../common/diff.ts";
 import { jsonReport, markdownReport } from "./diff-report.ts";
 import { printable } from "../common/printable.ts";
@@ -111,7 +111,7 @@ async function runDiff(argv: readonly string[], io: Io): Promise<number> {
   const parsed = parseOrExit(DIFF, argv, io);
   if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
-  const named = io.renameUsage?.(DIFF.usage) ?? DIFF.usage;
+  const named = usageLine(DIFF, io);
   const failOnText = values["fail-on"] as string | undefined;
   const failOn = failOnText === undefined ? [] : failOnText.split(",").map((f) => f.trim());
   const unknown = failOn.find((f) => !FAIL_ON.includes(f as FailOn));

@@ -2,18 +2,16 @@ import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { parseBaseUrl, sentUrl, shownUrl } from "../../contract/config.ts";
 import { isObject } from "../../contract/json.ts";
-import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
+import { type Command, type CommandSpec, parseOrExit, usageLine } from "../common/args.ts";
 import { readJsonFile } from "./document-file.ts";
 import { FEED_BODY_CAP } from "./feeds.ts";
 import { DOCUMENT_BODY_CAP, type ManifestState, table, verify } from "./verify.ts";
 import { readJson } from "../common/json-error.ts";
 import { isRemote, request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 
-const USAGE =
-  "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE] [--keys FILE|URL] [--state FILE]";
-
 const SPEC: CommandSpec = {
-  usage: USAGE,
+  usage:
+    "npm run verify -- <base-url> [--expect-base BASE] [--static] [--previous-document FILE] [--keys FILE|URL] [--state FILE]",
   help: `
 Checks a live deployment against the v1 contract: both addresses, identical bytes, ETags, content
 types, CORS, conditional requests, HEAD, the document's shape, the schema it serves, and that
@@ -83,7 +81,7 @@ export const runVerify: Command = async (argv, _env, io) => {
   if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
   const usage = (message: string): 2 => {
-    io.stderr(`${message} (usage: ${USAGE}; --help for more)\n`);
+    io.stderr(`${message} (usage: ${usageLine(SPEC, io)}; --help for more)\n`);
     return 2;
   };
   const fail = (message: string): 1 => {
