@@ -1,4 +1,4 @@
-/** The OpenAPI 3.1 description of one served version, from the version table and `answer.ts`'s own constants. */
+/** The OpenAPI 3.1 description of one served version, from the version table and `responses.ts`'s own constants. */
 import { ATOM_MEDIA_TYPE, JSON_FEED_MEDIA_TYPE } from "../feed/feed.ts";
 import { changeFeedSchema } from "../feed/schema.ts";
 import { basePathOf } from "../http/answer.ts";

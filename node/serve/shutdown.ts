@@ -152,8 +152,10 @@ export function processStopSignal(): AbortSignal {
   return controller.signal;
 }
 
-// One JSON line per request: method, path, status, bytes sent, duration. Never the query string, userinfo or host
-// of the target, headers or bodies: only the path (see `http/request-path.ts`).
+/**
+ * One JSON line per request: method, path, status, bytes sent, duration. Never the query string, userinfo or host
+ * of the target, headers or bodies: only the path (see `http/request-path.ts`).
+ */
 function logRequest(req: IncomingMessage, res: ServerResponse, io: Io): void {
   const started = performance.now();
   // Count the body bytes as they are written: headers given to writeHead are not kept for getHeader.
