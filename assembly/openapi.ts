@@ -13,11 +13,7 @@ import {
   PREFLIGHT_HEADERS,
 } from "../http/responses.ts";
 
-/**
- * The media type of an OpenAPI document in JSON: the one IANA registers (vendor tree, by the OpenAPI Initiative, with a
- * `version` parameter). The HTTP APIs working group's `application/openapi+json` is still an Internet-Draft, not in the
- * registry.
- */
+/** The OpenAPI media type IANA registers; docs/document.md, "Media type", says why not `application/openapi+json`. */
 export const OPENAPI_MEDIA_TYPE = "application/vnd.oai.openapi+json;version=3.1";
 
 /** Methods that answer 405 on every registry address, as OpenAPI names its operations. */
