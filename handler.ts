@@ -1,8 +1,7 @@
 /**
- * The registry from `fixtures/registry.json`, unbundled, for every runtime (`npm run build` makes deploy artifacts of
- * an operator's own source). The default export is the Hono app, for `deno serve`, Bun, Cloudflare Workers and Netlify.
- * `BASE_URL` and `SOURCE_DATE_EPOCH` are read and checked at import, so a bad value stops the start; `built_at` is
- * stamped then too. The answers are hashed and gzipped on the first request, because Workers forbid both at import.
+ * The single-file function over `fixtures/registry.json` (docs/deploying.md, "`handler.ts` unbundled"). `BASE_URL`
+ * and `SOURCE_DATE_EPOCH` are checked at import, so a bad value stops the start; the answers are hashed and gzipped
+ * on the first request, because Workers forbid both at import.
  */
 import type { HonoBase } from "hono/hono-base";
 import { type Env, resolveConfig } from "./contract/config.ts";

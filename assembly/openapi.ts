@@ -1,4 +1,4 @@
-/** The OpenAPI 3.1 description of one served version, from the version table and `answer.ts`'s own constants. */
+/** The OpenAPI 3.1 description of one served version, from the version table and `responses.ts`'s own constants. */
 import { ATOM_MEDIA_TYPE, JSON_FEED_MEDIA_TYPE } from "../feed/feed.ts";
 import { changeFeedSchema } from "../feed/schema.ts";
 import { basePathOf } from "../http/answer.ts";
@@ -13,11 +13,7 @@ import {
   PREFLIGHT_HEADERS,
 } from "../http/responses.ts";
 
-/**
- * The media type of an OpenAPI document in JSON: the one IANA registers (vendor tree, by the OpenAPI Initiative, with a
- * `version` parameter). The HTTP APIs working group's `application/openapi+json` is still an Internet-Draft, not in the
- * registry.
- */
+/** The OpenAPI media type IANA registers; docs/document.md, "Media type", says why not `application/openapi+json`. */
 export const OPENAPI_MEDIA_TYPE = "application/vnd.oai.openapi+json;version=3.1";
 
 /** Methods that answer 405 on every registry address, as OpenAPI names its operations. */

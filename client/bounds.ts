@@ -51,9 +51,9 @@ export async function boundedFetch<T>(url: string, o: FetchBounds, use: (res: Re
 
 /**
  * The body of a fetch `Response`, read in full within `cap` bytes: refused early by a Content-Length over the cap (a
- * HEAD answer's and a coded body's say nothing of what is read; `identity` is no coding), else as soon as what is read passes it, the rest
- * cancelled. `tooLarge` makes the error thrown for a body over the cap from its size in words ("5 MiB", "over 4 MiB");
- * a failure while reading is thrown as it is.
+ * HEAD answer's and a coded body's say nothing of what is read; `identity` is no coding), else as soon as what is read
+ * passes it, the rest cancelled. `tooLarge` makes the error thrown for a body over the cap from its size in words
+ * ("5 MiB", "over 4 MiB"); a failure while reading is thrown as it is.
  */
 export async function readCapped(
   res: Response,

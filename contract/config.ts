@@ -1,6 +1,5 @@
 import { isUtcTimestamp, NOT_A_TIMESTAMP } from "./source.ts";
 
-/** The base URL used when the configuration names none. */
 const DEFAULT_BASE_URL = "http://localhost:8787";
 
 /** The configuration a build needs. */

@@ -205,7 +205,6 @@ export function isCalendarDate(text: string): boolean {
   return m !== null && isRealDate(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
-/** Days in each month of a common year. */
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** True when the day exists in the proleptic Gregorian calendar as Date counts (year 0 leaps); 100k rows ask it. */
@@ -248,7 +247,6 @@ function stringOrNull(value: unknown): ReturnType<Check<string | null>> {
   return value === null || typeof value === "string" ? { ok: value } : { expected: "expected a string or null" };
 }
 
-/** A check that accepts what `accepts` does, and else says `expected`. */
 function check<T>(accepts: (value: unknown) => boolean, expected: string): Check<T> {
   return (value) => accepts(value) ? { ok: value as T } : { expected };
 }
@@ -780,7 +778,6 @@ export function editDistance(a: string | readonly string[], b: string | readonly
   return Math.min(previous[b.length] as number, limit + 1);
 }
 
-/** True for an absolute http(s) URL. */
 function isHttpUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const { protocol } = new URL(text);

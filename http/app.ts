@@ -17,11 +17,7 @@ import { edgeKeeps } from "./encoding.ts";
 import type { Build } from "./table.ts";
 import { pathOf } from "./request-path.ts";
 
-/**
- * The addresses a build answers (those it serves and those past their sunset, 410), and each with the base URL's path
- * in front too when it has one: some platforms strip a stage or a base-path mapping before the function sees the
- * request, others keep it.
- */
+/** The addresses `addressAnswers` (answer.ts) answers: served and gone paths, each under the base URL's path too. */
 export function addressesOf(build: Pick<Build, "routes" | "gone" | "meta">): string[] {
   return withBasePath([...build.routes.keys(), ...build.gone.keys()], build.meta.baseUrl);
 }
@@ -156,7 +152,6 @@ function headerReader(raw: Request): HeaderReader {
     : (name) => (name === "accept-encoding" ? kept : raw.headers.get(name));
 }
 
-/** An answer as a web Response. */
 function toResponse(answer: Answer): Response {
   return new Response(answer.body, responseInit(answer));
 }

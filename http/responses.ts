@@ -21,11 +21,7 @@ export interface Resource {
 /** The methods every registry address allows. */
 export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
-/**
- * Cache policy: the bytes change only when a new build is deployed. Five minutes bounds how long a deploy takes to
- * reach caches; after that a cache revalidates with the ETag and gets a 304, and it may serve the stale copy for a day
- * while it does so or while the origin is down.
- */
+/** The cache policy; docs/http.md, "Cache policy", says why these figures. */
 export const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400";
 
 /** Non-safelisted headers some answers send besides ETag, Link and Allow, as they are named when exposed. */

@@ -1,4 +1,3 @@
-/** docs/deploying.md, "Platform limits", cites each figure and says how each answer is measured. */
 import { MAX_DEPLOY_DOCUMENT_BYTES, sizeOf } from "../../contract/limits.ts";
 import type { Build } from "../../http/table.ts";
 import { lambdaHandlerFor } from "../../http/lambda.ts";

@@ -13,10 +13,8 @@ import { feedTypesOf, feedTypesPath, typesOf, typesPath } from "./types.ts";
 /** Headers a static host computes on its own (length, validators) or sets itself (Vary, when it compresses). */
 const HOST_MADE = ["content-length", "etag", "last-modified", "vary"];
 
-/** The file suffix of each precompressed sibling. */
 const SIBLINGS = { gzip: ".gz", br: ".br" } as const;
 
-/** The precompressed siblings of a resource that has them: suffix, coding and variant. */
 function siblingsOf(resource: Resource): { suffix: string; coding: Encoding; variant: Variant }[] {
   return (Object.keys(SIBLINGS) as Encoding[]).flatMap((coding) => {
     const variant = resource.encoded[coding];

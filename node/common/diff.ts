@@ -1,8 +1,4 @@
-/**
- * The classes are in docs/goldens.md. Shapes are compared per kind of object (full and minimal rows apart), so a
- * row turning minimal is a data change flagged as privacy-relevant, not a removal of keys. The comparison walks
- * with queues of its own and keys sets by maps: any depth, linear time.
- */
+/** docs/goldens.md, "Reading a registry diff": the classes, the rules, and why a row turning minimal is `data`. */
 import { isObject } from "../../contract/json.ts";
 import type { ChangeClass } from "../../feed/change.ts";
 import { contextOf } from "../../contract/version-policy.ts";

@@ -1,4 +1,3 @@
-/** What `registry-endpoint init` writes: a starter source and each platform's recipe file. */
 import project from "../../package.json" with { type: "json" };
 import tools from "../../deploy/tools/package.json" with { type: "json" };
 
@@ -79,7 +78,6 @@ export interface Recipe {
 }
 
 const verifyLine = (origin: string): string => `npx registry-endpoint verify ${origin}`;
-/** Build, then deploy with the platform's tool. */
 const deployLines = (deploy: string): string[] => [BASE_URL_LINE, BUILD_LINE, deploy];
 
 /** Each platform's recipe. */

@@ -38,7 +38,6 @@ const CHECKOUT = "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4
 const SETUP_NODE = "actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0";
 const CACHE = "5a3ec84eff668545956fd18022155c47e93e2684 # v4.2.3";
 
-/** The verify line the workflow runs against the live deployment. */
 const VERIFY_LINE = `npx registry-endpoint verify "$BASE_URL" --keys ${KEYS_FILE} --state ${STATE_FILE}`;
 
 /** The steps both jobs begin with: the repository, Node, the installed package, the source. */

@@ -37,7 +37,6 @@ function packedExport(target: unknown): unknown {
 /** Where the repository's package.json waits while the packed one stands in for it. */
 const SAVED = ".package.json.repository";
 
-/** The packed manifest of `manifest` (the repository's package.json). */
 function packedManifest(manifest: Record<string, unknown>): Record<string, unknown> {
   const packed = Object.fromEntries(
     KEPT.filter((key) => manifest[key] !== undefined).map((key) => [key, manifest[key]]),

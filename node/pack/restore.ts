@@ -1,4 +1,3 @@
-/** `postpack`: the repository's package.json back in place, (see `manifest.ts`). */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { restoreManifest } from "./manifest.ts";

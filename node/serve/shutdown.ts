@@ -8,10 +8,7 @@ import type { Io } from "../common/args.ts";
 import { nodeHttp } from "../common/builtins.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
-/**
- * node:http limits: 10 s for a client's headers, 15 s for the whole request (a dripping body keeps no socket longer),
- * checked every second (Node's default: 30 s). A missing `Host` is left to `request-guard.ts`.
- */
+/** docs/http.md, "Slow clients" (Node checks every 30 s by default); a missing `Host` is left to `request-guard.ts`. */
 const HTTP_LIMITS = {
   headersTimeout: 10_000,
   requestTimeout: 15_000,
@@ -152,8 +149,10 @@ export function processStopSignal(): AbortSignal {
   return controller.signal;
 }
 
-// One JSON line per request: method, path, status, bytes sent, duration. Never the query string, userinfo or host
-// of the target, headers or bodies: only the path (see `http/request-path.ts`).
+/**
+ * One JSON line per request: method, path, status, bytes sent, duration. Never the query string, userinfo or host
+ * of the target, headers or bodies: only the path (see `http/request-path.ts`).
+ */
 function logRequest(req: IncomingMessage, res: ServerResponse, io: Io): void {
   const started = performance.now();
   // Count the body bytes as they are written: headers given to writeHead are not kept for getHeader.

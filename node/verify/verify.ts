@@ -221,14 +221,14 @@ const ASKED: readonly (readonly [string, Record<string, string>])[] = [
   ["a stale If-None-Match", { "if-none-match": '"00000000000000000000000000000000"' }],
 ];
 
-/**
- * The signed manifest of `version`, checked with the pinned keys (`checkManifest`, against `options.state`), then
- * every listed file it reads (all but the static export's types) against its SHA-256, fetched again past caches on a
- * mismatch; then each file once more in each way consumers ask for it (`ASKED`).
- */
 type CheckFn = (name: string, pass: boolean, detail?: string, hostMay?: boolean) => boolean;
 type Paths = Readonly<Record<"canonical" | "versioned" | "schema", string>>;
 
+/**
+ * The signed manifest of version `n`, checked with the pinned keys (`checkManifest`, against `options.state`), then
+ * every listed file it reads (all but the static export's types) against its SHA-256, fetched again past caches on a
+ * mismatch; then each file once more in each way consumers ask for it (`ASKED`).
+ */
 async function manifestChecks(
   n: number,
   expect: string,
