@@ -70,7 +70,6 @@ test("the schema allows internal keys at every level, as the build does", () => 
   assert.ok(validate(source));
 });
 
-
 test("the schema names at each level exactly the keys the build knows, in their order: one list, the editor's copy checked against it", () => {
   const schema = JSON.parse(readFileSync("source.schema.json", "utf8"));
   const objectOf = (nullable: { oneOf: { type: string; properties?: object }[] }) =>
