@@ -229,6 +229,22 @@ test("a new tier: dangerous", () => {
   assert.ok(changes.some((c) => c.rule === "closed-set.value" && c.class === "dangerous" && c.new === "retired"));
 });
 
+test("closed sets: each new value once, at the first row with it, a string apart from other JSON", () => {
+  const changes = diff((d) => {
+    const rows = fullRows(d);
+    [{ retired: true }, "retired", { retired: true }, "retired"].forEach((
+      tier,
+      i,
+    ) => ((rows[i] as Row)["tier"] = tier));
+    [1, "1", 1, "in use"].forEach((label, i) => ((rows[i] as Row)["tier_label"] = label));
+  });
+  const news = (field: string) =>
+    changes.filter((c) => c.rule === "closed-set.value" && c.where === `vaults[].${field}`).map((c) => c.new);
+  assert.equal(news("tier"), [{ retired: true }, "retired"]);
+  assert.equal(news("tier_label"), [1, "1"]);
+  assert.equal(news("listing"), []);
+});
+
 test("keys reordered, rows unsorted: breaking", () => {
   const changes = diff((d) => {
     d.vaults = d.vaults.map((r) => Object.fromEntries(Object.entries(r).reverse()));

@@ -193,6 +193,17 @@ test("historyProblems: the newest item must be this document, carry its envelope
   assert.equal(historyProblems(PLACE, broken, snapshot).length, 1);
 });
 
+test("historyProblems: items that list nothing replay nothing, and a document out of order still fails the replay", () => {
+  const snapshot = { ref: ref(3), vaults: [full("a"), full("b")], edges: [edge("a", "b")], envelope: ENVELOPE };
+  assert.equal(historyProblems(PLACE, chain(), snapshot), []);
+  const replayed = [
+    "items: replayed onto the document they lead to, they change it: the feed is not this document's history",
+  ];
+  assert.equal(historyProblems(PLACE, chain(), { ...snapshot, vaults: [full("b"), full("a")] }), replayed);
+  assert.equal(historyProblems(PLACE, chain(), { ...snapshot, vaults: [full("a"), full("a")] }), replayed);
+  assert.equal(historyProblems(PLACE, chain(), { ...snapshot, edges: [edge("a", "b"), edge("a", "b")] }), replayed);
+});
+
 test("titles and summaries: sentences naming what an item carries, three names then a count, each name cut at 60 characters", () => {
   const place = PLACE;
   const current = { ref: ref(2), vaults: [full("a", "Alpha"), full("b", "Beta")], edges: [], envelope: ENVELOPE };

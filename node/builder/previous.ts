@@ -7,7 +7,7 @@ import { MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
 import { type BuildRef, outOfOrder } from "../../feed/change.ts";
 import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History, rewrite } from "../../feed/feed.ts";
-import { historyProblems } from "../../feed/history.ts";
+import { historyProblems, listsAny } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
@@ -141,6 +141,8 @@ export async function checkPrevious(
 ): Promise<{ ok: { history: History; document: unknown } } | { error: string }> {
   const feeds = changesPaths(version);
   const refuse = (path: string, why: string) => ({ error: `--previous: ${where(path)}: ${why}` });
+  // Hashed off the main thread while the document is parsed and checked.
+  const etag = strongEtag(documentBytes);
   const document = parseJson(documentBytes);
   if (document === undefined) {
     return refuse(
@@ -182,7 +184,7 @@ export async function checkPrevious(
     return refuse(feeds.json, `the feed of another base URL or version, not ${place.feedUrl}`);
   }
   const snapshot = {
-    ref: { built_at: registry.built_at, etag: await strongEtag(documentBytes) },
+    ref: { built_at: registry.built_at, etag: await etag },
     vaults: registry.vaults,
     edges: registry.edges,
     envelope: envelopeOf(registry),
@@ -202,7 +204,12 @@ export async function checkPrevious(
   // Every build rewrites every item against its document (the privacy rule): an item that rewriting changes is none
   // a build wrote. A removal of a slug the document does not hold changes nothing and looks like a real one: a signed
   // build's manifest (signing.ts) is what refuses it.
-  const rows = new Map(registry.vaults.map((row) => [row.vault_slug, row]));
+  // Only an item that lists something asks for a row: a feed of snapshots needs no map of 100k rows.
+  const rows = new Map(
+    changeFeed.items.some((item) => listsAny(item._registry))
+      ? registry.vaults.map((row) => [row.vault_slug, row])
+      : [],
+  );
   const unwritten = changeFeed.items.findIndex(({ _registry: change }, i) => {
     const envelope = i === 0 ? snapshot.envelope : undefined;
     if (change.from !== null) return JSON.stringify(rewrite(change, rows, envelope)) !== JSON.stringify(change);

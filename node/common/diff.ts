@@ -162,20 +162,23 @@ function contractChanges(before: Document, after: Document, add: Add): void {
   // Closed sets: a value of a row's field that neither the set nor an old row has.
   for (const [field, set] of Object.entries(CLOSED_SETS)) {
     const known = new Set(set.map(valueKey));
-    for (const row of oldRows) if (isObj(row) && row[field] !== undefined) known.add(valueKey(row[field]));
-    for (const row of newRows) {
-      if (!isObj(row) || row[field] === undefined) continue;
-      const key = valueKey(row[field]);
+    for (const value of valuesAt(oldRows, field)) if (value !== undefined) known.add(valueKey(value));
+    for (const value of valuesAt(newRows, field)) {
+      if (value === undefined) continue;
+      const key = valueKey(value);
       if (known.has(key)) continue;
       known.add(key);
-      add("closed-set.value", `vaults[].${field}`, { new: row[field] });
+      add("closed-set.value", `vaults[].${field}`, { new: value });
     }
   }
   // The tier rule: per status (as JSON text), the tier of the last full row with it, before and after.
+  // Each status's text made once: rows repeat a few.
+  const texts = new Map<Json | undefined, string>();
+  const textOf = (v: Json | undefined) => texts.get(v) ?? (texts.set(v, jsonText(v)).get(v) as string);
   const tierOf = (rows: Json[]) => {
     const tiers = new Map<string, Json | undefined>();
     for (const row of rows) {
-      if (isObj(row) && !Object.hasOwn(row, "listing")) tiers.set(jsonText(row["status"]), row["tier"]);
+      if (isObj(row) && !Object.hasOwn(row, "listing")) tiers.set(textOf(row["status"]), row["tier"]);
     }
     return tiers;
   };
@@ -448,12 +451,19 @@ export function worstClass(changes: readonly Change[]): ChangeClass | null {
 
 /** A value's JSON type: integers apart from other numbers. */
 function typeOf(v: Json): string {
-  return Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
+  return typeof v === "string" ? "string" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
 }
 
 /** A value as a set key: strings as themselves, other values as their JSON text, never colliding. */
 function valueKey(v: Json): string {
   return typeof v === "string" ? `s${v}` : `j${jsonText(v)}`;
+}
+
+/** The values of `field` in `rows`, each once (a row repeats one of a few: each is keyed once), in order. */
+function valuesAt(rows: readonly Json[], field: string): Set<Json | undefined> {
+  const values = new Set<Json | undefined>();
+  for (const row of rows) values.add(isObj(row) ? row[field] : undefined);
+  return values;
 }
 
 /** True when the keys `keyOf` gives the values (undefined ones skipped) are in strictly ascending order: each once. */
@@ -486,9 +496,11 @@ function edgeKey(e: Json): string {
 
 /** The key edges are sorted by: the strings themselves, as the build compares them. */
 function edgeOrderKey(e: Json): string {
-  const part = (v: Json | undefined) => (typeof v === "string" ? v : jsonText(v ?? null));
-  return isObj(e) ? `${part(e["source"])}\u0000${part(e["target"])}\u0000${part(e["type"])}` : jsonText(e);
+  return isObj(e) ? `${keyPart(e["source"])}\u0000${keyPart(e["target"])}\u0000${keyPart(e["type"])}` : jsonText(e);
 }
+
+/** A member's part of `edgeOrderKey`: made once, not a closure per edge of 100k. */
+const keyPart = (v: Json | undefined) => (typeof v === "string" ? v : jsonText(v ?? null));
 
 /** `source → target (type)`; an edge touching a vault not in `shownInFull` has its type NOT_PRINTED_EDGE_TYPE. */
 function edgeText(e: Json, shownInFull?: ReadonlySet<string>): string {
