@@ -115,6 +115,27 @@ test("each command's flags come from one table: every flag --help shows is parse
   assert.ok(seen >= 20, `${seen} flags`);
 });
 
+test("every command's --help fits in 100 columns, bar its usage line and a command line shown whole", async () => {
+  const commands: [string, Command, string[]][] = [
+    ["build", runBuild, []],
+    ["preview", runRegistry, []],
+    ["diff", runRegistry, ["diff"]],
+    ["verify", runVerify, []],
+    ["serve", runServe, []],
+    ["init", runInit, []],
+    ["keygen", runKeygen, []],
+    ["review", runReview, []],
+  ];
+  for (const [name, command, before] of commands) {
+    const help = await runCommand(command, [...before, "--help"], { env: {} });
+    assert.is(help.code, 0, name);
+    const long = help.stdout.toString().split("\n").filter((line) =>
+      line.length > 100 && !line.startsWith("usage: ") && !/^\s+(npm|registry-endpoint) /.test(line)
+    );
+    assert.equal(long, [], `${name}: lines over 100 columns`);
+  }
+});
+
 test("under registry-endpoint, every usage line names the command as registry-endpoint does, value errors too", async () => {
   const cases: [string[], string][] = [
     [["verify", "ftp://x"], "(usage: registry-endpoint verify <base-url> "],
