@@ -173,7 +173,7 @@ test("bad values and unreadable files: a clear line each, exit 1, nothing on std
   assert.match(bad.stderr, /^SOURCE_DATE_EPOCH: /);
 });
 
-test("every other command: --help prints usage and exit codes; a bad flag is one line and exit 2", async () => {
+test("every other command: --help prints usage and exit codes, no line past 100 columns but the usage; a bad flag is one line and exit 2", async () => {
   for (
     const [script, usage] of [["bench/run.ts", "npm run bench"], ["bench/soak.ts", "npm run soak"], [
       "deploy/lambda-ric.ts",
@@ -184,6 +184,8 @@ test("every other command: --help prints usage and exit codes; a bad flag is one
     assert.is(help.code, 0, script);
     assert.ok(help.stdout.toString().startsWith(`usage: ${usage}`), help.stdout.toString());
     assert.match(help.stdout.toString(), /Exit codes/);
+    const long = help.stdout.toString().split("\n").filter((line) => line.length > 100 && !line.startsWith("usage: "));
+    assert.equal(long, [], `${script}: lines over 100 columns`);
     const bad = await run("node", ["--import", "tsx", script, "--fast"], { env: cleanEnv() });
     assert.is(bad.code, 2, script);
     assert.is(bad.stderr, `Unknown option '--fast' (usage: ${usage} [-- --help]; --help for more)\n`);
