@@ -151,6 +151,15 @@ test("under registry-endpoint, every usage line names the command as registry-en
   }
 });
 
+test("a stray argument or an unknown command under registry-endpoint is quoted with its C1 controls escaped", async () => {
+  for (const args of [["\u009b2J"], ["build", "\u009b2J"], ["preview", "a.json", "\u009b2J"]]) {
+    const result = await run("node", ["node/bin/registry-endpoint.mjs", ...args], { env: cleanEnv() });
+    assert.is(result.code, 2, args.join(" "));
+    assert.ok(result.stderr.includes('"\\u009b2J"'), result.stderr);
+    assert.not.match(result.stderr, /[\u0080-\u009f]/, args.join(" "));
+  }
+});
+
 test("bad values and unreadable files: a clear line each, exit 1, nothing on stdout", async () => {
   const cases: [string[], RegExp][] = [
     [["fixtures/registry.json", "--base-url", "ftp://x"], /^--base-url: expected an absolute http or https URL/m],
