@@ -52,8 +52,8 @@ The load generator is wrk when installed, else autocannon.
 
 Environment: BENCH_ROUNDS (default 4), BENCH_SECONDS per load run (default 4),
 BENCH_CONNECTIONS (default 50), BENCH_ONLY (sections to run, comma-separated: serving, encodings,
-deno, builds, diffs, cold, memory, routers, hostile, feeds, install, signing; a partial run writes no
-RESULTS.md).
+deno, builds, diffs, cold, memory, routers, hostile, feeds, install, signing; a partial run writes
+no RESULTS.md).
 
 Exit codes: 0 measured (a target not met is reported, not an error); 1 a run failed; 2 a bad flag.`,
   flags: {},

@@ -115,6 +115,27 @@ test("each command's flags come from one table: every flag --help shows is parse
   assert.ok(seen >= 20, `${seen} flags`);
 });
 
+test("every command's --help fits in 100 columns, bar its usage line and a command line shown whole", async () => {
+  const commands: [string, Command, string[]][] = [
+    ["build", runBuild, []],
+    ["preview", runRegistry, []],
+    ["diff", runRegistry, ["diff"]],
+    ["verify", runVerify, []],
+    ["serve", runServe, []],
+    ["init", runInit, []],
+    ["keygen", runKeygen, []],
+    ["review", runReview, []],
+  ];
+  for (const [name, command, before] of commands) {
+    const help = await runCommand(command, [...before, "--help"], { env: {} });
+    assert.is(help.code, 0, name);
+    const long = help.stdout.toString().split("\n").filter((line) =>
+      line.length > 100 && !line.startsWith("usage: ") && !/^\s+(npm|registry-endpoint) /.test(line)
+    );
+    assert.equal(long, [], `${name}: lines over 100 columns`);
+  }
+});
+
 test("under registry-endpoint, every usage line names the command as registry-endpoint does, value errors too", async () => {
   const cases: [string[], string][] = [
     [["verify", "ftp://x"], "(usage: registry-endpoint verify <base-url> "],
@@ -127,6 +148,15 @@ test("under registry-endpoint, every usage line names the command as registry-en
     assert.is(result.code, 2, args.join(" "));
     assert.ok(result.stderr.includes(expected), result.stderr);
     assert.not.match(result.stderr, /npm run/, args.join(" "));
+  }
+});
+
+test("a stray argument or an unknown command under registry-endpoint is quoted with its C1 controls escaped", async () => {
+  for (const args of [["\u009b2J"], ["build", "\u009b2J"], ["preview", "a.json", "\u009b2J"]]) {
+    const result = await run("node", ["node/bin/registry-endpoint.mjs", ...args], { env: cleanEnv() });
+    assert.is(result.code, 2, args.join(" "));
+    assert.ok(result.stderr.includes('"\\u009b2J"'), result.stderr);
+    assert.not.match(result.stderr, /[\u0080-\u009f]/, args.join(" "));
   }
 });
 
@@ -152,7 +182,7 @@ test("bad values and unreadable files: a clear line each, exit 1, nothing on std
   assert.match(bad.stderr, /^SOURCE_DATE_EPOCH: /);
 });
 
-test("every other command: --help prints usage and exit codes; a bad flag is one line and exit 2", async () => {
+test("every other command: --help prints usage and exit codes, no line past 100 columns but the usage; a bad flag is one line and exit 2", async () => {
   for (
     const [script, usage] of [["bench/run.ts", "npm run bench"], ["bench/soak.ts", "npm run soak"], [
       "deploy/lambda-ric.ts",
@@ -163,6 +193,8 @@ test("every other command: --help prints usage and exit codes; a bad flag is one
     assert.is(help.code, 0, script);
     assert.ok(help.stdout.toString().startsWith(`usage: ${usage}`), help.stdout.toString());
     assert.match(help.stdout.toString(), /Exit codes/);
+    const long = help.stdout.toString().split("\n").filter((line) => line.length > 100 && !line.startsWith("usage: "));
+    assert.equal(long, [], `${script}: lines over 100 columns`);
     const bad = await run("node", ["--import", "tsx", script, "--fast"], { env: cleanEnv() });
     assert.is(bad.code, 2, script);
     assert.is(bad.stderr, `Unknown option '--fast' (usage: ${usage} [-- --help]; --help for more)\n`);

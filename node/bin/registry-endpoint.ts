@@ -1,4 +1,5 @@
 import { closest, processIo, type RenameUsage, runAsProcess } from "../common/args.ts";
+import { escapeC1InJson } from "../common/printable.ts";
 
 // What each does, in words that hold from a clone and from the installed package alike.
 const COMMANDS = {
@@ -39,7 +40,9 @@ if (command === "--help" || command === "-h") {
   const near = command === undefined ? undefined : closest(command, Object.keys(COMMANDS));
   const what = command === undefined
     ? "missing command"
-    : `unknown command ${JSON.stringify(command)}${near === undefined ? "" : `; did you mean ${near}?`}`;
+    : `unknown command ${escapeC1InJson(JSON.stringify(command))}${
+      near === undefined ? "" : `; did you mean ${near}?`
+    }`;
   process.stderr.write(
     `${what} (usage: registry-endpoint <${Object.keys(COMMANDS).join("|")}> [flags]; --help for more)\n`,
   );

@@ -69,10 +69,11 @@ nothing new.
     ...SIGNING_FLAGS,
   },
   notes: `
-Environment: REGISTRY_SOURCE, BASE_URL, INTERNAL_KEYS, SOURCE_DATE_EPOCH (built_at in whole seconds since 1970;
-set it and two builds are byte-identical; unset, the clock once), REGISTRY_SIGNING_KEY (one or more
-PKCS#8 PEM blocks of Ed25519 keys, or a private JWK or JWK Set: each signs a manifest per version,
-/api/registry.vN.manifest.json, and /api/registry.keys.json lists their public keys; never printed).
+Environment: REGISTRY_SOURCE, BASE_URL, INTERNAL_KEYS, SOURCE_DATE_EPOCH (built_at in whole seconds
+since 1970; set it and two builds are byte-identical; unset, the clock once), REGISTRY_SIGNING_KEY
+(one or more PKCS#8 PEM blocks of Ed25519 keys, or a private JWK or JWK Set: each signs a manifest
+per version, /api/registry.vN.manifest.json, and /api/registry.keys.json lists their public keys;
+never printed).
 
 Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written); 2 a bad flag.`,
   positionals: { min: 0, max: 0 },

@@ -3,7 +3,7 @@ import type { ParseArgsConfig } from "node:util";
 import { type Env, shownArgument } from "../../contract/config.ts";
 import { editDistance } from "../../contract/source.ts";
 import { nodeUtil } from "./builtins.ts";
-import { printable } from "./printable.ts";
+import { escapeC1InJson, printable } from "./printable.ts";
 
 const { parseArgs } = nodeUtil;
 
@@ -62,7 +62,7 @@ export function parseCommand(spec: CommandSpec, args: readonly string[], rename:
   const count = parsed.positionals.length;
   if (count < spec.positionals.min || count > spec.positionals.max) {
     const what = count > spec.positionals.max
-      ? `unexpected argument ${shownArgument(parsed.positionals[spec.positionals.max] as string)}`
+      ? `unexpected argument ${escapeC1InJson(shownArgument(parsed.positionals[spec.positionals.max] as string))}`
       : "missing argument";
     return { exit: 2, text: `${what} (usage: ${usage}; --help for more)\n` };
   }

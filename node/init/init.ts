@@ -25,8 +25,8 @@ Writes into the current folder:
   ${WORKFLOW_FILE}
                    with --ci github: a GitHub Actions workflow that downloads the source (never
                    committed), builds it reading the live deployment, deploys with the platform's
-                   pinned tool and verifies it with ${KEYS_FILE}; daily it re-signs, and on a pull
-                   request it diffs the live document against what the branch would publish
+                   pinned tool and verifies it with ${KEYS_FILE}; daily it re-signs, and on a
+                   pull request it diffs the live document against what the branch would publish
   .gitignore       entries for the source, dist/, the platform tools' folders (.netlify, .wrangler,
                    .serverless) and ${SIGNING_KEY_FILE} (appended; created if absent)
 
