@@ -19,7 +19,7 @@ Validates FILE as every command does and prints its time, peak resident memory a
 line of JSON.
 
 Exit codes: 0 measured (valid or refused); 2 a bad flag.`,
-  flags: { build: { type: "boolean", help: "also build and serialize a valid source" } },
+  flags: { build: { type: "boolean", help: "also builds and serializes a valid source" } },
   positionals: { min: 1, max: 1 },
 });
 
