@@ -1,5 +1,6 @@
 /** The CLI as a process, exactly as the README runs it. */
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GOLDEN_OPTIONS } from "./cases.ts";
@@ -157,6 +158,37 @@ test("a stray argument or an unknown command under registry-endpoint is quoted w
     assert.is(result.code, 2, args.join(" "));
     assert.ok(result.stderr.includes('"\\u009b2J"'), result.stderr);
     assert.not.match(result.stderr, /[\u0080-\u009f]/, args.join(" "));
+  }
+});
+
+test("a stdout that cannot be written (a full disk) is one line and exit 1, never a stack trace; a reader gone, exit 1 quietly", () => {
+  const full = openSync("/dev/full", "w");
+  try {
+    for (
+      const args of [
+        ["--import", "tsx", "node/bin/registry.ts", "fixtures/registry.json"],
+        ["node/bin/registry-endpoint.mjs", "diff", "golden/registry.json", "golden/registry.json"],
+      ]
+    ) {
+      const done = spawnSync("node", args, { stdio: ["ignore", full, "pipe"], env: cleanEnv(), timeout: 60_000 });
+      assert.is(done.status, 1, args.join(" "));
+      assert.is(done.stderr.toString(), "stdout: cannot write (ENOSPC)\n", args.join(" "));
+    }
+  } finally {
+    closeSync(full);
+  }
+});
+
+test("registry-endpoint --help takes nothing after it; a stray argument is quoted at most 200 characters long", async () => {
+  const stray = await run("node", ["node/bin/registry-endpoint.mjs", "--help", "--bogus"], { env: cleanEnv() });
+  assert.is(stray.code, 2);
+  assert.is(stray.stderr, 'unexpected argument "--bogus" (usage: registry-endpoint --help)\n');
+  const long = "x".repeat(100_000);
+  for (const args of [["build", long], [long]]) {
+    const result = await run("node", ["node/bin/registry-endpoint.mjs", ...args], { env: cleanEnv() });
+    assert.is(result.code, 2);
+    assert.ok(result.stderr.length < 600, `${result.stderr.length} characters`);
+    assert.match(result.stderr, /"x{199}… \(usage: registry-endpoint /);
   }
 });
 

@@ -1,5 +1,4 @@
-import { closest, processIo, type RenameUsage, runAsProcess } from "../common/args.ts";
-import { escapeC1InJson } from "../common/printable.ts";
+import { closest, processIo, type RenameUsage, runAsProcess, shownCapped } from "../common/args.ts";
 
 // What each does, in words that hold from a clone and from the installed package alike.
 const COMMANDS = {
@@ -34,15 +33,16 @@ const renameUsage: RenameUsage = (usage) =>
   SCRIPT_FORMS.reduce((named, [form, name]) => named.replace(form, name), usage);
 
 const [command, ...rest] = process.argv.slice(2);
-if (command === "--help" || command === "-h") {
+if ((command === "--help" || command === "-h") && rest.length === 0) {
   process.stdout.write(HELP);
+} else if (command === "--help" || command === "-h") {
+  process.stderr.write(`unexpected argument ${shownCapped(rest[0] as string)} (usage: registry-endpoint --help)\n`);
+  process.exitCode = 2;
 } else if (command === undefined || !Object.hasOwn(COMMANDS, command)) {
   const near = command === undefined ? undefined : closest(command, Object.keys(COMMANDS));
   const what = command === undefined
     ? "missing command"
-    : `unknown command ${escapeC1InJson(JSON.stringify(command))}${
-      near === undefined ? "" : `; did you mean ${near}?`
-    }`;
+    : `unknown command ${shownCapped(command)}${near === undefined ? "" : `; did you mean ${near}?`}`;
   process.stderr.write(
     `${what} (usage: registry-endpoint <${Object.keys(COMMANDS).join("|")}> [flags]; --help for more)\n`,
   );

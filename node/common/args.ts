@@ -62,11 +62,17 @@ export function parseCommand(spec: CommandSpec, args: readonly string[], rename:
   const count = parsed.positionals.length;
   if (count < spec.positionals.min || count > spec.positionals.max) {
     const what = count > spec.positionals.max
-      ? `unexpected argument ${escapeC1InJson(shownArgument(parsed.positionals[spec.positionals.max] as string))}`
+      ? `unexpected argument ${shownCapped(parsed.positionals[spec.positionals.max] as string)}`
       : "missing argument";
     return { exit: 2, text: `${what} (usage: ${usage}; --help for more)\n` };
   }
   return { ok: { values: parsed.values as Args["values"], positionals: parsed.positionals } };
+}
+
+/** An argument as a message quotes it: C1 controls escaped, at most 200 characters (as an unknown option is cut). */
+export function shownCapped(raw: string): string {
+  const shown = escapeC1InJson(shownArgument(raw));
+  return shown.length > 200 ? `${[...shown].slice(0, 200).join("")}…` : shown;
 }
 
 /** The width `--help` wraps a flag's text to. */
@@ -138,8 +144,19 @@ export interface Io {
 /** A command: its arguments, environment and streams in, its exit code out. It never exits the process. */
 export type Command = (argv: readonly string[], env: Env, io: Io) => Promise<number>;
 
-/** The process's own streams and folder. */
+let stdoutGuarded = false;
+
+/** The process's own streams and folder. A stdout that fails ends the process in one line, never a stack trace. */
 export function processIo(): Io {
+  if (!stdoutGuarded) {
+    stdoutGuarded = true;
+    // A reader gone (EPIPE: `| head`) ends the run quietly; any other failure (ENOSPC: a full disk) in one line.
+    // Exit 1 either way: what was written is cut short.
+    process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") process.stderr.write(`stdout: cannot write (${error.code ?? error.message})\n`);
+      process.exit(1);
+    });
+  }
   return {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
