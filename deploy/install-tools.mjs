@@ -4,7 +4,7 @@
 // under Node 20 would warn about every one of their packages. Plain JavaScript: an operator's
 // install (`npm ci --omit=dev --omit=optional`) has no tsx. When it skips, it says exactly why;
 // when deploy/tools is already installed as its lockfile pins, it says so and does nothing. In CI
-// (`CI` set) it then builds aws-lambda-ric's native client (ric-build.mjs, 1 to 5 minutes), so
+// (`CI` set) it then builds aws-lambda-ric's native client (ric-build.mjs, under a minute to 5 minutes), so
 // that `npm ci && npm test` runs the Lambda package under the real client instead of skipping it.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -70,7 +70,7 @@ if (skipped === undefined && inCi()) {
   if (existsSync(RIC_ADDON)) {
     console.log("deploy/tools: aws-lambda-ric's native client already built");
   } else {
-    console.log("deploy/tools: CI: building aws-lambda-ric's native client (1 to 5 minutes)");
+    console.log("deploy/tools: CI: building aws-lambda-ric's native client (under a minute to 5 minutes)");
     const started = Date.now();
     const failed = buildRic();
     if (failed !== undefined) {

@@ -14,10 +14,10 @@ Builds the native client of aws-lambda-ric (deploy/tools/node_modules/aws-lambda
 own preinstall and postinstall scripts: curl and aws-lambda-cpp from the package's archives,
 then the addon with node-gyp. Needs cmake, make, g++, python3 and xz (on Debian: apt-get install
 cmake make g++ python3 xz-utils); no autotools, since the archive's configure is current. It
-takes 1 to 5 minutes on 2 cores, most of it curl's configure and make. When the client is
-already built (rapid-client.node is there) it does nothing. In CI (CI set) npm ci's postinstall
-runs the same build; afterwards npm test runs the packaged Lambda function under the real
-runtime interface client (test/recipes.test.ts).
+takes under a minute to 5 minutes on 2 cores, most of it curl's configure and make. When the
+client is already built (rapid-client.node is there) it does nothing. In CI (CI set) npm ci's
+postinstall runs the same build; afterwards npm test runs the packaged Lambda function under the
+real runtime interface client (test/recipes.test.ts).
 
 Exit codes: 0 built or already built; 1 the package is not installed, a build tool is missing or
 a build step failed; 2 a bad flag.`,

@@ -38,9 +38,8 @@ export type Parsed = { readonly ok: Args } | { readonly exit: 0 | 2; readonly te
 /** How usage lines name a command: as written, or as a dispatcher names it. */
 export type RenameUsage = (usage: string) => string;
 
-/** Parses `args` against `spec` without touching the process; `rename` names the command in usage lines. */
-export function parseCommand(spec: CommandSpec, args: readonly string[], rename: RenameUsage = (u) => u): Parsed {
-  const usage = rename(spec.usage);
+/** Parses `args` against `spec` without touching the process; `usage` is the usage line its messages name. */
+function parseCommand(spec: CommandSpec, args: readonly string[], usage: string): Parsed {
   const options: NonNullable<ParseArgsConfig["options"]> = { help: { type: "boolean", short: "h" } };
   for (const [name, flag] of Object.entries(spec.flags)) options[name] = { type: flag.type };
   let parsed;
@@ -50,7 +49,7 @@ export function parseCommand(spec: CommandSpec, args: readonly string[], rename:
     // Node's message goes on with advice that quotes unevenly; its first sentence says it all.
     // It quotes the argument: no terminal control of it reaches the terminal, and no more than 200 characters.
     const said = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0] as string;
-    const message = [...printable(said, "")].slice(0, 200).join("");
+    const message = firstChars(printable(said, ""));
     const unknown = (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
       ? /'--([^'=]+)/.exec(message)?.[1]
       : undefined;
@@ -69,10 +68,19 @@ export function parseCommand(spec: CommandSpec, args: readonly string[], rename:
   return { ok: { values: parsed.values as Args["values"], positionals: parsed.positionals } };
 }
 
-/** An argument as a message quotes it: C1 controls escaped, at most 200 characters (as an unknown option is cut). */
+/** The most of a message's quote of an argument, in characters. */
+const QUOTED_CHARS = 200;
+
+/** `text`'s first QUOTED_CHARS characters (code points, never half a pair). */
+function firstChars(text: string): string {
+  return [...text].slice(0, QUOTED_CHARS).join("");
+}
+
+/** An argument as a message quotes it: C1 controls escaped, at most QUOTED_CHARS characters, then `…` if cut. */
 export function shownCapped(raw: string): string {
   const shown = escapeC1InJson(shownArgument(raw));
-  return shown.length > 200 ? `${[...shown].slice(0, 200).join("")}…` : shown;
+  const cut = firstChars(shown);
+  return cut.length < shown.length ? `${cut}…` : shown;
 }
 
 /** The width `--help` wraps a flag's text to. */
@@ -180,7 +188,7 @@ export function usageLine(spec: CommandSpec, io: Io): string {
 
 /** Parses `argv` against `spec`; on `--help` or a usage error, writes the text to `io` and gives the exit code. */
 export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io): Args | number {
-  const parsed = parseCommand(spec, argv, io.renameUsage);
+  const parsed = parseCommand(spec, argv, usageLine(spec, io));
   if ("ok" in parsed) return parsed.ok;
   (parsed.exit === 0 ? io.stdout : io.stderr)(parsed.text);
   return parsed.exit;
@@ -188,7 +196,7 @@ export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io):
 
 /** Parses the process's own arguments; prints and exits on `--help` or a usage error. */
 export function parseProcessArgs(spec: CommandSpec): Args {
-  const parsed = parseCommand(spec, process.argv.slice(2));
+  const parsed = parseCommand(spec, process.argv.slice(2), spec.usage);
   if ("ok" in parsed) return parsed.ok;
   (parsed.exit === 0 ? process.stdout : process.stderr).write(parsed.text);
   process.exit(parsed.exit);
