@@ -168,6 +168,7 @@ test("a stdout that cannot be written (a full disk) is one line and exit 1, neve
       const args of [
         ["--import", "tsx", "node/bin/registry.ts", "fixtures/registry.json"],
         ["node/bin/registry-endpoint.mjs", "diff", "golden/registry.json", "golden/registry.json"],
+        ["node/bin/registry-endpoint.mjs", "--help"],
       ]
     ) {
       const done = spawnSync("node", args, { stdio: ["ignore", full, "pipe"], env: cleanEnv(), timeout: 60_000 });

@@ -34,7 +34,8 @@ const renameUsage: RenameUsage = (usage) =>
 
 const [command, ...rest] = process.argv.slice(2);
 if ((command === "--help" || command === "-h") && rest.length === 0) {
-  process.stdout.write(HELP);
+  // Through processIo: a stdout that fails ends the run in one line, as every command's own --help does.
+  processIo().stdout(HELP);
 } else if (command === "--help" || command === "-h") {
   process.stderr.write(`unexpected argument ${shownCapped(rest[0] as string)} (usage: registry-endpoint --help)\n`);
   process.exitCode = 2;
