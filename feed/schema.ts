@@ -1,5 +1,5 @@
 /** JSON Schema (draft 2020-12) of the JSON change feed; rows and edges by `$ref` to the document's own schema. */
-import { JSON_FEED_VERSION } from "./feed.ts";
+import { FEED_LIMITS, JSON_FEED_VERSION } from "./feed.ts";
 
 const utcTimestamp = { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$" } as const;
 const slug = { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$" } as const;
@@ -65,7 +65,7 @@ export function changeFeedSchema(id: string, rowRef: string, edgeRef: string, ex
       items: {
         type: "array",
         minItems: 1,
-        maxItems: 1000,
+        maxItems: FEED_LIMITS.maxItems,
         items: object({
           id: { type: "string", minLength: 1 },
           url: { type: "string", format: "uri" },

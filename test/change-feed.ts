@@ -115,6 +115,8 @@ export function jsonFeed(base: string, items: readonly FeedItem[]): string {
         title: "Registry v1: changes",
         home_page_url: `${base}/api/registry.v1.json`,
         feed_url: `${base}/api/registry.v1.changes.json`,
+        description: "What changed between successive builds of the registry.",
+        language: "en",
         items: [...items].reverse().map(({ id, set }) => ({
           id,
           url: `${base}/api/registry.v1.json`,

@@ -196,6 +196,9 @@ test("a valid feed of two builds (first snapshot, then a change), and B's own ea
   assert.is(row(rows, /catching earlier/).detail, `${B.vaults.length} vaults, ${B.edges.length} edges`);
 });
 
+/** An ETag of the served shape (the schema's 32 hex digits) that no build here has. */
+const OTHER_ETAG = '"00000000000000000000000000000000"';
+
 const CATCH_UP =
   "catching earlier.json (built 2026-11-21T12:00:00Z) up by the feed gives the document's vaults and edges";
 
@@ -221,7 +224,7 @@ test("a feed that is not a chain: an item's from not the next item's to, a snaps
   const cases: [string, RegistryChange<Row, EdgeLike>[], RegExp][] = [
     [
       "from not the next item's to",
-      [first, { ...last, from: { ...(last.from as { built_at: string; etag: string }), etag: '"0000"' } }],
+      [first, { ...last, from: { ...(last.from as { built_at: string; etag: string }), etag: OTHER_ETAG } }],
       /^items\[0\]\._registry\.from: expected the next item's to \(items form a chain, newest first\)$/,
     ],
     [
@@ -250,7 +253,7 @@ test("a feed that is not a chain: an item's from not the next item's to, a snaps
   assert.ok(failing(reversed).includes(CHAIN), JSON.stringify(reversed));
 });
 
-test("a JSON feed that breaks its own rules: two items to one build, a date_published that is not to.built_at, a resync with lists, a bad class, over 4 MiB: FAIL", async () => {
+test("a JSON feed that breaks its own rules: two items to one build, a shape its schema refuses, another feed_url, over 4 MiB: FAIL", async () => {
   const items = itemsOf(DEPLOYED, VALID);
   const [first, last] = VALID as [RegistryChange<Row, EdgeLike>, RegistryChange<Row, EdgeLike>];
   const text = jsonFeed(DEPLOYED, items);
@@ -259,26 +262,35 @@ test("a JSON feed that breaks its own rules: two items to one build, a date_publ
       "two items to one build",
       jsonFeed(DEPLOYED, [items[0] as FeedItem, {
         id: "other",
-        set: { ...last, to: first.to, from: { built_at: "2026-11-20T00:00:00Z", etag: '"x"' } },
+        set: { ...last, to: first.to, from: { built_at: "2026-11-20T00:00:00Z", etag: OTHER_ETAG } },
       }]),
       /^two items lead to the build of 2026-11-21T12:00:00Z$/,
     ],
     [
-      "date_published",
-      text.replace('"date_published": "2026-11-22T12:00:00Z"', '"date_published": "2026-11-22T12:00:01Z"'),
-      /^items\[0\]: date_published is not _registry\.to\.built_at$/,
-    ],
-    [
-      "resync with lists",
-      jsonFeed(DEPLOYED, itemsOf(DEPLOYED, [first, { ...last, resync: true }])),
-      /^items\[0\]: _registry\.resync is true but its lists are not empty$/,
-    ],
-    [
       "class",
       text.replace('"class": "data"', '"class": "minor"'),
-      /^items\[0\]: _registry\.class is not one of data, additive, dangerous, breaking$/,
+      /^not a change feed: \/items\/0\/_registry\/class must be equal to one of the allowed values$/,
     ],
-    ["version", text.replace("version/1.1", "version/1"), /^version is not https:\/\/jsonfeed\.org\/version\/1\.1$/],
+    [
+      "version",
+      text.replace("version/1.1", "version/1"),
+      /^not a change feed: \/version must be equal to constant$/,
+    ],
+    [
+      "no language",
+      text.replace('"language": "en",', ""),
+      /^not a change feed: \(top level\) must have required property 'language'$/,
+    ],
+    [
+      "a row the document's schema refuses",
+      text.replace('"vault_slug": "tide-tables"', '"vault_slug": "Tide Tables"'),
+      /^not a change feed: \/items\/0\/_registry\/vaults\/upsert\/\d+\/vault_slug must match pattern /,
+    ],
+    [
+      "another feed_url",
+      text.replace("https://registry.example.org/api/registry.v1.changes.json", "https://other.example/changes.json"),
+      /^feed_url is not https:\/\/registry\.example\.org\/api\/registry\.v1\.changes\.json$/,
+    ],
     [
       "size",
       text.replace(
@@ -292,6 +304,29 @@ test("a JSON feed that breaks its own rules: two items to one build, a date_publ
     const rows = await feedRows({ json, atom: atomFeed(DEPLOYED, items) });
     assert.match(row(rows, /is a JSON Feed 1\.1/).detail, detail, name);
     assert.is(row(rows, /is a JSON Feed 1\.1/).result, "fail", name);
+  }
+});
+
+test("a date_published that is not its to.built_at, or a resync that lists changes: the shape passes, the chain row FAILs naming it", async () => {
+  const [first, last] = VALID as [RegistryChange<Row, EdgeLike>, RegistryChange<Row, EdgeLike>];
+  const text = jsonFeed(DEPLOYED, itemsOf(DEPLOYED, VALID));
+  const cases: [string, string, RegExp][] = [
+    [
+      "date_published",
+      text.replace('"date_published": "2026-11-22T12:00:00Z"', '"date_published": "2026-11-22T12:00:01Z"'),
+      /^items\[0\]\.date_published: expected its to\.built_at$/,
+    ],
+    [
+      "resync with lists",
+      jsonFeed(DEPLOYED, itemsOf(DEPLOYED, [first, { ...last, resync: true }])),
+      /^items\[0\]\._registry: says resync but lists changes$/,
+    ],
+  ];
+  for (const [name, json, detail] of cases) {
+    const rows = await feedRows({ json, atom: atomFeed(DEPLOYED, itemsOf(DEPLOYED, VALID)) });
+    assert.is(row(rows, /is a JSON Feed 1\.1/).result, "pass", name);
+    assert.is(row(rows, /items form a chain/).result, "fail", name);
+    assert.match(row(rows, /items form a chain/).detail, detail, name);
   }
 });
 
@@ -356,13 +391,16 @@ test("a feed whose newest to is not the document: a later or an earlier built_at
   }
   const etag = await feedRows(
     both(
-      itemsOf(DEPLOYED, [VALID[0], { ...last, to: { ...last.to, etag: '"0000"' } }] as RegistryChange<Row, EdgeLike>[]),
+      itemsOf(
+        DEPLOYED,
+        [VALID[0], { ...last, to: { ...last.to, etag: OTHER_ETAG } }] as RegistryChange<Row, EdgeLike>[],
+      ),
     ),
   );
   assert.equal(failing(etag), [NEWEST]);
   assert.is(
     row(etag, /newest item's to is the document/).detail,
-    `to 2026-11-22T12:00:00Z "0000"; the document 2026-11-22T12:00:00Z ${B.etag}`,
+    `to 2026-11-22T12:00:00Z ${OTHER_ETAG}; the document 2026-11-22T12:00:00Z ${B.etag}`,
   );
   const other = {
     ...B,

@@ -14,7 +14,7 @@ import { strongEtag } from "../../http/responses.ts";
 import { changesPaths, contextOf, type ContractVersion } from "../../contract/version-policy.ts";
 import { readJson } from "../common/json-error.ts";
 import { fileBytes, readLimited } from "../common/source-file.ts";
-import { validatorOf } from "../common/schemas.ts";
+import { schemaCheck } from "../common/schemas.ts";
 import {
   BodyTooLarge,
   isRemote,
@@ -152,7 +152,7 @@ export async function checkPrevious(
     );
   }
   const context = contextOf(version, settings);
-  const schemaErrors = validator(version.schema(context))(document);
+  const schemaErrors = schemaCheck(version.schema(context))(document);
   if (schemaErrors !== null) return refuse(version.path, `not a v${version.number} document: ${schemaErrors}`);
   const registry = document as Registry;
   if (registry.about.versioned_url !== settings.baseUrl + version.path) {
@@ -176,7 +176,7 @@ export async function checkPrevious(
   if (feed === undefined) return refuse(feeds.json, "not JSON");
   const defs = `${settings.baseUrl}${version.schemaPath}#/$defs`;
   const feedSchema = changeFeedSchema(settings.baseUrl + feeds.json, `${defs}/row`, `${defs}/edge`, true);
-  const feedErrors = validator(feedSchema, version.schema(context))(feed);
+  const feedErrors = schemaCheck(feedSchema, [version.schema(context)])(feed);
   if (feedErrors !== null) return refuse(feeds.json, `not a change feed: ${feedErrors}`);
   const place = feedPlace(version.number, settings.baseUrl, version.path, feeds);
   const changeFeed = feed as ChangeFeed;
@@ -313,16 +313,4 @@ function parseJson(bytes: Uint8Array): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** A validator for `schema` (with `also` known, for references into it): null when valid, else the first errors by place. */
-function validator(schema: Record<string, unknown>, also?: Record<string, unknown>): (value: unknown) => string | null {
-  const validate = validatorOf(schema, also === undefined ? [] : [also]);
-  return (value) => {
-    if (validate(value)) return null;
-    // Places and reasons only: Ajv's messages never quote the value checked.
-    return (validate.errors ?? []).slice(0, 3).map((e) =>
-      `${e.instancePath || "(top level)"} ${e.message ?? "is invalid"}`
-    ).join("; ");
-  };
 }

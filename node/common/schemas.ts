@@ -28,6 +28,19 @@ export function validatorOf(schema: Schema, also: readonly Schema[] = []): Valid
   return compile(schema, also, false);
 }
 
+/** A check of `schema` (with `also`, which it refers to by `$id`): null when valid, else its first failures by place. */
+export function schemaCheck(schema: Schema, also: readonly Schema[] = []): (value: unknown) => string | null {
+  const validate = validatorOf(schema, also);
+  return (value) => {
+    if (validate(value)) return null;
+    // Places and reasons only: Ajv's messages never quote the value checked.
+    return (validate.errors ?? []).slice(0, 3).map((e) =>
+      `${e.instancePath || "(top level)"} ${e.message ?? "is invalid"}`
+    )
+      .join("; ");
+  };
+}
+
 /**
  * `failures`: every failure kept, formats asserted, no messages. Then ajv appends a called $ref's failures to all
  * before them (quadratic over 100k failing rows): local references are inlined first.

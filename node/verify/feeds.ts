@@ -1,12 +1,13 @@
 import { XMLValidator } from "fast-xml-parser";
 import { parseAtomFeed, parseJsonFeed } from "feedsmith";
-import { isObject } from "../../contract/json.ts";
 import { sizeOf } from "../../contract/limits.ts";
 import { changesPaths, type ContractVersion } from "../../contract/version-policy.ts";
 import { arrayOf, jsonEqual } from "../common/json-deep.ts";
-import { applyChanges, CHANGE_CLASSES, sameRef } from "../../feed/change.ts";
+import { applyChanges, sameRef } from "../../feed/change.ts";
 import type { EdgeLike, RegistryChange, RegistryData } from "../../feed/change.ts";
-import { ATOM_MEDIA_TYPE, FEED_LIMITS, feedPlace, JSON_FEED_MEDIA_TYPE, JSON_FEED_VERSION } from "../../feed/feed.ts";
+import { ATOM_MEDIA_TYPE, FEED_LIMITS, feedPlace, JSON_FEED_MEDIA_TYPE } from "../../feed/feed.ts";
+import { changeFeedSchema } from "../../feed/schema.ts";
+import { schemaCheck } from "../common/schemas.ts";
 import { type CatchUp, catchUp, chainProblems } from "../../feed/history.ts";
 import type { Check } from "./check.ts";
 import type { Answer, Get } from "../common/request.ts";
@@ -15,9 +16,6 @@ import type { Answer, Get } from "../common/request.ts";
 const MAX_FEED_BYTES = FEED_LIMITS.feedBytes;
 /** The most of a feed's body read: twice what a feed may hold, so that one over it is named, not cut off. */
 export const FEED_BODY_CAP = 2 * MAX_FEED_BYTES;
-
-const MAX_ITEMS = FEED_LIMITS.maxItems;
-const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 type Row = { readonly vault_slug: string };
 type Item = { readonly id: string; readonly date_published: string; readonly _registry: RegistryChange<Row, EdgeLike> };
@@ -28,6 +26,8 @@ export interface FeedContext {
   /** The base URL the deployment is built for. */
   readonly expect: string;
   readonly document: Record<string, unknown>;
+  /** This version's own schema for `expect`: the feed's rows and edges are its rows and edges. */
+  readonly schema: Record<string, unknown>;
   /** The `Link` headers of the document's answers (canonical and versioned). */
   readonly documentLinks: readonly (string | null)[];
   /** The identity ETag of the served document's bytes, as a consumer computes it. */
@@ -84,7 +84,7 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
 
   const items = json.body.length > MAX_FEED_BYTES
     ? { problems: [`${sizeOf(json.body.length)}, more than the ${sizeOf(MAX_FEED_BYTES)} a feed may hold`] }
-    : readJsonFeed(json.body.toString("utf8"), c.expect + paths.json);
+    : readJsonFeed(json.body.toString("utf8"), c.expect + paths.json, feedCheck(c, paths.json));
   check(
     `${paths.json} is a JSON Feed 1.1 (by a third-party parser) whose every item carries a valid _registry`,
     "items" in items,
@@ -165,6 +165,12 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   return checks;
 }
 
+/** The check of a feed at `path` by the schema the description serves for it (which admits keys added later). */
+function feedCheck(c: FeedContext, path: string): (value: unknown) => string | null {
+  const defs = `${c.expect}${c.version.schemaPath}#/$defs`;
+  return schemaCheck(changeFeedSchema(c.expect + path, `${defs}/row`, `${defs}/edge`), [c.schema]);
+}
+
 /** One replay's row: equal passes; the rule not applying warns; a difference fails, naming the first places. */
 function replayCheck(name: string, got: CatchUp<Row, EdgeLike>, want: RegistryData<Row, EdgeLike>): Check {
   if (got.kind !== "apply") {
@@ -210,7 +216,12 @@ function difference(got: RegistryData<Row, EdgeLike>, want: RegistryData<Row, Ed
   return out.slice(0, 3).join("; ") + (out.length > 3 ? `; ${out.length - 3} more` : "");
 }
 
-function readJsonFeed(text: string, feedUrl: string): { items: Item[] } | { problems: string[] } {
+/** The feed's items, once the schema served for it, feedsmith and this deployment's feed URL all accept it. */
+function readJsonFeed(
+  text: string,
+  feedUrl: string,
+  check: (value: unknown) => string | null,
+): { items: Item[] } | { problems: string[] } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -218,67 +229,13 @@ function readJsonFeed(text: string, feedUrl: string): { items: Item[] } | { prob
   } catch (error: unknown) {
     return { problems: [`not a JSON Feed (${error instanceof Error ? error.name : "error"})`] };
   }
-  if (!isObject(raw)) return { problems: ["not an object"] };
-  const problems: string[] = [];
-  if (raw["version"] !== JSON_FEED_VERSION) problems.push(`version is not ${JSON_FEED_VERSION}`);
-  if (typeof raw["title"] !== "string" || raw["title"] === "") problems.push("no title");
-  if (raw["feed_url"] !== undefined && raw["feed_url"] !== feedUrl) problems.push(`feed_url is not ${feedUrl}`);
-  const list = raw["items"];
-  if (!Array.isArray(list)) return { problems: [...problems, "items is not an array"] };
-  if (list.length > MAX_ITEMS) problems.push(`${list.length} items, more than the window's ${MAX_ITEMS}`);
-  list.forEach((item: unknown, i) => {
-    const problem = itemProblem(item);
-    if (problem !== null) problems.push(`items[${i}]: ${problem}`);
-  });
-  const builds = list.map((item: unknown) => {
-    const to = isObject(item) && isObject(item["_registry"]) ? item["_registry"]["to"] : undefined;
-    return isObject(to) ? String(to["built_at"]) : "";
-  });
-  const twice = duplicates(builds.filter(Boolean));
+  const failures = check(raw);
+  if (failures !== null) return { problems: [`not a change feed: ${failures}`] };
+  const feed = raw as { feed_url: string; items: Item[] };
+  const problems = feed.feed_url === feedUrl ? [] : [`feed_url is not ${feedUrl}`];
+  const twice = duplicates(feed.items.map((item) => item._registry.to.built_at));
   if (twice.length > 0) problems.push(`two items lead to the build of ${twice[0]}`);
-  return problems.length > 0 ? { problems } : { items: list as Item[] };
-}
-
-function itemProblem(item: unknown): string | null {
-  if (!isObject(item)) return "not an object";
-  if (typeof item["id"] !== "string" || item["id"] === "") return "no id";
-  if (typeof item["title"] !== "string" || item["title"] === "") return "no title";
-  if (typeof item["content_text"] !== "string" && typeof item["content_html"] !== "string") {
-    return "neither content_text nor content_html";
-  }
-  const set = item["_registry"];
-  if (!isObject(set)) return "no _registry object";
-  const stamp = (s: unknown) =>
-    isObject(s) && typeof s["built_at"] === "string" && INSTANT.test(s["built_at"]) && typeof s["etag"] === "string" &&
-    /^"[^"]*"$/.test(s["etag"]);
-  if (set["from"] !== null && !stamp(set["from"])) return "_registry.from is neither null nor { built_at, etag }";
-  if (!stamp(set["to"])) return "_registry.to is not { built_at, etag }";
-  const to = (set["to"] as { built_at: string }).built_at;
-  if (isObject(set["from"]) && !(String(set["from"]["built_at"]) < to)) {
-    return "_registry.from.built_at is not earlier than to.built_at";
-  }
-  if (item["date_published"] !== to) return "date_published is not _registry.to.built_at";
-  if (!(CHANGE_CLASSES as readonly string[]).includes(set["class"] as string)) {
-    return `_registry.class is not one of ${CHANGE_CLASSES.join(", ")}`;
-  }
-  if (typeof set["resync"] !== "boolean") return "_registry.resync is not a boolean";
-  const [v, e] = [set["vaults"], set["edges"]];
-  const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === "string");
-  const edges = (x: unknown) =>
-    Array.isArray(x) &&
-    x.every((y) => isObject(y) && ["source", "target", "type"].every((k) => typeof y[k] === "string"));
-  if (
-    !isObject(v) || !Array.isArray(v["upsert"]) ||
-    !v["upsert"].every((r) => isObject(r) && typeof r["vault_slug"] === "string") || !strings(v["remove"])
-  ) return "_registry.vaults is not { upsert: [rows], remove: [slugs] }";
-  if (!isObject(e) || !edges(e["add"]) || !edges(e["remove"]) || !strings(e["remove_touching"])) {
-    return "_registry.edges is not { add, remove: [edges], remove_touching: [slugs] }";
-  }
-  const lists = [v["upsert"], v["remove"], e["add"], e["remove"], e["remove_touching"]] as unknown[][];
-  if (set["resync"] === true && lists.some((x) => x.length > 0)) {
-    return "_registry.resync is true but its lists are not empty";
-  }
-  return null;
+  return problems.length > 0 ? { problems } : { items: feed.items };
 }
 
 function readAtomFeed(

@@ -201,6 +201,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
       version,
       expect,
       document,
+      schema: ownSchema,
       documentLinks: [canonical.headers.get("link"), versioned.headers.get("link")],
       documentEtag: await strongEtag(new Uint8Array(versioned.body)),
       lenient,
