@@ -1,6 +1,7 @@
 /** The CLI as a process, exactly as the README runs it. */
 import { spawnSync } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
+import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GOLDEN_OPTIONS } from "./cases.ts";
@@ -12,6 +13,8 @@ import { runRegistry } from "../node/review/registry-command.ts";
 import { runReview } from "../node/review/review-command.ts";
 import { runServe } from "../node/serve/server.ts";
 import { runVerify } from "../node/verify/command.ts";
+import { MESSAGE_LINE_CHARS, terminalSafe } from "../node/common/printable.ts";
+import { fcParams } from "./arbitraries.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
@@ -158,6 +161,60 @@ test("a stray argument or an unknown command under registry-endpoint is quoted w
     assert.is(result.code, 2, args.join(" "));
     assert.ok(result.stderr.includes('"\\u009b2J"'), result.stderr);
     assert.not.match(result.stderr, /[\u0080-\u009f]/, args.join(" "));
+  }
+});
+
+/** What no message may carry raw: C0 but newline and tab, DEL, C1, and the bidirectional marks. */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const longestLine = (text: string) => Math.max(...text.split("\n").map((line) => [...line].length));
+
+test("law: terminalSafe leaves no control or bidirectional mark, cuts no short line, changes nothing plain", () => {
+  const unsafe = fc.constantFrom(
+    "\u001b[2J",
+    "\u001b]0;t\u0007",
+    "\u009b",
+    "\u202e",
+    "\u2066",
+    "\r",
+    "\u0000",
+    "\u007f",
+  );
+  const part = fc.oneof(
+    fc.string({ unit: "binary", maxLength: 8 }),
+    unsafe,
+    fc.constant("\n"),
+    fc.constant("x".repeat(700)),
+  );
+  fc.assert(
+    fc.property(fc.array(part, { maxLength: 10 }).map((parts) => parts.join("")), (text) => {
+      const shown = terminalSafe(text);
+      assert.not.match(shown, UNSAFE);
+      assert.ok(longestLine(shown) <= MESSAGE_LINE_CHARS + 1, "a line longer than the limit and its …");
+      assert.is(terminalSafe(shown), shown, "idempotent");
+      assert.is(shown.split("\n").length, text.split("\n").length, "the same lines");
+      if (!UNSAFE.test(text) && longestLine(text) <= MESSAGE_LINE_CHARS) assert.is(shown, text, "plain text unchanged");
+    }),
+    fcParams,
+  );
+});
+
+test("a value with terminal controls, bidirectional marks and 3,000 characters reaches stderr escaped and cut, in every command", async () => {
+  const hostile = `\u001b]0;pwned\u0007\u202eevil\u009b2J\r${"x".repeat(3000)}`;
+  const cases: string[][] = [
+    ["build", "--source", "fixtures/registry.json", "--base-url", hostile, "--out", "/nonexistent/x"],
+    ["preview", `${hostile}.json`],
+    ["diff", "golden/registry.json", "golden/registry.json", "--fail-on", hostile],
+    ["verify", hostile],
+    ["init", "--platform", hostile],
+    ["serve", "--source", "fixtures/registry.json", "--built-at", hostile],
+    ["keygen", "--bogus", hostile],
+  ];
+  for (const args of cases) {
+    const result = await run("node", ["node/bin/registry-endpoint.mjs", ...args], { env: cleanEnv() });
+    assert.ok(result.code === 1 || result.code === 2, `${args[0]}: exit ${result.code}`);
+    assert.ok(result.stderr.length > 0, args[0]);
+    assert.not.match(result.stderr, UNSAFE, args[0]);
+    assert.ok(longestLine(result.stderr) <= MESSAGE_LINE_CHARS + 1, `${args[0]}: ${longestLine(result.stderr)}`);
   }
 });
 

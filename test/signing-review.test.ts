@@ -5,7 +5,7 @@
  * off; a build refuses a previous deployment that serves a key set without its manifest; the
  * signature lifetime has a ceiling; `keygen ""` is a usage error.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -134,7 +134,7 @@ test("a previous build that serves a key set but no manifest is refused: signing
   assert.not.match(next.stderr, /BEGIN|PRIVATE/);
 });
 
-test("--signature-lifetime past 366 days is refused; keygen with an empty FILE is a usage error", async () => {
+test("--signature-lifetime past 366 days is refused; keygen with an empty FILE or - is a usage error, and writes nothing", async () => {
   const far = await buildFirst(
     [
       "--source",
@@ -156,6 +156,11 @@ test("--signature-lifetime past 366 days is refused; keygen with an empty FILE i
   const empty = await runCommand(runKeygen, [""], { cwd: work });
   assert.is(empty.code, 2);
   assert.match(empty.stderr, /^FILE: empty; give the new key's file name/);
+  const dash = await runCommand(runKeygen, ["-"], { cwd: work });
+  assert.is(dash.code, 2);
+  assert.match(dash.stderr, /^FILE: "-" is not a file name here; the key is never written to stdout/);
+  assert.is(dash.stdout.length, 0);
+  assert.not.ok(existsSync(join(work, "-")), "no file named -");
 });
 
 test.run();

@@ -37,14 +37,14 @@ if ((command === "--help" || command === "-h") && rest.length === 0) {
   // Through processIo: a stdout that fails ends the run in one line, as every command's own --help does.
   processIo().stdout(HELP);
 } else if (command === "--help" || command === "-h") {
-  process.stderr.write(`unexpected argument ${shownCapped(rest[0] as string)} (usage: registry-endpoint --help)\n`);
+  processIo().stderr(`unexpected argument ${shownCapped(rest[0] as string)} (usage: registry-endpoint --help)\n`);
   process.exitCode = 2;
 } else if (command === undefined || !Object.hasOwn(COMMANDS, command)) {
   const near = command === undefined ? undefined : closest(command, Object.keys(COMMANDS));
   const what = command === undefined
     ? "missing command"
     : `unknown command ${shownCapped(command)}${near === undefined ? "" : `; did you mean ${near}?`}`;
-  process.stderr.write(
+  processIo().stderr(
     `${what} (usage: registry-endpoint <${Object.keys(COMMANDS).join("|")}> [flags]; --help for more)\n`,
   );
   process.exitCode = 2;

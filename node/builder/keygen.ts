@@ -9,11 +9,12 @@ import { type Command, type CommandSpec, parseOrExit } from "../common/args.ts";
 const SPEC: CommandSpec = {
   usage: "registry-endpoint keygen FILE",
   help: `
-Makes a new Ed25519 key for signed builds: writes the private key to FILE as PKCS#8 PEM, readable
-by its owner only (mode 0600), and prints its public JWK Set (what consumers pin, and what the build
-serves at /api/registry.keys.json). FILE must not exist: a key is never overwritten. Put the file's
-text in REGISTRY_SIGNING_KEY where the build runs (a CI secret); to rotate, put the old and the new
-key's blocks in it, one after the other, until consumers pin the new key.
+Makes a new Ed25519 key for signed builds: writes the private key to FILE as PKCS#8 PEM, readable by
+its owner only (mode 0600), and prints its public JWK Set (what consumers pin, and what the build
+serves at /api/registry.keys.json). FILE must not exist: a key is never overwritten, and "-" is
+refused (the key is never printed). Put the file's text in REGISTRY_SIGNING_KEY where the build runs
+(a CI secret); to rotate, put the old and the new key's blocks in it, one after the other, until
+consumers pin the new key.
 
 Exit codes: 0 written; 1 FILE exists or cannot be written; 2 a bad flag or argument.`,
   flags: {},
@@ -27,6 +28,11 @@ export const runKeygen: Command = async (argv, _env, io) => {
   const name = parsed.positionals[0] as string;
   if (name === "") {
     io.stderr(`FILE: empty; give the new key's file name (${SPEC.usage})\n`);
+    return 2;
+  }
+  // "-" reads as stdout to most commands: a private key is written only to a file of mode 0600, never printed.
+  if (name === "-") {
+    io.stderr(`FILE: "-" is not a file name here; the key is never written to stdout (${SPEC.usage})\n`);
     return 2;
   }
   const file = resolve(io.cwd, name);

@@ -3,7 +3,7 @@ import type { ParseArgsConfig } from "node:util";
 import { type Env, shownArgument } from "../../contract/config.ts";
 import { editDistance } from "../../contract/source.ts";
 import { nodeUtil } from "./builtins.ts";
-import { escapeC1InJson, printable } from "./printable.ts";
+import { escapeC1InJson, printable, terminalSafe } from "./printable.ts";
 
 const { parseArgs } = nodeUtil;
 
@@ -167,7 +167,8 @@ export function processIo(): Io {
   }
   return {
     stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
+    // Every message, whatever value it quotes, reaches the terminal without a control character.
+    stderr: (text) => void process.stderr.write(terminalSafe(text)),
     cwd: process.cwd(),
   };
 }
@@ -198,6 +199,8 @@ export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io):
 export function parseProcessArgs(spec: CommandSpec): Args {
   const parsed = parseCommand(spec, process.argv.slice(2), spec.usage);
   if ("ok" in parsed) return parsed.ok;
-  (parsed.exit === 0 ? process.stdout : process.stderr).write(parsed.text);
+  (parsed.exit === 0 ? process.stdout : process.stderr).write(
+    parsed.exit === 0 ? parsed.text : terminalSafe(parsed.text),
+  );
   process.exit(parsed.exit);
 }

@@ -24,3 +24,30 @@ export function printable(text: string, keep = "\n\t"): string {
 export function escapeC1InJson(json: string): string {
   return json.replace(/[\u007f-\u009f]/g, escapeOf);
 }
+
+/** What a terminal acts on or reorders text by: C0 controls but newline and tab, DEL, C1, and bidirectional marks. */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** The most characters (code points) one line of a message shows; a longer line is cut, with `…`. */
+export const MESSAGE_LINE_CHARS = 2000;
+
+/**
+ * A message as it reaches the terminal (every command's stderr goes through it): each control character and
+ * bidirectional mark as a visible `\u` escape, so no value quoted in it can hide, reorder or rewrite what is shown,
+ * and each line at most MESSAGE_LINE_CHARS characters.
+ *
+ * @example
+ * ```ts
+ * const shown: string = terminalSafe("bad value \u001b[2J\u202e\n"); // "bad value \\u001b[2J\\u202e\n"
+ * ```
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE, escapeOf).split("\n").map(cutLine).join("\n");
+}
+
+function cutLine(line: string): string {
+  // Most lines are short: only a line that might pass the limit is split into code points.
+  if (line.length <= MESSAGE_LINE_CHARS) return line;
+  const chars = [...line];
+  return chars.length <= MESSAGE_LINE_CHARS ? line : `${chars.slice(0, MESSAGE_LINE_CHARS).join("")}…`;
+}
