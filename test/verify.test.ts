@@ -436,6 +436,23 @@ test("hostile servers: every failure is a FAIL row naming the request, and the r
   }
 });
 
+test("a document its schema refuses: the schema row FAILs naming the place and the rule, never the value", async () => {
+  const planted = "tier-planted-by-a-host";
+  const { origin, server } = await hostServer(
+    undefined,
+    (document) => document.replace('"schema_version": "1.0"', `"schema_version": "${planted}"`),
+  );
+  try {
+    const result = await checks(origin, { expectBase: DEPLOYED });
+    const row = result.find((c) => c.name === "the document validates against v1's schema");
+    assert.is(row?.result, "fail", JSON.stringify(row));
+    assert.is(row?.detail, "/schema_version must be equal to constant");
+    assert.not.ok(JSON.stringify(row).includes(planted), "the row does not quote the value");
+  } finally {
+    await close(server);
+  }
+});
+
 test("the whole run has a deadline: a server that drips every answer cannot hold verify past it", async () => {
   const { origin, server } = await hostServer((_req, res) => {
     res.writeHead(200, { "content-type": "application/json" });
