@@ -2,7 +2,7 @@
 import type { Edge, Row } from "../contract/document.ts";
 import { compareCodeUnits } from "../contract/json.ts";
 
-/** The classes of `registry diff`, from harmless to harmful: the class of a change. */
+/** The classes of `registry diff`, from harmless to harmful. */
 export const CHANGE_CLASSES = ["data", "additive", "dangerous", "breaking"] as const;
 export type ChangeClass = (typeof CHANGE_CLASSES)[number];
 
@@ -127,7 +127,6 @@ export function outOfOrder(data: RegistryData<RowLike, EdgeLike>): string | unde
   return vault !== -1 ? `vaults[${vault}]` : edge !== -1 ? `edges[${edge}]` : undefined;
 }
 
-/** `index` with `key` added to the keys of each end of `e`. */
 function link(index: Map<string, Set<string>>, key: string, e: EdgeLike): Map<string, Set<string>> {
   for (const end of [e.source, e.target]) {
     const keys = index.get(end);
@@ -142,7 +141,6 @@ export function sameData(a: RegistryData, b: RegistryData): boolean {
   return sameList(a.vaults, b.vaults, sameRow) && sameList(a.edges, b.edges, (e, f) => edgeKey(e) === edgeKey(f));
 }
 
-/** True when `xs` and `ys` are as long and each pair is the `same`. */
 function sameList<T>(xs: readonly T[], ys: readonly T[], same: (x: T, y: T) => boolean): boolean {
   // A replay hands back the very rows and edges it was given, unless a change replaced them: those are not compared.
   return xs.length === ys.length && xs.every((x, i) => x === ys[i] || same(x, ys[i] as T));
