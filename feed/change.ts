@@ -4,6 +4,7 @@ import { compareCodeUnits } from "../contract/json.ts";
 
 /** The classes of `registry diff`, from harmless to harmful. */
 export const CHANGE_CLASSES = ["data", "additive", "dangerous", "breaking"] as const;
+/** The class of a change. */
 export type ChangeClass = (typeof CHANGE_CLASSES)[number];
 
 /** A build's document, as an item names it: its `built_at` and the strong ETag of its identity bytes. */

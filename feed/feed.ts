@@ -31,6 +31,7 @@ export const FEED_LIMITS = {
   feedBytes: 4 * 1024 * 1024,
 } as const;
 
+/** Bounds shaped as `FEED_LIMITS`, the default: tests give others. */
 export type FeedLimits = { readonly [K in keyof typeof FEED_LIMITS]: number };
 
 /** Where a version's feed is served: absolute URLs. */
