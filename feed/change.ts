@@ -150,9 +150,8 @@ function sameList<T>(xs: readonly T[], ys: readonly T[], same: (x: T, y: T) => b
 /**
  * The change from `before` to `after`, before the privacy rule and the size cap apply (see `feed.ts`): rows new or
  * different in `upsert`, rows gone in `remove`; a vault published in full before and withheld or gone after is named in
- * `remove_touching`, and its edges leave `remove`. Both sides are documents' lists, in the document's order (rows by
- * slug, edges by source, target, type, each once): they are walked side by side, and a list out of that order is an
- * error.
+ * `remove_touching`, and its edges leave `remove`. Both sides are walked side by side in the document's order (see
+ * `outOfOrder`): a list out of it is an error.
  */
 export function diffData(before: RegistryData, after: RegistryData): Pick<RegistryChange, "vaults" | "edges"> {
   const upsert: Row[] = [];

@@ -185,10 +185,7 @@ const TITLE_NAMES = 3;
 const SUMMARY_NAMES = 20;
 const NAME_CHARACTERS = 60;
 
-/**
- * An item's title, a sentence about what it carries: its class, then the vaults it changes by their display names
- * (three, then a count), and how many vaults and edges it removes and adds.
- */
+/** An item's title, a sentence about what it carries (docs/document.md, "Change feeds", shows one). */
 function titleOf(change: RegistryChange): string {
   return xmlSafe(`${kindOf(change)}: ${carried(change, TITLE_NAMES)}.`);
 }
