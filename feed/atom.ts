@@ -1,7 +1,7 @@
 /** The Atom form (RFC 4287) of a change feed: no rows or edges; the JSON feed's `_registry` is what consumers apply. */
 import { ATOM_MEDIA_TYPE, type ChangeFeed, type FeedPlace, JSON_FEED_MEDIA_TYPE, xmlSafe } from "./feed.ts";
 
-/** `text` as XML character data or an attribute value: the five special characters escaped, characters XML forbids replaced. */
+/** `text` as XML character data or an attribute value: `&<>"'` escaped, characters XML forbids replaced. */
 function escapeXml(text: string): string {
   return xmlSafe(text).replace(
     /[&<>"']/g,

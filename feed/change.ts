@@ -2,8 +2,9 @@
 import type { Edge, Row } from "../contract/document.ts";
 import { compareCodeUnits } from "../contract/json.ts";
 
-/** The classes of `registry diff`, from harmless to harmful: the class of a change. */
+/** The classes of `registry diff`, from harmless to harmful. */
 export const CHANGE_CLASSES = ["data", "additive", "dangerous", "breaking"] as const;
+/** The class of a change. */
 export type ChangeClass = (typeof CHANGE_CLASSES)[number];
 
 /** A build's document, as an item names it: its `built_at` and the strong ETag of its identity bytes. */
@@ -127,7 +128,6 @@ export function outOfOrder(data: RegistryData<RowLike, EdgeLike>): string | unde
   return vault !== -1 ? `vaults[${vault}]` : edge !== -1 ? `edges[${edge}]` : undefined;
 }
 
-/** `index` with `key` added to the keys of each end of `e`. */
 function link(index: Map<string, Set<string>>, key: string, e: EdgeLike): Map<string, Set<string>> {
   for (const end of [e.source, e.target]) {
     const keys = index.get(end);
@@ -142,7 +142,6 @@ export function sameData(a: RegistryData, b: RegistryData): boolean {
   return sameList(a.vaults, b.vaults, sameRow) && sameList(a.edges, b.edges, (e, f) => edgeKey(e) === edgeKey(f));
 }
 
-/** True when `xs` and `ys` are as long and each pair is the `same`. */
 function sameList<T>(xs: readonly T[], ys: readonly T[], same: (x: T, y: T) => boolean): boolean {
   // A replay hands back the very rows and edges it was given, unless a change replaced them: those are not compared.
   return xs.length === ys.length && xs.every((x, i) => x === ys[i] || same(x, ys[i] as T));
@@ -151,9 +150,8 @@ function sameList<T>(xs: readonly T[], ys: readonly T[], same: (x: T, y: T) => b
 /**
  * The change from `before` to `after`, before the privacy rule and the size cap apply (see `feed.ts`): rows new or
  * different in `upsert`, rows gone in `remove`; a vault published in full before and withheld or gone after is named in
- * `remove_touching`, and its edges leave `remove`. Both sides are documents' lists, in the document's order (rows by
- * slug, edges by source, target, type, each once): they are walked side by side, and a list out of that order is an
- * error.
+ * `remove_touching`, and its edges leave `remove`. Both sides are walked side by side in the document's order (see
+ * `outOfOrder`): a list out of it is an error.
  */
 export function diffData(before: RegistryData, after: RegistryData): Pick<RegistryChange, "vaults" | "edges"> {
   const upsert: Row[] = [];

@@ -31,6 +31,7 @@ export const FEED_LIMITS = {
   feedBytes: 4 * 1024 * 1024,
 } as const;
 
+/** Bounds shaped as `FEED_LIMITS`, the default: tests give others. */
 export type FeedLimits = { readonly [K in keyof typeof FEED_LIMITS]: number };
 
 /** Where a version's feed is served: absolute URLs. */
@@ -95,9 +96,8 @@ export function envelopeOf(document: object): Envelope {
  * empty, since a copy never merges one (it refetches). With it, the previous feed's items and, unless `current` is the
  * previous document itself (a rebuild that changed nothing keeps its `built_at`), a new item from the previous document
  * to `current`, even with empty lists, whose class `classify` gives (called only then). Every item is rewritten against
- * `current`: each row becomes its vault's current row, or leaves `upsert` when the vault is no longer listed; an edge
- * touching a vault that `current` withholds or does not list leaves `add` and `remove`; titles are made anew. The
- * newest item carries `current`'s envelope. Then the window applies.
+ * `current` (`rewrite`: the privacy rule) and titled anew; the newest carries `current`'s envelope. Then the window
+ * applies.
  *
  * @example
  * ```ts
@@ -185,10 +185,7 @@ const TITLE_NAMES = 3;
 const SUMMARY_NAMES = 20;
 const NAME_CHARACTERS = 60;
 
-/**
- * An item's title, a sentence about what it carries: its class, then the vaults it changes by their display names
- * (three, then a count), and how many vaults and edges it removes and adds.
- */
+/** An item's title, a sentence about what it carries (docs/document.md, "Change feeds", shows one). */
 function titleOf(change: RegistryChange): string {
   return xmlSafe(`${kindOf(change)}: ${carried(change, TITLE_NAMES)}.`);
 }
@@ -295,10 +292,7 @@ function capped(change: RegistryChange, limits: FeedLimits): RegistryChange {
   return changeBytes(change) <= limits.changeBytes ? change : { ...change, resync: true, ...EMPTY_LISTS };
 }
 
-/**
- * The UTF-8 bytes of a change serialized compactly. Past 4 MiB of text it returns the text's length instead, a lower
- * bound that is already over any cap, without encoding it.
- */
+/** The UTF-8 length of `change` serialized compactly; past 4 MiB of text, a lower bound already over any cap. */
 function changeBytes(change: RegistryChange): number {
   const text = JSON.stringify(change);
   // A UTF-16 code unit is at least one byte: past the cap in units is past it in bytes, without encoding.
@@ -306,10 +300,7 @@ function changeBytes(change: RegistryChange): number {
   return new TextEncoder().encode(text).byteLength;
 }
 
-/**
- * The window: the items of the last 90 days and at least the newest 50, then at most 1,000 items and a JSON feed of at
- * most 4 MiB, dropping the oldest first. The newest item always stays.
- */
+/** The window (`FEED_LIMITS`' rule), dropping the oldest first; the newest item always stays. */
 function windowed(place: FeedPlace, items: readonly FeedItem[], builtAt: string, limits: FeedLimits): FeedItem[] {
   const cutoff = Date.parse(builtAt) - limits.windowDays * 86_400_000;
   const kept = items.filter((item, i) => i < limits.minItems || Date.parse(item.date_published) >= cutoff).slice(
@@ -333,10 +324,7 @@ function itemText(item: FeedItem): string {
   return JSON.stringify(item, null, 2).replaceAll("\n", "\n    ");
 }
 
-/**
- * The exact bytes of a JSON feed: UTF-8, two-space indentation, keys in their fixed order, one trailing newline, as the
- * document is written.
- */
+/** The exact bytes of a JSON feed, written as the document is. */
 export function serializeFeed(feed: ChangeFeed): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(`${JSON.stringify(feed, null, 2)}\n`);
 }

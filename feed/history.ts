@@ -25,11 +25,8 @@ export type CatchUp<R extends RowLike, E extends EdgeLike> =
   | { readonly kind: "refetch"; readonly why: "unknown" | "resync" | "broken" };
 
 /**
- * The catch-up rule (docs/document.md, "Change feeds"): `held` is a copy of the document `ref` names (its `built_at`
- * and the identity ETag of its bytes), `changes` the `_registry` of a feed's items, newest first. If the newest item's
- * `to` is `ref`, the copy is current. If `ref` was built later than that, the feed is stale: wait. Otherwise the item
- * whose `from` is `ref` and every newer one are applied, oldest first, and the newest item's envelope taken. A snapshot
- * (`from: null`) is never merged.
+ * The catch-up rule (docs/document.md, "Change feeds"; outcomes: `CatchUp`): `held` is a copy of the document `ref`
+ * names (its `built_at` and the identity ETag of its bytes), `changes` the `_registry` of a feed's items, newest first.
  *
  * @example
  * ```ts

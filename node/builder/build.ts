@@ -79,13 +79,12 @@ Exit codes: 0 built; 1 a bad source, setting or output folder (nothing written);
   positionals: { min: 0, max: 0 },
 };
 
-/** The refusal of a build told nothing of its history: the three ways on, in one line. */
 const HISTORY_REQUIRED =
   "--previous or --new-history: required: say where this deployment's history comes from: --previous URL (the base URL " +
   "of the live deployment; where everything answers 404, a first deploy starts the history), --previous DIR (the " +
   "last build's --out folder), or --new-history (a first build, on purpose)";
 
-/** `npm run build` as a function: builds every artifact into `--out` and returns the exit code. */
+/** `npm run build` as a function: builds every artifact into `--out`. */
 export const runBuild: Command = async (argv, env, io) => {
   const parsed = parseOrExit(SPEC, argv, io);
   if (typeof parsed === "number") return parsed;

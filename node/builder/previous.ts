@@ -39,7 +39,7 @@ export type PreviousFiles = ReadonlyMap<string, { readonly bytes: Uint8Array<Arr
 /** Reads one file of the previous build: its bytes, or null when there is none. */
 export type Reader = (path: string, cap: number) => Promise<Uint8Array<ArrayBuffer> | null>;
 
-/** Reads and checks the previous build at `location`: a location holding none of `versions` is not a build. */
+/** Reads and checks the previous build at `location`: none of `versions` there is no build, at a URL a new start. */
 export async function readPrevious(
   location: string,
   settings: {
@@ -274,7 +274,7 @@ export function previousFailure(error: unknown, remote: boolean, baseUrl: string
   return `--previous: ${reason}${wayOn}`;
 }
 
-/** A 5xx where a file was asked for: a deployment that is down, not one with no past. */
+/** A 5xx, 401 or 403 where a file was asked for: a deployment that cannot be read now, not one with no past. */
 class Unreachable extends Error {}
 
 /** GETs `<base><path>` with verify's limits, the whole read within `deadline`, no redirect followed: 404 is none. */

@@ -161,7 +161,6 @@ export async function prepareSigning(settings: {
   return { ok: { keys: keys.ok, lifetime, previous, now: settings.now ?? (() => Math.floor(Date.now() / 1000)) } };
 }
 
-/** True when `path` is one of version `n`'s files (`/api/registry.v{n}.…`). */
 function ofVersion(path: string, n: number): boolean {
   return path.startsWith(`/api/registry.v${n}.`);
 }

@@ -24,7 +24,7 @@ export async function typesOf(schema: Record<string, unknown>, schemaPath: strin
   return compile(structuredClone(schema) as never, "Registry", { bannerComment: banner, ...OPTIONS });
 }
 
-/** The path of a version's change-feed types beside its feed: `/api/registry.v1.changes.json` gives `/api/registry.v1.changes.d.ts`. */
+/** The path of a version's change-feed types beside its feed: `/api/registry.v1.changes.d.ts` for `.changes.json`. */
 export function feedTypesPath(feedPath: string): string {
   return feedPath.replace(/\.json$/, ".d.ts");
 }

@@ -83,9 +83,8 @@ export function shownCapped(raw: string): string {
   return cut.length < shown.length ? `${cut}…` : shown;
 }
 
-/** The width `--help` wraps a flag's text to. */
 const HELP_WIDTH = 100;
-/** A flag shown longer than this goes on a line of its own, its text on the next: one long flag does not push every other flag's text right. */
+/** A flag shown longer than this stands on a line of its own, so it does not push every other flag's text right. */
 const INLINE_FLAG = 20;
 
 /** `--help`: the usage line, what the command does, its flags from `spec.flags` and `-h`, then the notes. */

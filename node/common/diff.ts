@@ -511,10 +511,8 @@ function edgeText(e: Json, shownInFull?: ReadonlySet<string>): string {
   return `${part(e["source"])} → ${part(e["target"])} (${touchesWithheld ? NOT_PRINTED_EDGE_TYPE : part(e["type"])})`;
 }
 
-/** What a diff prints for a former value of a vault the new document withholds. */
 const NOT_PRINTED = "(not printed: the vault is withheld now)";
 
-/** What a diff prints for the type of a removed edge touching a vault the new document withholds or no longer lists. */
 const NOT_PRINTED_EDGE_TYPE = "type not printed: it touches a vault withheld or gone now";
 
 function coverageText(entry: Json): string {

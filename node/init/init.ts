@@ -55,7 +55,7 @@ written); 2 a bad flag.`,
   positionals: { min: 0, max: 0 },
 };
 
-/** `registry-endpoint init` as a function: writes the starter into `io.cwd` and returns the exit code. */
+/** `registry-endpoint init` as a function: writes the starter into `io.cwd`. */
 export const runInit: Command = async (argv, _env, io) => {
   const parsed = parseOrExit(SPEC, argv, io);
   if (typeof parsed === "number") return parsed;
@@ -170,7 +170,6 @@ function present(path: string): boolean {
   return entryAt(path) !== undefined;
 }
 
-/** True when `path` is a symbolic link whose target does not exist. */
 function danglingLink(path: string): boolean {
   return entryAt(path)?.isSymbolicLink() === true && !existsSync(path);
 }

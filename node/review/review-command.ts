@@ -24,7 +24,7 @@ cannot read the repository or a commit.`,
   positionals: { min: 0, max: 0 },
 };
 
-/** The golden review: 0 passes; 1 a breaking change to a shipped versioned path; 2 a bad flag or git input. */
+/** `npm run review` as a function: the golden review (its exit codes: the notes of `--help`). */
 export const runReview: Command = async (argv, env, io) => {
   const parsed = parseOrExit(SPEC, argv, io);
   if (typeof parsed === "number") return parsed;

@@ -75,7 +75,7 @@ be read; 2 a bad flag or argument.`,
   positionals: { min: 1, max: 1 },
 };
 
-/** `npm run verify` as a function: checks the deployment, prints the table, returns the exit code. */
+/** `npm run verify` as a function: checks the deployment and prints the table. */
 export const runVerify: Command = async (argv, _env, io) => {
   const parsed = parseOrExit(SPEC, argv, io);
   if (typeof parsed === "number") return parsed;
