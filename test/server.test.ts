@@ -573,7 +573,7 @@ test("--help says what the server reads and its exit codes; a bad flag is one li
   assert.is(help.code, 0);
   for (
     const text of [
-      "usage: npm start -- [--source FILE] [--base-url URL] [--internal-keys NAME,NAME]",
+      "usage: npm start -- [--source FILE] [--base-url URL] [--internal-keys NAMES]",
       "--source",
       "--internal-keys",
       "REGISTRY_SOURCE",
@@ -594,7 +594,7 @@ test("--help says what the server reads and its exit codes; a bad flag is one li
   assert.is(bad.stdout.toString(), "");
   assert.is(
     bad.stderr,
-    "Unknown option '--port' (usage: npm start -- [--source FILE] [--base-url URL] [--internal-keys NAME,NAME]; --help for more)\n",
+    "Unknown option '--port' (usage: npm start -- [--source FILE] [--base-url URL] [--internal-keys NAMES]; --help for more)\n",
   );
 });
 

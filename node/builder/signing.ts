@@ -247,7 +247,9 @@ export async function signStaged(served: Build, dir: string, plan: SigningPlan |
   const now = plan.now();
   if (seq > now + CLOCK_SKEW_S) {
     throw new Error(
-      `built_at ${builtAt} is more than 5 minutes after this machine's clock: signed, it would move every consumer's seq past the future`,
+      `built_at ${builtAt} is more than ${
+        CLOCK_SKEW_S / 60
+      } minutes after this machine's clock: signed, it would move every consumer's seq past the future`,
     );
   }
   for (const [n, previous] of plan.previous) {

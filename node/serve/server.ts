@@ -4,12 +4,12 @@ import { prepareBuild, VersionPolicyError } from "../../assembly/prepare.ts";
 import type { Env } from "../../contract/config.ts";
 import { type CommandSpec, type Io, parseOrExit } from "../common/args.ts";
 import { zlibCompress } from "../common/compress.ts";
-import { loadInputs, SNAPSHOT } from "../common/inputs.ts";
+import { INTERNAL_KEYS_FLAG, loadInputs, SNAPSHOT } from "../common/inputs.ts";
 import { answerListener } from "./answer-server.ts";
 import { runServer, serverEnv } from "./shutdown.ts";
 
 const SPEC: CommandSpec = {
-  usage: "npm start -- [--source FILE] [--base-url URL] [--internal-keys NAME,NAME]",
+  usage: "npm start -- [--source FILE] [--base-url URL] [--internal-keys NAMES]",
   help: `
 Serves the registry from source on a plain Node server (development; production runs the
 bundled dist/node/server.mjs that \`npm run build\` writes). The document is built once at start.
@@ -25,12 +25,7 @@ bundled dist/node/server.mjs that \`npm run build\` writes). The document is bui
       value: "URL",
       help: "the public base of every URL in the document (or BASE_URL; default http://localhost:8787)",
     },
-    "internal-keys": {
-      type: "string",
-      value: "NAME,NAME",
-      help:
-        "internal key names beside the source's own internal_keys, comma-separated (INTERNAL_KEYS is joined with it)",
-    },
+    "internal-keys": INTERNAL_KEYS_FLAG,
   },
   notes: `
 --source wins over REGISTRY_SOURCE, --base-url over BASE_URL.
