@@ -126,8 +126,9 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   );
   const ref = { built_at: String(c.document["built_at"]), etag: c.documentEtag };
   const current = { vaults: arrayOf<Row>(c.document["vaults"]), edges: arrayOf<EdgeLike>(c.document["edges"]) };
-  const leaks = items.items.flatMap((item) =>
-    privacyLeaks(item._registry, current.vaults).map((where) => `${item.id.slice(0, 60)}: ${where}`)
+  // Items by index, as the chain row names them: an item's id is the feed's own text, whatever it holds.
+  const leaks = items.items.flatMap((item, i) =>
+    privacyLeaks(item._registry, current.vaults).map((where) => `items[${i}]: ${where}`)
   );
   check(
     "every row an item carries is the document's row, and no item carries an edge of a vault it withholds or no longer lists",
