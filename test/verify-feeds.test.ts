@@ -100,11 +100,13 @@ interface Served {
   conditional?: boolean;
   /** Whether the document's answers link the feeds (default: yes). */
   link?: boolean;
+  /** The build whose document is served (default: B's). */
+  build?: Build;
 }
 
 /** B's answers, plus the feeds given (null: 404), linked from the document answers as the feeds' rules say. */
 async function feedServer(served: Served): Promise<{ origin: string; server: Server }> {
-  const answer = answerer(after.build);
+  const answer = answerer(served.build ?? after.build);
   const alternate =
     `<${DEPLOYED}${JSON_PATH}>; rel="alternate"; type="application/feed+json", <${DEPLOYED}${ATOM_PATH}>; rel="alternate"; type="application/atom+xml"`;
   const server = createServer((req, res) => {
@@ -449,6 +451,39 @@ test("hostile shapes: __proto__ and constructor keys, rows with extra keys, nest
   const detail = row(rows, /is a JSON Feed 1\.1/).detail;
   assert.match(detail, /^not a change feed: \/items\/0\/_registry\/vaults\/upsert\/0 /, detail);
   assert.match(detail, /; \/items\/0\/_registry\/vaults\/upsert\/0\/vault_slug must match pattern "/, detail);
+});
+
+test("a feed naming one large row of the document 20,000 times: its rows are compared in the feed's size, not 20,000 times the row's", async () => {
+  // Five published strings at the longest a source may give: a row of over 300 KiB.
+  const long = (c: string) => c.repeat(65_536);
+  const source = changed(fixture());
+  source.vaults = source.vaults.map((v) =>
+    v["vault_slug"] === "tide-tables"
+      ? { ...v, display_name: long("d"), note: long("n"), tagline: long("t"), class: long("c"), status: long("s") }
+      : v
+  );
+  const large = await built(source, "2026-11-22T12:00:00Z");
+  const items = itemsOf(DEPLOYED, historyOf([A, large.doc]));
+  const feed = JSON.parse(jsonFeed(DEPLOYED, items)) as { items: { _registry: { vaults: { upsert: Row[] } } }[] };
+  // A minimal row of it, over and over: each is not the document's row.
+  const minimal = { vault_slug: "tide-tables", display_name: "T", class: null, class_label: null, status: "s" };
+  const copies = Array.from({ length: 20_000 }, () => ({
+    ...minimal,
+    status_label: "s",
+    persona: null,
+    listing: "minimal",
+    listing_note: "n",
+  }));
+  (feed.items[0] as (typeof feed.items)[number])._registry.vaults.upsert = copies;
+  const json = JSON.stringify(feed);
+  assert.ok(json.length < 4 * 1024 * 1024, String(json.length));
+  const started = performance.now();
+  const rows = await feedRows({ json, atom: atomFeed(DEPLOYED, items), build: large.build });
+  const seconds = (performance.now() - started) / 1000;
+  assert.equal(failing(rows), [ROWS, REPLAY]);
+  assert.match(named(rows, ROWS).detail, /^items\[0\]: vaults\[tide-tables\]; .*; 19997 more$/);
+  // The row's text made anew for each carried row took over 30 s here; made once, under a second.
+  assert.ok(seconds < 20, `${seconds.toFixed(1)} s`);
 });
 
 test("feeds that ignore If-None-Match: FAIL for each", async () => {
