@@ -100,11 +100,13 @@ interface Served {
   conditional?: boolean;
   /** Whether the document's answers link the feeds (default: yes). */
   link?: boolean;
+  /** The build whose document is served (default: B's). */
+  build?: Build;
 }
 
 /** B's answers, plus the feeds given (null: 404), linked from the document answers as the feeds' rules say. */
 async function feedServer(served: Served): Promise<{ origin: string; server: Server }> {
-  const answer = answerer(after.build);
+  const answer = answerer(served.build ?? after.build);
   const alternate =
     `<${DEPLOYED}${JSON_PATH}>; rel="alternate"; type="application/feed+json", <${DEPLOYED}${ATOM_PATH}>; rel="alternate"; type="application/atom+xml"`;
   const server = createServer((req, res) => {
@@ -328,6 +330,160 @@ test("a date_published that is not its to.built_at, or a resync that lists chang
     assert.is(row(rows, /items form a chain/).result, "fail", name);
     assert.match(row(rows, /items form a chain/).detail, detail, name);
   }
+});
+
+/** A value a hostile or broken deployment plants in its feed, which no row of verify's may quote. */
+const PLANTED = "hunter2-PRIVATE-owner@harbour.internal";
+const REPLAY = "the items since the last resync, replayed onto the document, change nothing";
+const ENVELOPE = "the newest item carries the document's envelope";
+const named = (rows: readonly Check[], name: string): Check => row(rows, new RegExp(`^${name}$`));
+
+test("a feed planting a private-looking value (an item id beside a stale row, a slug, an edge's end, an ETag, a built_at twice, a key's name): no detail quotes it", async () => {
+  const text = jsonFeed(DEPLOYED, itemsOf(DEPLOYED, VALID));
+  type Json = { items: { id: string; _registry: Record<string, any> }[] } & Record<string, unknown>;
+  const edited = (edit: (feed: Json) => void) => {
+    const feed = JSON.parse(text) as Json;
+    edit(feed);
+    return JSON.stringify(feed);
+  };
+  const newest = (feed: Json) => (feed.items[0] as Json["items"][number])._registry;
+  const cases: [string, string, string][] = [
+    [
+      "an item id, beside a row that is not the document's",
+      edited((feed) => {
+        (feed.items[0] as { id: string }).id = PLANTED;
+        const rows = newest(feed)["vaults"]["upsert"];
+        rows[0] = { ...rows[0], display_name: "Not the document's" };
+      }),
+      ROWS,
+    ],
+    ["a slug", edited((feed) => void (newest(feed)["vaults"]["upsert"][0]["vault_slug"] = PLANTED)), ""],
+    ["a removed slug", edited((feed) => void newest(feed)["vaults"]["remove"].push(PLANTED)), ""],
+    [
+      "an edge's end",
+      edited((feed) => {
+        newest(feed)["edges"]["add"].push({ source: PLANTED, target: "new-quay", type: "reads" });
+      }),
+      "",
+    ],
+    ["an ETag", edited((feed) => void (newest(feed)["to"]["etag"] = `"${PLANTED}"`)), ""],
+    [
+      "a built_at, twice",
+      edited((feed) => {
+        for (const item of feed.items) item._registry["to"]["built_at"] = PLANTED;
+      }),
+      "",
+    ],
+    [
+      "a key's name",
+      edited((feed) => {
+        const row = newest(feed)["vaults"]["upsert"][0];
+        row[PLANTED] = 1;
+        row["tier"] = "bogus";
+      }),
+      "",
+    ],
+  ];
+  for (const [name, json, failsAlso] of cases) {
+    const rows = await feedRows({ json, atom: atomFeed(DEPLOYED, itemsOf(DEPLOYED, VALID)) });
+    const quoting = rows.filter((c) => /hunter2|PRIVATE|harbour\.internal/.test(c.detail));
+    assert.equal(quoting, [], name);
+    if (failsAlso === "") {
+      // The schema refuses it, in its own words.
+      assert.is(row(rows, /is a JSON Feed 1\.1/).result, "fail", name);
+      assert.match(row(rows, /is a JSON Feed 1\.1/).detail, /^not a change feed: \/items\/\d+\/_registry\//, name);
+    } else {
+      assert.is(row(rows, /is a JSON Feed 1\.1/).result, "pass", name);
+      assert.match(named(rows, failsAlso).detail, /^items\[0\]: vaults\[[a-z-]+\]$/, name);
+    }
+  }
+});
+
+test("hostile shapes: __proto__ and constructor keys, rows with extra keys, nesting 100,000 deep, 4 MiB of rows the schema refuses: each run ends with its rows", async () => {
+  const text = jsonFeed(DEPLOYED, itemsOf(DEPLOYED, VALID));
+  const deep = (n: number) => `${"[".repeat(n)}1${"]".repeat(n)}`;
+  const stale = "items[0]: vaults[tide-tables]";
+  const cases: [string, string, string[]][] = [
+    ["__proto__ at the top", text.replace('"version":', '"__proto__": { "items": [] }, "version":'), []],
+    [
+      "__proto__ in a row",
+      text.replace('"vault_slug": "tide-tables"', '"__proto__": { "vault_slug": "x" }, "vault_slug": "tide-tables"'),
+      [ROWS, REPLAY],
+    ],
+    [
+      "constructor in _registry",
+      text.replace('"resync": false', '"constructor": { "prototype": 1 }, "resync": false'),
+      [],
+    ],
+    [
+      "an extra key in a row",
+      text.replace('"vault_slug": "tide-tables"', '"x_extra": "kept", "vault_slug": "tide-tables"'),
+      [ROWS, REPLAY],
+    ],
+    ["nesting in an item", text.replace('"content_text":', `"x_deep": ${deep(100_000)}, "content_text":`), []],
+    ["nesting in the envelope", text.replace('"envelope": {', `"envelope": { "x_deep": ${deep(100_000)}, `), [
+      ENVELOPE,
+    ]],
+  ];
+  for (const [name, json, expected] of cases) {
+    const rows = await feedRows({ json, atom: atomFeed(DEPLOYED, itemsOf(DEPLOYED, VALID)) });
+    assert.is(row(rows, /is a JSON Feed 1\.1/).result, "pass", name);
+    assert.equal(failing(rows), expected, name);
+    if (expected.includes(ROWS)) assert.is(named(rows, ROWS).detail, stale, name);
+  }
+  // 4 MiB of rows, each refused by the document's schema: the first failure is the row's, nothing after it runs.
+  const feed = JSON.parse(text) as { items: { _registry: { vaults: { upsert: unknown[] } } }[] };
+  const upsert = (feed.items[0] as (typeof feed.items)[number])._registry.vaults.upsert;
+  const bad = { ...(upsert[0] as object), vault_slug: "Not A Slug" };
+  const room = 4 * 1024 * 1024 - text.length;
+  upsert.splice(
+    0,
+    upsert.length,
+    ...Array.from({ length: Math.floor(room / (JSON.stringify(bad).length + 1)) - 10 }, () => bad),
+  );
+  const json = JSON.stringify(feed);
+  assert.ok(json.length > 4_000_000 && json.length <= 4 * 1024 * 1024, String(json.length));
+  const rows = await feedRows({ json, atom: atomFeed(DEPLOYED, itemsOf(DEPLOYED, VALID)) });
+  assert.equal(failing(rows), [
+    `${JSON_PATH} is a JSON Feed 1.1 (by a third-party parser) whose every item carries a valid _registry`,
+  ]);
+  // The first row's failures, in the schema's words: a minimal row's shape, then the pattern of its slug.
+  const detail = row(rows, /is a JSON Feed 1\.1/).detail;
+  assert.match(detail, /^not a change feed: \/items\/0\/_registry\/vaults\/upsert\/0 /, detail);
+  assert.match(detail, /; \/items\/0\/_registry\/vaults\/upsert\/0\/vault_slug must match pattern "/, detail);
+});
+
+test("a feed naming one large row of the document 20,000 times: its rows are compared in the feed's size, not 20,000 times the row's", async () => {
+  // Five published strings at the longest a source may give: a row of over 300 KiB.
+  const long = (c: string) => c.repeat(65_536);
+  const source = changed(fixture());
+  source.vaults = source.vaults.map((v) =>
+    v["vault_slug"] === "tide-tables"
+      ? { ...v, display_name: long("d"), note: long("n"), tagline: long("t"), class: long("c"), status: long("s") }
+      : v
+  );
+  const large = await built(source, "2026-11-22T12:00:00Z");
+  const items = itemsOf(DEPLOYED, historyOf([A, large.doc]));
+  const feed = JSON.parse(jsonFeed(DEPLOYED, items)) as { items: { _registry: { vaults: { upsert: Row[] } } }[] };
+  // A minimal row of it, over and over: each is not the document's row.
+  const minimal = { vault_slug: "tide-tables", display_name: "T", class: null, class_label: null, status: "s" };
+  const copies = Array.from({ length: 20_000 }, () => ({
+    ...minimal,
+    status_label: "s",
+    persona: null,
+    listing: "minimal",
+    listing_note: "n",
+  }));
+  (feed.items[0] as (typeof feed.items)[number])._registry.vaults.upsert = copies;
+  const json = JSON.stringify(feed);
+  assert.ok(json.length < 4 * 1024 * 1024, String(json.length));
+  const started = performance.now();
+  const rows = await feedRows({ json, atom: atomFeed(DEPLOYED, items), build: large.build });
+  const seconds = (performance.now() - started) / 1000;
+  assert.equal(failing(rows), [ROWS, REPLAY]);
+  assert.match(named(rows, ROWS).detail, /^items\[0\]: vaults\[tide-tables\]; .*; 19997 more$/);
+  // The row's text made anew for each carried row took over 30 s here; made once, under a second.
+  assert.ok(seconds < 20, `${seconds.toFixed(1)} s`);
 });
 
 test("feeds that ignore If-None-Match: FAIL for each", async () => {

@@ -2,7 +2,7 @@ import { XMLValidator } from "fast-xml-parser";
 import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { sizeOf } from "../../contract/limits.ts";
 import { changesPaths, type ContractVersion } from "../../contract/version-policy.ts";
-import { arrayOf, jsonEqual } from "../common/json-deep.ts";
+import { arrayOf, jsonEqual, jsonText } from "../common/json-deep.ts";
 import { applyChanges, sameRef } from "../../feed/change.ts";
 import type { EdgeLike, RegistryChange, RegistryData } from "../../feed/change.ts";
 import { ATOM_MEDIA_TYPE, FEED_LIMITS, feedPlace, JSON_FEED_MEDIA_TYPE } from "../../feed/feed.ts";
@@ -126,8 +126,10 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   );
   const ref = { built_at: String(c.document["built_at"]), etag: c.documentEtag };
   const current = { vaults: arrayOf<Row>(c.document["vaults"]), edges: arrayOf<EdgeLike>(c.document["edges"]) };
-  const leaks = items.items.flatMap((item) =>
-    privacyLeaks(item._registry, current.vaults).map((where) => `${item.id.slice(0, 60)}: ${where}`)
+  const shown = shownRows(current.vaults);
+  // Items by index, as the chain row names them: an item's id is the feed's own text, whatever it holds.
+  const leaks = items.items.flatMap((item, i) =>
+    privacyLeaks(item._registry, shown).map((where) => `items[${i}]: ${where}`)
   );
   check(
     "every row an item carries is the document's row, and no item carries an edge of a vault it withholds or no longer lists",
@@ -186,15 +188,39 @@ function replayCheck(name: string, got: CatchUp<Row, EdgeLike>, want: RegistryDa
   return { name, result: pass ? "pass" : "fail", detail };
 }
 
-/** Where `set` carries a row other than the document's (`rows`), or an edge of a vault withheld or gone. */
-function privacyLeaks(set: RegistryChange<Row, EdgeLike>, rows: readonly Row[]): string[] {
-  const shown = new Map(rows.map((r) => [r.vault_slug, r]));
-  const hidden = (slug: string) => !shown.has(slug) || Object.hasOwn(shown.get(slug) as object, "listing");
+/** The document's rows by slug: whether a vault is hidden, and whether a carried row is its row. */
+interface Shown {
+  readonly hidden: (slug: string) => boolean;
+  readonly same: (row: Row) => boolean;
+}
+
+/**
+ * `rows` (the document's) as `privacyLeaks` asks of them. Each row's text is made once, when a carried row first names
+ * it: a feed that names one large row thousands of times costs its own size, not that row's size thousands of times.
+ */
+function shownRows(rows: readonly Row[]): Shown {
+  const bySlug = new Map(rows.map((r) => [r.vault_slug, r]));
+  const texts = new Map<string, string>();
+  return {
+    hidden: (slug) => !bySlug.has(slug) || Object.hasOwn(bySlug.get(slug) as object, "listing"),
+    same: (row) => {
+      const own = bySlug.get(row.vault_slug);
+      if (own === undefined) return false;
+      let text = texts.get(row.vault_slug);
+      if (text === undefined) texts.set(row.vault_slug, text = jsonText(own));
+      // A carried row's text is made no longer than its own row's: a longer one differs.
+      return jsonText(row, 0, text.length) === text;
+    },
+  };
+}
+
+/** Where `set` carries a row other than the document's, or an edge of a vault withheld or gone. */
+function privacyLeaks(set: RegistryChange<Row, EdgeLike>, shown: Shown): string[] {
   return [
-    ...set.vaults.upsert.filter((r) => !jsonEqual(r, shown.get(r.vault_slug))).map((r) => `vaults[${r.vault_slug}]`),
-    ...[...set.edges.add, ...set.edges.remove].filter((e) => hidden(e.source) || hidden(e.target)).map((e) =>
-      `edge ${e.source} -> ${e.target}`
-    ),
+    ...set.vaults.upsert.filter((r) => !shown.same(r)).map((r) => `vaults[${r.vault_slug}]`),
+    ...[...set.edges.add, ...set.edges.remove].filter((e) => shown.hidden(e.source) || shown.hidden(e.target)).map((
+      e,
+    ) => `edge ${e.source} -> ${e.target}`),
   ];
 }
 
