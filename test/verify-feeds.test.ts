@@ -453,7 +453,7 @@ test("hostile shapes: __proto__ and constructor keys, rows with extra keys, nest
   assert.match(detail, /; \/items\/0\/_registry\/vaults\/upsert\/0\/vault_slug must match pattern "/, detail);
 });
 
-test("a feed naming one large row of the document 20,000 times: its rows are compared in the feed's size, not 20,000 times the row's", async () => {
+test("a feed naming one large row of the document 20,000 times as another row: the carried-rows and replay rows FAIL, naming the first and counting the rest", async () => {
   // Five published strings at the longest a source may give: a row of over 300 KiB.
   const long = (c: string) => c.repeat(65_536);
   const source = changed(fixture());
@@ -477,13 +477,11 @@ test("a feed naming one large row of the document 20,000 times: its rows are com
   (feed.items[0] as (typeof feed.items)[number])._registry.vaults.upsert = copies;
   const json = JSON.stringify(feed);
   assert.ok(json.length < 4 * 1024 * 1024, String(json.length));
-  const started = performance.now();
+  // Its cost is not asserted here (no timed tests): each document row's text is made once (960cb05), so this
+  // takes about a second where it took over 30.
   const rows = await feedRows({ json, atom: atomFeed(DEPLOYED, items), build: large.build });
-  const seconds = (performance.now() - started) / 1000;
   assert.equal(failing(rows), [ROWS, REPLAY]);
   assert.match(named(rows, ROWS).detail, /^items\[0\]: vaults\[tide-tables\]; .*; 19997 more$/);
-  // The row's text made anew for each carried row took over 30 s here; made once, under a second.
-  assert.ok(seconds < 20, `${seconds.toFixed(1)} s`);
 });
 
 test("feeds that ignore If-None-Match: FAIL for each", async () => {
