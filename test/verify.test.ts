@@ -453,6 +453,27 @@ test("a document its schema refuses: the schema row FAILs naming the place and t
   }
 });
 
+test("a document that does not validate (a null row): its feed is still checked, its items are not compared, no error text", async () => {
+  const { origin, server } = await hostServer(
+    undefined,
+    (document) => document.replace('"vaults": [', '"vaults": [null, '),
+  );
+  try {
+    const result = await checks(origin, { expectBase: DEPLOYED });
+    const named = (name: string) => result.find((c) => c.name === name);
+    assert.is(named("the document validates against v1's schema")?.result, "fail");
+    assert.equal(named("the items compared with the document"), {
+      name: "the items compared with the document",
+      result: "warn",
+      detail: "not compared: the document does not validate against its schema",
+    });
+    assert.ok(result.some((c) => c.name.includes("is a JSON Feed 1.1") && c.result === "pass"), JSON.stringify(result));
+    assert.not.ok(JSON.stringify(result).includes("Cannot read"), JSON.stringify(result));
+  } finally {
+    await close(server);
+  }
+});
+
 test("the whole run has a deadline: a server that drips every answer cannot hold verify past it", async () => {
   const { origin, server } = await hostServer((_req, res) => {
     res.writeHead(200, { "content-type": "application/json" });

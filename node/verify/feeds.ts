@@ -26,6 +26,8 @@ export interface FeedContext {
   /** The base URL the deployment is built for. */
   readonly expect: string;
   readonly document: Record<string, unknown>;
+  /** Whether `document` validates against `schema`: only then are the items compared with it. */
+  readonly documentValid: boolean;
   /** This version's own schema for `expect`: the feed's rows and edges are its rows and edges. */
   readonly schema: Record<string, unknown>;
   /** The `Link` headers of the document's answers (canonical and versioned). */
@@ -124,6 +126,14 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     chain.length === 0,
     chain.slice(0, 3).join("; "),
   );
+  if (!c.documentValid) {
+    checks.push({
+      name: "the items compared with the document",
+      result: "warn",
+      detail: "not compared: the document does not validate against its schema",
+    });
+    return checks;
+  }
   const ref = { built_at: String(c.document["built_at"]), etag: c.documentEtag };
   const current = { vaults: arrayOf<Row>(c.document["vaults"]), edges: arrayOf<EdgeLike>(c.document["edges"]) };
   const shown = shownRows(current.vaults);

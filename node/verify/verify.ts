@@ -199,6 +199,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
       expect,
       document,
       schema: ownSchema,
+      documentValid: invalidAt === null,
       documentLinks: [canonical.headers.get("link"), versioned.headers.get("link")],
       documentEtag: await strongEtag(new Uint8Array(versioned.body)),
       lenient,
