@@ -255,7 +255,7 @@ test("a feed that is not a chain: an item's from not the next item's to, a snaps
   assert.ok(failing(reversed).includes(CHAIN), JSON.stringify(reversed));
 });
 
-test("a JSON feed that breaks its own rules: two items to one build, a shape its schema refuses, another feed_url, over 4 MiB: FAIL", async () => {
+test("a JSON feed that breaks its own rules: two items to one build, a shape its schema refuses, links elsewhere, another feed_url, over 4 MiB: FAIL", async () => {
   const items = itemsOf(DEPLOYED, VALID);
   const [first, last] = VALID as [RegistryChange<Row, EdgeLike>, RegistryChange<Row, EdgeLike>];
   const text = jsonFeed(DEPLOYED, items);
@@ -287,6 +287,16 @@ test("a JSON feed that breaks its own rules: two items to one build, a shape its
       "a row the document's schema refuses",
       text.replace('"vault_slug": "tide-tables"', '"vault_slug": "Tide Tables"'),
       /^not a change feed: \/items\/0\/_registry\/vaults\/upsert\/\d+\/vault_slug must match pattern /,
+    ],
+    [
+      "a home_page_url elsewhere",
+      text.replace('"home_page_url": "https://registry.example.org/', '"home_page_url": "https://elsewhere.example/'),
+      /^home_page_url is not https:\/\/registry\.example\.org\/api\/registry\.v1\.json$/,
+    ],
+    [
+      "an item's url elsewhere",
+      text.replace('"url": "https://registry.example.org/api/registry.v1.json"', '"url": "https://elsewhere.example/"'),
+      /^items\[0\]\.url is not https:\/\/registry\.example\.org\/api\/registry\.v1\.json$/,
     ],
     [
       "another feed_url",

@@ -83,10 +83,11 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
     }
   }
   if (json.status !== 200) return checks;
+  const place = feedPlace(c.version.number, c.expect, c.version.path, paths);
 
   const items = json.body.length > MAX_FEED_BYTES
     ? { problems: [`${sizeOf(json.body.length)}, more than the ${sizeOf(MAX_FEED_BYTES)} a feed may hold`] }
-    : readJsonFeed(json.body.toString("utf8"), c.expect + paths.json, feedCheck(c, paths.json));
+    : readJsonFeed(json.body.toString("utf8"), place, feedCheck(c, paths.json));
   check(
     `${paths.json} is a JSON Feed 1.1 (by a third-party parser) whose every item carries a valid _registry`,
     "items" in items,
@@ -119,7 +120,6 @@ export async function feedChecks(c: FeedContext): Promise<Check[]> {
   if (!("items" in items) || items.items.length === 0) return checks;
 
   const changes = items.items.map((i) => i._registry);
-  const place = feedPlace(c.version.number, c.expect, c.version.path, paths);
   const chain = chainProblems(place, items.items);
   check(
     "the items form a chain, newest first: each from is the next item's to, ids and dates from each to, the envelope on the newest",
@@ -255,7 +255,7 @@ function difference(got: RegistryData<Row, EdgeLike>, want: RegistryData<Row, Ed
 /** The feed's items, once the schema served for it, feedsmith and this deployment's feed URL all accept it. */
 function readJsonFeed(
   text: string,
-  feedUrl: string,
+  place: { readonly feedUrl: string; readonly documentUrl: string },
   check: (value: unknown) => string | null,
 ): { items: Item[] } | { problems: string[] } {
   let raw: unknown;
@@ -267,8 +267,12 @@ function readJsonFeed(
   }
   const failures = check(raw);
   if (failures !== null) return { problems: [`not a change feed: ${failures}`] };
-  const feed = raw as { feed_url: string; items: Item[] };
-  const problems = feed.feed_url === feedUrl ? [] : [`feed_url is not ${feedUrl}`];
+  const feed = raw as { feed_url: string; home_page_url: string; items: (Item & { url: string })[] };
+  const problems = feed.feed_url === place.feedUrl ? [] : [`feed_url is not ${place.feedUrl}`];
+  // What a feed reader opens: a host that can edit the feed must not send readers elsewhere.
+  if (feed.home_page_url !== place.documentUrl) problems.push(`home_page_url is not ${place.documentUrl}`);
+  const elsewhere = feed.items.findIndex((item) => item.url !== place.documentUrl);
+  if (elsewhere !== -1) problems.push(`items[${elsewhere}].url is not ${place.documentUrl}`);
   const twice = duplicates(feed.items.map((item) => item._registry.to.built_at));
   if (twice.length > 0) problems.push(`two items lead to the build of ${twice[0]}`);
   return problems.length > 0 ? { problems } : { items: feed.items };
