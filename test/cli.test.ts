@@ -164,11 +164,14 @@ test("a stray argument or an unknown command under registry-endpoint is quoted w
   }
 });
 
-/** What no message may carry raw: C0 but newline and tab, DEL, C1, and the bidirectional marks. */
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/**
+ * What no message may carry raw: C0 but newline and tab, DEL, C1, the bidirectional marks, and what hides or splits
+ * text as quoted source values escape it (zero-width characters, U+FEFF, U+2028/2029, a lone surrogate half, ...).
+ */
+const UNSAFE = /(?![\n\t ])[\p{C}\p{Z}\p{Default_Ignorable_Code_Point}]/u;
 const longestLine = (text: string) => Math.max(...text.split("\n").map((line) => [...line].length));
 
-test("law: terminalSafe leaves no control or bidirectional mark, cuts no short line, changes nothing plain", () => {
+test("law: terminalSafe leaves no control, bidirectional mark or invisible character, cuts no short line, changes nothing plain", () => {
   const unsafe = fc.constantFrom(
     "\u001b[2J",
     "\u001b]0;t\u0007",
@@ -178,6 +181,13 @@ test("law: terminalSafe leaves no control or bidirectional mark, cuts no short l
     "\r",
     "\u0000",
     "\u007f",
+    "\u2028",
+    "\u2029",
+    "\u200b",
+    "\ufeff",
+    "\u00ad",
+    "\ud800",
+    "\u{e0041}",
   );
   const part = fc.oneof(
     fc.string({ unit: "binary", maxLength: 8 }),
@@ -198,8 +208,8 @@ test("law: terminalSafe leaves no control or bidirectional mark, cuts no short l
   );
 });
 
-test("a value with terminal controls, bidirectional marks and 3,000 characters reaches stderr escaped and cut, in every command", async () => {
-  const hostile = `\u001b]0;pwned\u0007\u202eevil\u009b2J\r${"x".repeat(3000)}`;
+test("a value with terminal controls, bidirectional marks, invisible characters and 3,000 characters reaches stderr escaped and cut, in every command", async () => {
+  const hostile = `\u001b]0;pwned\u0007\u202eevil\u009b2J\r\u2028forged\u200b\ufeff${"x".repeat(3000)}`;
   const cases: string[][] = [
     ["build", "--source", "fixtures/registry.json", "--base-url", hostile, "--out", "/nonexistent/x"],
     ["preview", `${hostile}.json`],

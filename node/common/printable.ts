@@ -25,16 +25,20 @@ export function escapeC1InJson(json: string): string {
   return json.replace(/[\u007f-\u009f]/g, escapeOf);
 }
 
-/** What a terminal acts on or reorders text by: C0 controls but newline and tab, DEL, C1, and bidirectional marks. */
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * What a terminal acts on, or what hides, reorders or splits text: the characters `quoted` escapes in a source's
+ * messages (every control, format character such as a bidirectional mark, zero-width space or U+FEFF, separator such
+ * as U+2028, lone surrogate half, private-use, unassigned or default-ignorable code point), but newline, tab and space.
+ */
+const UNSAFE = /(?![\n\t ])[\p{C}\p{Z}\p{Default_Ignorable_Code_Point}]/gu;
 
 /** The most characters (code points) one line of a message shows; a longer line is cut, with `…`. */
 export const MESSAGE_LINE_CHARS = 2000;
 
 /**
- * A message as it reaches the terminal (every command's stderr goes through it): each control character and
- * bidirectional mark as a visible `\u` escape, so no value quoted in it can hide, reorder or rewrite what is shown,
- * and each line at most MESSAGE_LINE_CHARS characters.
+ * A message as it reaches the terminal (every command's stderr goes through it): each UNSAFE character (a control
+ * character, a bidirectional mark, an invisible or separator character) as a visible `\u` escape, so no value quoted
+ * in it can hide, reorder or rewrite what is shown, and each line at most MESSAGE_LINE_CHARS characters.
  *
  * @example
  * ```ts
