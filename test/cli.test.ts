@@ -228,6 +228,25 @@ test("a value with terminal controls, bidirectional marks, invisible characters 
   }
 });
 
+test("a path or HOST holding a newline never starts a line of its own on stderr: the newline is shown escaped", async () => {
+  const forged = "x\nFORGED: all good";
+  const cases: [string[], NodeJS.ProcessEnv][] = [
+    [["preview", `/nonexistent-dir/${forged}`], {}],
+    [["build", "--source", `/nonexistent-dir/${forged}`, "--base-url", "https://r.example.org", "--new-history"], {}],
+    [["diff", `/nonexistent-dir/${forged}`, "golden/registry.json"], {}],
+    [["verify", "http://127.0.0.1:9", "--previous-document", `/nonexistent-dir/${forged}`], {}],
+    [["verify", "http://127.0.0.1:9", "--keys", `/nonexistent-dir/${forged}`], {}],
+    [["serve"], { REGISTRY_SOURCE: `/nonexistent-dir/${forged}` }],
+    [["serve", "--source", "fixtures/registry.json"], { HOST: forged, PORT: "0" }],
+  ];
+  for (const [args, env] of cases) {
+    const result = await run("node", ["node/bin/registry-endpoint.mjs", ...args], { env: cleanEnv(env) });
+    assert.ok(result.code === 1 || result.code === 2, `${args.join(" ")}: exit ${result.code}`);
+    assert.ok(result.stderr.includes("x\\u000aFORGED"), result.stderr);
+    assert.not.match(result.stderr, /^FORGED/m, args.join(" "));
+  }
+});
+
 test("a stdout that cannot be written (a full disk) is one line and exit 1, never a stack trace; a reader gone, exit 1 quietly", () => {
   const full = openSync("/dev/full", "w");
   try {

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, parse, relative, sep } from "node:path";
 import { readJson } from "../common/json-error.ts";
+import { oneLine } from "../common/printable.ts";
 
 /** The marker file a build writes at the top of its output. */
 const MARKER = ".registry-build";
@@ -17,6 +18,11 @@ export interface Protected {
 
 /** Why `dir` (absolute) may not take a build, one line each; none when it is absent, empty, or a build output only. */
 export function outputProblems(dir: string, guard: Protected): string[] {
+  // One line each: a newline in the folder's name or a file's in it is escaped, never a line of its own.
+  return problemsOf(dir, guard).map(oneLine);
+}
+
+function problemsOf(dir: string, guard: Protected): string[] {
   const why = protectedReason(dir, guard);
   if (why !== undefined) return [`--out ${dir}: ${why}; choose a folder of its own, like dist`];
   for (let up = dirname(dir); up !== dirname(up); up = dirname(up)) {

@@ -26,6 +26,14 @@ export function escapeC1InJson(json: string): string {
 }
 
 /**
+ * `text`, a path or value a message names as it is (unquoted), with each newline as `\u000a`: terminalSafe keeps the
+ * message's own line breaks, so a newline the value holds would otherwise start a line that reads as the command's.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\n/g, escapeOf);
+}
+
+/**
  * What a terminal acts on, or what hides, reorders or splits text: the characters `quoted` escapes in a source's
  * messages (every control, format character such as a bidirectional mark, zero-width space or U+FEFF, separator such
  * as U+2028, lone surrogate half, private-use, unassigned or default-ignorable code point), but newline, tab and space.

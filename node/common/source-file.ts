@@ -5,19 +5,22 @@ import { BASE_RECORDS, MAX_SOURCE_BYTES, maxRecords, RECORD_BYTES, sizeOf } from
 import { capProblems, summarizeWarnings } from "../../contract/messages.ts";
 import { type Source, validateSource } from "../../contract/source.ts";
 import { readJson, scanSourceText, type TextScan } from "./json-error.ts";
+import { oneLine } from "./printable.ts";
 
 /**
  * Reads, parses and validates `path`, with `internalKeys` declared beside the source's own list (named in messages
- * by their `place`); a key repeated within one object is refused too. Each line is prefixed with `name`. Never throws.
+ * by their `place`); a key repeated within one object is refused too. Each line is prefixed with `named` (a newline
+ * in it escaped, so that a file name cannot start a line of its own). Never throws.
  */
 export async function readSourceFile(
   path: string,
-  name = shownPath(path),
+  named = shownPath(path),
   internalKeys: { readonly names: readonly string[]; readonly place: string; readonly problems?: readonly string[] } = {
     names: [],
     place: "--internal-keys",
   },
 ): Promise<{ ok: Source; warnings: string[] } | { problems: string[] }> {
+  const name = oneLine(named);
   const read = await readParsed(path);
   if ("error" in read) {
     const hint = read.error.endsWith("(ENOENT)")

@@ -5,7 +5,7 @@ import { VERSIONS } from "../../assembly/versions.ts";
 import { type Command, type CommandSpec, type Io, parseOrExit, usageLine } from "../common/args.ts";
 import { asDocument, diffDocuments, type Document, type FailOn, failsOn, worstClass } from "../common/diff.ts";
 import { jsonReport, markdownReport } from "./diff-report.ts";
-import { printable } from "../common/printable.ts";
+import { oneLine, printable } from "../common/printable.ts";
 import { INTERNAL_KEYS_FLAG, loadInputs } from "../common/inputs.ts";
 import { readJson } from "../common/json-error.ts";
 import { readLimited } from "../common/source-file.ts";
@@ -131,7 +131,7 @@ async function runDiff(argv: readonly string[], io: Io): Promise<number> {
   const documents = [];
   for (const path of positionals as [string, string]) {
     const read = await readDocument(path);
-    if ("error" in read) return usage(`${printable(path)}: ${read.error}\n`);
+    if ("error" in read) return usage(`${oneLine(printable(path))}: ${read.error}\n`);
     documents.push(read.ok);
   }
   const [oldPath, newPath] = positionals as [string, string];

@@ -6,6 +6,7 @@ import type { BuildMeta } from "../../assembly/prepare.ts";
 import { pathOf } from "../../http/request-path.ts";
 import type { Io } from "../common/args.ts";
 import { nodeHttp } from "../common/builtins.ts";
+import { oneLine } from "../common/printable.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
 /** docs/http.md, "Slow clients" (Node checks every 30 s by default); a missing `Host` is left to `request-guard.ts`. */
@@ -78,7 +79,7 @@ export function runServer(
       resolve(code);
     };
     server.on("error", (error: Error) => {
-      io.stderr(`cannot listen on ${options.host}:${options.port}: ${error.message}\n`);
+      io.stderr(`cannot listen on ${oneLine(options.host)}:${options.port}: ${oneLine(error.message)}\n`);
       server.close(() => finish(1));
     });
     server.listen(options.port, options.host, () => {

@@ -7,6 +7,7 @@ import { readJsonFile } from "./document-file.ts";
 import { FEED_BODY_CAP } from "./feeds.ts";
 import { DOCUMENT_BODY_CAP, type ManifestState, table, verify } from "./verify.ts";
 import { readJson } from "../common/json-error.ts";
+import { oneLine } from "../common/printable.ts";
 import { isRemote, request, REQUEST_TIMEOUT_MS, RUN_DEADLINE_MS, timeout } from "../common/request.ts";
 
 const SPEC: CommandSpec = {
@@ -81,11 +82,12 @@ export const runVerify: Command = async (argv, _env, io) => {
   if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
   const usage = (message: string): 2 => {
-    io.stderr(`${message} (usage: ${usageLine(SPEC, io)}; --help for more)\n`);
+    io.stderr(`${oneLine(message)} (usage: ${usageLine(SPEC, io)}; --help for more)\n`);
     return 2;
   };
+  // One line each: a path given (--state, --keys, --previous-document) may hold a newline.
   const fail = (message: string): 1 => {
-    io.stderr(`${message}\n`);
+    io.stderr(`${oneLine(message)}\n`);
     return 1;
   };
   const base = parseBaseUrl(positionals[0] as string);
