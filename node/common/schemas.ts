@@ -33,11 +33,10 @@ export function schemaCheck(schema: Schema, also: readonly Schema[] = []): (valu
   const validate = validatorOf(schema, also);
   return (value) => {
     if (validate(value)) return null;
-    // Places and reasons only: Ajv's messages never quote the value checked.
-    return (validate.errors ?? []).slice(0, 3).map((e) =>
-      `${e.instancePath || "(top level)"} ${e.message ?? "is invalid"}`
-    )
-      .join("; ");
+    // Places and reasons only: Ajv's messages never quote the value checked. Each once: the shapes of a oneOf
+    // can fail alike ("must be object" for each).
+    const said = (validate.errors ?? []).map((e) => `${e.instancePath || "(top level)"} ${e.message ?? "is invalid"}`);
+    return [...new Set(said)].slice(0, 3).join("; ");
   };
 }
 
