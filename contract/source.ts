@@ -739,11 +739,19 @@ export function shownKey(key: string, lookAlike = false): string {
 export function quoted(text: string, max = Infinity, cut = "..."): string {
   const characters = text.length > max ? Array.from(text.slice(0, 2 * max + 2)) : undefined;
   const kept = characters === undefined || characters.length <= max ? text : characters.slice(0, max).join("");
-  return JSON.stringify(kept).replace(UNSHOWN, escapeOf) + (kept === text ? "" : cut);
+  return unshownEscaped(JSON.stringify(kept)) + (kept === text ? "" : cut);
 }
 
-/** What a terminal would not show as itself; a lone surrogate half is escaped by JSON already. */
+/**
+ * What a terminal would not show as itself: every control, format, separator but the ASCII space, lone surrogate
+ * half, private-use, unassigned or default-ignorable code point.
+ */
 const UNSHOWN = /(?! )[\p{C}\p{Z}\p{Default_Ignorable_Code_Point}]/gu;
+
+/** `text` with each character a terminal would not show as itself written as an escape, but those in `kept`. */
+export function unshownEscaped(text: string, kept = ""): string {
+  return text.replace(UNSHOWN, (c) => (kept.includes(c) ? c : escapeOf(c)));
+}
 
 /** A character as messages escape it: `\u` and four hex digits, `\u{…}` past them (JSON text takes only the first). */
 export function escapeOf(c: string): string {

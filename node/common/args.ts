@@ -3,7 +3,7 @@ import type { ParseArgsConfig } from "node:util";
 import { type Env, shownArgument } from "../../contract/config.ts";
 import { editDistance } from "../../contract/source.ts";
 import { nodeUtil } from "./builtins.ts";
-import { escapeC1InJson, printable, terminalSafe } from "./printable.ts";
+import { printable, terminalSafe } from "./printable.ts";
 
 const { parseArgs } = nodeUtil;
 
@@ -76,9 +76,9 @@ function firstChars(text: string): string {
   return [...text].slice(0, QUOTED_CHARS).join("");
 }
 
-/** An argument as a message quotes it: C1 controls escaped, at most QUOTED_CHARS characters, then `…` if cut. */
+/** An argument as a message quotes it: at most QUOTED_CHARS characters, then `…` if cut (stderr escapes the rest). */
 export function shownCapped(raw: string): string {
-  const shown = escapeC1InJson(shownArgument(raw));
+  const shown = shownArgument(raw);
   const cut = firstChars(shown);
   return cut.length < shown.length ? `${cut}…` : shown;
 }
@@ -198,8 +198,7 @@ export function parseOrExit(spec: CommandSpec, argv: readonly string[], io: Io):
 export function parseProcessArgs(spec: CommandSpec): Args {
   const parsed = parseCommand(spec, process.argv.slice(2), spec.usage);
   if ("ok" in parsed) return parsed.ok;
-  (parsed.exit === 0 ? process.stdout : process.stderr).write(
-    parsed.exit === 0 ? parsed.text : terminalSafe(parsed.text),
-  );
+  const io = processIo();
+  (parsed.exit === 0 ? io.stdout : io.stderr)(parsed.text);
   process.exit(parsed.exit);
 }

@@ -1,4 +1,4 @@
-import { escapeOf } from "../../contract/source.ts";
+import { escapeOf, unshownEscaped } from "../../contract/source.ts";
 
 /**
  * Escape sequences, whole, in their 7-bit (ESC) and 8-bit (C1) forms: CSI, OSC/DCS/SOS/PM/APC strings (up to BEL or
@@ -33,20 +33,14 @@ export function oneLine(text: string): string {
   return text.replace(/\n/g, escapeOf);
 }
 
-/**
- * What a terminal acts on, or what hides, reorders or splits text: the characters `quoted` escapes in a source's
- * messages (every control, format character such as a bidirectional mark, zero-width space or U+FEFF, separator such
- * as U+2028, lone surrogate half, private-use, unassigned or default-ignorable code point), but newline, tab and space.
- */
-const UNSAFE = /(?![\n\t ])[\p{C}\p{Z}\p{Default_Ignorable_Code_Point}]/gu;
-
 /** The most characters (code points) one line of a message shows; a longer line is cut, with `…`. */
 export const MESSAGE_LINE_CHARS = 2000;
 
 /**
- * A message as it reaches the terminal (every command's stderr goes through it): each UNSAFE character (a control
- * character, a bidirectional mark, an invisible or separator character) as a visible `\u` escape, so no value quoted
- * in it can hide, reorder or rewrite what is shown, and each line at most MESSAGE_LINE_CHARS characters.
+ * A message as it reaches the terminal (every command's stderr goes through it): each character `quoted` escapes in a
+ * source's messages (a control character, a bidirectional mark, an invisible or separator character; newline and tab
+ * kept) as a visible `\u` escape, so no value quoted in it can hide, reorder or rewrite what is shown, and each line
+ * at most MESSAGE_LINE_CHARS characters.
  *
  * @example
  * ```ts
@@ -54,7 +48,7 @@ export const MESSAGE_LINE_CHARS = 2000;
  * ```
  */
 export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE, escapeOf).split("\n").map(cutLine).join("\n");
+  return unshownEscaped(text, "\n\t").split("\n").map(cutLine).join("\n");
 }
 
 function cutLine(line: string): string {

@@ -252,7 +252,10 @@ function difference(got: RegistryData<Row, EdgeLike>, want: RegistryData<Row, Ed
   return out.slice(0, 3).join("; ") + (out.length > 3 ? `; ${out.length - 3} more` : "");
 }
 
-/** The feed's items, once the schema served for it, feedsmith and this deployment's feed URL all accept it. */
+/**
+ * The feed's items, once feedsmith and the schema served for it accept it, it names this deployment's feed URL, and its
+ * links (`home_page_url`, each item's `url`) name the versioned document.
+ */
 function readJsonFeed(
   text: string,
   place: { readonly feedUrl: string; readonly documentUrl: string },

@@ -180,9 +180,9 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   check(`Link: rel=describedby names ${expect}${paths.schema}`, describedBy, shownLink);
   checks.push(...(await lifecycleChecks(table, today, get)));
   // verify's own copy: a schema from the server is never compiled (a hostile pattern could hang it).
-  // Places and reasons only: an error's params would name the key a leaking deployment serves.
-  const failuresOf = schemaCheck(ownSchema);
-  const invalidAt = failuresOf(document);
+  // Places and reasons, as build --previous words them; never ajv's params.
+  const documentFailures = schemaCheck(ownSchema);
+  const invalidAt = documentFailures(document);
   check(`the document validates against v${version.number}'s schema`, invalidAt === null, invalidAt ?? "");
   if (options.keys !== undefined) {
     const read = [[paths.canonical, a], [paths.versioned, b], [paths.schema, schemaResponse.body]] as const;
@@ -190,7 +190,7 @@ async function runChecks(base: string, options: VerifyOptions, deadline: AbortSi
   }
   const previous = options.previousDocument;
   const problemOf = (value: unknown): string | null => {
-    const failures = failuresOf(value);
+    const failures = documentFailures(value);
     return failures === null ? null : `it does not validate against v${version.number}'s schema: ${failures}`;
   };
   checks.push(
