@@ -147,15 +147,17 @@ async function assemble(
     const openapiBytes = new TextEncoder().encode(
       `${JSON.stringify(openApiDescription(version, baseUrl, version === plan.canonical), null, 2)}\n`,
     );
-    // The document's codings are made while its feeds are, which need only its identity ETag (made here too: a hash
-    // takes a tenth of the time of the codings of a large document).
+    // The document's codings are made while its feeds are, which need only its identity ETag (a hash takes a tenth of
+    // the time of the codings of a large document).
+    const hashing = strongEtag(document.bytes);
     const preparing = prepareResource(document.bytes, "application/json", builtAt, {
       ...compression,
       headers: { link: docLink, ...signals },
+      etag: hashing,
     });
     // Should the feeds throw first, a failed coding is not left unhandled; Promise.all below sees it.
     preparing.catch(() => undefined);
-    const etag = await strongEtag(document.bytes);
+    const etag = await hashing;
     const place = feedPlace(version.number, baseUrl, version.path, feeds);
     const previous = history.previous?.get(version.number) ?? null;
     const before = history.documents?.get(version.number);

@@ -1,10 +1,11 @@
 // The build's floor: what any build must do at least, in the same Node and without a loader.
 // Reads and parses the source, then pretty-prints JSON of its vaults (their public keys, as the
 // source has them) each with two added string fields, as a row adds url and markdown_url; the
-// internal keys are left out, as the document leaves them out. Args: <source.json> [--compressed]:
-// with --compressed, the static export's floor, which also compresses that text once with gzip 6 and
-// once with brotli 5, one after the other (the settings the build uses for a body that large). Plain
-// JavaScript on purpose: a TypeScript loader's start-up would inflate the floor.
+// internal keys are left out, as the document leaves them out. Args: <source.json> [--compressed
+// <document.json>]: the static export's floor, which also compresses the document the build writes of
+// that source (every public field of every row, so twice the text above) once with gzip 6 and once with
+// brotli 5, one after the other (the settings the build uses for a body that large). Plain JavaScript
+// on purpose: a TypeScript loader's start-up would inflate the floor.
 import { readFileSync } from "node:fs";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
@@ -23,8 +24,9 @@ const vaults = source.vaults.map((v) => ({
 }));
 const text = Buffer.from(`${JSON.stringify(vaults, null, 2)}\n`);
 if (process.argv[3] === "--compressed") {
-  const gz = gzipSync(text, { level: 6 });
-  const br = brotliCompressSync(text, {
+  const document = readFileSync(process.argv[4]);
+  const gz = gzipSync(document, { level: 6 });
+  const br = brotliCompressSync(document, {
     params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
   });
   process.stdout.write(`${text.length} ${gz.length} ${br.length}\n`);

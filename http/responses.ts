@@ -87,6 +87,8 @@ export async function prepareResource(
     headers?: Readonly<Record<string, string>>;
     compress?: Compress | undefined;
     encodings?: readonly Encoding[];
+    /** The identity's ETag, when the caller is already making it (a large body is hashed once). */
+    etag?: Promise<string>;
   } = {},
 ): Promise<Resource> {
   const lastModified = Date.parse(builtAt);
@@ -98,8 +100,12 @@ export async function prepareResource(
     ...COMMON_HEADERS,
     ...options.headers,
   });
-  const variant = async (bytes: Uint8Array<ArrayBuffer>, coding: Record<string, string>): Promise<Variant> => {
-    const etag = await strongEtag(bytes);
+  const variant = async (
+    bytes: Uint8Array<ArrayBuffer>,
+    coding: Record<string, string>,
+    known?: Promise<string>,
+  ): Promise<Variant> => {
+    const etag = await (known ?? strongEtag(bytes));
     const validators = { etag, ...shared };
     return {
       body: bytes,
@@ -110,7 +116,7 @@ export async function prepareResource(
   };
   // Every coding is under way at once, and while the identity's ETag is made.
   const [identity, ...variants] = await Promise.all([
-    variant(body, {}),
+    variant(body, {}, options.etag),
     ...encodings.map(async (encoding) =>
       variant(await (options.compress as Compress)(body, encoding), { "content-encoding": encoding })
     ),
