@@ -23,7 +23,7 @@ import { openApiDescription } from "../assembly/openapi.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { zlibCompress } from "../node/common/compress.ts";
 import { staticHeaders, writeStatic } from "../node/builder/static.ts";
-import { feedTypesOf, typesOf, typesPath } from "../node/builder/types.ts";
+import { feedTypesOf, servedFeedTypesOf, servedTypesOf, typesOf, typesPath } from "../node/builder/types.ts";
 import { type Source, validateSource } from "../registry.ts";
 import { answerRequests, GOLDEN_OPTIONS, LIFECYCLE_REQUESTS } from "./cases.ts";
 import { assertGolden } from "./golden.ts";
@@ -345,6 +345,26 @@ test("each shipped version's OpenAPI description as served is golden/registry.v<
     assertGolden(`registry.v${v.number}.d.ts`, await typesOf(schema, v.schemaPath));
     assertGolden(`registry.v${v.number}.changes.d.ts`, await feedTypesOf(schema, changesPaths(v).json));
   }
+});
+
+test("a build writes golden/'s types when its schema is the reviewed one, whatever the base URL, and generates them for any other schema", async () => {
+  const feed = changesPaths(V1).json;
+  const elsewhere = await prepareBuild(source as Source, {
+    baseUrl: "https://elsewhere.example/reg",
+    builtAt: GOLDEN_OPTIONS.builtAt,
+  });
+  const served = JSON.parse(Buffer.from(elsewhere.routes.get(V1.schemaPath)!.identity.body).toString("utf8"));
+  assert.is.not(served.$id, JSON.parse(readFileSync(join("golden", "registry.v1.schema.json"), "utf8")).$id);
+  assert.is(await servedTypesOf(served, V1.schemaPath), readFileSync(join("golden", "registry.v1.d.ts"), "utf8"));
+  assert.is(await servedFeedTypesOf(served, feed), readFileSync(join("golden", "registry.v1.changes.d.ts"), "utf8"));
+  // One description changed: not the reviewed schema, so the generator's own bytes, which show the change.
+  const edited = structuredClone(served);
+  edited.$defs.edge.description = "An edited description.";
+  const [types, feedTypes] = [await servedTypesOf(edited, V1.schemaPath), await servedFeedTypesOf(edited, feed)];
+  assert.is(types, await typesOf(edited, V1.schemaPath));
+  assert.is(feedTypes, await feedTypesOf(edited, feed));
+  assert.match(types, "An edited description.");
+  assert.match(feedTypes, "An edited description.");
 });
 
 test("no shipped schema sets additionalProperties: false, so an added field never fails a consumer's validator", async () => {

@@ -8,7 +8,7 @@ import type { Build } from "../../assembly/prepare.ts";
 import { JSON_FEED_MEDIA_TYPE } from "../../feed/feed.ts";
 import type { Encoding } from "../../http/encoding.ts";
 import type { Resource, Variant } from "../../http/responses.ts";
-import { feedTypesOf, feedTypesPath, typesOf, typesPath } from "./types.ts";
+import { feedTypesPath, servedFeedTypesOf, servedTypesOf, typesPath } from "./types.ts";
 
 /** Headers a static host computes on its own (length, validators) or sets itself (Vary, when it compresses). */
 const HOST_MADE = ["content-length", "etag", "last-modified", "vary"];
@@ -52,10 +52,10 @@ export async function writeStatic(dir: string, build: Build, options: { siblings
     }
     if (resource.identity.ok["content-type"] === "application/schema+json") {
       const schema = JSON.parse(new TextDecoder().decode(resource.identity.body)) as Record<string, unknown>;
-      await writeFile(join(dir, typesPath(path)), await typesOf(schema, route));
+      await writeFile(join(dir, typesPath(path)), await servedTypesOf(schema, route));
     }
     if (resource.identity.ok["content-type"] === JSON_FEED_MEDIA_TYPE) {
-      await writeFile(join(dir, feedTypesPath(path)), await feedTypesOf(documentSchemaOf(build, route), route));
+      await writeFile(join(dir, feedTypesPath(path)), await servedFeedTypesOf(documentSchemaOf(build, route), route));
     }
   }
   await writeFile(join(dir, "_headers"), staticHeaders(build, options));

@@ -1,8 +1,13 @@
 // json-schema-to-typescript reads draft 2020-12 as written (`$defs`, `const`, type arrays for `T | null`, `false`
 // for a key that never appears) and keeps `additionalProperties` open as an index signature: the types say what the
 // schema says.
-import { compile } from "json-schema-to-typescript";
+import { readFile } from "node:fs/promises";
+import { VERSIONS } from "../../assembly/versions.ts";
+import { changesPaths } from "../../contract/version-policy.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
+
+/** Where the reviewed schemas and their types are: the repository's and the package's `golden/`. */
+const GOLDEN = new URL("../../golden/", import.meta.url);
 
 const OPTIONS = {
   additionalProperties: true,
@@ -17,9 +22,51 @@ export function typesPath(schemaPath: string): string {
   return schemaPath.replace(/\.schema\.json$/, ".d.ts");
 }
 
+/**
+ * The `.d.ts` text of the schema served at `schemaPath`: see `reviewedTypes`, else generated (`typesOf`).
+ */
+export async function servedTypesOf(schema: Record<string, unknown>, schemaPath: string): Promise<string> {
+  return (await reviewedTypes(schema, schemaPath, (n) => `registry.v${n}.d.ts`)) ?? typesOf(schema, schemaPath);
+}
+
+/** The `.d.ts` text of the change feed at `feedPath`, beside `documentSchema`: see `reviewedTypes`, else generated. */
+export async function servedFeedTypesOf(documentSchema: Record<string, unknown>, feedPath: string): Promise<string> {
+  return (await reviewedTypes(documentSchema, feedPath, (n) => `registry.v${n}.changes.d.ts`)) ??
+    feedTypesOf(documentSchema, feedPath);
+}
+
+/**
+ * golden/'s `name` of a shipped version served at `path` (its schema's or its JSON feed's) when `schema` is the
+ * reviewed schema golden/ holds for it ($id aside: it names the base URL, which types never show). contract.test.ts
+ * proves that the generator makes those bytes of that schema; sparing a build the generator and its formatter saves it
+ * near a second.
+ */
+async function reviewedTypes(
+  schema: Record<string, unknown>,
+  path: string,
+  name: (version: number) => string,
+): Promise<string | undefined> {
+  const version = VERSIONS.find((v) => path === v.schemaPath || path === changesPaths(v).json);
+  if (version === undefined) return undefined;
+  const golden = await readGolden(`registry.v${version.number}.schema.json`);
+  if (golden === undefined || !sameBesideId(JSON.parse(golden) as Record<string, unknown>, schema)) return undefined;
+  return readGolden(name(version.number));
+}
+
+function readGolden(name: string): Promise<string | undefined> {
+  return readFile(new URL(name, GOLDEN), "utf8").catch(() => undefined);
+}
+
+function sameBesideId(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const { $id: _a, ...restA } = a;
+  const { $id: _b, ...restB } = b;
+  return JSON.stringify(restA) === JSON.stringify(restB);
+}
+
 /** The `.d.ts` text of `schema` (a served JSON Schema), the same for the same schema on any machine. */
 export async function typesOf(schema: Record<string, unknown>, schemaPath: string): Promise<string> {
   const banner = `/* Types of ${schemaPath}, generated from it by json-schema-to-typescript. Do not edit. */`;
+  const { compile } = await import("json-schema-to-typescript");
   // compile() annotates the object it is given: it gets a copy.
   return compile(structuredClone(schema) as never, "Registry", { bannerComment: banner, ...OPTIONS });
 }
@@ -59,6 +106,7 @@ export async function feedTypesOf(documentSchema: Record<string, unknown>, feedP
   };
   const banner =
     `/* Types of ${feedPath} (JSON Feed 1.1 with the _registry extension), generated from its schema by json-schema-to-typescript. Do not edit. */`;
+  const { compile } = await import("json-schema-to-typescript");
   return compile(structuredClone(schema) as never, "ChangeFeed", {
     bannerComment: banner,
     ...OPTIONS,
