@@ -1,6 +1,6 @@
 /** Content negotiation: q-values, `*`, identity, and precompressed variants with their own ETags. */
 import { readFileSync } from "node:fs";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -173,6 +173,27 @@ test("responseInit: a precompressed answer says encodeBody manual (Workers would
   assert.equal(responseInit(answer), { status: 200, headers: answer.headers, encodeBody: "manual" });
   const plain = { status: 200, headers: { "content-type": "application/json" }, body: null };
   assert.equal(responseInit(plain), { status: 200, headers: plain.headers });
+});
+
+test("a body over 8 MiB (the static export's alone) is gzip 6 and brotli 5, the very bytes zlib makes in one call", async () => {
+  // Rows of JSON-like text, each a little different: 9 MiB, so compressible but not trivially.
+  const rows = Array.from(
+    { length: 200_000 },
+    (_, i) => `  {"vault_slug": "vault-${i.toString(36)}", "n": ${i * 7919}},\n`,
+  );
+  const body = new TextEncoder().encode(`[\n${rows.join("")}]\n`);
+  assert.ok(body.byteLength > 8 << 20, `${body.byteLength} bytes`);
+  const [gz, br] = await Promise.all([zlibCompress(body, "gzip"), zlibCompress(body, "br")]);
+  assert.ok(Buffer.from(gz).equals(gzipSync(body, { level: 6 })), "gzip 6, as one call makes it");
+  const brotli5 = brotliCompressSync(body, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 5,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+    },
+  });
+  assert.ok(Buffer.from(br).equals(brotli5), "brotli 5, as one call makes it");
+  assert.ok(gunzipSync(gz).equals(body) && brotliDecompressSync(br).equals(body), "both decode to the body");
 });
 
 test("law: edgeKeeps never keeps a coding the client refuses or does not name", () => {
