@@ -139,24 +139,27 @@ async function prepare(
   return { sourcePath, specPath, bytes: document.body.byteLength };
 }
 
+/** The arguments of `node` for `npm run build` of a source into `out`, a new history, unsigned. */
+const buildArgs = (sourcePath: string, out: string): string[] => [
+  ...TSX,
+  "node/bin/build.ts",
+  "--source",
+  sourcePath,
+  "--base-url",
+  CONFIG.baseUrl,
+  "--out",
+  out,
+  "--new-history",
+  "--unsigned",
+];
+
 /** `npm run build` of a source into the scratch folder; returns the output folder. */
 const built = new Map<string, string>();
 async function artifacts(sourcePath: string): Promise<string> {
   const known = built.get(sourcePath);
   if (known !== undefined) return known;
   const out = join(work, `dist-${built.size}`);
-  await timed("node", [
-    ...TSX,
-    "node/bin/build.ts",
-    "--source",
-    sourcePath,
-    "--base-url",
-    CONFIG.baseUrl,
-    "--out",
-    out,
-    "--new-history",
-    "--unsigned",
-  ]);
+  await timed("node", buildArgs(sourcePath, out));
   built.set(sourcePath, out);
   return out;
 }
@@ -417,20 +420,8 @@ async function builds(): Promise<string> {
   // alone, with its .gz and .br siblings; net of the command's start-up (its --help), over the floor
   // that also compresses the document (the bytes this build writes, made once before the rounds)
   // once in each coding.
-  const staticBuild = (out: string) => [
-    ...TSX,
-    "node/bin/build.ts",
-    "--source",
-    largest,
-    "--base-url",
-    CONFIG.baseUrl,
-    "--out",
-    out,
-    "--new-history",
-    "--unsigned",
-  ];
   const made = join(work, "static-100k-document");
-  await timed("node", staticBuild(made));
+  await timed("node", buildArgs(largest, made));
   const document = join(made, "static", "vaults.json");
   const toStatic = { build: [] as number[], help: [] as number[], floor: [] as number[], node: [] as number[] };
   for (let round = 0; round < 5; round++) {
@@ -440,7 +431,7 @@ async function builds(): Promise<string> {
     for (const which of order) {
       const out = join(work, `static-100k-${round}`);
       const args = which === "build"
-        ? staticBuild(out)
+        ? buildArgs(largest, out)
         : which === "help"
         ? [...TSX, "node/bin/build.ts", "--help"]
         : which === "floor"
