@@ -9,7 +9,12 @@
 import { readFileSync } from "node:fs";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
-const source = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const [sourcePath, flag, documentPath] = process.argv.slice(2);
+if (sourcePath === undefined || (flag !== undefined && (flag !== "--compressed" || documentPath === undefined))) {
+  process.stderr.write("usage: node bench/floor.mjs SOURCE.json [--compressed DOCUMENT.json]\n");
+  process.exit(2);
+}
+const source = JSON.parse(readFileSync(sourcePath, "utf8"));
 const base = "https://registry.example.org";
 const vaults = source.vaults.map((v) => ({
   vault_slug: v.vault_slug,
@@ -23,11 +28,11 @@ const vaults = source.vaults.map((v) => ({
   last_synced: v.last_synced ?? null,
 }));
 const text = Buffer.from(`${JSON.stringify(vaults, null, 2)}\n`);
-if (process.argv[3] === "--compressed") {
-  const document = readFileSync(process.argv[4]);
+if (documentPath !== undefined) {
+  const document = readFileSync(documentPath);
   const gz = gzipSync(document, { level: 6 });
   const br = brotliCompressSync(document, {
     params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
   });
-  process.stdout.write(`${text.length} ${gz.length} ${br.length}\n`);
+  process.stdout.write(`${document.length} ${gz.length} ${br.length}\n`);
 } else process.stdout.write(text);

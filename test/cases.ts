@@ -67,6 +67,8 @@ export const publicGoldens: readonly string[] = [
     `registry.v${v.number}.openapi.json`,
     `registry.v${v.number}.d.ts`,
     `registry.v${v.number}.changes.d.ts`,
+    `registry.v${v.number}.d.ts.input`,
+    `registry.v${v.number}.changes.d.ts.input`,
   ]),
   "static/_headers",
   "http/answers.txt",

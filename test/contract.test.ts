@@ -23,7 +23,17 @@ import { openApiDescription } from "../assembly/openapi.ts";
 import { VERSIONS } from "../assembly/versions.ts";
 import { zlibCompress } from "../node/common/compress.ts";
 import { staticHeaders, writeStatic } from "../node/builder/static.ts";
-import { feedTypesOf, servedFeedTypesOf, servedTypesOf, typesOf, typesPath } from "../node/builder/types.ts";
+import {
+  documentTypesInput,
+  feedTypesInput,
+  feedTypesOf,
+  inputDigest,
+  reviewedTypes,
+  servedFeedTypesOf,
+  servedTypesOf,
+  typesOf,
+  typesPath,
+} from "../node/builder/types.ts";
 import { type Source, validateSource } from "../registry.ts";
 import { answerRequests, GOLDEN_OPTIONS, LIFECYCLE_REQUESTS } from "./cases.ts";
 import { assertGolden } from "./golden.ts";
@@ -344,10 +354,14 @@ test("each shipped version's OpenAPI description as served is golden/registry.v<
     const schema = JSON.parse(Buffer.from(served.routes.get(v.schemaPath)!.identity.body).toString("utf8"));
     assertGolden(`registry.v${v.number}.d.ts`, await typesOf(schema, v.schemaPath));
     assertGolden(`registry.v${v.number}.changes.d.ts`, await feedTypesOf(schema, changesPaths(v).json));
+    // What each was made of, by digest: a build copies them only for that very input.
+    assertGolden(`registry.v${v.number}.d.ts.input`, `${inputDigest(documentTypesInput(schema, v.schemaPath))}\n`);
+    const feedInput = feedTypesInput(schema, changesPaths(v).json);
+    assertGolden(`registry.v${v.number}.changes.d.ts.input`, `${inputDigest(feedInput)}\n`);
   }
 });
 
-test("a build writes golden/'s types when its schema is the reviewed one, whatever the base URL, and generates them for any other schema", async () => {
+test("a build copies golden/'s types only for the very input they were made of: any base URL, no other schema or path", async () => {
   const feed = changesPaths(V1).json;
   const elsewhere = await prepareBuild(source as Source, {
     baseUrl: "https://elsewhere.example/reg",
@@ -355,11 +369,25 @@ test("a build writes golden/'s types when its schema is the reviewed one, whatev
   });
   const served = JSON.parse(Buffer.from(elsewhere.routes.get(V1.schemaPath)!.identity.body).toString("utf8"));
   assert.is.not(served.$id, JSON.parse(readFileSync(join("golden", "registry.v1.schema.json"), "utf8")).$id);
-  assert.is(await servedTypesOf(served, V1.schemaPath), readFileSync(join("golden", "registry.v1.d.ts"), "utf8"));
-  assert.is(await servedFeedTypesOf(served, feed), readFileSync(join("golden", "registry.v1.changes.d.ts"), "utf8"));
-  // One description changed: not the reviewed schema, so the generator's own bytes, which show the change.
+  const [golden, feedGolden] = ["registry.v1.d.ts", "registry.v1.changes.d.ts"].map((name) =>
+    readFileSync(join("golden", name), "utf8")
+  ) as [string, string];
+  // Copied, not generated: the shortcut itself answers.
+  assert.is(await reviewedTypes("registry.v1.d.ts", documentTypesInput(served, V1.schemaPath)), golden);
+  assert.is(await reviewedTypes("registry.v1.changes.d.ts", feedTypesInput(served, feed)), feedGolden);
+  assert.is(await servedTypesOf(served, V1.schemaPath), golden);
+  assert.is(await servedFeedTypesOf(served, feed), feedGolden);
+  // Another path is another banner, so another input: never golden/'s file.
+  assert.is(
+    await reviewedTypes("registry.v1.d.ts", documentTypesInput(served, "/other/registry.v1.schema.json")),
+    undefined,
+  );
+  assert.is(await reviewedTypes("registry.v1.changes.d.ts", feedTypesInput(served, "/other.changes.json")), undefined);
+  // One description changed: not the reviewed input, so the generator's own bytes, which show the change.
   const edited = structuredClone(served);
   edited.$defs.edge.description = "An edited description.";
+  assert.is(await reviewedTypes("registry.v1.d.ts", documentTypesInput(edited, V1.schemaPath)), undefined);
+  assert.is(await reviewedTypes("registry.v1.changes.d.ts", feedTypesInput(edited, feed)), undefined);
   const [types, feedTypes] = [await servedTypesOf(edited, V1.schemaPath), await servedFeedTypesOf(edited, feed)];
   assert.is(types, await typesOf(edited, V1.schemaPath));
   assert.is(feedTypes, await feedTypesOf(edited, feed));

@@ -105,7 +105,7 @@ test.before(async () => {
 });
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-test("npm pack ships the compiled command and library, the TypeScript the build bundles, the embedded snapshot, the reviewed schemas and types the build writes, and the docs its messages name; no tests, other goldens or other fixtures", () => {
+test("npm pack ships the compiled command and library, the TypeScript the build bundles, the embedded snapshot, the reviewed types the build writes and their inputs' digests, and the docs its messages name; no tests, other goldens or other fixtures", () => {
   const listed = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map((f) =>
     f.replace(/^package\//, "")
   );
@@ -120,9 +120,10 @@ test("npm pack ships the compiled command and library, the TypeScript the build 
       "node/bin/artifact-server.ts",
       "node/serve/artifact-server.ts",
       "fixtures/registry.json",
-      "golden/registry.v1.schema.json",
       "golden/registry.v1.d.ts",
+      "golden/registry.v1.d.ts.input",
       "golden/registry.v1.changes.d.ts",
+      "golden/registry.v1.changes.d.ts.input",
       "README.md",
       "LICENSE",
       "docs/deploying.md",
@@ -134,7 +135,7 @@ test("npm pack ships the compiled command and library, the TypeScript the build 
   for (const file of listed) {
     assert.not.match(
       file,
-      /^(test|bench|examples|\.github)\/|^golden\/(?!registry\.v\d+\.(schema\.json|d\.ts|changes\.d\.ts)$)|^fixtures\/(?!registry\.json$)|\.test\.ts$|^package-lock\.json$/,
+      /^(test|bench|examples|\.github)\/|^golden\/(?!registry\.v\d+\.(changes\.)?d\.ts(\.input)?$)|^fixtures\/(?!registry\.json$)|\.test\.ts$|^package-lock\.json$/,
       `ships ${file}`,
     );
   }

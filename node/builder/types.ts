@@ -1,12 +1,13 @@
 // json-schema-to-typescript reads draft 2020-12 as written (`$defs`, `const`, type arrays for `T | null`, `false`
 // for a key that never appears) and keeps `additionalProperties` open as an index signature: the types say what the
 // schema says.
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { VERSIONS } from "../../assembly/versions.ts";
 import { changesPaths } from "../../contract/version-policy.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
 
-/** Where the reviewed schemas and their types are: the repository's and the package's `golden/`. */
+/** Where the reviewed types and their inputs' digests are: the repository's and the package's `golden/`. */
 const GOLDEN = new URL("../../golden/", import.meta.url);
 
 const OPTIONS = {
@@ -22,53 +23,16 @@ export function typesPath(schemaPath: string): string {
   return schemaPath.replace(/\.schema\.json$/, ".d.ts");
 }
 
-/**
- * The `.d.ts` text of the schema served at `schemaPath`: see `reviewedTypes`, else generated (`typesOf`).
- */
-export async function servedTypesOf(schema: Record<string, unknown>, schemaPath: string): Promise<string> {
-  return (await reviewedTypes(schema, schemaPath, (n) => `registry.v${n}.d.ts`)) ?? typesOf(schema, schemaPath);
-}
-
-/** The `.d.ts` text of the change feed at `feedPath`, beside `documentSchema`: see `reviewedTypes`, else generated. */
-export async function servedFeedTypesOf(documentSchema: Record<string, unknown>, feedPath: string): Promise<string> {
-  return (await reviewedTypes(documentSchema, feedPath, (n) => `registry.v${n}.changes.d.ts`)) ??
-    feedTypesOf(documentSchema, feedPath);
-}
-
-/**
- * golden/'s `name` of a shipped version served at `path` (its schema's or its JSON feed's) when `schema` is the
- * reviewed schema golden/ holds for it ($id aside: it names the base URL, which types never show). contract.test.ts
- * proves that the generator makes those bytes of that schema; sparing a build the generator and its formatter saves it
- * near a second.
- */
-async function reviewedTypes(
-  schema: Record<string, unknown>,
-  path: string,
-  name: (version: number) => string,
-): Promise<string | undefined> {
-  const version = VERSIONS.find((v) => path === v.schemaPath || path === changesPaths(v).json);
-  if (version === undefined) return undefined;
-  const golden = await readGolden(`registry.v${version.number}.schema.json`);
-  if (golden === undefined || !sameBesideId(JSON.parse(golden) as Record<string, unknown>, schema)) return undefined;
-  return readGolden(name(version.number));
-}
-
-function readGolden(name: string): Promise<string | undefined> {
-  return readFile(new URL(name, GOLDEN), "utf8").catch(() => undefined);
-}
-
-function sameBesideId(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const { $id: _a, ...restA } = a;
-  const { $id: _b, ...restB } = b;
-  return JSON.stringify(restA) === JSON.stringify(restB);
+/** What json-schema-to-typescript is given: the whole of what its output depends on, bar its and prettier's versions. */
+export interface Generation {
+  readonly schema: Record<string, unknown>;
+  readonly name: string;
+  readonly options: Record<string, unknown>;
 }
 
 /** The `.d.ts` text of `schema` (a served JSON Schema), the same for the same schema on any machine. */
-export async function typesOf(schema: Record<string, unknown>, schemaPath: string): Promise<string> {
-  const banner = `/* Types of ${schemaPath}, generated from it by json-schema-to-typescript. Do not edit. */`;
-  const { compile } = await import("json-schema-to-typescript");
-  // compile() annotates the object it is given: it gets a copy.
-  return compile(structuredClone(schema) as never, "Registry", { bannerComment: banner, ...OPTIONS });
+export function typesOf(schema: Record<string, unknown>, schemaPath: string): Promise<string> {
+  return generate(documentTypesInput(schema, schemaPath));
 }
 
 /** The path of a version's change-feed types beside its feed: `/api/registry.v1.changes.d.ts` for `.changes.json`. */
@@ -77,7 +41,52 @@ export function feedTypesPath(feedPath: string): string {
 }
 
 /** The `.d.ts` text of a version's JSON change feed, standing alone: the document schema's definitions copied in. */
-export async function feedTypesOf(documentSchema: Record<string, unknown>, feedPath: string): Promise<string> {
+export function feedTypesOf(documentSchema: Record<string, unknown>, feedPath: string): Promise<string> {
+  return generate(feedTypesInput(documentSchema, feedPath));
+}
+
+/** `typesOf`, or golden/'s own file when it was made of the same input (see `reviewedTypes`). */
+export async function servedTypesOf(schema: Record<string, unknown>, schemaPath: string): Promise<string> {
+  const input = documentTypesInput(schema, schemaPath);
+  const version = VERSIONS.find((v) => v.schemaPath === schemaPath);
+  return (version && await reviewedTypes(`registry.v${version.number}.d.ts`, input)) ?? generate(input);
+}
+
+/** `feedTypesOf`, or golden/'s own file when it was made of the same input (see `reviewedTypes`). */
+export async function servedFeedTypesOf(documentSchema: Record<string, unknown>, feedPath: string): Promise<string> {
+  const input = feedTypesInput(documentSchema, feedPath);
+  const version = VERSIONS.find((v) => changesPaths(v).json === feedPath);
+  return (version && await reviewedTypes(`registry.v${version.number}.changes.d.ts`, input)) ?? generate(input);
+}
+
+/**
+ * golden/`name`, a shipped version's types, when golden/`name`.input holds the digest of `input`: the generator made
+ * that file of that very input (contract.test.ts writes and proves both). Else undefined, as when either file is
+ * missing or unreadable. Sparing a build the generator and its formatter saves it near a second.
+ */
+export async function reviewedTypes(name: string, input: Generation): Promise<string | undefined> {
+  const made = await readGolden(`${name}.input`);
+  return made?.trim() === inputDigest(input) ? readGolden(name) : undefined;
+}
+
+/** The SHA-256 of a generation's input, as golden/'s `.input` files hold it. */
+export function inputDigest(input: Generation): string {
+  return createHash("sha256").update(JSON.stringify([input.name, input.options, input.schema])).digest("hex");
+}
+
+function readGolden(name: string): Promise<string | undefined> {
+  return readFile(new URL(name, GOLDEN), "utf8").catch(() => undefined);
+}
+
+/** The document types' input: without `$id`, the base URL, so that no base URL can change them. */
+export function documentTypesInput(schema: Record<string, unknown>, schemaPath: string): Generation {
+  const { $id: _id, ...rest } = schema;
+  const banner = `/* Types of ${schemaPath}, generated from it by json-schema-to-typescript. Do not edit. */`;
+  return { schema: rest, name: "Registry", options: { bannerComment: banner, ...OPTIONS } };
+}
+
+/** The change feed types' input: the feed schema, the document schema's definitions copied in. */
+export function feedTypesInput(documentSchema: Record<string, unknown>, feedPath: string): Generation {
   const { $schema, $id: _id, title: _title, ...feed } = changeFeedSchema(
     feedPath,
     "#/$defs/row",
@@ -106,10 +115,11 @@ export async function feedTypesOf(documentSchema: Record<string, unknown>, feedP
   };
   const banner =
     `/* Types of ${feedPath} (JSON Feed 1.1 with the _registry extension), generated from its schema by json-schema-to-typescript. Do not edit. */`;
+  return { schema, name: "ChangeFeed", options: { bannerComment: banner, ...OPTIONS, ignoreMinAndMaxItems: true } };
+}
+
+async function generate({ schema, name, options }: Generation): Promise<string> {
   const { compile } = await import("json-schema-to-typescript");
-  return compile(structuredClone(schema) as never, "ChangeFeed", {
-    bannerComment: banner,
-    ...OPTIONS,
-    ignoreMinAndMaxItems: true,
-  });
+  // compile() annotates the object it is given: it gets a copy.
+  return compile(structuredClone(schema) as never, name, options);
 }
