@@ -27,7 +27,7 @@ import {
   documentTypesInput,
   feedTypesInput,
   feedTypesOf,
-  inputDigest,
+  provenance,
   reviewedTypes,
   servedFeedTypesOf,
   servedTypesOf,
@@ -352,12 +352,19 @@ test("each shipped version's OpenAPI description as served is golden/registry.v<
     assert.is(description.identity.ok["content-type"], "application/vnd.oai.openapi+json;version=3.1");
     assertGolden(`registry.v${v.number}.openapi.json`, description.identity.body);
     const schema = JSON.parse(Buffer.from(served.routes.get(v.schemaPath)!.identity.body).toString("utf8"));
-    assertGolden(`registry.v${v.number}.d.ts`, await typesOf(schema, v.schemaPath));
-    assertGolden(`registry.v${v.number}.changes.d.ts`, await feedTypesOf(schema, changesPaths(v).json));
-    // What each was made of, by digest: a build copies them only for that very input.
-    assertGolden(`registry.v${v.number}.d.ts.input`, `${inputDigest(documentTypesInput(schema, v.schemaPath))}\n`);
-    const feedInput = feedTypesInput(schema, changesPaths(v).json);
-    assertGolden(`registry.v${v.number}.changes.d.ts.input`, `${inputDigest(feedInput)}\n`);
+    const [types, feedTypes] = [await typesOf(schema, v.schemaPath), await feedTypesOf(schema, changesPaths(v).json)];
+    assertGolden(`registry.v${v.number}.d.ts`, types);
+    assertGolden(`registry.v${v.number}.changes.d.ts`, feedTypes);
+    // What each was made of, by digest, and its own digest: a build copies them only for that very input.
+    const inputs = [documentTypesInput(schema, v.schemaPath), feedTypesInput(schema, changesPaths(v).json)] as const;
+    assertGolden(`registry.v${v.number}.d.ts.input`, provenance(inputs[0], types));
+    assertGolden(`registry.v${v.number}.changes.d.ts.input`, provenance(inputs[1], feedTypes));
+    for (const input of inputs) {
+      // The digest holds all the generator reads: options of plain data, and no $ref to a file.
+      assert.equal(JSON.parse(JSON.stringify(input.options)), input.options, "options of plain data");
+      const refs = JSON.stringify(input.schema).match(/"\$ref":"[^"]*"/g) ?? [];
+      assert.ok(refs.length > 0 && refs.every((ref) => ref.startsWith('"$ref":"#')), refs.join(" "));
+    }
   }
 });
 

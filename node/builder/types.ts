@@ -23,7 +23,11 @@ export function typesPath(schemaPath: string): string {
   return schemaPath.replace(/\.schema\.json$/, ".d.ts");
 }
 
-/** What json-schema-to-typescript is given: the whole of what its output depends on, bar its and prettier's versions. */
+/**
+ * What json-schema-to-typescript is given. With options of plain data (a function would not be in the digest) and
+ * `$ref`s within the schema (the generator would read a file for any other), this is all its output depends on, but
+ * its own and its dependencies' versions: contract.test.ts checks both conditions of every shipped version's inputs.
+ */
 export interface Generation {
   readonly schema: Record<string, unknown>;
   readonly name: string;
@@ -60,19 +64,23 @@ export async function servedFeedTypesOf(documentSchema: Record<string, unknown>,
 }
 
 /**
- * golden/`name`, a shipped version's types, when golden/`name`.input holds the digest of `input`: the generator made
- * that file of that very input (contract.test.ts writes and proves both). Else undefined, as when either file is
- * missing or unreadable. Sparing a build the generator and its formatter saves it near a second.
+ * golden/`name`, a shipped version's types, when golden/`name`.input names the digest of `input` and that file's own:
+ * the generator made that very file of that very input (contract.test.ts writes and proves both). Else undefined, as
+ * when either file is missing, unreadable or edited. Sparing a build the generator and its formatter saves near a second.
  */
 export async function reviewedTypes(name: string, input: Generation): Promise<string | undefined> {
-  const made = await readGolden(`${name}.input`);
-  return made?.trim() === inputDigest(input) ? readGolden(name) : undefined;
+  const [made, types] = [await readGolden(`${name}.input`), await readGolden(name)];
+  if (made === undefined || types === undefined) return undefined;
+  return made === provenance(input, types) ? types : undefined;
 }
 
-/** The SHA-256 of a generation's input, as golden/'s `.input` files hold it. */
-export function inputDigest(input: Generation): string {
-  return createHash("sha256").update(JSON.stringify([input.name, input.options, input.schema])).digest("hex");
+/** The text of golden/'s `.input` file of `types`, made of `input`: both SHA-256 digests. */
+export function provenance(input: Generation, types: string): string {
+  const made = JSON.stringify([input.name, input.options, input.schema]);
+  return `input sha256:${sha256(made)}\noutput sha256:${sha256(types)}\n`;
 }
+
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 function readGolden(name: string): Promise<string | undefined> {
   return readFile(new URL(name, GOLDEN), "utf8").catch(() => undefined);
