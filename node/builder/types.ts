@@ -3,8 +3,7 @@
 // schema says.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { VERSIONS } from "../../assembly/versions.ts";
-import { changesPaths } from "../../contract/version-policy.ts";
+import { basename } from "node:path";
 import { changeFeedSchema } from "../../feed/schema.ts";
 
 /** Where the reviewed types and their inputs' digests are: the repository's and the package's `golden/`. */
@@ -52,21 +51,21 @@ export function feedTypesOf(documentSchema: Record<string, unknown>, feedPath: s
 /** `typesOf`, or golden/'s own file when it was made of the same input (see `reviewedTypes`). */
 export async function servedTypesOf(schema: Record<string, unknown>, schemaPath: string): Promise<string> {
   const input = documentTypesInput(schema, schemaPath);
-  const version = VERSIONS.find((v) => v.schemaPath === schemaPath);
-  return (version && await reviewedTypes(`registry.v${version.number}.d.ts`, input)) ?? generate(input);
+  return (await reviewedTypes(basename(typesPath(schemaPath)), input)) ?? generate(input);
 }
 
 /** `feedTypesOf`, or golden/'s own file when it was made of the same input (see `reviewedTypes`). */
 export async function servedFeedTypesOf(documentSchema: Record<string, unknown>, feedPath: string): Promise<string> {
   const input = feedTypesInput(documentSchema, feedPath);
-  const version = VERSIONS.find((v) => changesPaths(v).json === feedPath);
-  return (version && await reviewedTypes(`registry.v${version.number}.changes.d.ts`, input)) ?? generate(input);
+  return (await reviewedTypes(basename(feedTypesPath(feedPath)), input)) ?? generate(input);
 }
 
 /**
- * golden/`name`, a shipped version's types, when golden/`name`.input names the digest of `input` and that file's own:
- * the generator made that very file of that very input (contract.test.ts writes and proves both). Else undefined, as
- * when either file is missing, unreadable or edited. Sparing a build the generator and its formatter saves near a second.
+ * golden/`name` (a shipped version's types are there under their served file name) when golden/`name`.input names
+ * the digest of `input` and that file's own: the generator made that very file of that very input (contract.test.ts
+ * writes and proves both; the input holds the path, so a file of the same name elsewhere is not it). Else undefined,
+ * as when either file is missing, unreadable or edited. Sparing a build the generator and its formatter saves near a
+ * second.
  */
 export async function reviewedTypes(name: string, input: Generation): Promise<string | undefined> {
   const [made, types] = [await readGolden(`${name}.input`), await readGolden(name)];
