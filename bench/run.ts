@@ -584,7 +584,8 @@ async function feeds(): Promise<void> {
         { compress: zlibCompress },
         VERSIONS,
         MAX_DOCUMENT_BYTES,
-        withPrevious ? await history() : {},
+        // As npm run build does: the previous build is read and checked once the codings are under way.
+        withPrevious ? history : {},
       );
       return performance.now() - started;
     };

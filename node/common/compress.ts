@@ -15,14 +15,15 @@ const BROTLI_MAX_QUALITY_BYTES = 256 << 10;
 /** Above this, a body is for the static export alone: faster settings, both codings at once. */
 const LARGE_BODY_BYTES = 8 << 20;
 /**
- * Output a large body's codings take from a thread at a time: zlib's 16 KiB would be some 200 round trips through
- * the main thread, each waiting while that thread is busy. The bytes are the same whatever the size.
+ * Output a large body's codings take from a thread at a time, at least: zlib's 16 KiB would be some 200 round trips
+ * through the main thread, each waiting while that thread is busy (a build checks the previous build meanwhile). An
+ * eighth of the body holds the whole coding of a registry's JSON in one step. The bytes are the same whatever the size.
  */
 const LARGE_CHUNK_BYTES = 1 << 20;
 
 async function compress(bytes: Uint8Array<ArrayBuffer>, encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
   const large = bytes.byteLength > LARGE_BODY_BYTES;
-  const chunk = large ? { chunkSize: LARGE_CHUNK_BYTES } : {};
+  const chunk = large ? { chunkSize: Math.max(LARGE_CHUNK_BYTES, bytes.byteLength >> 3) } : {};
   const out = encoding === "gzip"
     ? await gzipAsync(bytes, { level: large ? 6 : 9, ...chunk })
     : await brotliAsync(bytes, {
