@@ -17,6 +17,30 @@ export interface RouteStamp {
   readonly encoded: Readonly<Partial<Record<Encoding, VariantStamp>>>;
 }
 
+/**
+ * A body kept out of the stamp's data: the `at`th of the bodies in `BuildStamp.embedded`, UTF-8 text (identity) or, when
+ * `base64`, a coding's bytes in base64.
+ */
+export interface EmbeddedBody {
+  readonly at: number;
+  readonly base64?: true;
+}
+
+/**
+ * Bodies held as the comments of one function's source text (`node/builder/bundle.ts` writes them so): a JavaScript
+ * parser skips a comment far faster than it reads a string literal of the same length, so a bundle that embeds them
+ * this way starts sooner. Each body is a run of `/*...*\/` comments, bodies one after the other, with `joins[i]` the
+ * text that goes between the comments of body `i`: what a comment cannot hold (`*\/`) or is kept out of the file so
+ * that it stays ASCII (every non-ASCII character), which the parser reads faster still.
+ */
+export interface EmbeddedBodies {
+  /** The function whose source text holds the comments: `function name(){/*...*\/...}`. */
+  readonly source: () => void;
+  /** The length of that source text: another (a bundle minified again, its comments dropped) is refused. */
+  readonly length: number;
+  readonly joins: readonly (readonly string[])[];
+}
+
 /** A whole build as JSON-safe data. Bodies are UTF-8 text (identity) or base64 (a coding), by ETag. */
 export interface BuildStamp {
   readonly meta: BuildMeta;
@@ -31,16 +55,33 @@ export interface BuildStamp {
   readonly bodies: Readonly<Record<string, { readonly text: string } | { readonly base64: string }>>;
 }
 
+/** A stamp as a bundle holds it: bodies in its data, or embedded (`EmbeddedBodies`). */
+export interface BundledStamp extends Omit<BuildStamp, "bodies"> {
+  readonly bodies: Readonly<Record<string, BuildStamp["bodies"][string] | { readonly embedded: EmbeddedBody }>>;
+  /** Where the `embedded` bodies are. */
+  readonly embedded?: EmbeddedBodies;
+}
+
 /** The build a stamp describes; bodies are decoded on first use and kept. */
-export function restoreBuild(stamp: BuildStamp): Build {
+export function restoreBuild(stamp: BundledStamp): Build {
   const decoded = new Map<string, Uint8Array<ArrayBuffer>>();
+  // Checked now, so that a bundle whose comments were dropped fails at import, not at its first request.
+  const embedded = stamp.embedded === undefined ? undefined : embeddedTexts(stamp.embedded);
   const bodyOf = (etag: string): Uint8Array<ArrayBuffer> => {
     let bytes = decoded.get(etag);
     if (bytes === undefined) {
       const body = stamp.bodies[etag];
       if (body === undefined) throw new Error(`the stamp has no body for ETag ${etag}`);
-      bytes = "text" in body ? new TextEncoder().encode(body.text) : fromBase64(body.base64);
-      if ("text" in body) texts.set(bytes, body.text);
+      let content = body;
+      if ("embedded" in body) {
+        const text = embedded?.()[body.embedded.at];
+        if (text === undefined) throw new Error(`the stamp has no embedded body for ETag ${etag}`);
+        content = body.embedded.base64 === true ? { base64: text } : { text };
+      }
+      if ("text" in content) {
+        bytes = new TextEncoder().encode(content.text);
+        texts.set(bytes, content.text);
+      } else bytes = fromBase64((content as { base64: string }).base64);
       decoded.set(etag, bytes);
     }
     return bytes;
@@ -74,6 +115,42 @@ export function restoreBuild(stamp: BuildStamp): Build {
 }
 
 const texts = new WeakMap<Uint8Array, string>();
+
+const OPEN = "/*";
+const CLOSE = "*/";
+
+/**
+ * The texts of `bodies`, read from its function's source on first call (once): each body its first comment, then each
+ * join followed by the next comment. Throws at once when that source is not the one written (its length differs), and
+ * on the first call when it does not hold the comments the joins call for.
+ */
+function embeddedTexts(bodies: EmbeddedBodies): () => readonly string[] {
+  const source = Function.prototype.toString.call(bodies.source);
+  if (source.length !== bodies.length) throw new Error(STRIPPED);
+  let restored: string[] | undefined;
+  return () => {
+    if (restored !== undefined) return restored;
+    const read: string[] = [];
+    let at = source.indexOf("{") + 1;
+    const comment = (): string => {
+      const end = source.indexOf(CLOSE, at + OPEN.length);
+      if (!source.startsWith(OPEN, at) || end === -1) throw new Error(STRIPPED);
+      const text = source.slice(at + OPEN.length, end);
+      at = end + CLOSE.length;
+      return text;
+    };
+    for (const joins of bodies.joins) {
+      let text = comment();
+      for (const join of joins) text += join + comment();
+      read.push(text);
+    }
+    if (source.slice(at) !== "}") throw new Error(STRIPPED);
+    return (restored = read);
+  };
+}
+
+const STRIPPED = "the answers embedded in this file are not as the build wrote them: it was changed after the build " +
+  "(a bundler or minifier drops the comments that hold them); deploy the file the build wrote as it is";
 
 /**
  * The UTF-8 text of a body that is identity JSON: the stamp's own text for a body restored from one, so that Lambda,

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { addressesOf } from "../../http/app.ts";
 import type { Build } from "../../assembly/prepare.ts";
 import type { CodeArtifact } from "./platform-limits.ts";
-import type { BuildStamp } from "../../http/restore.ts";
+import type { BuildStamp, BundledStamp, EmbeddedBody } from "../../http/restore.ts";
 import { stampBuild } from "./stamp.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -65,29 +65,76 @@ export async function bundleSome(
     // Netlify reads config by static analysis, only literal values in this exact form: every address the app routes.
     await appendFile(fetchFile, `export const config = { path: ${JSON.stringify(addressesOf(served))} };\n`);
   }
+  // The Lambda and Node artifacts hold their bodies as comments (see `embedBodies`): they run as written. The fetch
+  // artifact keeps them as strings: Wrangler and Netlify bundle it again, and a bundler drops comments.
   if (which.has("lambda/index.mjs")) {
-    bundles.lambda = await bundle(LAMBDA_ENTRY, resolve(dir, "lambda", "index.mjs"), stampBuild(served, []), "node");
+    const file = resolve(dir, "lambda", "index.mjs");
+    bundles.lambda = await bundle(LAMBDA_ENTRY, file, embedBodies(stampBuild(served, [])), "node");
   }
   if (which.has("node/server.mjs")) {
-    bundles.node = await bundle(NODE_ENTRY, resolve(dir, "node/server.mjs"), { ...withCodings(), sourceName }, "node");
+    const file = resolve(dir, "node/server.mjs");
+    bundles.node = await bundle(NODE_ENTRY, file, embedBodies({ ...withCodings(), sourceName }), "node");
   }
   return bundles;
+}
+
+/** The name of the function whose source holds the embedded bodies: a global to esbuild, which never renames one. */
+const EMBEDDED = "registry$answers";
+
+/** A stamp with its bodies embedded: its data (bodies by index), and the function declaration that holds them. */
+interface Embedded {
+  readonly stamp: BundledStamp;
+  readonly joins: readonly (readonly string[])[];
+  readonly footer: string;
+}
+
+/**
+ * `stamp`'s bodies as `EmbeddedBodies` (`http/restore.ts`): each split at every `*\/` and every run of non-ASCII
+ * characters, the pieces between as comments of one function appended to the bundle, the rest as joins in its data.
+ * V8 reads the 330 KB of a 300-vault Lambda bundle's answers about 5 ms faster so than as template literals.
+ */
+export function embedBodies(stamp: BuildStamp & { readonly sourceName?: string }): Embedded {
+  const bodies: Record<string, { embedded: EmbeddedBody }> = {};
+  const joins: string[][] = [];
+  let comments = "";
+  for (const [etag, body] of Object.entries(stamp.bodies)) {
+    const text = "text" in body ? body.text : body.base64;
+    // Split with a capturing group: the pieces at even places, what was between them at odd places.
+    const pieces = text.split(/(\*\/|[^\x00-\x7f]+)/);
+    bodies[etag] = { embedded: "text" in body ? { at: joins.length } : { at: joins.length, base64: true } };
+    joins.push(pieces.filter((_, i) => i % 2 === 1));
+    comments += pieces.filter((_, i) => i % 2 === 0).map((piece) => `/*${piece}*/`).join("");
+  }
+  return { stamp: { ...stamp, bodies }, joins, footer: `function ${EMBEDDED}(){${comments}}` };
 }
 
 async function bundle(
   entry: { contents: string } | { file: string },
   outfile: string,
-  stamp: unknown,
+  stamp: BuildStamp | Embedded,
   platform: "node" | "neutral",
 ): Promise<Metafile> {
+  const embedded = "footer" in stamp ? stamp : undefined;
   const stampPlugin: Plugin = {
     name: "stamp",
     setup(b) {
-      b.onResolve({ filter: /^registry:stamp$/ }, () => ({ path: "stamp.json", namespace: "registry-stamp" }));
-      b.onLoad(
-        { filter: /.*/, namespace: "registry-stamp" },
-        () => ({ contents: JSON.stringify(stamp), loader: "json" }),
+      b.onResolve(
+        { filter: /^registry:stamp$/ },
+        () => ({ path: embedded === undefined ? "stamp.json" : "stamp.js", namespace: "registry-stamp" }),
       );
+      b.onResolve({ filter: /^registry:stamp-data$/ }, () => ({ path: "stamp.json", namespace: "registry-stamp" }));
+      b.onLoad({ filter: /^stamp\.json$/, namespace: "registry-stamp" }, () => ({
+        contents: JSON.stringify(embedded === undefined ? stamp : { stamp: embedded.stamp, joins: embedded.joins }),
+        loader: "json",
+      }));
+      // The data, and the function that holds the bodies, which the footer declares.
+      b.onLoad({ filter: /^stamp\.js$/, namespace: "registry-stamp" }, () => ({
+        contents: `import data from "registry:stamp-data";
+export default { ...data.stamp, embedded: { source: ${EMBEDDED}, length: ${
+          embedded?.footer.length ?? 0
+        }, joins: data.joins } };`,
+        loader: "js",
+      }));
     },
   };
   const result = await build({
@@ -105,6 +152,15 @@ async function bundle(
     metafile: true,
     logLevel: "error",
     plugins: [stampPlugin],
+    ...(embedded === undefined ? {} : { footer: { js: embedded.footer } }),
   });
+  if (embedded === undefined) return result.metafile;
+  // The footer is counted with the stamp it belongs to, as esbuild counts the data (the benchmarks subtract both).
+  const output = Object.values(result.metafile.outputs)[0];
+  if (output !== undefined) {
+    output.inputs["registry-stamp:stamp.json, its bodies as comments"] = {
+      bytesInOutput: embedded.footer.length + 1,
+    };
+  }
   return result.metafile;
 }

@@ -1,5 +1,5 @@
 import { parseBaseUrl, shownUrl } from "../../contract/config.ts";
-import { type BuildStamp, restoreBuild } from "../../http/restore.ts";
+import { type BundledStamp, restoreBuild } from "../../http/restore.ts";
 // @ts-expect-error: a virtual module, resolved by the bundler
 import stampData from "registry:stamp";
 import { answerListener } from "./answer-server.ts";
@@ -7,7 +7,7 @@ import { type CommandSpec, type Io, parseOrExit } from "../common/args.ts";
 import type { Env } from "../../contract/config.ts";
 import { runServer, serverEnv } from "./shutdown.ts";
 
-const stamp = stampData as BuildStamp & { readonly sourceName: string };
+const stamp = stampData as BundledStamp & { readonly sourceName: string };
 
 const SPEC: CommandSpec = {
   usage: "node dist/node/server.mjs [--help]",
