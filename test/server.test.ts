@@ -10,7 +10,10 @@ import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import dns from "node:dns";
+import { createServer as createHttpServer, type Server } from "node:http";
 import { runServe } from "../node/serve/server.ts";
+import { listen } from "../node/serve/shutdown.ts";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { fetchRaw, type InProcess, rawExchange, type Running, serveInProcess, startServer } from "./servers.ts";
@@ -287,6 +290,41 @@ test("a port taken: runServe returns 1 with one line on stderr, nothing on stdou
     assert.equal(signalListeners(), before, "no signal listener left behind");
   } finally {
     await new Promise((resolve) => taken.close(resolve));
+  }
+});
+
+test("listen: an IPv4 address is bound as it is, with no DNS lookup; a name, or another form of an address, is looked up as Node does", async () => {
+  const asked: string[] = [];
+  const lookup = dns.lookup;
+  dns.lookup = ((host: string, ...rest: unknown[]) => {
+    asked.push(host);
+    return (lookup as (...args: unknown[]) => void).call(dns, host, ...rest);
+  }) as typeof dns.lookup;
+  const listening = async (host: string): Promise<Server> => {
+    const s = createHttpServer((_req, res) => res.end("ok"));
+    const ready = new Promise<void>((resolve, reject) => {
+      s.once("listening", resolve);
+      s.once("error", reject);
+    });
+    listen(s, 0, host);
+    await ready;
+    return s;
+  };
+  try {
+    const direct = await listening("127.0.0.1");
+    const { address, family, port } = direct.address() as AddressInfo;
+    assert.equal([address, family], ["127.0.0.1", "IPv4"]);
+    assert.is((await fetchRaw(`http://127.0.0.1:${port}/`)).body.toString(), "ok");
+    await new Promise((resolve) => direct.close(resolve));
+    assert.equal(asked, [], "no lookup of an address");
+    // Node's own way for the rest: `localhost`, and 127.1 (an address to getaddrinfo, not to net.isIPv4).
+    for (const host of ["localhost", "127.1"]) {
+      const looked = await listening(host);
+      await new Promise((resolve) => looked.close(resolve));
+    }
+    assert.equal(asked, ["localhost", "127.1"]);
+  } finally {
+    dns.lookup = lookup;
   }
 });
 

@@ -5,8 +5,6 @@ import { editDistance } from "../../contract/source.ts";
 import { nodeUtil } from "./builtins.ts";
 import { printable, terminalSafe } from "./printable.ts";
 
-const { parseArgs } = nodeUtil;
-
 /** One flag: how it parses and what `--help` says of it. */
 export interface Flag {
   readonly type: "string" | "boolean";
@@ -44,7 +42,8 @@ function parseCommand(spec: CommandSpec, args: readonly string[], usage: string)
   for (const [name, flag] of Object.entries(spec.flags)) options[name] = { type: flag.type };
   let parsed;
   try {
-    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+    // Read when parsing: node:util loads its argument parser on first read, which a server run without arguments skips.
+    parsed = nodeUtil.parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error: unknown) {
     // Node's message goes on with advice that quotes unevenly; its first sentence says it all.
     // It quotes the argument: no terminal control of it reaches the terminal, and no more than 200 characters.

@@ -38,8 +38,11 @@ export async function runArtifactServer(
   io: Io,
   until: AbortSignal,
 ): Promise<number> {
-  const parsed = parseOrExit(SPEC, argv, io);
-  if (typeof parsed === "number") return parsed;
+  // No arguments (how it is run) parse as none: node:util's argument parser is not loaded at start then.
+  if (argv.length > 0) {
+    const parsed = parseOrExit(SPEC, argv, io);
+    if (typeof parsed === "number") return parsed;
+  }
   const listen = serverEnv(env);
   const problems = "problems" in listen ? [...listen.problems] : [];
   const runtimeBase = env["BASE_URL"];

@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Env } from "../../contract/config.ts";
 import { CANONICAL_PATH } from "../../contract/version-policy.ts";
@@ -82,7 +82,7 @@ export function runServer(
       io.stderr(`cannot listen on ${oneLine(options.host)}:${options.port}: ${oneLine(error.message)}\n`);
       server.close(() => finish(1));
     });
-    server.listen(options.port, options.host, () => {
+    server.once("listening", () => {
       const info = server.address() as AddressInfo;
       const origin = `http://${info.family === "IPv6" ? `[${info.address}]` : info.address}:${info.port}`;
       const { meta } = options;
@@ -91,6 +91,7 @@ export function runServer(
           `base URL ${meta.baseUrl}, ETag ${meta.etag}) on ${origin}${CANONICAL_PATH} and ${origin}${meta.canonicalOf} (pid ${process.pid})\n`,
       );
     });
+    listen(server, options.port, options.host);
     const stop = (why: string): void => {
       if (stopping || done) return;
       stopping = true;
@@ -129,6 +130,28 @@ export function runServer(
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     until?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** A dotted quad exactly as Node's `net.isIPv4` takes one: four parts of 0 to 255, no leading zero. */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/;
+
+/** Node's own step of `listen` once it knows the address (`net.js`' `setupListenHandle`, kept as `_listen2`). */
+type ListenHandle = (address: string, port: number, family: 4, backlog?: number, fd?: number, flags?: number) => void;
+
+/**
+ * `server.listen(port, host)`, without what Node does first for a host that is an IPv4 address: a DNS lookup of it (the
+ * dns module), the IPv6 test of its answer (a regular expression whose first use takes 6 to 8 ms) and the cluster
+ * module (with child_process), about 10 ms of the server's start. Node, given the address, only binds it: its own
+ * `_listen2` step, which `listen` calls next (Node 20 to 26; their code names it a kept alias). Any other host, a cluster
+ * worker (whose primary holds the socket), and a runtime without that step go through `listen`.
+ */
+export function listen(server: Server, port: number, host: string): void {
+  const bind = (server as Server & { _listen2?: ListenHandle })._listen2;
+  if (IPV4.test(host) && typeof bind === "function" && process.env["NODE_UNIQUE_ID"] === undefined) {
+    bind.call(server, host, port, 4);
+    return;
+  }
+  server.listen(port, host);
 }
 
 /**
