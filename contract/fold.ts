@@ -15,7 +15,9 @@ function skeletonTable(): ReadonlyMap<string, string> {
   );
 }
 
-const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+/** Made on first use, from a string (see `unshownEscaped` in source.ts): code that never folds never compiles it. */
+let ignorable: RegExp | undefined;
+
 /**
  * What a reader does not see as a letter of its own: combining marks (`ṡ`, `u̴`, Thai and Hebrew
  * points), white space, the Braille blank U+2800 and the Arabic tatweel U+0640. UTS #39 takes its
@@ -44,7 +46,8 @@ function caseFold(text: string): string {
 export function fold(name: string): string {
   const table = skeletonTable();
   let skeleton = "";
-  for (const c of name.normalize("NFKC").replace(IGNORABLE, "").normalize("NFD").replace(UNSEEN, "")) {
+  ignorable ??= new RegExp("\\p{Default_Ignorable_Code_Point}", "gu");
+  for (const c of name.normalize("NFKC").replace(ignorable, "").normalize("NFD").replace(UNSEEN, "")) {
     const own = table.get(c);
     if (own !== undefined) skeleton += own;
     else for (const folded of caseFold(c)) skeleton += table.get(folded) ?? folded;

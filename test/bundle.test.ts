@@ -51,6 +51,14 @@ test("the Lambda and Node artifacts: ASCII throughout, every body in the comment
   assert.not.ok(file("fetch/index.mjs").includes("registry$answers"), "the fetch artifact holds no comments to keep");
 });
 
+test("the Node server compiles no Unicode property class at start: none is a literal, nor made at the top of the file", () => {
+  const text = file("node/server.mjs");
+  // V8 reads a literal's classes when it parses the file, and a top-level `new RegExp` runs at start: 2 ms each.
+  assert.not.match(text, /\/[^/\n]*\\p\{[^/\n]*\/[dgimsvy]*u/, "a regular expression literal with \\p{...}");
+  assert.not.match(text, /(?:var|let|const) [\w$]+=new RegExp\("[^"]*\\\\p\{/, "a top-level new RegExp with \\p{...}");
+  assert.match(text, /\?\?=new RegExp\("[^"]*\\\\p\{/, "made on first use");
+});
+
 test("the Lambda artifact answers every route with the build's own bytes and headers", async () => {
   const artifact = (await import(pathToFileURL(join(work, "lambda", "index.mjs")).href)) as {
     handler: (e: unknown) => Promise<LambdaResult>;
