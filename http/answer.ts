@@ -15,6 +15,8 @@ export interface Answer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Uint8Array<ArrayBuffer> | null;
+  /** `body` as text, where the variant knows it so: read it instead of `body`, which may then never be made. */
+  readonly text?: string | undefined;
 }
 
 /** Reads one request header by its lower-case name; null or undefined when absent. */
@@ -103,7 +105,18 @@ function resourceAnswer(resource: Resource): AddressAnswer {
         if (isNotModified(header, variant, resource.lastModified)) {
           return { status: 304, headers: variant.notModified, body: null };
         }
-        return { status: 200, headers: variant.ok, body: method === "HEAD" ? null : variant.body };
+        if (method === "HEAD") return { status: 200, headers: variant.ok, body: null };
+        // Read on demand: Lambda, which sends text, takes `text`, and a restored body is then never encoded.
+        return {
+          status: 200,
+          headers: variant.ok,
+          get body() {
+            return variant.body;
+          },
+          get text() {
+            return variant.text;
+          },
+        };
       }
       case "OPTIONS":
         return PREFLIGHT;

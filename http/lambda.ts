@@ -63,7 +63,7 @@ export function lambdaHandlerFor(
   build: Build | (() => Promise<Build>),
   log: Log = (line) => console.error(line),
 ): LambdaHandler {
-  const answerOf = eventAnswerer(build, log);
+  const answerOf = eventAnswerer(build, log, true);
   return async (event) => toResult(await answerOf(event), event);
 }
 
@@ -102,7 +102,7 @@ export function lambdaStreamHandlerFor(
   build: Build | (() => Promise<Build>),
   log: Log = (line) => console.error(line),
 ): LambdaStreamHandler {
-  const answerOf = eventAnswerer(build, log);
+  const answerOf = eventAnswerer(build, log, false);
   const handler: LambdaStreamHandler = async (event, stream) => {
     const answer = await answerOf(event);
     const from = awsLambda()?.HttpResponseStream?.from;
@@ -127,8 +127,15 @@ function awsLambda(): AwsLambdaGlobal | undefined {
   return (globalThis as { awslambda?: AwsLambdaGlobal }).awslambda;
 }
 
-/** The answer to any event, HTTP or not, as both handlers give it. */
-function eventAnswerer(build: Build | (() => Promise<Build>), log: Log): (event: unknown) => Promise<Answer> {
+/**
+ * The answer to any event, HTTP or not, as both handlers give it, its body read (an answer makes it on first read, and
+ * a failure then is a 500 too): as its text when `asText` and the text is known, and then not as bytes (`body` null).
+ */
+function eventAnswerer(
+  build: Build | (() => Promise<Build>),
+  log: Log,
+  asText: boolean,
+): (event: unknown) => Promise<Answer> {
   const answers = answersOf(build, answerer);
   return async (event) => {
     const request = readEvent(event);
@@ -147,7 +154,18 @@ function eventAnswerer(build: Build | (() => Promise<Build>), log: Log): (event:
     }
     try {
       // Accept-Encoding is not read: Lambda answers identity (see above).
-      return answer(request.method, request.path, (name) => (name === "accept-encoding" ? null : request.header(name)));
+      const answered = answer(
+        request.method,
+        request.path,
+        (name) => (name === "accept-encoding" ? null : request.header(name)),
+      );
+      const text = asText ? answered.text : undefined;
+      return {
+        status: answered.status,
+        headers: answered.headers,
+        body: text === undefined ? answered.body : null,
+        text,
+      };
     } catch {
       return problemAnswer(INTERNAL_ERROR, request.method);
     }
@@ -189,7 +207,7 @@ function readEvent(event: unknown): EventRequest | undefined {
 
 /** The answer in the event's own shape: multiValueHeaders exactly when the event used them. */
 function toResult(answer: Answer, event: unknown): LambdaResult {
-  const body = answer.body === null ? "" : textOf(answer.body);
+  const body = answer.text ?? (answer.body === null ? "" : textOf(answer.body));
   const result: LambdaResult = { statusCode: answer.status, body, isBase64Encoded: false };
   const record = isObject(event) ? event : {};
   const context = isObject(record["requestContext"]) ? record["requestContext"] : {};

@@ -67,21 +67,23 @@ export function restoreBuild(stamp: BundledStamp): Build {
   const decoded = new Map<string, Uint8Array<ArrayBuffer>>();
   // Checked now, so that a bundle whose comments were dropped fails at import, not at its first request.
   const embedded = stamp.embedded === undefined ? undefined : embeddedTexts(stamp.embedded);
+  /** A body as the stamp holds it: UTF-8 text, or base64. */
+  const contentOf = (etag: string): { readonly text: string } | { readonly base64: string } => {
+    const body = stamp.bodies[etag];
+    if (body === undefined) throw new Error(`the stamp has no body for ETag ${etag}`);
+    if (!("embedded" in body)) return body;
+    const text = embedded?.()[body.embedded.at];
+    if (text === undefined) throw new Error(`the stamp has no embedded body for ETag ${etag}`);
+    return body.embedded.base64 === true ? { base64: text } : { text };
+  };
   const bodyOf = (etag: string): Uint8Array<ArrayBuffer> => {
     let bytes = decoded.get(etag);
     if (bytes === undefined) {
-      const body = stamp.bodies[etag];
-      if (body === undefined) throw new Error(`the stamp has no body for ETag ${etag}`);
-      let content = body;
-      if ("embedded" in body) {
-        const text = embedded?.()[body.embedded.at];
-        if (text === undefined) throw new Error(`the stamp has no embedded body for ETag ${etag}`);
-        content = body.embedded.base64 === true ? { base64: text } : { text };
-      }
+      const content = contentOf(etag);
       if ("text" in content) {
         bytes = new TextEncoder().encode(content.text);
         texts.set(bytes, content.text);
-      } else bytes = fromBase64((content as { base64: string }).base64);
+      } else bytes = fromBase64(content.base64);
       decoded.set(etag, bytes);
     }
     return bytes;
@@ -89,6 +91,11 @@ export function restoreBuild(stamp: BundledStamp): Build {
   const variant = (v: VariantStamp): Variant => ({
     get body() {
       return bodyOf(v.etag);
+    },
+    // Lambda sends text: a body the stamp holds as text is never encoded for it.
+    get text() {
+      const content = contentOf(v.etag);
+      return "text" in content ? content.text : undefined;
     },
     etag: v.etag,
     ok: v.ok,

@@ -76,6 +76,23 @@ test("the Lambda artifact answers every route with the build's own bytes and hea
   assert.is(served.body, document);
 });
 
+test("Lambda sends a restored body's own text: the document is never encoded to bytes and back", async () => {
+  const handler = lambdaHandlerFor(restoreBuild(JSON.parse(JSON.stringify(stampBuild(build, [])))), () => {});
+  const encode = TextEncoder.prototype.encode;
+  let encoded = 0;
+  TextEncoder.prototype.encode = function (this: TextEncoder, input?: string) {
+    if ((input?.length ?? 0) > 1000) encoded++;
+    return encode.call(this, input);
+  };
+  try {
+    const answer = await handler(retarget(event("apigw-http-v2"), "GET", "/vaults.json"));
+    assert.is(answer.body, document);
+    assert.is(encoded, 0, "no body encoded");
+  } finally {
+    TextEncoder.prototype.encode = encode;
+  }
+});
+
 test("embedBodies: text and base64 bodies restored byte for byte, whatever they hold; each restored once", async () => {
   const stamp = stampBuild(build, ["br", "gzip"]);
   const odd = { ...stamp, bodies: { ...stamp.bodies, '"a"': { text: "" }, '"b"': { text: "*/*/\u00e9*//*" } } };
