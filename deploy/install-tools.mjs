@@ -5,9 +5,13 @@
 // install (`npm ci --omit=dev --omit=optional`) has no tsx. When it skips, it says exactly why;
 // when deploy/tools is already installed as its lockfile pins, it says so and does nothing. In CI
 // (`CI` set) it then builds aws-lambda-ric's native client (ric-build.mjs, under a minute to 5 minutes), so
-// that `npm ci && npm test` runs the Lambda package under the real client instead of skipping it.
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+// that `npm ci && npm test` runs the Lambda package under the real client instead of skipping it:
+// its first half (curl and aws-lambda-cpp) beside deploy/tools' npm ci, when that runs. Under
+// .ci/run (RIC_STAGE set), which starts that half before the root npm ci, it leaves the client
+// to .ci/run.
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { node22, NODE22_PACKAGE } from "./node22.mjs";
@@ -52,27 +56,52 @@ function installedAsLocked() {
 }
 
 const skipped = skipReason();
+/** In CI, unless .ci/run builds it: the client is to be built, and `staging` builds its first half. */
+const building = skipped === undefined && inCi() && !existsSync(RIC_ADDON) && (process.env["RIC_STAGE"] ?? "") === "";
+const started = Date.now();
+/** The first half of the client's build, started beside deploy/tools' npm ci: its folder, log and exit. */
+let staging;
 if (skipped !== undefined) {
   console.log(`deploy/tools: not installed: ${skipped}`);
 } else if (installedAsLocked()) {
   console.log("deploy/tools: already installed");
 } else {
+  if (building) {
+    const dir = mkdtempSync(join(tmpdir(), "aws-lambda-ric-"));
+    const log = openSync(join(dir, "build.log"), "w");
+    const child = spawn(process.execPath, [join(ROOT, "deploy", "ric-build.mjs"), "--stage", dir], {
+      stdio: ["ignore", log, log],
+    });
+    closeSync(log);
+    const exited = new Promise((done) => child.on("close", (code, signal) => done(code ?? signal)));
+    staging = { dir, exited };
+  }
   // A clean environment: the npm_* variables of this lifecycle would steer the inner npm.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("npm_")));
   env["PATH"] = `${dirname(node22())}:${process.env["PATH"] ?? ""}`;
   const done = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: TOOLS, env, stdio: "inherit" });
   if (done.status !== 0) {
     console.error(`deploy/tools: npm ci failed (exit ${done.status ?? done.signal})`);
+    if (staging !== undefined) await staging.exited;
     process.exit(1);
   }
 }
 if (skipped === undefined && inCi()) {
   if (existsSync(RIC_ADDON)) {
     console.log("deploy/tools: aws-lambda-ric's native client already built");
+  } else if (!building) {
+    console.log("deploy/tools: CI: aws-lambda-ric's native client is left to .ci/run, which builds it beside npm ci");
   } else {
     console.log("deploy/tools: CI: building aws-lambda-ric's native client (under a minute to 5 minutes)");
-    const started = Date.now();
-    const failed = buildRic();
+    let failed;
+    if (staging !== undefined) {
+      const code = await staging.exited;
+      process.stdout.write(readFileSync(join(staging.dir, "build.log")));
+      failed = code === 0 ? buildRic(staging.dir) : `its first half failed (exit ${code}); see its output above`;
+      rmSync(staging.dir, { recursive: true, force: true });
+    } else {
+      failed = buildRic();
+    }
     if (failed !== undefined) {
       console.error(`deploy/tools: aws-lambda-ric: ${failed}`);
       process.exit(1);
