@@ -15,7 +15,7 @@ import {
   type Snapshot,
 } from "../feed/feed.ts";
 import { type ChangeClass, type RegistryData, sameData } from "../feed/change.ts";
-import { type Compression, type Encoding, ENCODINGS } from "../http/encoding.ts";
+import type { Compression } from "../http/encoding.ts";
 import {
   type BuiltDocument,
   CANONICAL_PATH,
@@ -74,8 +74,7 @@ export class VersionPolicyError extends Error {
  * Precomputes the answers of one build from `table` (default: the shipped versions). Without a compressor, only
  * identity is offered. `/vaults.json` serves the bytes of the version the policy names, with `Content-Location` naming
  * its versioned path. Throws `VersionPolicyError` when the table breaks the policy, and `LimitError` when a document
- * would be over `documentLimit` bytes. `history` may be a function that reads and checks the previous build: it is
- * called once the documents' codings are under way, so that its work on this thread overlaps theirs on others.
+ * would be over `documentLimit` bytes.
  *
  * @example
  * ```ts
@@ -92,15 +91,14 @@ export async function prepareBuild(
   compression: Compression = {},
   table: readonly ContractVersion[] = VERSIONS,
   documentLimit: number = MAX_DOCUMENT_BYTES,
-  history: FeedHistory | (() => Promise<FeedHistory>) = {},
+  history: FeedHistory = {},
 ): Promise<Build> {
-  const early = earlyCodings(compression);
-  const { settled, known } = await settle(source, config, table, documentLimit, history, early);
-  const kept = await assemble(settled, early, documentLimit, known);
+  const settled = await settle(source, config, table, documentLimit, history);
+  const kept = await assemble(settled, compression, documentLimit, history);
   // Every answer's Last-Modified is built_at: a kept built_at must not date bytes that changed (a schema or description
   // of a newer release), or an If-Modified-Since client keeps the old ones.
-  if (settled.instead === undefined || sameFiles(kept, known.files)) return kept;
-  return assemble(settled.instead, early, documentLimit, known);
+  if (settled.instead === undefined || sameFiles(kept, history.files)) return kept;
+  return assemble(settled.instead, compression, documentLimit, history);
 }
 
 /**
@@ -117,51 +115,14 @@ function sameFiles(build: Build, files: FeedHistory["files"]): boolean {
   });
 }
 
-/** The compression of a build, and the identity ETags and codings of bytes begun before `assemble` asks for them. */
-interface EarlyCodings {
-  /** Hands over a coding begun by `start`, not made twice. */
-  readonly compression: Compression;
-  /** Begins the identity ETag and every coding of `bytes`. */
-  start(bytes: Uint8Array<ArrayBuffer>): void;
-  etag(bytes: Uint8Array<ArrayBuffer>): Promise<string>;
-}
-
-function earlyCodings(compression: Compression): EarlyCodings {
-  const { compress } = compression;
-  const etags = new Map<Uint8Array, Promise<string>>();
-  const codings = new Map<Uint8Array, Map<Encoding, Promise<Uint8Array<ArrayBuffer>>>>();
-  return {
-    compression: compress === undefined ? compression : {
-      ...compression,
-      compress: (bytes, encoding) => codings.get(bytes)?.get(encoding) ?? compress(bytes, encoding),
-    },
-    etag: (bytes) => etags.get(bytes) ?? strongEtag(bytes),
-    start(bytes) {
-      const started = new Map<Encoding, Promise<Uint8Array<ArrayBuffer>>>();
-      if (compress !== undefined) {
-        for (const encoding of compression.encodings ?? ENCODINGS) {
-          // A compressor that throws fails the build when its coding is asked for, as one that rejects does.
-          started.set(encoding, (async () => await compress(bytes, encoding))());
-        }
-      }
-      const etag = strongEtag(bytes);
-      // A build that throws before asking for them (or keeps an earlier built_at) leaves no failure unhandled.
-      for (const p of [...started.values(), etag]) p.catch(() => undefined);
-      etags.set(bytes, etag);
-      codings.set(bytes, started);
-    },
-  };
-}
-
 /** The answers of a settled build (see `prepareBuild`). */
 async function assemble(
   settled: Settled,
-  early: EarlyCodings,
+  compression: Compression,
   documentLimit: number,
   history: FeedHistory,
 ): Promise<Build> {
   const { plan, documents } = settled;
-  const { compression } = early;
   const { baseUrl, builtAt } = settled.config;
   const routes = new Map<string, Resource>();
   const gone = new Map<string, Problem>();
@@ -188,7 +149,7 @@ async function assemble(
     );
     // The document's codings are made while its feeds are, which need only its identity ETag (a hash takes a tenth of
     // the time of the codings of a large document).
-    const hashing = early.etag(document.bytes);
+    const hashing = strongEtag(document.bytes);
     const preparing = prepareResource(document.bytes, "application/json", builtAt, {
       ...compression,
       headers: { link: docLink, ...signals },
@@ -301,9 +262,8 @@ async function settle(
   config: Config,
   table: readonly ContractVersion[],
   documentLimit: number,
-  asked: FeedHistory | (() => Promise<FeedHistory>),
-  early: EarlyCodings,
-): Promise<{ settled: Settled; known: FeedHistory }> {
+  history: FeedHistory,
+): Promise<Settled> {
   const at = (builtAt: string) => {
     const plan = planAt(table, builtAt);
     if ("problems" in plan) throw new VersionPolicyError(plan.problems);
@@ -316,10 +276,6 @@ async function settle(
     ]));
   const now = at(config.builtAt);
   const documents = build(now);
-  // The documents' codings (the longest step of a large build, off this thread) begin before a previous build given as
-  // a function is asked for: its reading and checks run on this thread meanwhile.
-  for (const document of documents.values()) early.start(document.bytes);
-  const history = typeof asked === "function" ? await asked() : asked;
   const previous = now.plan.served.map(({ version }) => history.previous?.get(version.number)?.snapshot);
   const then = previous[0]?.ref.built_at;
   if (
@@ -329,17 +285,16 @@ async function settle(
       !sameData(previous[i] as Snapshot, documents.get(version.number)?.document as RegistryData)
     )
   ) {
-    return { settled: { ...now, documents }, known: history };
+    return { ...now, documents };
   }
   const earlier = at(then);
-  if (planKey(earlier.plan) !== planKey(now.plan)) return { settled: { ...now, documents }, known: history };
+  if (planKey(earlier.plan) !== planKey(now.plan)) return { ...now, documents };
   const kept = build(earlier);
   const etags = await Promise.all(
     earlier.plan.served.map(({ version }) => strongEtag((kept.get(version.number) as BuiltDocument).bytes)),
   );
   const same = etags.every((etag, i) => etag === previous[i]?.ref.etag);
-  const settled = same ? { ...earlier, documents: kept, instead: { ...now, documents } } : { ...now, documents };
-  return { settled, known: history };
+  return same ? { ...earlier, documents: kept, instead: { ...now, documents } } : { ...now, documents };
 }
 
 /**

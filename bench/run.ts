@@ -584,8 +584,7 @@ async function feeds(): Promise<void> {
         { compress: zlibCompress },
         VERSIONS,
         MAX_DOCUMENT_BYTES,
-        // As npm run build does: the previous build is read and checked once the codings are under way.
-        withPrevious ? history : {},
+        withPrevious ? await history() : {},
       );
       return performance.now() - started;
     };

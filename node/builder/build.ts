@@ -3,7 +3,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseBaseUrl, shownPath } from "../../contract/config.ts";
 import { MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
-import { type Build, type FeedHistory, prepareBuild } from "../../assembly/prepare.ts";
+import { type FeedHistory, prepareBuild } from "../../assembly/prepare.ts";
 import { sameRef } from "../../feed/change.ts";
 import { planAt } from "../../contract/version-policy.ts";
 import { VERSIONS } from "../../assembly/versions.ts";
@@ -130,7 +130,8 @@ export const runBuild: Command = async (argv, env, io) => {
   }
 
   // The clock gave built_at: a rebuild that changes nothing may keep the previous one.
-  const clock = (env["SOURCE_DATE_EPOCH"] ?? "") === "";
+  let history: FeedHistory = { clock: (env["SOURCE_DATE_EPOCH"] ?? "") === "" };
+  let carried: PreviousFiles | undefined;
   const { baseUrl: base, builtAt } = inputs.ok.config;
   const plan = planAt(VERSIONS, builtAt);
   const versions = "ok" in plan ? plan.ok.served.map((s) => s.version) : [];
@@ -143,45 +144,25 @@ export const runBuild: Command = async (argv, env, io) => {
     );
     return 1;
   }
-  // The previous build is read and checked when prepareBuild asks, once its documents' codings are under way. A line
-  // that refuses it ends the build; a table or built_at the policy refuses is reported by prepareBuild, in its words.
-  let refused: string | undefined;
-  let carried: PreviousFiles | undefined;
-  const history = async (): Promise<FeedHistory> => {
-    const previous = await readPrevious(previousLocation as string, { baseUrl: base, builtAt, versions, cwd: io.cwd });
+  // A table or built_at the policy refuses is reported by prepareBuild below, in its own words.
+  if (previousLocation !== undefined && "ok" in plan) {
+    const previous = await readPrevious(previousLocation, { baseUrl: base, builtAt, versions, cwd: io.cwd });
     if ("error" in previous) {
       // The reason may quote what a remote answered (a redirect's Location): no terminal control is printed.
-      refused = printable(previous.error, "");
-      throw new Error(refused);
+      io.stderr(`${printable(previous.error, "")}\n`);
+      return 1;
     }
     const reached = held === null ? undefined : previous.ok.history.get(held.version)?.snapshot.ref;
     if (held !== null && !sameRef(reached ?? null, held.ref)) {
-      refused =
-        `--out ${shownOut}: holds a build of ${base} (built at ${held.ref.built_at}) that --previous does not lead to: carry on from it (--previous ${shownOut}), or build into an empty folder`;
-      throw new Error(refused);
+      io.stderr(
+        `--out ${shownOut}: holds a build of ${base} (built at ${held.ref.built_at}) that --previous does not lead to: carry on from it (--previous ${shownOut}), or build into an empty folder\n`,
+      );
+      return 1;
     }
     if (previous.ok.started !== undefined) io.stderr(`${printable(previous.ok.started, "")}\n`);
     carried = previous.ok.files;
     const { history: past, documents } = previous.ok;
-    return { clock, previous: past, documents, files: carried, classify: classifyChange };
-  };
-  let served: Build;
-  try {
-    served = await prepareBuild(
-      inputs.ok.source,
-      inputs.ok.config,
-      { compress: zlibCompress },
-      VERSIONS,
-      MAX_DOCUMENT_BYTES,
-      previousLocation !== undefined && "ok" in plan ? history : { clock },
-    );
-  } catch (error: unknown) {
-    io.stderr(
-      refused !== undefined
-        ? `${refused}\n`
-        : `build failed: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}\n`,
-    );
-    return 1;
+    history = { ...history, previous: past, documents, files: carried, classify: classifyChange };
   }
 
   // The previous build's manifests: where --previous reads, or the --out a new history replaces.
@@ -193,6 +174,14 @@ export const runBuild: Command = async (argv, env, io) => {
   }
   io.stderr(inputs.ok.warnings.map((w) => `${w}\n`).join(""));
   try {
+    const served = await prepareBuild(
+      inputs.ok.source,
+      inputs.ok.config,
+      { compress: zlibCompress },
+      VERSIONS,
+      MAX_DOCUMENT_BYTES,
+      history,
+    );
     // Past the limit every code artifact embeds, the static export alone serves the document, with precompressed
     // siblings; each code artifact is written only when every answer it may give fits (platform-limits.ts).
     const alone = staticAlone(served);
