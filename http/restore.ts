@@ -63,10 +63,12 @@ export interface BundledStamp extends Omit<BuildStamp, "bodies"> {
 }
 
 /** The build a stamp describes; bodies are decoded on first use and kept. */
-export function restoreBuild(stamp: BundledStamp): Build {
+export function restoreBuild(stamp: BundledStamp, options: { readonly eager?: boolean } = {}): Build {
   const decoded = new Map<string, Uint8Array<ArrayBuffer>>();
   // Checked now, so that a bundle whose comments were dropped fails at import, not at its first request.
   const embedded = stamp.embedded === undefined ? undefined : embeddedTexts(stamp.embedded);
+  // `eager`: every comment read now (a server about to listen), so that an edited file fails before it says it serves.
+  if (options.eager === true) embedded?.();
   /** A body as the stamp holds it: UTF-8 text, or base64. */
   const contentOf = (etag: string): { readonly text: string } | { readonly base64: string } => {
     const body = stamp.bodies[etag];

@@ -20,6 +20,7 @@ import { zlibCompress } from "../node/common/compress.ts";
 import { validateSource } from "../registry.ts";
 import { event, retarget } from "./aws-events.ts";
 import { GOLDEN_OPTIONS } from "./cases.ts";
+import { run } from "./process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "registry-bundle-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -147,6 +148,28 @@ test("a Lambda artifact whose comments were dropped after the build (a minifier'
   const m = await import(pathToFileURL(changed).href);
   const answer = await m.handler(retarget(event("apigw-http-v2"), "GET", "/vaults.json"));
   assert.is(answer.statusCode, 500);
+});
+
+test("a Node server artifact edited or stripped after the build: one line on stderr, exit 1, before it says it serves", async () => {
+  const text = file("node/server.mjs");
+  const footer = text.indexOf("function registry$answers(){");
+  const split = text.indexOf("*//*", footer);
+  assert.ok(split > footer, "the note's */ splits its body in two comments");
+  const edits = {
+    "the same length, other comments": `${text.slice(0, split)}  /*${text.slice(split + 4)}`,
+    "its comments dropped": `${text.slice(0, footer)}function registry$answers(){}\n`,
+  };
+  for (const [what, edited] of Object.entries(edits)) {
+    const path = join(work, "node", `edited-${what.length}.mjs`);
+    writeFileSync(path, edited);
+    const done = await run(process.execPath, [path], {
+      env: { ...process.env, HOST: "127.0.0.1", PORT: "0" },
+      timeoutMs: 20_000,
+    });
+    assert.is(done.code, 1, `${what}: ${done.stderr}`);
+    assert.is(done.stdout.toString(), "", `${what}: nothing served`);
+    assert.match(done.stderr, /^the answers embedded in this file are not as the build wrote them[^\n]*\n$/, what);
+  }
 });
 
 test.run();

@@ -328,6 +328,26 @@ test("listen: an IPv4 address is bound as it is, with no DNS lookup; a name, or 
   }
 });
 
+test("dist/node/server.mjs under cluster (as pm2's cluster mode runs it): every worker listens through the primary, on one port", async () => {
+  // The primary, in a process of its own: two workers of the artifact, each told to listen on 127.0.0.1, port 0.
+  const primary = `
+    import cluster from "node:cluster";
+    cluster.setupPrimary({ exec: ${
+    JSON.stringify(join(work, "dist", "node", "server.mjs"))
+  }, args: [], execArgv: [], silent: true });
+    const workers = [cluster.fork(), cluster.fork()];
+    const ports = await Promise.all(workers.map((w) => new Promise((resolve) => w.once("listening", (a) => resolve(a.port)))));
+    const res = await fetch("http://127.0.0.1:" + ports[0] + "/vaults.json");
+    console.log(JSON.stringify({ ports, status: res.status }));
+    for (const w of workers) w.kill("SIGTERM");
+  `;
+  const done = await run("node", ["--input-type=module", "-e", primary], { env, timeoutMs: 20_000 });
+  assert.is(done.code, 0, done.stderr);
+  const { ports, status } = JSON.parse(done.stdout.toString()) as { ports: number[]; status: number };
+  assert.is(status, 200);
+  assert.ok(ports[0]! > 0 && ports[0] === ports[1], `one port for both workers: ${ports.join(", ")}`);
+});
+
 test("SIGTERM lets an in-flight request finish, then the process exits 0 at once", async () => {
   const own = await startServer("node", ["--import", "tsx", "node/bin/serve.ts"], env);
   const port = Number(new URL(own.origin).port);

@@ -8,3 +8,5 @@ export const nodeHttp: typeof import("node:http") = process.getBuiltinModule?.("
   (await import("node:http"));
 export const nodeUtil: typeof import("node:util") = process.getBuiltinModule?.("node:util") ??
   (await import("node:util"));
+export const nodeDiagnostics: typeof import("node:diagnostics_channel") =
+  process.getBuiltinModule?.("node:diagnostics_channel") ?? (await import("node:diagnostics_channel"));

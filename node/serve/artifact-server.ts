@@ -60,7 +60,13 @@ export async function runArtifactServer(
     io.stderr(problems.map((p) => `${p}\n`).join(""));
     return 1;
   }
-  const build = restoreBuild(stamp);
+  let build;
+  try {
+    build = restoreBuild(stamp, { eager: true });
+  } catch (error: unknown) {
+    io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   const options = { ...listen.ok, sourceName: stamp.sourceName, meta: build.meta };
   return await runServer(answerListener(build), options, io, until);
 }

@@ -5,7 +5,7 @@ import { CANONICAL_PATH } from "../../contract/version-policy.ts";
 import type { BuildMeta } from "../../assembly/prepare.ts";
 import { pathOf } from "../../http/request-path.ts";
 import type { Io } from "../common/args.ts";
-import { nodeHttp } from "../common/builtins.ts";
+import { nodeDiagnostics, nodeHttp } from "../common/builtins.ts";
 import { oneLine } from "../common/printable.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
@@ -142,16 +142,23 @@ type ListenHandle = (address: string, port: number, family: 4, backlog?: number,
  * `server.listen(port, host)`, without what Node does first for a host that is an IPv4 address: a DNS lookup of it (the
  * dns module), the IPv6 test of its answer (a regular expression whose first use takes 6 to 8 ms) and the cluster
  * module (with child_process), about 10 ms of the server's start. Node, given the address, only binds it: its own
- * `_listen2` step, which `listen` calls next (Node 20 to 26; their code names it a kept alias). Any other host, a cluster
- * worker (whose primary holds the socket), and a runtime without that step go through `listen`.
+ * `_listen2` step, which `listen` calls next (Node 20 to 26; their code names it a kept alias). Any other host, a process
+ * with an IPC channel (a cluster worker, whose primary holds the socket: Node deletes NODE_UNIQUE_ID from its
+ * environment, so the channel is what tells), a process whose listens are traced (`listen` publishes the start of the
+ * trace that `_listen2` ends) and a runtime without that step go through `listen`.
  */
 export function listen(server: Server, port: number, host: string): void {
   const bind = (server as Server & { _listen2?: ListenHandle })._listen2;
-  if (IPV4.test(host) && typeof bind === "function" && process.env["NODE_UNIQUE_ID"] === undefined) {
+  if (IPV4.test(host) && typeof bind === "function" && process.send === undefined && !traced()) {
     bind.call(server, host, port, 4);
     return;
   }
   server.listen(port, host);
+}
+
+/** True when something traces listens: `diagnostics_channel`'s tracing channel that `listen` starts. */
+function traced(): boolean {
+  return nodeDiagnostics.hasSubscribers("tracing:net.server.listen:asyncStart");
 }
 
 /**
