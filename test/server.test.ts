@@ -14,6 +14,8 @@ import dns from "node:dns";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { runServe } from "../node/serve/server.ts";
 import { listen } from "../node/serve/shutdown.ts";
+import { headerLines } from "../node/serve/answer-server.ts";
+import fc from "fast-check";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";
 import { fetchRaw, type InProcess, rawExchange, type Running, serveInProcess, startServer } from "./servers.ts";
@@ -325,6 +327,34 @@ test("listen: an IPv4 address is bound as it is, with no DNS lookup; a name, or 
     assert.equal(asked, ["localhost", "127.1"]);
   } finally {
     dns.lookup = lookup;
+  }
+});
+
+test("headerLines: every line of a header joined as headersDistinct joins them, over generated requests (law)", async () => {
+  const seen: { raw: string[]; distinct: Record<string, string[]> }[] = [];
+  const probe = createHttpServer((req, res) => {
+    seen.push({ raw: [...req.rawHeaders], distinct: { ...req.headersDistinct } as Record<string, string[]> });
+    res.end();
+  });
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  const name = fc.constantFrom("If-None-Match", "if-none-match", "ACCEPT-ENCODING", "Accept-Encoding", "X-A", "x-a");
+  const value = fc.stringMatching(/^[!-~]([ !-~]{0,12}[!-~])?$/);
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(name, value), { maxLength: 6 }), async (lines) => {
+        seen.length = 0;
+        const head = lines.map(([n, v]) => `${n}: ${v}\r\n`).join("");
+        await rawExchange(port, `GET / HTTP/1.1\r\nHost: h\r\n${head}Connection: close\r\n\r\n`);
+        const [{ raw, distinct }] = seen as [(typeof seen)[number]];
+        for (const asked of ["if-none-match", "accept-encoding", "x-a", "host", "absent"]) {
+          assert.is(headerLines(raw, asked), distinct[asked]?.join(", "), asked);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  } finally {
+    await new Promise((resolve) => probe.close(resolve));
   }
 });
 

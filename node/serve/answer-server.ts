@@ -13,6 +13,21 @@ export function answerListener(build: Pick<Build, "routes" | "gone" | "meta">): 
     const path = pathOf(req.url ?? "");
     if (path === null) return writeAnswer(res, problemAnswer(BAD_REQUEST, req.method));
     // Every line of a header, joined as Headers join them: node:http's `headers` keeps only the first of some.
-    writeAnswer(res, answer(req.method ?? "GET", path, (name) => req.headersDistinct[name]?.join(", ")));
+    writeAnswer(res, answer(req.method ?? "GET", path, (name) => headerLines(req.rawHeaders, name)));
   };
+}
+
+/**
+ * Every line of the header `name` (lower case) in `raw` (names and values, as received), joined as Headers join them:
+ * what `headersDistinct[name]` joins, without the object of every header that it builds for each request.
+ */
+export function headerLines(raw: readonly string[], name: string): string | undefined {
+  let joined: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i] as string;
+    if (key.length === name.length && key.toLowerCase() === name) {
+      joined = joined === undefined ? (raw[i + 1] as string) : `${joined}, ${raw[i + 1] as string}`;
+    }
+  }
+  return joined;
 }
