@@ -14,7 +14,7 @@ import dns from "node:dns";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { runServe } from "../node/serve/server.ts";
 import { listen } from "../node/serve/shutdown.ts";
-import { headerLines } from "../node/serve/answer-server.ts";
+import { headerLines } from "../node/serve/request-guard.ts";
 import fc from "fast-check";
 import { GOLDEN_OPTIONS, PATH_RULE } from "./cases.ts";
 import { cleanEnv, run, runCommand } from "./process.ts";

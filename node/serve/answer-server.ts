@@ -4,7 +4,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import { answerer, BAD_REQUEST, problemAnswer } from "../../http/answer.ts";
 import { pathOf } from "../../http/request-path.ts";
 import type { Build } from "../../http/table.ts";
-import { writeAnswer } from "./request-guard.ts";
+import { headerLines, writeAnswer } from "./request-guard.ts";
 
 /** The listener answering every request from `build`'s answers; the query string is never read. */
 export function answerListener(build: Pick<Build, "routes" | "gone" | "meta">): RequestListener {
@@ -15,19 +15,4 @@ export function answerListener(build: Pick<Build, "routes" | "gone" | "meta">): 
     // Every line of a header, joined as Headers join them: node:http's `headers` keeps only the first of some.
     writeAnswer(res, answer(req.method ?? "GET", path, (name) => headerLines(req.rawHeaders, name)));
   };
-}
-
-/**
- * Every line of the header `name` (lower case) in `raw` (names and values, as received), joined as Headers join them:
- * what `headersDistinct[name]` joins, without the object of every header that it builds for each request.
- */
-export function headerLines(raw: readonly string[], name: string): string | undefined {
-  let joined: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    const key = raw[i] as string;
-    if (key.length === name.length && key.toLowerCase() === name) {
-      joined = joined === undefined ? (raw[i + 1] as string) : `${joined}, ${raw[i + 1] as string}`;
-    }
-  }
-  return joined;
 }

@@ -15,7 +15,8 @@ export function writeAnswer(res: ServerResponse, answer: Answer): void {
 /** The 400 a request gets before it reaches the app, or undefined when it may go on. */
 function refusalOf(req: IncomingMessage): Answer | undefined {
   const target = req.url ?? "";
-  const plain = plainHost(req.headers.host) && oneHostLine(req.rawHeaders);
+  // From the raw lines: `headers` would build an object of every header for each request.
+  const plain = oneHostLine(req.rawHeaders) && plainHost(headerLines(req.rawHeaders, "host"));
   return plain && pathOf(target) !== null && !backslashInPath(target)
     ? undefined
     : problemAnswer(BAD_REQUEST, req.method);
@@ -81,6 +82,21 @@ function plainHost(host: string | undefined): boolean {
   }
   return url.pathname === "/" && url.search === "" && url.hash === "" &&
     url.hostname === host.replace(/:\d+$/, "").toLowerCase();
+}
+
+/**
+ * Every line of the header `name` (lower case) in `raw` (names and values, as received), joined as Headers join them:
+ * what `headersDistinct[name]` joins, without the object of every header that it builds for each request.
+ */
+export function headerLines(raw: readonly string[], name: string): string | undefined {
+  let joined: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i] as string;
+    if (key.length === name.length && key.toLowerCase() === name) {
+      joined = joined === undefined ? (raw[i + 1] as string) : `${joined}, ${raw[i + 1] as string}`;
+    }
+  }
+  return joined;
 }
 
 /** At most one `Host` line: RFC 9112 (3.2) asks 400 for more; node:http keeps the first, so two could differ unseen. */
