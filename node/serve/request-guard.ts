@@ -92,7 +92,7 @@ export function headerLines(raw: readonly string[], name: string): string | unde
   let joined: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i] as string;
-    if (key.length === name.length && key.toLowerCase() === name) {
+    if (key.length === name.length && (key === name || key.toLowerCase() === name)) {
       joined = joined === undefined ? (raw[i + 1] as string) : `${joined}, ${raw[i + 1] as string}`;
     }
   }
