@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { node22, NODE22_PACKAGE } from "./node22.mjs";
-import { buildRic, RIC_ADDON } from "./ric-build.mjs";
+import { buildRic, cleanEnv, RIC_ADDON } from "./ric-build.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TOOLS = join(ROOT, "deploy", "tools");
@@ -76,8 +76,7 @@ if (skipped !== undefined) {
     const exited = new Promise((done) => child.on("close", (code, signal) => done(code ?? signal)));
     staging = { dir, exited };
   }
-  // A clean environment: the npm_* variables of this lifecycle would steer the inner npm.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("npm_")));
+  const env = cleanEnv();
   env["PATH"] = `${dirname(node22())}:${process.env["PATH"] ?? ""}`;
   const done = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: TOOLS, env, stdio: "inherit" });
   if (done.status !== 0) {

@@ -9,3 +9,5 @@ export declare function stageRic(dir: string): string | undefined;
  * built), preinstall.sh's output is copied from there. Returns why it failed, or undefined.
  */
 export declare function buildRic(staged?: string): string | undefined;
+/** This process's environment without the npm_* variables of a lifecycle, which would steer an npm run inside it. */
+export declare function cleanEnv(): Record<string, string | undefined>;

@@ -27,8 +27,9 @@ const TOOLS = [["cmake", "cmake"], ["make", "make"], ["g++", "g++"], ["python3",
 /** What preinstall.sh leaves in a package folder: curl's and aws-lambda-cpp's libraries and headers. */
 const ARTIFACTS = join("deps", "artifacts");
 
-/** A clean environment: the npm_* variables of a lifecycle would steer the scripts' npm. */
-const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("npm_")));
+/** A clean environment: the npm_* variables of a lifecycle would steer an npm run inside it. */
+export const cleanEnv = () =>
+  Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("npm_")));
 
 /** Why the build tools are not all there, or undefined. */
 function missingTools() {
@@ -104,8 +105,19 @@ export function buildRic(staged) {
 // `node deploy/ric-build.mjs --stage DIR`: stageRic into DIR, exit 0 or 1.
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [flag, dir, ...rest] = process.argv.slice(2);
+  if (flag === "--help" || flag === "-h") {
+    console.log(`usage: node deploy/ric-build.mjs --stage DIR
+
+Builds the first half of aws-lambda-ric's native client (curl and aws-lambda-cpp, the package's
+preinstall.sh) in DIR, from the tarball deploy/tools/package-lock.json pins, checked against its
+integrity. .ci/run runs it beside npm ci; npm run lambda-ric (RIC_STAGE=DIR) then builds the addon.
+
+Exit codes: 0 built; 1 a build tool is missing, the tarball is not the locked one, or a step failed;
+2 a bad flag.`);
+    process.exit(0);
+  }
   if (flag !== "--stage" || dir === undefined || rest.length > 0) {
-    console.error("usage: node deploy/ric-build.mjs --stage DIR");
+    console.error("usage: node deploy/ric-build.mjs --stage DIR (--help for more)");
     process.exit(2);
   }
   const failed = stageRic(resolve(dir));

@@ -47,6 +47,16 @@ async function postinstall(dir: string): Promise<string> {
   return done.stdout.toString();
 }
 
+test("node deploy/ric-build.mjs: --help says what it does (exit 0); a bad flag gets one line and exit 2", async () => {
+  const help = await run("node", ["deploy/ric-build.mjs", "--help"]);
+  assert.is(help.code, 0);
+  assert.match(help.stdout.toString(), /^usage: node deploy\/ric-build\.mjs --stage DIR\n[\s\S]*Exit codes:/);
+  const bad = await run("node", ["deploy/ric-build.mjs", "--stag", "x"]);
+  assert.is(bad.code, 2);
+  assert.is(bad.stderr, "usage: node deploy/ric-build.mjs --stage DIR (--help for more)\n");
+  assert.is(bad.stdout.toString(), "");
+});
+
 test("the machine's node is Node 20, the postinstall's hardest case", async () => {
   const version = await run("node", ["--version"], { env: cleanEnv({ PATH }) });
   assert.match(version.stdout.toString(), /^v20\./);

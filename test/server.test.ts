@@ -366,7 +366,8 @@ test("dist/node/server.mjs under cluster (as pm2's cluster mode runs it): every 
     JSON.stringify(join(work, "dist", "node", "server.mjs"))
   }, args: [], execArgv: [], silent: true });
     const workers = [cluster.fork(), cluster.fork()];
-    const ports = await Promise.all(workers.map((w) => new Promise((resolve) => w.once("listening", (a) => resolve(a.port)))));
+    const listening = (w) => new Promise((resolve) => w.once("listening", (a) => resolve(a.port)));
+    const ports = await Promise.all(workers.map(listening));
     const res = await fetch("http://127.0.0.1:" + ports[0] + "/vaults.json");
     console.log(JSON.stringify({ ports, status: res.status }));
     for (const w of workers) w.kill("SIGTERM");
