@@ -13,6 +13,7 @@ import {
 } from "./contract/document.ts";
 import { compareCodeUnits } from "./contract/json.ts";
 import { jsonTextLength } from "./contract/json-length.ts";
+import { prettyJsonPieces } from "./contract/json-pieces.ts";
 import { LimitError, MAX_DOCUMENT_BYTES, sizeOf } from "./contract/limits.ts";
 import { isUtcTimestamp, NOT_A_TIMESTAMP, type Source, type SourceVault } from "./contract/source.ts";
 export { type Source, validateSource, type Validation } from "./contract/source.ts";
@@ -150,11 +151,12 @@ export function coverageOf(rows: readonly object[]): Record<CoverageField, Cover
   const populated = COVERAGE_FIELDS.map(() => 0);
   for (const row of rows) {
     const record = row as Record<string, unknown>;
-    COVERAGE_FIELDS.forEach((field, i) => {
-      if (!Object.hasOwn(record, field)) return;
+    for (let i = 0; i < COVERAGE_FIELDS.length; i++) {
+      const field = COVERAGE_FIELDS[i] as CoverageField;
+      if (!Object.hasOwn(record, field)) continue;
       const value = record[field];
       if (value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) populated[i]! += 1;
-    });
+    }
   }
   return Object.fromEntries(
     COVERAGE_FIELDS.map((field, i) => [field, { populated: populated[i] as number, of: rows.length }]),
@@ -163,19 +165,44 @@ export function coverageOf(rows: readonly object[]): Record<CoverageField, Cover
 
 /**
  * The exact bytes of a document (docs/document.md): UTF-8 without BOM, two-space indentation,
- * keys in the document's order, non-ASCII as is, one trailing newline.
+ * keys in the document's order, non-ASCII as is, one trailing newline. A document over `limit`
+ * bytes throws `LimitError`; its text is made and counted in pieces, and dropped as soon as it is
+ * over, so that no more than the limit and one piece of 128 rows is ever held.
  */
 export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES): Uint8Array<ArrayBuffer> {
-  // Checked before the text is made: a document far over the limit would not fit in one string.
+  const encoder = new TextEncoder();
+  const pieces: Uint8Array[] = [];
+  let size = 1; // the trailing newline
+  for (const text of prettyJsonPieces(document)) {
+    const bytes = encoder.encode(text);
+    size += bytes.byteLength;
+    if (size > limit) throw overLimit(document, limit);
+    pieces.push(bytes);
+  }
+  if (size > limit) throw overLimit(document, limit);
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const bytes of pieces) {
+    whole.set(bytes, at);
+    at += bytes.byteLength;
+  }
+  whole[at] = 0x0a;
+  return whole;
+}
+
+/**
+ * The refusal of a document over `limit`: a size no smaller than its compact text's (`jsonTextLength`, counted without
+ * making the text) when that is over already, else its exact size, counted a piece at a time.
+ */
+function overLimit(document: Registry, limit: number): LimitError {
   const atLeast = jsonTextLength(document);
   if (atLeast > limit) {
-    throw new LimitError(`the document would be over ${sizeOf(atLeast)}; the limit is ${sizeOf(limit)}`);
+    return new LimitError(`the document would be over ${sizeOf(atLeast)}; the limit is ${sizeOf(limit)}`);
   }
-  const bytes = new TextEncoder().encode(`${JSON.stringify(document, null, 2)}\n`);
-  if (bytes.byteLength > limit) {
-    throw new LimitError(`the document is ${sizeOf(bytes.byteLength)}; the limit is ${sizeOf(limit)}`);
-  }
-  return bytes;
+  let size = 1;
+  const encoder = new TextEncoder();
+  for (const text of prettyJsonPieces(document)) size += encoder.encode(text).byteLength;
+  return new LimitError(`the document is ${sizeOf(size)}; the limit is ${sizeOf(limit)}`);
 }
 
 function checkOptions(options: BuildOptions): BuildOptions {

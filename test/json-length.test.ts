@@ -1,5 +1,5 @@
 /**
- * The document's size, known before its text is made (contract/json-length.ts), and the two limit
+ * The document's compact size, counted without making its text (contract/json-length.ts), and the two limit
  * checks of serializeRegistry at their exact boundaries.
  */
 import { readFileSync } from "node:fs";
@@ -104,7 +104,7 @@ test("serializeRegistry: the limit is inclusive, and each check says which it is
   assert.is(refusal(served - 1), `the document is ${sizeOf(served)}; the limit is ${sizeOf(served - 1)}`);
   // Between the compact and the pretty length, only the second check refuses.
   assert.is(refusal(compact), `the document is ${sizeOf(served)}; the limit is ${sizeOf(compact)}`);
-  // Under the compact length, the first check refuses before any text is made.
+  // Under the compact length, the refusal names the compact length, counted without making the whole text.
   assert.is(refusal(compact - 1), `the document would be over ${sizeOf(compact)}; the limit is ${sizeOf(compact - 1)}`);
 });
 

@@ -177,6 +177,9 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
   const LITERAL = 1;
   let previous = 0; // the last structural character: a string after { or , in an object is a key
   const n = text.length;
+  // The first backslash at or after the current string: a key holds an escape only when it comes before the key's end.
+  // Found once per backslash, not looked for in each of a source's millions of keys.
+  let backslash = -1;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x7b || c === 0x5b) {
@@ -241,8 +244,11 @@ export function scanSourceText(text: string, bytes = text.length): TextScan {
       if (end === -1) break; // an unterminated string: not JSON, and the parser says where
       const top = depth === 0 ? undefined : (stack[depth - 1] as Frame);
       if (top?.isObject === true && (previous === 0x7b || previous === 0x2c)) {
-        const raw = text.slice(i + 1, end);
-        const key = raw.includes("\\") ? decodeKey(text.slice(i, end + 1)) : raw;
+        if (backslash !== n && backslash <= i) {
+          backslash = text.indexOf("\\", i + 1);
+          if (backslash === -1) backslash = n;
+        }
+        const key = backslash < end ? decodeKey(text.slice(i, end + 1)) : text.slice(i + 1, end);
         if (seenBefore(top, key)) {
           duplicateCount++;
           if (top.place === "vault") vaultsWithRepeatedKeys.add(top.position);
