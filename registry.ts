@@ -166,20 +166,26 @@ export function coverageOf(rows: readonly object[]): Record<CoverageField, Cover
 /**
  * The exact bytes of a document (docs/document.md): UTF-8 without BOM, two-space indentation,
  * keys in the document's order, non-ASCII as is, one trailing newline. A document over `limit`
- * bytes throws `LimitError`; its text is made and counted in pieces, and dropped as soon as it is
- * over, so that no more than the limit and one piece of 128 rows is ever held.
+ * bytes throws `LimitError`: one whose compact text is over already before any text is made (rows
+ * that repeat the longest labels make a text many times the source), any other as its text is
+ * made, a piece of 128 rows at a time, counted and dropped as soon as it is over.
  */
 export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES): Uint8Array<ArrayBuffer> {
+  const atLeast = jsonTextLength(document);
+  if (atLeast > limit) {
+    throw new LimitError(`the document would be over ${sizeOf(atLeast)}; the limit is ${sizeOf(limit)}`);
+  }
   const encoder = new TextEncoder();
   const pieces: Uint8Array[] = [];
   let size = 1; // the trailing newline
   for (const text of prettyJsonPieces(document)) {
     const bytes = encoder.encode(text);
     size += bytes.byteLength;
-    if (size > limit) throw overLimit(document, limit);
+    if (size > limit) {
+      throw new LimitError(`the document is ${sizeOf(exactSize(document))}; the limit is ${sizeOf(limit)}`);
+    }
     pieces.push(bytes);
   }
-  if (size > limit) throw overLimit(document, limit);
   const whole = new Uint8Array(size);
   let at = 0;
   for (const bytes of pieces) {
@@ -190,19 +196,12 @@ export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES
   return whole;
 }
 
-/**
- * The refusal of a document over `limit`: a size no smaller than its compact text's (`jsonTextLength`, counted without
- * making the text) when that is over already, else its exact size, counted a piece at a time.
- */
-function overLimit(document: Registry, limit: number): LimitError {
-  const atLeast = jsonTextLength(document);
-  if (atLeast > limit) {
-    return new LimitError(`the document would be over ${sizeOf(atLeast)}; the limit is ${sizeOf(limit)}`);
-  }
+/** The size in bytes of a document's text, counted a piece at a time: for a refusal, which names it. */
+function exactSize(document: Registry): number {
   let size = 1;
   const encoder = new TextEncoder();
   for (const text of prettyJsonPieces(document)) size += encoder.encode(text).byteLength;
-  return new LimitError(`the document is ${sizeOf(size)}; the limit is ${sizeOf(limit)}`);
+  return size;
 }
 
 function checkOptions(options: BuildOptions): BuildOptions {

@@ -4,7 +4,11 @@
  * rather than one long two-byte one (any non-ASCII name makes the whole text two bytes a character).
  */
 
-/** Items of a top-level array in one piece: at most a few MB of text even for rows of the longest strings. */
+/**
+ * Items of a top-level array in one piece: a few hundred KB of text for ordinary rows. Rows that each repeat the longest
+ * labels (64K characters, each escaped to six) make a piece of up to about 100 MB: serializeRegistry measures the
+ * compact text before it makes any piece, so that such a document over its limit is refused first.
+ */
 export const PIECE_ITEMS = 128;
 
 /**
