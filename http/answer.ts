@@ -8,6 +8,7 @@ import {
   type Problem,
   problem,
   type Resource,
+  type Variant,
 } from "./responses.ts";
 
 /** One answer: what a runtime adapter writes out. `body` is null for HEAD, 204, 304. */
@@ -96,27 +97,47 @@ export function answerer(build: Pick<Build, "routes" | "gone" | "meta">): Answer
   return (method, path, header) => (table.get(path) ?? notFoundAnswer)(method, header);
 }
 
+/** The three answers of one variant (200, the same for HEAD, 304): made once, on first use, and given to every request. */
+interface VariantAnswers {
+  readonly ok: Answer;
+  readonly head: Answer;
+  readonly notModified: Answer;
+}
+
+const variantAnswers = new WeakMap<Variant, VariantAnswers>();
+
+function answersOfVariant(variant: Variant): VariantAnswers {
+  let answers = variantAnswers.get(variant);
+  if (answers === undefined) {
+    answers = {
+      // Read on demand: Lambda, which sends text, takes `text`, and a restored body is then never encoded.
+      ok: {
+        status: 200,
+        headers: variant.ok,
+        get body() {
+          return variant.body;
+        },
+        get text() {
+          return variant.text;
+        },
+      },
+      head: { status: 200, headers: variant.ok, body: null },
+      notModified: { status: 304, headers: variant.notModified, body: null },
+    };
+    variantAnswers.set(variant, answers);
+  }
+  return answers;
+}
+
 function resourceAnswer(resource: Resource): AddressAnswer {
   return (method, header) => {
     switch (method) {
       case "GET":
       case "HEAD": {
         const variant = resource.select(header("accept-encoding") ?? null);
-        if (isNotModified(header, variant, resource.lastModified)) {
-          return { status: 304, headers: variant.notModified, body: null };
-        }
-        if (method === "HEAD") return { status: 200, headers: variant.ok, body: null };
-        // Read on demand: Lambda, which sends text, takes `text`, and a restored body is then never encoded.
-        return {
-          status: 200,
-          headers: variant.ok,
-          get body() {
-            return variant.body;
-          },
-          get text() {
-            return variant.text;
-          },
-        };
+        const answers = answersOfVariant(variant);
+        if (isNotModified(header, variant, resource.lastModified)) return answers.notModified;
+        return method === "HEAD" ? answers.head : answers.ok;
       }
       case "OPTIONS":
         return PREFLIGHT;

@@ -17,6 +17,19 @@ const PLAIN_AUTHORITY =
  * one with port 99999) gives `null`.
  */
 export function pathOf(target: string): string | null {
+  // A request's target is read twice on Node (the request guard, then the answer) and clients repeat theirs.
+  // Only a string is kept: a runtime's broken request may hand anything, which must fail as it always did.
+  if (target === lastTarget && typeof target === "string") return lastPath;
+  const path = pathOfTarget(target);
+  if (typeof target === "string") [lastTarget, lastPath] = [target, path];
+  return path;
+}
+
+/** The last target `pathOf` read, and its path. */
+let lastTarget: string | undefined;
+let lastPath: string | null = null;
+
+function pathOfTarget(target: string): string | null {
   const plain = plainPathOf(target);
   if (plain !== undefined) return plain;
   if (target.startsWith("/")) return parse(`http://path.invalid${target}`);

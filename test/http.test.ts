@@ -460,6 +460,15 @@ test("pathOf: each request form names the path the URL parser gives it; query an
   for (const [target, path] of TARGETS) assert.is(pathOf(target), path, target);
 });
 
+test("law: asked in any order, each target again and again, pathOf gives each its own path (the last one read is kept)", () => {
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom(...TARGETS), { maxLength: 30 }), (asked) => {
+      for (const [target, path] of asked) assert.is(pathOf(target), path, target);
+    }),
+    fcParams,
+  );
+});
+
 test("law: an absolute http(s) target's path is exactly the WHATWG pathname, or null where the parser refuses it", () => {
   const authority = fc.oneof(
     fc.constantFrom(

@@ -16,7 +16,7 @@ export function writeAnswer(res: ServerResponse, answer: Answer): void {
 function refusalOf(req: IncomingMessage): Answer | undefined {
   const target = req.url ?? "";
   // From the raw lines: `headers` would build an object of every header for each request.
-  const plain = oneHostLine(req.rawHeaders) && plainHost(headerLines(req.rawHeaders, "host"));
+  const plain = oneHostLine(req.rawHeaders) && judgedHost(headerLines(req.rawHeaders, "host"));
   return plain && pathOf(target) !== null && !backslashInPath(target)
     ? undefined
     : problemAnswer(BAD_REQUEST, req.method);
@@ -67,6 +67,16 @@ function writeRaw(socket: Duplex, p: Problem): void {
   socket.on("error", () => undefined);
   // Closed once written, whatever the client still sends (a body that drips, a tunnel's bytes).
   socket.end(Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`, "latin1"), p.body]), () => socket.destroy());
+}
+
+/** The last `Host` judged and its verdict: a client's requests repeat theirs, and the judging runs a long pattern. */
+let lastHost: string | undefined;
+let lastHostPlain = false;
+
+/** `plainHost`, asked again only when the `Host` differs from the last one. */
+function judgedHost(host: string | undefined): boolean {
+  if (host !== lastHost) [lastHost, lastHostPlain] = [host, plainHost(host)];
+  return lastHostPlain;
 }
 
 /** A `Host` a URL parser reads back unchanged: host and port, nothing it rewrites (`1.2.3`, non-ASCII, `%41`). */
