@@ -109,9 +109,10 @@ const variantAnswers = new WeakMap<Variant, VariantAnswers>();
 function answersOfVariant(variant: Variant): VariantAnswers {
   let answers = variantAnswers.get(variant);
   if (answers === undefined) {
-    answers = {
+    // Frozen: every request of the variant gets these very objects.
+    answers = Object.freeze({
       // Read on demand: Lambda, which sends text, takes `text`, and a restored body is then never encoded.
-      ok: {
+      ok: Object.freeze({
         status: 200,
         headers: variant.ok,
         get body() {
@@ -120,10 +121,10 @@ function answersOfVariant(variant: Variant): VariantAnswers {
         get text() {
           return variant.text;
         },
-      },
-      head: { status: 200, headers: variant.ok, body: null },
-      notModified: { status: 304, headers: variant.notModified, body: null },
-    };
+      }),
+      head: Object.freeze({ status: 200, headers: variant.ok, body: null }),
+      notModified: Object.freeze({ status: 304, headers: variant.notModified, body: null }),
+    });
     variantAnswers.set(variant, answers);
   }
   return answers;

@@ -19,13 +19,19 @@ const PLAIN_AUTHORITY =
 export function pathOf(target: string): string | null {
   // A request's target is read twice on Node (the request guard, then the answer) and clients repeat theirs.
   // Only a string is kept: a runtime's broken request may hand anything, which must fail as it always did.
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: the memo saves work only; a path read again is the same
   if (target === lastTarget && typeof target === "string") return lastPath;
   const path = pathOfTarget(target);
-  if (typeof target === "string") [lastTarget, lastPath] = [target, path];
+  if (typeof target === "string" && keepable(target)) [lastTarget, lastPath] = [target, path];
   return path;
 }
 
-/** The last target `pathOf` read, and its path. */
+/** A target with no query, fragment or userinfo (`?`, `#`, `@`): kept, it holds nothing a request's sender may hide. */
+function keepable(target: string): boolean {
+  return !target.includes("?") && !target.includes("#") && !target.includes("@");
+}
+
+/** The last target `pathOf` read that `keepable` lets it keep, and its path. */
 let lastTarget: string | undefined;
 let lastPath: string | null = null;
 

@@ -118,6 +118,27 @@ test("npm start and dist/node/server.mjs answer every request form alike: the sa
   }
 });
 
+test("a fresh server's first request without a Host is refused, and each Host is judged on its own whatever came before", async () => {
+  // A process of its own: the Host check keeps the last Host it judged, and its first request meets that empty.
+  const fresh = await startServer("node", [join(work, "dist", "node", "server.mjs")], env);
+  try {
+    const sequence: [string, number][] = [
+      ["GET /vaults.json HTTP/1.0\r\n\r\n", 400],
+      ["GET /vaults.json HTTP/1.0\r\nHost: h\r\n\r\n", 200],
+      ["GET /vaults.json HTTP/1.0\r\n\r\n", 400],
+      ["GET /vaults.json HTTP/1.0\r\nHost: user@h\r\n\r\n", 400],
+      ["GET /vaults.json HTTP/1.0\r\nHost: h\r\n\r\n", 200],
+      ["GET /vaults.json HTTP/1.0\r\nHost: h\r\nHost: h\r\n\r\n", 400],
+      ["GET /vaults.json HTTP/1.0\r\nHost: h\r\n\r\n", 200],
+    ];
+    const got = [];
+    for (const [request] of sequence) got.push((await exchange(fresh.origin, request)).status);
+    assert.equal(got, sequence.map(([, status]) => status));
+  } finally {
+    assert.is(await fresh.stop(), 0);
+  }
+});
+
 test("HEAD on the raw transport, both servers: the GET's Content-Length and not one byte of body", async () => {
   for (const origin of [server.origin, artifact.origin]) {
     for (const path of ["/vaults.json", "/api/registry.v1.schema.json", "/nope"]) {
