@@ -176,15 +176,17 @@ export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES
     throw new LimitError(`the document would be over ${sizeOf(atLeast)}; the limit is ${sizeOf(limit)}`);
   }
   const encoder = new TextEncoder();
-  const pieces: Uint8Array[] = [];
+  let pieces: Uint8Array[] | undefined = [];
   let size = 1; // the trailing newline
   for (const text of prettyJsonPieces(document)) {
     const bytes = encoder.encode(text);
     size += bytes.byteLength;
-    if (size > limit) {
-      throw new LimitError(`the document is ${sizeOf(exactSize(document))}; the limit is ${sizeOf(limit)}`);
-    }
-    pieces.push(bytes);
+    // Past the limit the text is dropped and only counted on, so that the refusal names the document's size.
+    if (size > limit) pieces = undefined;
+    else pieces?.push(bytes);
+  }
+  if (pieces === undefined) {
+    throw new LimitError(`the document is ${sizeOf(size)}; the limit is ${sizeOf(limit)}`);
   }
   const whole = new Uint8Array(size);
   let at = 0;
@@ -194,14 +196,6 @@ export function serializeRegistry(document: Registry, limit = MAX_DOCUMENT_BYTES
   }
   whole[at] = 0x0a;
   return whole;
-}
-
-/** The size in bytes of a document's text, counted a piece at a time: for a refusal, which names it. */
-function exactSize(document: Registry): number {
-  let size = 1;
-  const encoder = new TextEncoder();
-  for (const text of prettyJsonPieces(document)) size += encoder.encode(text).byteLength;
-  return size;
 }
 
 function checkOptions(options: BuildOptions): BuildOptions {

@@ -10,3 +10,5 @@ export const nodeUtil: typeof import("node:util") = process.getBuiltinModule?.("
   (await import("node:util"));
 export const nodeDiagnostics: typeof import("node:diagnostics_channel") =
   process.getBuiltinModule?.("node:diagnostics_channel") ?? (await import("node:diagnostics_channel"));
+export const nodeNet: typeof import("node:net") = process.getBuiltinModule?.("node:net") ??
+  (await import("node:net"));

@@ -5,7 +5,7 @@ import { CANONICAL_PATH } from "../../contract/version-policy.ts";
 import type { BuildMeta } from "../../assembly/prepare.ts";
 import { pathOf } from "../../http/request-path.ts";
 import type { Io } from "../common/args.ts";
-import { nodeDiagnostics, nodeHttp } from "../common/builtins.ts";
+import { nodeDiagnostics, nodeHttp, nodeNet } from "../common/builtins.ts";
 import { oneLine } from "../common/printable.ts";
 import { answerClientError, answerConnect, guarded } from "./request-guard.ts";
 
@@ -132,9 +132,6 @@ export function runServer(
   });
 }
 
-/** A dotted quad exactly as Node's `net.isIPv4` takes one: four parts of 0 to 255, no leading zero. */
-const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/;
-
 /** Node's own step of `listen` once it knows the address (`net.js`' `setupListenHandle`, kept as `_listen2`). */
 type ListenHandle = (address: string, port: number, family: 4, backlog?: number, fd?: number, flags?: number) => void;
 
@@ -149,7 +146,7 @@ type ListenHandle = (address: string, port: number, family: 4, backlog?: number,
  */
 export function listen(server: Server, port: number, host: string): void {
   const bind = (server as Server & { _listen2?: ListenHandle })._listen2;
-  if (IPV4.test(host) && typeof bind === "function" && process.send === undefined && !traced()) {
+  if (nodeNet.isIPv4(host) && typeof bind === "function" && process.send === undefined && !traced()) {
     bind.call(server, host, port, 4);
     return;
   }
