@@ -379,6 +379,35 @@ test("headerLines: every line of a header joined as headersDistinct joins them, 
   }
 });
 
+test("headerLines: a line past the 1000 that headersDistinct reads (the 1001st, If-None-Match) is not read (Node 20 keeps more; Node 22 answers 431)", async () => {
+  const seen: { raw: string[]; distinct: Record<string, string[]> }[] = [];
+  const probe = createHttpServer((req, res) => {
+    seen.push({ raw: [...req.rawHeaders], distinct: { ...req.headersDistinct } as Record<string, string[]> });
+    res.end();
+  });
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  try {
+    const filler = "X-F: 1\r\n".repeat(999);
+    const answer = await rawExchange(
+      port,
+      `GET / HTTP/1.1\r\n${filler}Host: h\r\nIf-None-Match: "x"\r\nConnection: close\r\n\r\n`,
+    );
+    if (seen.length === 0) {
+      assert.match(answer.toString("latin1"), /^HTTP\/1\.1 431 /, "refused by node:http, or read");
+      return;
+    }
+    const [{ raw, distinct }] = seen as [(typeof seen)[number]];
+    assert.ok(raw.length > 2000, `node:http kept ${raw.length / 2} lines`);
+    assert.is(distinct["if-none-match"], undefined, "the 1001st line is past what headersDistinct reads");
+    for (const asked of ["if-none-match", "host", "x-f"]) {
+      assert.is(headerLines(raw, asked), distinct[asked]?.join(", "), asked);
+    }
+  } finally {
+    await new Promise((resolve) => probe.close(resolve));
+  }
+});
+
 test("dist/node/server.mjs under cluster (as pm2's cluster mode runs it): every worker listens through the primary, on one port", async () => {
   // The primary, in a process of its own: two workers of the artifact, each told to listen on 127.0.0.1, port 0.
   const primary = `

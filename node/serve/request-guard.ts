@@ -94,13 +94,18 @@ function plainHost(host: string | undefined): boolean {
     url.hostname === host.replace(/:\d+$/, "").toLowerCase();
 }
 
+/** The `rawHeaders` entries node:http's `headers` and `headersDistinct` read: 1000 lines (`maxHeadersCount` unset). */
+const HEADER_ENTRIES = 2000;
+
 /**
  * Every line of the header `name` (lower case) in `raw` (names and values, as received), joined as Headers join them:
  * what `headersDistinct[name]` joins, without the object of every header that it builds for each request.
  */
 export function headerLines(raw: readonly string[], name: string): string | undefined {
   let joined: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
+  // Only the lines `headersDistinct` reads: Node 20 keeps more in `rawHeaders` (Node 22 answers 431 to them).
+  const end = Math.min(raw.length, HEADER_ENTRIES);
+  for (let i = 0; i < end; i += 2) {
     const key = raw[i] as string;
     if (key.length === name.length && (key === name || key.toLowerCase() === name)) {
       joined = joined === undefined ? (raw[i + 1] as string) : `${joined}, ${raw[i + 1] as string}`;
