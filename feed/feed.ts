@@ -4,9 +4,11 @@ import {
   type BuildRef,
   type ChangeClass,
   diffData,
+  type EdgeLike,
   type Envelope,
   type RegistryChange,
   type RegistryData,
+  type RowLike,
   sameRef,
 } from "./change.ts";
 
@@ -127,12 +129,27 @@ export function nextFeed(
     });
   }
   for (const item of previous?.feed.items ?? []) changes.push(item._registry);
-  const rows = new Map(current.vaults.map((row) => [row.vault_slug, row]));
+  const rows = rowsFor(changes, current.vaults);
   const items = changes.map((change, i) => {
     const rewritten = rewrite(change, rows, i === 0 ? current.envelope : undefined);
     return itemOf(place, capped(rewritten, limits));
   });
   return feedOf(place, windowed(place, items, current.ref.built_at, limits));
+}
+
+/** True when `change` lists a row, slug or edge: one that lists none changes no copy. */
+export function listsAny(change: RegistryChange<RowLike, EdgeLike>): boolean {
+  const { vaults, edges } = change;
+  return vaults.upsert.length + vaults.remove.length + edges.add.length + edges.remove.length +
+      edges.remove_touching.length > 0;
+}
+
+/**
+ * The rows `rewrite` reads for `changes`, by slug: none unless a change lists something, since `rewrite` asks for a
+ * row only of a listed one, and a feed of snapshots needs no map of 100k rows.
+ */
+export function rowsFor(changes: readonly RegistryChange[], vaults: readonly Row[]): ReadonlyMap<string, Row> {
+  return new Map(changes.some(listsAny) ? vaults.map((row) => [row.vault_slug, row]) : []);
 }
 
 /** The feed value around `items` (newest first). */

@@ -10,7 +10,7 @@ import {
   sameData,
   sameRef,
 } from "./change.ts";
-import { FEED_LIMITS, type FeedPlace, itemId, type Snapshot } from "./feed.ts";
+import { FEED_LIMITS, type FeedPlace, itemId, listsAny, type Snapshot } from "./feed.ts";
 
 /**
  * What the catch-up rule says of a copy: it is `current`; `apply` gives the current document's vaults, edges and
@@ -118,11 +118,4 @@ export function historyProblems(
     return ["items: replayed onto the document they lead to, they change it: the feed is not this document's history"];
   }
   return [];
-}
-
-/** True when `change` lists a row, slug or edge: one that lists none changes no copy. */
-export function listsAny(change: RegistryChange<RowLike, EdgeLike>): boolean {
-  const { vaults, edges } = change;
-  return vaults.upsert.length + vaults.remove.length + edges.add.length + edges.remove.length +
-      edges.remove_touching.length > 0;
 }

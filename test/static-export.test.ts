@@ -8,7 +8,7 @@
  * internal keys a vault) served in every coding byte for byte, and `verify` passing against it and
  * against the fixture's export with siblings.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -224,5 +224,26 @@ hostTest(
     }
   },
 );
+
+test("a file that cannot be written: writeStatic refuses once every other route's files are whole, and writes no _headers", async () => {
+  const checked = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+  if (!checked.ok) throw new Error(checked.problems.join("; "));
+  const served = await prepareBuild(checked.source, { baseUrl: BASE, builtAt: "2026-11-21T12:00:00Z" }, {
+    compress: zlibCompress,
+  });
+  const dir = join(work, "blocked-static");
+  // A folder where the versioned document goes: its write fails, the others' do not.
+  mkdirSync(join(dir, "api", "registry.v1.json"), { recursive: true });
+  const refused = await writeStatic(dir, served, { siblings: true }).then(() => undefined, (e: unknown) => e);
+  assert.is((refused as NodeJS.ErrnoException | undefined)?.code, "EISDIR");
+  assert.not.ok(existsSync(join(dir, "_headers")));
+  const others = [...served.routes].filter(([route]) => route !== "/api/registry.v1.json");
+  assert.ok(others.length >= 5, "the fixture's build serves other routes");
+  for (const [route, resource] of others) {
+    assert.equal(new Uint8Array(readFileSync(join(dir, route))), resource.identity.body, route);
+    const br = resource.encoded.br;
+    if (br !== undefined) assert.equal(new Uint8Array(readFileSync(join(dir, `${route}.br`))), br.body, `${route}.br`);
+  }
+});
 
 test.run();

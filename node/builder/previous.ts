@@ -6,8 +6,16 @@ import { isObject } from "../../contract/json.ts";
 import { MAX_DOCUMENT_BYTES } from "../../contract/limits.ts";
 import type { Registry } from "../../contract/document.ts";
 import { type BuildRef, outOfOrder } from "../../feed/change.ts";
-import { type ChangeFeed, envelopeOf, FEED_LIMITS, feedPlace, type History, rewrite } from "../../feed/feed.ts";
-import { historyProblems, listsAny } from "../../feed/history.ts";
+import {
+  type ChangeFeed,
+  envelopeOf,
+  FEED_LIMITS,
+  feedPlace,
+  type History,
+  rewrite,
+  rowsFor,
+} from "../../feed/feed.ts";
+import { historyProblems } from "../../feed/history.ts";
 import { changeFeedSchema } from "../../feed/schema.ts";
 import { basePathOf } from "../../http/answer.ts";
 import { strongEtag } from "../../http/responses.ts";
@@ -204,12 +212,7 @@ export async function checkPrevious(
   // Every build rewrites every item against its document (the privacy rule): an item that rewriting changes is none
   // a build wrote. A removal of a slug the document does not hold changes nothing and looks like a real one: a signed
   // build's manifest (signing.ts) is what refuses it.
-  // Only an item that lists something asks for a row: a feed of snapshots needs no map of 100k rows.
-  const rows = new Map(
-    changeFeed.items.some((item) => listsAny(item._registry))
-      ? registry.vaults.map((row) => [row.vault_slug, row])
-      : [],
-  );
+  const rows = rowsFor(changeFeed.items.map((item) => item._registry), registry.vaults);
   const unwritten = changeFeed.items.findIndex(({ _registry: change }, i) => {
     const envelope = i === 0 ? snapshot.envelope : undefined;
     if (change.from !== null) return JSON.stringify(rewrite(change, rows, envelope)) !== JSON.stringify(change);

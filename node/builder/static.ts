@@ -43,7 +43,9 @@ export function staticHeaders(build: Build, options: { siblings?: boolean } = {}
 /** Writes the static export of `build` into `dir`, under the base URL's path, with types beside each schema, feed. */
 export async function writeStatic(dir: string, build: Build, options: { siblings?: boolean } = {}): Promise<void> {
   const prefix = basePathOf(build.meta.baseUrl);
-  for (const [route, resource] of build.routes) {
+  // Each route's files are written in turn, the routes side by side (a large document's copies take longest); every
+  // write has ended before this returns, failed or not, so that no write outlives a staging folder removed on failure.
+  const written = await Promise.allSettled([...build.routes].map(async ([route, resource]) => {
     const path = `${prefix}${route}`;
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), resource.identity.body);
@@ -57,7 +59,9 @@ export async function writeStatic(dir: string, build: Build, options: { siblings
     if (resource.identity.ok["content-type"] === JSON_FEED_MEDIA_TYPE) {
       await writeFile(join(dir, feedTypesPath(path)), await servedFeedTypesOf(documentSchemaOf(build, route), route));
     }
-  }
+  }));
+  const failed = written.find((w) => w.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
   await writeFile(join(dir, "_headers"), staticHeaders(build, options));
 }
 
