@@ -246,4 +246,27 @@ test("a file that cannot be written: writeStatic refuses once every other route'
   }
 });
 
+test("routes whose files would clash: writeStatic refuses before it writes anything", async () => {
+  const checked = validateSource(JSON.parse(readFileSync("fixtures/registry.json", "utf8")));
+  if (!checked.ok) throw new Error(checked.problems.join("; "));
+  const served = await prepareBuild(checked.source, { baseUrl: BASE, builtAt: "2026-11-21T12:00:00Z" }, {
+    compress: zlibCompress,
+  });
+  const schema = served.routes.get("/api/registry.v1.schema.json");
+  if (schema === undefined) throw new Error("the fixture's build serves its schema");
+  const clashing: [string, string][] = [
+    ["/api/../vaults.json", "vaults.json"], // the same file as /vaults.json
+    ["/vaults.json/inner.json", join("vaults.json", "inner.json")], // inside a file
+    ["/vaults.json.gz", "vaults.json.gz"], // a sibling's name
+  ];
+  for (const [i, [route, shown]] of clashing.entries()) {
+    const dir = join(work, `clash-${i}`);
+    const build = { ...served, routes: new Map([...served.routes, [route, schema]]) };
+    const refused = await writeStatic(dir, build, { siblings: true }).then(() => undefined, (e: unknown) => e);
+    assert.instance(refused, Error, route);
+    assert.match((refused as Error).message, `static export: two files at ${join(dir, shown)}`);
+    assert.not.ok(existsSync(dir), `${route}: nothing written`);
+  }
+});
+
 test.run();

@@ -43,6 +43,9 @@ export function staticHeaders(build: Build, options: { siblings?: boolean } = {}
 /** Writes the static export of `build` into `dir`, under the base URL's path, with types beside each schema, feed. */
 export async function writeStatic(dir: string, build: Build, options: { siblings?: boolean } = {}): Promise<void> {
   const prefix = basePathOf(build.meta.baseUrl);
+  // Written side by side, two files at one path would interleave their bytes: refused before any is written.
+  const clash = clashOf(filesOf(build, prefix, options).map((file) => join(dir, file)));
+  if (clash !== undefined) throw new Error(`static export: two files at ${clash}`);
   // Each route's files are written in turn, the routes side by side (a large document's copies take longest); every
   // write has ended before this returns, failed or not, so that no write outlives a staging folder removed on failure.
   const written = await Promise.allSettled([...build.routes].map(async ([route, resource]) => {
@@ -63,6 +66,35 @@ export async function writeStatic(dir: string, build: Build, options: { siblings
   const failed = written.find((w) => w.status === "rejected");
   if (failed !== undefined) throw failed.reason;
   await writeFile(join(dir, "_headers"), staticHeaders(build, options));
+}
+
+/** The path of every file `writeStatic` writes under its folder, `_headers` included. */
+function filesOf(build: Build, prefix: string, options: { siblings?: boolean }): string[] {
+  return [...build.routes].flatMap(([route, resource]) => {
+    const path = `${prefix}${route}`;
+    const type = resource.identity.ok["content-type"];
+    return [
+      path,
+      ...(options.siblings === true ? siblingsOf(resource).map(({ suffix }) => path + suffix) : []),
+      ...(type === "application/schema+json" ? [typesPath(path)] : []),
+      ...(type === JSON_FEED_MEDIA_TYPE ? [feedTypesPath(path)] : []),
+    ];
+  }).concat("_headers");
+}
+
+/** A path given twice, or one inside a folder that is another path, else undefined. */
+function clashOf(paths: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const path of paths) {
+    if (seen.has(path)) return path;
+    seen.add(path);
+  }
+  for (const path of paths) {
+    for (let folder = dirname(path); folder !== dirname(folder); folder = dirname(folder)) {
+      if (seen.has(folder)) return path;
+    }
+  }
+  return undefined;
 }
 
 /** The document schema served beside a change feed: `/api/registry.v1.changes.json` is beside `/api/registry.v1.schema.json`. */
