@@ -440,7 +440,11 @@ test("every shipped schema compiles with its formats asserted; a keyword or form
   assert.throws(() => failuresOf({ type: "string", format: "email" }, "x"), /unknown format "email"/);
 });
 
-/** A fresh golden document with each edit applied: a value set at a path, or the key deleted (undefined). */
+/**
+ * A fresh golden document with each edit applied: a copy of a value set at a path, or the key deleted (undefined). A
+ * copy, since fast-check hands out one `{}` for every case: set at a row and then inside it, it would hold itself, a
+ * cycle no JSON text makes, and a later edit would change it for every case after.
+ */
 function freshWith(edits: readonly (readonly [readonly string[], unknown])[]): Record<string, any> {
   const d = fresh() as Record<string, any>;
   for (const [path, v] of edits) {
@@ -448,10 +452,17 @@ function freshWith(edits: readonly (readonly [readonly string[], unknown])[]): R
     for (const key of path.slice(0, -1)) at = at?.[key];
     if (at === null || typeof at !== "object") continue;
     if (v === undefined) delete at[path.at(-1) as string];
-    else at[path.at(-1) as string] = v;
+    else at[path.at(-1) as string] = structuredClone(v);
   }
   return d;
 }
+
+test("freshWith sets copies: one {} set at a row and then inside it makes no cycle, and stays empty", () => {
+  const shared = {};
+  const d = freshWith([[["vaults", "0"], shared], [["vaults", "0", "added_key"], shared]]);
+  assert.equal(JSON.parse(JSON.stringify(d["vaults"][0])), { added_key: {} });
+  assert.equal(shared, {});
+});
 
 test("law: the failures named are none exactly when ajv's own verdict is valid on the v1 schema (formats apart), for the golden with random edits", () => {
   const version = VERSIONS[0]!;
