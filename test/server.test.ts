@@ -351,14 +351,19 @@ test("listen: an IPv4 address is bound as it is, with no DNS lookup; a name, or 
   }
 });
 
-test("headerLines: every line of a header joined as headersDistinct joins them, over generated requests (law)", async () => {
+/** A node:http server on 127.0.0.1 that keeps each request's `rawHeaders` and `headersDistinct` in `seen`. */
+async function headerProbe() {
   const seen: { raw: string[]; distinct: Record<string, string[]> }[] = [];
   const probe = createHttpServer((req, res) => {
     seen.push({ raw: [...req.rawHeaders], distinct: { ...req.headersDistinct } as Record<string, string[]> });
     res.end();
   });
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
+  return { seen, probe, port: (probe.address() as AddressInfo).port };
+}
+
+test("headerLines: every line of a header joined as headersDistinct joins them, over generated requests (law)", async () => {
+  const { seen, probe, port } = await headerProbe();
   const name = fc.constantFrom("If-None-Match", "if-none-match", "ACCEPT-ENCODING", "Accept-Encoding", "X-A", "x-a");
   const value = fc.stringMatching(/^[!-~]([ !-~]{0,12}[!-~])?$/);
   try {
@@ -380,13 +385,7 @@ test("headerLines: every line of a header joined as headersDistinct joins them, 
 });
 
 test("headerLines: a line past the 1000 that headersDistinct reads (the 1001st, If-None-Match) is not read (Node 20 keeps more; Node 22 answers 431)", async () => {
-  const seen: { raw: string[]; distinct: Record<string, string[]> }[] = [];
-  const probe = createHttpServer((req, res) => {
-    seen.push({ raw: [...req.rawHeaders], distinct: { ...req.headersDistinct } as Record<string, string[]> });
-    res.end();
-  });
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
+  const { seen, probe, port } = await headerProbe();
   try {
     const filler = "X-F: 1\r\n".repeat(999);
     const answer = await rawExchange(

@@ -42,44 +42,54 @@ export function staticHeaders(build: Build, options: { siblings?: boolean } = {}
 
 /** Writes the static export of `build` into `dir`, under the base URL's path, with types beside each schema, feed. */
 export async function writeStatic(dir: string, build: Build, options: { siblings?: boolean } = {}): Promise<void> {
-  const prefix = basePathOf(build.meta.baseUrl);
+  const routes = routeFilesOf(build, basePathOf(build.meta.baseUrl), options);
   // Written side by side, two files at one path would interleave their bytes: refused before any is written.
-  const clash = clashOf(filesOf(build, prefix, options).map((file) => join(dir, file)));
+  const clash = clashOf([...routes.flat().map((file) => join(dir, file.path)), join(dir, "_headers")]);
   if (clash !== undefined) throw new Error(`static export: two files at ${clash}`);
   // Each route's files are written in turn, the routes side by side (a large document's copies take longest); every
   // write has ended before this returns, failed or not, so that no write outlives a staging folder removed on failure.
-  const written = await Promise.allSettled([...build.routes].map(async ([route, resource]) => {
-    const path = `${prefix}${route}`;
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), resource.identity.body);
-    if (options.siblings === true) {
-      for (const { suffix, variant } of siblingsOf(resource)) await writeFile(join(dir, path + suffix), variant.body);
-    }
-    if (resource.identity.ok["content-type"] === "application/schema+json") {
-      const schema = JSON.parse(new TextDecoder().decode(resource.identity.body)) as Record<string, unknown>;
-      await writeFile(join(dir, typesPath(path)), await servedTypesOf(schema, route));
-    }
-    if (resource.identity.ok["content-type"] === JSON_FEED_MEDIA_TYPE) {
-      await writeFile(join(dir, feedTypesPath(path)), await servedFeedTypesOf(documentSchemaOf(build, route), route));
-    }
+  const written = await Promise.allSettled(routes.map(async (files) => {
+    // A route's files share its folder.
+    await mkdir(dirname(join(dir, (files[0] as RouteFile).path)), { recursive: true });
+    for (const file of files) await writeFile(join(dir, file.path), await file.contents());
   }));
   const failed = written.find((w) => w.status === "rejected");
   if (failed !== undefined) throw failed.reason;
   await writeFile(join(dir, "_headers"), staticHeaders(build, options));
 }
 
-/** The path of every file `writeStatic` writes under its folder, `_headers` included. */
-function filesOf(build: Build, prefix: string, options: { siblings?: boolean }): string[] {
-  return [...build.routes].flatMap(([route, resource]) => {
+/** One file of a route: its path under the export's folder, and what it holds, made when it is written. */
+interface RouteFile {
+  readonly path: string;
+  readonly contents: () => Uint8Array | Promise<string>;
+}
+
+/** Each route's files, in the order they are written: its identity body, its siblings, the types beside it. */
+function routeFilesOf(build: Build, prefix: string, options: { siblings?: boolean }): RouteFile[][] {
+  return [...build.routes].map(([route, resource]) => {
     const path = `${prefix}${route}`;
     const type = resource.identity.ok["content-type"];
-    return [
-      path,
-      ...(options.siblings === true ? siblingsOf(resource).map(({ suffix }) => path + suffix) : []),
-      ...(type === "application/schema+json" ? [typesPath(path)] : []),
-      ...(type === JSON_FEED_MEDIA_TYPE ? [feedTypesPath(path)] : []),
-    ];
-  }).concat("_headers");
+    const files: RouteFile[] = [{ path, contents: () => resource.identity.body }];
+    if (options.siblings === true) {
+      for (const { suffix, variant } of siblingsOf(resource)) {
+        files.push({
+          path: path + suffix,
+          contents: () => variant.body,
+        });
+      }
+    }
+    if (type === "application/schema+json") {
+      const schema = () => JSON.parse(new TextDecoder().decode(resource.identity.body)) as Record<string, unknown>;
+      files.push({ path: typesPath(path), contents: () => servedTypesOf(schema(), route) });
+    }
+    if (type === JSON_FEED_MEDIA_TYPE) {
+      files.push({
+        path: feedTypesPath(path),
+        contents: () => servedFeedTypesOf(documentSchemaOf(build, route), route),
+      });
+    }
+    return files;
+  });
 }
 
 /** A path given twice, or one inside a folder that is another path, else undefined. */
